@@ -1,0 +1,221 @@
+//! The three standard messages and their role-tagged union.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{Api, AssistantContent, ExtraFields, Provider, StopReason, Usage, UserBlock};
+
+/// User content: a plain string or a list of text/image blocks. Both forms
+/// round-trip unchanged (a string stays a string).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum UserContent {
+    /// A plain string.
+    Text(String),
+    /// Text and image blocks.
+    Blocks(Vec<UserBlock>),
+}
+
+impl Default for UserContent {
+    fn default() -> Self {
+        Self::Blocks(Vec::new())
+    }
+}
+
+impl From<&str> for UserContent {
+    fn from(value: &str) -> Self {
+        Self::Text(value.to_owned())
+    }
+}
+
+impl From<String> for UserContent {
+    fn from(value: String) -> Self {
+        Self::Text(value)
+    }
+}
+
+impl From<Vec<UserBlock>> for UserContent {
+    fn from(value: Vec<UserBlock>) -> Self {
+        Self::Blocks(value)
+    }
+}
+
+/// `{role:"user", content, timestamp}`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserMessage {
+    /// What the user said.
+    #[serde(default)]
+    pub content: UserContent,
+    /// Unix time in milliseconds.
+    pub timestamp: i64,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
+
+/// `{role:"assistant", content, api, provider, model, usage, stopReason, ...}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssistantMessage {
+    /// Text, thinking and tool-call blocks in the order the model produced them.
+    #[serde(default)]
+    pub content: Vec<AssistantContent>,
+    /// Wire API that produced the message.
+    pub api: Api,
+    /// Provider that served it.
+    pub provider: Provider,
+    /// Requested model id.
+    pub model: String,
+    /// Model id the provider reported, when it differs from the requested one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_model: Option<String>,
+    /// Provider response id, opaque.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+    /// Provider diagnostics, kept verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Vec<Value>>,
+    /// Token usage and cost.
+    pub usage: Usage,
+    /// Why the message ended.
+    pub stop_reason: StopReason,
+    /// Handle of a deferred result, kept verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deferred: Option<Value>,
+    /// What went wrong, for `error` and `aborted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    /// The provider's own stop reason string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_stop_reason: Option<String>,
+    /// Whether the provider marked the end of the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_turn: Option<bool>,
+    /// Unix time in milliseconds.
+    pub timestamp: i64,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
+
+impl AssistantMessage {
+    /// An empty message for `model`, stop reason `pending`, zero usage.
+    pub fn empty(api: Api, provider: Provider, model: impl Into<String>, timestamp: i64) -> Self {
+        Self {
+            content: Vec::new(),
+            api,
+            provider,
+            model: model.into(),
+            response_model: None,
+            response_id: None,
+            diagnostics: None,
+            usage: Usage::default(),
+            stop_reason: StopReason::Pending,
+            deferred: None,
+            error_message: None,
+            raw_stop_reason: None,
+            end_turn: None,
+            timestamp,
+            extra: ExtraFields::new(),
+        }
+    }
+
+    /// The tool calls in content order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &crate::ToolCall> {
+        self.content.iter().filter_map(|block| match block {
+            AssistantContent::ToolCall(call) => Some(call),
+            AssistantContent::Text(_) | AssistantContent::Thinking(_) => None,
+        })
+    }
+
+    /// All text blocks joined (no separator), as pi's print mode shows them.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for block in &self.content {
+            if let AssistantContent::Text(t) = block {
+                out.push_str(&t.text);
+            }
+        }
+        out
+    }
+}
+
+/// `{role:"toolResult", toolCallId, toolName, content, details?, isError, ...}`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultMessage {
+    /// Id of the tool call this answers.
+    pub tool_call_id: String,
+    /// Name of the tool that ran.
+    pub tool_name: String,
+    /// Text and image output shown to the model.
+    #[serde(default)]
+    pub content: Vec<UserBlock>,
+    /// Tool-specific structured details (for display; not sent to the model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// The tool's own resource use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::Usage>,
+    /// Tools that became available through this result (deferred loading).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added_tool_names: Option<Vec<String>>,
+    /// True when the tool failed.
+    pub is_error: bool,
+    /// Unix time in milliseconds.
+    pub timestamp: i64,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: ExtraFields,
+}
+
+/// A message the model sees: user, assistant or tool result, tagged by `role`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "camelCase")]
+pub enum Message {
+    /// `role: "user"`.
+    User(UserMessage),
+    /// `role: "assistant"`.
+    Assistant(AssistantMessage),
+    /// `role: "toolResult"`.
+    ToolResult(ToolResultMessage),
+}
+
+impl Message {
+    /// The `role` discriminant as written in JSON.
+    pub fn role(&self) -> &'static str {
+        match self {
+            Self::User(_) => "user",
+            Self::Assistant(_) => "assistant",
+            Self::ToolResult(_) => "toolResult",
+        }
+    }
+
+    /// Unix time in milliseconds.
+    pub fn timestamp(&self) -> i64 {
+        match self {
+            Self::User(m) => m.timestamp,
+            Self::Assistant(m) => m.timestamp,
+            Self::ToolResult(m) => m.timestamp,
+        }
+    }
+}
+
+impl From<UserMessage> for Message {
+    fn from(value: UserMessage) -> Self {
+        Self::User(value)
+    }
+}
+
+impl From<AssistantMessage> for Message {
+    fn from(value: AssistantMessage) -> Self {
+        Self::Assistant(value)
+    }
+}
+
+impl From<ToolResultMessage> for Message {
+    fn from(value: ToolResultMessage) -> Self {
+        Self::ToolResult(value)
+    }
+}

@@ -1,0 +1,1 @@
+//! The `google-generative-ai` wire: Gemini `streamGenerateContent` requests and SSE decoding.

@@ -1,0 +1,1 @@
+//! The `openai-completions` wire: OpenAI Chat Completions and compatible servers (Ollama, vLLM, llama.cpp, OpenRouter, ...).
