@@ -1,6 +1,8 @@
 //! `pi-ai` owns the provider-facing contract of pi: the [`Message`] union
 //! (user | assistant | toolResult), its content blocks, [`Usage`],
-//! [`StopReason`], [`Context`], [`Tool`] and [`Model`].
+//! [`StopReason`], [`Context`], [`Tool`] and [`Model`], the streaming event
+//! protocol ([`AssistantMessageEvent`], [`AssistantMessageEventStream`]) and
+//! the registry of wire APIs.
 //!
 //! Every type mirrors pi's JSON exactly (camelCase fields, the same
 //! discriminants). Fields written by a newer pi that this crate does not
@@ -13,6 +15,9 @@ mod json_number;
 mod message;
 mod model;
 mod usage;
+// [partial_json]
+// [transform]
+// [catalog]
 
 pub use api::{Api, Provider};
 pub use content::{
