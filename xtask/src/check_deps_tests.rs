@@ -127,3 +127,10 @@ fn a_dev_only_http_dependency_below_the_root_is_not_compiled_in() {
     });
     assert_eq!(violations_of(&metadata), Vec::<String>::new());
 }
+
+#[test]
+fn a_self_dev_dependency_for_test_features_is_allowed() {
+    let mut metadata = workspace_metadata();
+    add_dependency(&mut metadata, "pi-agent-core", "pi-agent-core", Some("dev"));
+    assert_eq!(violations_of(&metadata), Vec::<String>::new());
+}

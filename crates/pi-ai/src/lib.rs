@@ -14,19 +14,53 @@ mod context;
 mod json_number;
 mod message;
 mod model;
+mod options;
+mod partial_json;
+mod registry;
+#[cfg(feature = "testing")]
+pub mod scripted;
+mod stream;
 mod usage;
-// [partial_json]
-// [transform]
-// [catalog]
+pub use partial_json::{PartialJson, parse_partial_json};
+mod transform;
+pub use transform::{
+    ToolCallIdNormalizer, normalize_tool_call_id_anthropic, normalize_tool_call_id_completions,
+    normalize_tool_call_id_responses, transform_messages,
+};
+mod catalog;
+pub use catalog::{
+    calculate_cost, env_api_key_var, get_env_api_key, get_env_api_key_from, get_model, get_models,
+    get_providers, is_context_overflow, models_are_equal, supports_xhigh,
+};
 
 pub use api::{Api, Provider};
 pub use content::{
     AssistantContent, ImageContent, TextContent, ThinkingContent, ToolCall, UserBlock,
 };
 pub use context::{Context, Tool};
+pub use message::tagged;
 pub use message::{AssistantMessage, Message, ToolResultMessage, UserContent, UserMessage};
 pub use model::{InputModality, Model, ModelCost};
+pub use options::{
+    CacheRetention, PayloadHook, SimpleStreamOptions, StreamOptions, ThinkingBudgets, ThinkingLevel,
+};
+pub use registry::{
+    ApiRegistry, StreamFunction, complete, complete_simple, get_api_provider, global_registry,
+    register_api_provider, stream, stream_simple, unregister_api_providers,
+};
+pub use stream::{
+    ABORTED_MESSAGE, AssistantMessageEvent, AssistantMessageEventStream, DoneReason, ErrorReason,
+    EventSink, SharedMessage,
+};
+pub use tokio_util::sync::CancellationToken;
 pub use usage::{Cost, StopReason, Usage};
 
 /// Extra JSON fields kept verbatim so a read-modify-write round trip loses nothing.
 pub type ExtraFields = serde_json::Map<String, serde_json::Value>;
+
+/// The current Unix time in milliseconds, as pi stamps messages.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}

@@ -219,3 +219,55 @@ impl From<ToolResultMessage> for Message {
         Self::ToolResult(value)
     }
 }
+
+/// Serde helpers that write a single standard message with its `role` tag
+/// (`#[serde(with = "pi_ai::tagged::assistant")]`), as pi's JSON has it
+/// wherever a message appears on its own (events, session entries).
+pub mod tagged {
+    macro_rules! tagged_module {
+        ($(#[$meta:meta])* $module:ident, $ty:ident, $variant:ident) => {
+            $(#[$meta])*
+            pub mod $module {
+                use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+                use crate::$ty as Inner;
+
+                #[derive(Serialize)]
+                #[serde(tag = "role", rename_all = "camelCase")]
+                enum Ref<'a> {
+                    $variant(&'a Inner),
+                }
+
+                #[derive(Deserialize)]
+                #[serde(tag = "role", rename_all = "camelCase")]
+                enum Owned {
+                    $variant(Inner),
+                }
+
+                /// Serializes with the role tag.
+                pub fn serialize<S: Serializer>(value: &Inner, serializer: S) -> Result<S::Ok, S::Error> {
+                    Ref::$variant(value).serialize(serializer)
+                }
+
+                /// Deserializes, requiring the role tag.
+                pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Inner, D::Error> {
+                    let Owned::$variant(inner) = Owned::deserialize(deserializer)?;
+                    Ok(inner)
+                }
+            }
+        };
+    }
+
+    tagged_module!(
+        /// `{"role":"user",...}`.
+        user, UserMessage, User
+    );
+    tagged_module!(
+        /// `{"role":"assistant",...}`.
+        assistant, AssistantMessage, Assistant
+    );
+    tagged_module!(
+        /// `{"role":"toolResult",...}`.
+        tool_result, ToolResultMessage, ToolResult
+    );
+}

@@ -1,1 +1,17 @@
-//! Transport shared by every provider crate: HTTP, SSE framing, idle timeouts, cancellation and retries. It knows no wire format.
+//! Transport shared by every provider crate: HTTP with `reqwest` (rustls),
+//! SSE framing with `eventsource-stream`, an idle timeout per read,
+//! cancellation, retries with backoff that honour `retry-after`, and HTTP
+//! error classification. It knows no wire format: providers hand it a URL,
+//! headers and a body, and get back SSE frames or a classified error.
+
+mod client;
+mod error;
+#[cfg(feature = "mock-server")]
+pub mod mock_server;
+mod retry;
+mod sse;
+
+pub use client::{HttpClient, HttpRequest};
+pub use error::{ErrorClass, HttpError, error_text_from_body};
+pub use retry::RetryPolicy;
+pub use sse::{DEFAULT_IDLE_TIMEOUT, SseFrame, sse_frames};

@@ -1,0 +1,160 @@
+//! Options of a model call: the common [`StreamOptions`] and the unified
+//! [`SimpleStreamOptions`] with a reasoning level.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::Model;
+
+/// How long a provider should keep the prompt cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CacheRetention {
+    /// No cache breakpoints.
+    None,
+    /// The provider's default (about five minutes).
+    #[default]
+    Short,
+    /// Long retention (Anthropic one hour, OpenAI 24 hours) where supported.
+    Long,
+}
+
+/// A unified reasoning level, mapped by each provider to its own knob.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ThinkingLevel {
+    /// Least reasoning.
+    Minimal,
+    /// Low.
+    Low,
+    /// Medium.
+    Medium,
+    /// High.
+    High,
+    /// Extra high (clamped to high for models without support).
+    Xhigh,
+}
+
+impl ThinkingLevel {
+    /// The level as pi writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Minimal => "minimal",
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+            Self::Xhigh => "xhigh",
+        }
+    }
+}
+
+/// Token budgets per reasoning level, for budget-based providers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThinkingBudgets {
+    /// Budget for `minimal`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimal: Option<u64>,
+    /// Budget for `low`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low: Option<u64>,
+    /// Budget for `medium`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub medium: Option<u64>,
+    /// Budget for `high`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high: Option<u64>,
+}
+
+impl ThinkingBudgets {
+    /// pi's default budgets: 1024 / 2048 / 8192 / 16384 tokens.
+    pub const DEFAULT: Self = Self {
+        minimal: Some(1024),
+        low: Some(2048),
+        medium: Some(8192),
+        high: Some(16384),
+    };
+
+    /// The budget for `level` (`xhigh` uses `high`), falling back to the defaults.
+    pub fn budget(&self, level: ThinkingLevel) -> u64 {
+        let pick = |mine: Option<u64>, default: Option<u64>| mine.or(default).unwrap_or(0);
+        let d = Self::DEFAULT;
+        match level {
+            ThinkingLevel::Minimal => pick(self.minimal, d.minimal),
+            ThinkingLevel::Low => pick(self.low, d.low),
+            ThinkingLevel::Medium => pick(self.medium, d.medium),
+            ThinkingLevel::High | ThinkingLevel::Xhigh => pick(self.high, d.high),
+        }
+    }
+}
+
+/// Inspects, and optionally replaces, the request body just before it is sent.
+pub type PayloadHook = Arc<dyn Fn(&Value, &Model) -> Option<Value> + Send + Sync>;
+
+/// Options common to every provider.
+#[derive(Clone, Default)]
+pub struct StreamOptions {
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Maximum output tokens.
+    pub max_tokens: Option<u64>,
+    /// Cancels the call; the stream then ends with stopReason `aborted`.
+    pub cancel: CancellationToken,
+    /// API key; when absent the provider's environment variable is used.
+    pub api_key: Option<String>,
+    /// Prompt-cache retention.
+    pub cache_retention: Option<CacheRetention>,
+    /// Session id, used by providers with session-scoped caching.
+    pub session_id: Option<String>,
+    /// Extra HTTP headers.
+    pub headers: BTreeMap<String, String>,
+    /// Longest server-requested retry delay to honour; `Some(ZERO)` removes the cap (pi default 60 s).
+    pub max_retry_delay: Option<Duration>,
+    /// Request metadata (e.g. Anthropic `user_id`).
+    pub metadata: Option<serde_json::Map<String, Value>>,
+    /// Hook over the final request body.
+    pub on_payload: Option<PayloadHook>,
+}
+
+impl fmt::Debug for StreamOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StreamOptions")
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
+            .field("cancelled", &self.cancel.is_cancelled())
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("cache_retention", &self.cache_retention)
+            .field("session_id", &self.session_id)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("max_retry_delay", &self.max_retry_delay)
+            .field("metadata", &self.metadata)
+            .field("on_payload", &self.on_payload.is_some())
+            .finish()
+    }
+}
+
+/// Options of `stream_simple`: the common options plus one reasoning level.
+#[derive(Debug, Clone, Default)]
+pub struct SimpleStreamOptions {
+    /// The common options.
+    pub base: StreamOptions,
+    /// Reasoning level; `None` turns reasoning off.
+    pub reasoning: Option<ThinkingLevel>,
+    /// Budgets per level for budget-based providers.
+    pub thinking_budgets: Option<ThinkingBudgets>,
+}
+
+impl SimpleStreamOptions {
+    /// pi's default output limit for simple calls: `min(model.maxTokens, 32000)`.
+    pub fn max_tokens_for(&self, model: &Model) -> u64 {
+        self.base
+            .max_tokens
+            .unwrap_or_else(|| model.max_tokens.min(32_000))
+    }
+}

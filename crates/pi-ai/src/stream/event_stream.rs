@@ -1,0 +1,154 @@
+//! `AssistantMessageEventStream`: the consumer side. A `futures::Stream` of
+//! events that always ends with exactly one `done` or `error` event, plus
+//! [`AssistantMessageEventStream::result`] for the settled message.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+
+use futures::future::{BoxFuture, FutureExt};
+use futures::{Stream, StreamExt};
+use tokio::sync::mpsc;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+
+use super::sink::{OpenToolCalls, settle_failure};
+use super::{AssistantMessageEvent, ErrorReason, EventSink, SharedMessage};
+use crate::AssistantMessage;
+
+/// Events waiting between producer and consumer before the producer waits.
+const CHANNEL_CAPACITY: usize = 256;
+/// The `errorMessage` of a cancelled stream, as pi writes it.
+pub const ABORTED_MESSAGE: &str = "Request was aborted";
+
+/// A stream of [`AssistantMessageEvent`]s for one model call.
+///
+/// Contract: once created it never fails with a Rust error. Provider
+/// failures, a producer that stops without a terminal event, a panicking
+/// producer and cancellation all end the stream with an `error` event whose
+/// message keeps the partial content. Exactly one `done` or `error` event is
+/// yielded, and it is the last.
+pub struct AssistantMessageEventStream {
+    producer: Option<BoxFuture<'static, Result<(), Box<dyn Any + Send>>>>,
+    rx: mpsc::Receiver<AssistantMessageEvent>,
+    cancelled: Pin<Box<WaitForCancellationFutureOwned>>,
+    partial: SharedMessage,
+    open: OpenToolCalls,
+    final_message: Option<AssistantMessage>,
+    failure: Option<String>,
+}
+
+impl AssistantMessageEventStream {
+    /// Runs `producer` with an [`EventSink`] for a message that starts as
+    /// `initial`. The producer is polled by the consumer (no task is spawned);
+    /// when `cancel` fires it is dropped (aborting its I/O) and the stream
+    /// ends with an `aborted` error.
+    pub fn new<F, Fut>(initial: AssistantMessage, cancel: CancellationToken, producer: F) -> Self
+    where
+        F: FnOnce(EventSink) -> Fut,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
+        let partial = SharedMessage::new(initial);
+        let open = OpenToolCalls::default();
+        let sink = EventSink::new(tx, partial.clone(), Arc::clone(&open), cancel.clone());
+        let future = AssertUnwindSafe(producer(sink)).catch_unwind().boxed();
+        Self {
+            producer: Some(future),
+            rx,
+            cancelled: Box::pin(cancel.cancelled_owned()),
+            partial,
+            open,
+            final_message: None,
+            failure: None,
+        }
+    }
+
+    /// A stream that fails at once with `error_message` (for example: no
+    /// provider registered for the api, or a missing api key).
+    pub fn failed(message: AssistantMessage, error_message: impl Into<String>) -> Self {
+        let error_message = error_message.into();
+        Self::new(message, CancellationToken::new(), move |sink| async move {
+            sink.error(ErrorReason::Error, error_message).await;
+        })
+    }
+
+    /// Consumes the rest of the stream and returns the settled message.
+    pub async fn result(mut self) -> AssistantMessage {
+        while self.next().await.is_some() {}
+        match self.final_message.take() {
+            Some(message) => message,
+            // Unreachable by construction: the stream always ends with a terminal event.
+            None => self.partial.snapshot(),
+        }
+    }
+
+    fn terminate(&mut self, reason: ErrorReason, message: String) -> AssistantMessageEvent {
+        self.producer = None;
+        self.rx.close();
+        let error = settle_failure(&self.partial, &self.open, reason, message);
+        self.final_message = Some(error.clone());
+        AssistantMessageEvent::Error { reason, error }
+    }
+}
+
+fn panic_text(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
+}
+
+impl Stream for AssistantMessageEventStream {
+    type Item = AssistantMessageEvent;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.final_message.is_some() {
+            return Poll::Ready(None);
+        }
+        if this.cancelled.as_mut().poll(cx).is_ready() {
+            tracing::debug!("stream cancelled");
+            return Poll::Ready(Some(
+                this.terminate(ErrorReason::Aborted, ABORTED_MESSAGE.to_owned()),
+            ));
+        }
+        loop {
+            match this.rx.poll_recv(cx) {
+                Poll::Ready(Some(event)) => {
+                    if let Some(message) = event.final_message() {
+                        this.final_message = Some(message.clone());
+                        this.producer = None;
+                    }
+                    return Poll::Ready(Some(event));
+                }
+                Poll::Ready(None) => {
+                    // Every sink is gone and the channel is drained without a terminal event.
+                    let message = this.failure.take().unwrap_or_else(|| {
+                        "provider stream ended without a done or error event".to_owned()
+                    });
+                    return Poll::Ready(Some(this.terminate(ErrorReason::Error, message)));
+                }
+                Poll::Pending => {}
+            }
+            let Some(producer) = this.producer.as_mut() else {
+                return Poll::Pending;
+            };
+            match producer.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Ok(())) => this.producer = None,
+                Poll::Ready(Err(payload)) => {
+                    let text = panic_text(payload.as_ref());
+                    tracing::error!("provider panicked: {text}");
+                    this.failure = Some(format!("provider panicked: {text}"));
+                    this.producer = None;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,314 @@
+use std::time::Duration;
+
+use futures::StreamExt;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::*;
+use crate::{Api, AssistantContent, AssistantMessage, CancellationToken, StopReason};
+
+fn empty() -> AssistantMessage {
+    AssistantMessage::empty(Api::ANTHROPIC_MESSAGES, "anthropic".into(), "m", 1)
+}
+
+async fn collect(stream: AssistantMessageEventStream) -> Vec<AssistantMessageEvent> {
+    stream.collect().await
+}
+
+fn kinds(events: &[AssistantMessageEvent]) -> Vec<&'static str> {
+    events.iter().map(AssistantMessageEvent::kind).collect()
+}
+
+#[tokio::test]
+async fn a_complete_stream_yields_pi_events_and_one_done() {
+    let stream = AssistantMessageEventStream::new(
+        empty(),
+        CancellationToken::new(),
+        |mut sink| async move {
+            sink.start().await;
+            let t = sink.thinking_start().await;
+            sink.thinking_delta(t, "hmm").await;
+            sink.append_thinking_signature(t, "sig");
+            sink.thinking_end(t).await;
+            let i = sink.text_start().await;
+            sink.text_delta(i, "Hel").await;
+            sink.text_delta(i, "lo").await;
+            sink.text_end(i).await;
+            let c = sink.tool_call_start("call_1", "read").await;
+            sink.tool_call_delta(c, "{\"pa").await;
+            sink.tool_call_delta(c, "th\":\"a.txt\"}").await;
+            sink.tool_call_end(c).await;
+            sink.done(DoneReason::ToolUse).await;
+        },
+    );
+    let events = collect(stream).await;
+    assert_eq!(
+        kinds(&events),
+        [
+            "start",
+            "thinking_start",
+            "thinking_delta",
+            "thinking_end",
+            "text_start",
+            "text_delta",
+            "text_delta",
+            "text_end",
+            "toolcall_start",
+            "toolcall_delta",
+            "toolcall_delta",
+            "toolcall_end",
+            "done"
+        ]
+    );
+    let AssistantMessageEvent::Done { reason, message } = events.last().unwrap() else {
+        panic!()
+    };
+    assert_eq!(*reason, DoneReason::ToolUse);
+    assert_eq!(message.stop_reason, StopReason::ToolUse);
+    assert_eq!(message.text(), "Hello");
+    let call = message.tool_calls().next().unwrap();
+    assert_eq!(call.arguments, json!({"path": "a.txt"}));
+    let AssistantContent::Thinking(thinking) = &message.content[0] else {
+        panic!()
+    };
+    assert_eq!(
+        (
+            thinking.thinking.as_str(),
+            thinking.thinking_signature.as_deref()
+        ),
+        ("hmm", Some("sig"))
+    );
+}
+
+#[tokio::test]
+async fn events_serialize_with_pi_names() {
+    let stream = AssistantMessageEventStream::new(
+        empty(),
+        CancellationToken::new(),
+        |mut sink| async move {
+            sink.start().await;
+            let i = sink.text_start().await;
+            sink.text_delta(i, "Hi").await;
+            sink.text_end(i).await;
+            let c = sink.tool_call_start("c1", "bash").await;
+            sink.tool_call_delta(c, "{\"command\":\"l").await;
+            sink.tool_call_end(c).await;
+            sink.done(DoneReason::Stop).await;
+        },
+    );
+    let events: Vec<serde_json::Value> = collect(stream)
+        .await
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    assert_eq!(events[2]["type"], "text_delta");
+    assert_eq!(events[2]["contentIndex"], 0);
+    assert_eq!(events[2]["delta"], "Hi");
+    assert_eq!(events[2]["partial"]["role"], "assistant");
+    assert_eq!(events[3]["content"], "Hi");
+    assert_eq!(events[5]["type"], "toolcall_delta");
+    assert_eq!(events[6]["type"], "toolcall_end");
+    assert_eq!(
+        events[6]["toolCall"],
+        json!({"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "l"}})
+    );
+    assert_eq!(events[7]["type"], "done");
+    assert_eq!(events[7]["reason"], "stop");
+    assert_eq!(events[7]["message"]["role"], "assistant");
+    assert_eq!(events[7]["message"]["stopReason"], "stop");
+    // Events read back equal what was written.
+    let back: AssistantMessageEvent = serde_json::from_value(events[2].clone()).unwrap();
+    assert_eq!(serde_json::to_value(&back).unwrap(), events[2]);
+}
+
+#[tokio::test]
+async fn partial_is_shared_not_rebuilt() {
+    let stream = AssistantMessageEventStream::new(
+        empty(),
+        CancellationToken::new(),
+        |mut sink| async move {
+            sink.start().await;
+            let i = sink.text_start().await;
+            sink.text_delta(i, "a").await;
+            sink.text_delta(i, "b").await;
+            sink.done(DoneReason::Stop).await;
+        },
+    );
+    let events = collect(stream).await;
+    let first = events[0].partial().unwrap();
+    let later = events[3].partial().unwrap();
+    assert!(first.ptr_eq(later), "every event holds the same partial");
+    assert_eq!(first.lock().text(), "ab");
+}
+
+#[tokio::test]
+async fn a_producer_that_stops_early_ends_with_an_error_keeping_content() {
+    let stream = AssistantMessageEventStream::new(
+        empty(),
+        CancellationToken::new(),
+        |mut sink| async move {
+            sink.start().await;
+            let i = sink.text_start().await;
+            sink.text_delta(i, "partial").await;
+        },
+    );
+    let events = collect(stream).await;
+    assert_eq!(
+        kinds(&events),
+        ["start", "text_start", "text_delta", "error"]
+    );
+    let AssistantMessageEvent::Error { reason, error } = events.last().unwrap() else {
+        panic!()
+    };
+    assert_eq!(*reason, ErrorReason::Error);
+    assert_eq!(error.stop_reason, StopReason::Error);
+    assert_eq!(error.text(), "partial");
+    assert_eq!(
+        error.error_message.as_deref(),
+        Some("provider stream ended without a done or error event")
+    );
+}
+
+#[tokio::test]
+async fn a_panicking_producer_becomes_an_error_event() {
+    #[allow(clippy::panic)]
+    let stream = AssistantMessageEventStream::new(
+        empty(),
+        CancellationToken::new(),
+        |mut sink| async move {
+            sink.start().await;
+            panic!("boom");
+        },
+    );
+    let result = stream.result().await;
+    assert_eq!(result.stop_reason, StopReason::Error);
+    assert_eq!(
+        result.error_message.as_deref(),
+        Some("provider panicked: boom")
+    );
+}
+
+#[tokio::test]
+async fn provider_errors_keep_partial_content() {
+    let stream = AssistantMessageEventStream::new(
+        empty(),
+        CancellationToken::new(),
+        |mut sink| async move {
+            sink.start().await;
+            let i = sink.text_start().await;
+            sink.text_delta(i, "so far").await;
+            let c = sink.tool_call_start("c", "x").await;
+            sink.tool_call_delta(c, "{\"a\":1").await;
+            sink.error(ErrorReason::Error, "500 Internal").await;
+        },
+    );
+    let message = stream.result().await;
+    assert_eq!(message.error_message.as_deref(), Some("500 Internal"));
+    assert_eq!(
+        message.content.len(),
+        2,
+        "an error keeps everything received"
+    );
+}
+
+#[tokio::test]
+async fn cancellation_ends_with_aborted_keeping_text_and_complete_tool_calls() {
+    let cancel = CancellationToken::new();
+    let stream = AssistantMessageEventStream::new(empty(), cancel.clone(), |mut sink| async move {
+        sink.start().await;
+        let i = sink.text_start().await;
+        sink.text_delta(i, "working").await;
+        sink.text_end(i).await;
+        let done = sink.tool_call_start("c1", "read").await;
+        sink.tool_call_delta(done, "{}").await;
+        sink.tool_call_end(done).await;
+        let open = sink.tool_call_start("c2", "bash").await;
+        sink.tool_call_delta(open, "{\"comm").await;
+        std::future::pending::<()>().await;
+    });
+    let mut stream = stream;
+    let mut seen = Vec::new();
+    while let Some(event) = stream.next().await {
+        let is_last_delta = event.kind() == "toolcall_delta"
+            && seen.iter().filter(|k| **k == "toolcall_delta").count() == 1;
+        seen.push(event.kind());
+        if is_last_delta {
+            cancel.cancel();
+        }
+        if let AssistantMessageEvent::Error { reason, error } = &event {
+            assert_eq!(*reason, ErrorReason::Aborted);
+            assert_eq!(error.stop_reason, StopReason::Aborted);
+            assert_eq!(error.error_message.as_deref(), Some(ABORTED_MESSAGE));
+            assert_eq!(error.text(), "working");
+            let calls: Vec<_> = error.tool_calls().map(|c| c.id.as_str()).collect();
+            assert_eq!(calls, ["c1"], "the incomplete call is dropped");
+        }
+    }
+    assert_eq!(seen.last(), Some(&"error"));
+    assert_eq!(
+        seen.iter()
+            .filter(|k| **k == "error" || **k == "done")
+            .count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn cancellation_while_waiting_on_io_aborts() {
+    let cancel = CancellationToken::new();
+    let stream = AssistantMessageEventStream::new(empty(), cancel.clone(), |mut sink| async move {
+        sink.start().await;
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        sink.done(DoneReason::Stop).await;
+    });
+    let canceller = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        canceller.cancel();
+    });
+    let started = std::time::Instant::now();
+    let message = stream.result().await;
+    assert_eq!(message.stop_reason, StopReason::Aborted);
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn result_after_consuming_returns_the_final_message() {
+    let mut stream = AssistantMessageEventStream::new(
+        empty(),
+        CancellationToken::new(),
+        |mut sink| async move {
+            sink.start().await;
+            sink.done(DoneReason::Length).await;
+        },
+    );
+    while stream.next().await.is_some() {}
+    assert!(
+        stream.next().await.is_none(),
+        "nothing after the terminal event"
+    );
+    assert_eq!(stream.result().await.stop_reason, StopReason::Length);
+}
+
+#[tokio::test]
+async fn unregistered_api_names_the_api_and_the_registered_ones() {
+    let registry = crate::ApiRegistry::new();
+    let model: crate::Model = serde_json::from_value(json!({
+        "id": "m", "name": "M", "api": "nope", "provider": "p", "baseUrl": "",
+        "contextWindow": 1000, "maxTokens": 100
+    }))
+    .unwrap();
+    let message = registry
+        .stream(
+            &model,
+            &crate::Context::default(),
+            crate::StreamOptions::default(),
+        )
+        .result()
+        .await;
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("No API provider registered for api: nope (registered: none)")
+    );
+}

@@ -1,0 +1,368 @@
+//! Cross-provider replay: the rewrite every provider encoder applies to a
+//! transcript before encoding it (pi's `transformMessages`), and the tool-call
+//! id normalizers the encoders plug into it.
+//!
+//! A transcript may mix messages produced by several models. What a provider
+//! accepts back depends on whether an assistant message came from the very
+//! model being called ("same model": same provider, same api, same model id):
+//! - failed turns (`stopReason` `error`/`aborted`) are never replayed;
+//! - redacted thinking and signatures only make sense to the model that made
+//!   them, so for another model thinking becomes plain text and signatures go;
+//! - tool-call ids may be rewritten to the target API's id rules, and the
+//!   matching tool results follow the new id;
+//! - a tool call left without a result before the next assistant or user
+//!   message gets a synthetic error result, since every API requires pairs.
+//!
+//! Images are not touched here: each provider drops them itself when the
+//! model has no image input.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::{
+    AssistantContent, AssistantMessage, Message, Model, Provider, TextContent, ThinkingContent,
+    ToolResultMessage, UserBlock,
+};
+
+/// Rewrites ids for a provider that restricts tool-call ids; gets the id, the
+/// target model and the assistant message the call comes from.
+pub type ToolCallIdNormalizer<'a> = &'a dyn Fn(&str, &Model, &AssistantMessage) -> String;
+
+/// Text of the synthetic result given to a tool call that never got one.
+const NO_RESULT_TEXT: &str = "No result provided";
+
+/// pi's `transformMessages`: rewrites `messages` for replay to `model`.
+///
+/// Returns a new vector; the input is untouched and every message is cloned
+/// at most once (failed assistant turns are not cloned at all).
+/// - User messages pass unchanged.
+/// - Assistant messages with stop reason `error`/`aborted` are dropped; a
+///   call of theirs gets no synthetic result.
+/// - Thinking: redacted blocks stay only for the same model; for the same
+///   model a block with a non-empty signature stays even with empty text;
+///   otherwise empty or whitespace-only thinking is dropped; for another
+///   model the rest becomes a plain text block (signature and unknown fields
+///   gone).
+/// - Text: for another model, rebuilt as a plain block (no `textSignature`).
+/// - Tool calls, for another model only: a non-empty `thoughtSignature` is
+///   removed, and the id goes through `normalize_tool_call_id` when given.
+///   Changed ids are remembered, and a later tool result carrying the old id
+///   gets the new one.
+/// - Tool calls still unanswered when the next assistant or user message
+///   arrives get a synthetic error result (`No result provided`) inserted
+///   before that message. Calls unanswered at the end of the transcript are
+///   left alone, as in pi.
+pub fn transform_messages(
+    messages: &[Message],
+    model: &Model,
+    normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
+) -> Vec<Message> {
+    transform_messages_at(messages, model, normalize_tool_call_id, now_ms())
+}
+
+/// [`transform_messages`] with the timestamp of synthetic results given.
+pub(crate) fn transform_messages_at(
+    messages: &[Message],
+    model: &Model,
+    normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
+    now: i64,
+) -> Vec<Message> {
+    // Old id -> new id, for tool calls whose id the normalizer changed. Later
+    // assignments win, as with pi's Map.
+    let mut id_map: Vec<(String, String)> = Vec::new();
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    // Index in `out` of the last replayed assistant message whose tool calls
+    // still wait for results. Everything pushed after it is a tool result,
+    // since a user or assistant message settles the pending calls first.
+    let mut pending: Option<usize> = None;
+
+    for message in messages {
+        match message {
+            Message::User(user) => {
+                settle_orphans(&mut out, &mut pending, now);
+                out.push(Message::User(user.clone()));
+            }
+            Message::ToolResult(result) => {
+                let mut result = result.clone();
+                // pi ignores an empty mapped id (falsy) and keeps the old one.
+                match mapped_id(&id_map, &result.tool_call_id) {
+                    Some(new_id) if !new_id.is_empty() => result.tool_call_id = new_id.to_owned(),
+                    Some(_) | None => {}
+                }
+                out.push(Message::ToolResult(result));
+            }
+            Message::Assistant(assistant) => {
+                settle_orphans(&mut out, &mut pending, now);
+                let same = is_same_model(assistant, model);
+                if assistant.stop_reason.is_failure() {
+                    // Not replayed, but pi still records its id rewrites, so
+                    // results that follow it are renamed the same way.
+                    match normalize_tool_call_id {
+                        Some(normalize) if !same => {
+                            for call in assistant.tool_calls() {
+                                let new_id = normalize(&call.id, model, assistant);
+                                remember_id(&mut id_map, &call.id, &new_id);
+                            }
+                        }
+                        Some(_) | None => {}
+                    }
+                    continue;
+                }
+                let replayed =
+                    replay_assistant(assistant, model, same, normalize_tool_call_id, &mut id_map);
+                if replayed.tool_calls().next().is_some() {
+                    pending = Some(out.len());
+                }
+                out.push(Message::Assistant(replayed));
+            }
+        }
+    }
+    out
+}
+
+/// Same provider, same api and same model id as the target.
+fn is_same_model(message: &AssistantMessage, model: &Model) -> bool {
+    message.provider == model.provider && message.api == model.api && message.model == model.id
+}
+
+/// Builds the replayed copy of one assistant message.
+fn replay_assistant(
+    source: &AssistantMessage,
+    model: &Model,
+    same: bool,
+    normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
+    id_map: &mut Vec<(String, String)>,
+) -> AssistantMessage {
+    let mut content = Vec::with_capacity(source.content.len());
+    for block in &source.content {
+        match block {
+            AssistantContent::Thinking(thinking) => {
+                if let Some(kept) = replay_thinking(thinking, same) {
+                    content.push(kept);
+                }
+            }
+            AssistantContent::Text(text) => {
+                if same {
+                    content.push(block.clone());
+                } else {
+                    content.push(AssistantContent::Text(TextContent::new(text.text.clone())));
+                }
+            }
+            AssistantContent::ToolCall(call) => {
+                let mut call = call.clone();
+                if !same {
+                    if call
+                        .thought_signature
+                        .as_deref()
+                        .is_some_and(|s| !s.is_empty())
+                    {
+                        call.thought_signature = None;
+                    }
+                    if let Some(normalize) = normalize_tool_call_id {
+                        let new_id = normalize(&call.id, model, source);
+                        if remember_id(id_map, &call.id, &new_id) {
+                            call.id = new_id;
+                        }
+                    }
+                }
+                content.push(AssistantContent::ToolCall(call));
+            }
+        }
+    }
+    // Every field but the content is copied as is; listed one by one so the
+    // content is not cloned only to be thrown away.
+    AssistantMessage {
+        content,
+        api: source.api.clone(),
+        provider: source.provider.clone(),
+        model: source.model.clone(),
+        response_model: source.response_model.clone(),
+        response_id: source.response_id.clone(),
+        diagnostics: source.diagnostics.clone(),
+        usage: source.usage,
+        stop_reason: source.stop_reason,
+        deferred: source.deferred.clone(),
+        error_message: source.error_message.clone(),
+        raw_stop_reason: source.raw_stop_reason.clone(),
+        end_turn: source.end_turn,
+        timestamp: source.timestamp,
+        extra: source.extra.clone(),
+    }
+}
+
+/// What a thinking block becomes on replay, `None` when it is dropped.
+fn replay_thinking(block: &ThinkingContent, same: bool) -> Option<AssistantContent> {
+    if block.redacted == Some(true) {
+        return same.then(|| AssistantContent::Thinking(block.clone()));
+    }
+    let signed = block
+        .thinking_signature
+        .as_deref()
+        .is_some_and(|s| !s.is_empty());
+    if same && signed {
+        return Some(AssistantContent::Thinking(block.clone()));
+    }
+    if is_blank(&block.thinking) {
+        return None;
+    }
+    if same {
+        return Some(AssistantContent::Thinking(block.clone()));
+    }
+    Some(AssistantContent::Text(TextContent::new(
+        block.thinking.clone(),
+    )))
+}
+
+/// Records `old -> new_id` when they differ; true when recorded.
+fn remember_id(id_map: &mut Vec<(String, String)>, old: &str, new_id: &str) -> bool {
+    if new_id == old {
+        return false;
+    }
+    if let Some(entry) = id_map.iter_mut().find(|(o, _)| o == old) {
+        new_id.clone_into(&mut entry.1);
+    } else {
+        id_map.push((old.to_owned(), new_id.to_owned()));
+    }
+    true
+}
+
+/// The new id recorded for `old`, if any.
+fn mapped_id<'m>(id_map: &'m [(String, String)], old: &str) -> Option<&'m str> {
+    id_map
+        .iter()
+        .find(|(o, _)| o == old)
+        .map(|(_, new)| new.as_str())
+}
+
+/// Appends a synthetic error result for every call of the pending assistant
+/// message that no tool result after it answers, then clears `pending`.
+fn settle_orphans(out: &mut Vec<Message>, pending: &mut Option<usize>, now: i64) {
+    let Some(index) = pending.take() else {
+        return;
+    };
+    let Some((Message::Assistant(assistant), answers)) =
+        out.get(index..).and_then(<[_]>::split_first)
+    else {
+        return;
+    };
+    let answered = |id: &str| {
+        answers.iter().any(|m| match m {
+            Message::ToolResult(r) => r.tool_call_id == id,
+            Message::User(_) | Message::Assistant(_) => false,
+        })
+    };
+    let synthetic: Vec<Message> = assistant
+        .tool_calls()
+        .filter(|call| !answered(&call.id))
+        .map(|call| {
+            Message::ToolResult(ToolResultMessage {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                content: vec![UserBlock::text(NO_RESULT_TEXT)],
+                is_error: true,
+                timestamp: now,
+                ..ToolResultMessage::default()
+            })
+        })
+        .collect();
+    out.extend(synthetic);
+}
+
+/// True when `text` is empty or only whitespace as JavaScript's `trim` sees it.
+fn is_blank(text: &str) -> bool {
+    text.chars().all(is_js_whitespace)
+}
+
+/// JavaScript's WhiteSpace and LineTerminator sets (what `String.prototype.trim` removes).
+fn is_js_whitespace(c: char) -> bool {
+    // Rust's White_Space adds U+0085 and lacks U+FEFF compared with JavaScript.
+    c == '\u{feff}' || (c != '\u{85}' && c.is_whitespace())
+}
+
+/// Current Unix time in milliseconds.
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Replaces every UTF-16 code unit outside `[a-zA-Z0-9_-]` with `_`, as
+/// JavaScript's `replace(/[^a-zA-Z0-9_-]/g, "_")` does: a character outside
+/// the Basic Multilingual Plane becomes two underscores. The result is ASCII.
+fn sanitize_id_part(part: &str) -> String {
+    let mut out = String::with_capacity(part.len());
+    for c in part.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            out.push(c);
+        } else {
+            for _ in 0..c.len_utf16() {
+                out.push('_');
+            }
+        }
+    }
+    out
+}
+
+/// The longest prefix of `s` of at most `max` UTF-16 code units (JavaScript's
+/// `slice(0, max)`), never splitting a character.
+fn cut_utf16(s: &str, max: usize) -> &str {
+    let mut units = 0;
+    for (at, c) in s.char_indices() {
+        units += c.len_utf16();
+        if units > max {
+            return &s[..at];
+        }
+    }
+    s
+}
+
+/// Anthropic (and Bedrock, and Google for models that need ids): every
+/// character outside `[a-zA-Z0-9_-]` becomes `_`, then the id is cut to 64.
+pub fn normalize_tool_call_id_anthropic(id: &str) -> String {
+    let mut out = sanitize_id_part(id);
+    out.truncate(64);
+    out
+}
+
+/// OpenAI Chat Completions (pi 0.58): an id containing `|` (an OpenAI
+/// Responses `call|item` id) keeps only the part before the first `|`,
+/// sanitized as for Anthropic and cut to 40. Otherwise, for provider
+/// `openai`, the id is cut to 40 UTF-16 units as is; other providers keep it.
+pub fn normalize_tool_call_id_completions(id: &str, model: &Model) -> String {
+    if let Some((call_id, _)) = id.split_once('|') {
+        let mut out = sanitize_id_part(call_id);
+        out.truncate(40);
+        return out;
+    }
+    if model.provider == Provider::OPENAI {
+        return cut_utf16(id, 40).to_owned();
+    }
+    id.to_owned()
+}
+
+/// OpenAI Responses: a `call|item` id becomes `call|item` again with both
+/// parts sanitized as for Anthropic, the item prefixed `fc_` unless it starts
+/// with `fc`, each part cut to 64 and stripped of trailing `_` (Codex rejects
+/// them). Only the first two `|`-separated parts count. An id without `|` is
+/// kept.
+///
+/// pi applies this only when the target provider is `openai`, `openai-codex`
+/// or `opencode` (Azure adds `azure-openai-responses`); for any other
+/// provider the caller passes ids through unchanged.
+pub fn normalize_tool_call_id_responses(id: &str) -> String {
+    let mut parts = id.split('|');
+    let (Some(call_id), Some(item_id)) = (parts.next(), parts.next()) else {
+        return id.to_owned();
+    };
+    let call_id = sanitize_id_part(call_id);
+    let mut item_id = sanitize_id_part(item_id);
+    if !item_id.starts_with("fc") {
+        item_id.insert_str(0, "fc_");
+    }
+    let call_id = call_id.get(..64).unwrap_or(&call_id).trim_end_matches('_');
+    let item_id = item_id.get(..64).unwrap_or(&item_id).trim_end_matches('_');
+    format!("{call_id}|{item_id}")
+}
+
+#[cfg(test)]
+#[path = "transform_tests.rs"]
+mod tests;

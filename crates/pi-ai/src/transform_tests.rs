@@ -1,0 +1,603 @@
+use std::cell::RefCell;
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::*;
+use crate::{
+    Api, AssistantContent, InputModality, ModelCost, StopReason, ThinkingContent, ToolCall,
+    UserMessage,
+};
+
+/// Timestamp given to synthetic results in these tests.
+const NOW: i64 = 9_999;
+
+fn model(provider: &str, api: &str, id: &str) -> Model {
+    Model {
+        id: id.to_owned(),
+        name: id.to_owned(),
+        api: Api::new(api),
+        provider: Provider::new(provider),
+        base_url: String::new(),
+        reasoning: true,
+        input: vec![InputModality::Text, InputModality::Image],
+        cost: ModelCost::default(),
+        context_window: 200_000,
+        max_tokens: 8_192,
+        headers: None,
+        compat: None,
+        extra: crate::ExtraFields::new(),
+    }
+}
+
+/// The model being called.
+fn target() -> Model {
+    model("anthropic", "anthropic-messages", "claude-sonnet-4-5")
+}
+
+/// Another model that produced part of the transcript.
+fn other() -> Model {
+    model("openai", "openai-responses", "gpt-5")
+}
+
+fn user(text: &str) -> Message {
+    Message::User(UserMessage {
+        content: text.into(),
+        timestamp: 1,
+        extra: crate::ExtraFields::new(),
+    })
+}
+
+fn assistant_with(
+    from: &Model,
+    stop: StopReason,
+    content: Vec<AssistantContent>,
+) -> AssistantMessage {
+    let mut message =
+        AssistantMessage::empty(from.api.clone(), from.provider.clone(), from.id.clone(), 2);
+    message.content = content;
+    message.stop_reason = stop;
+    message
+}
+
+fn assistant(from: &Model, stop: StopReason, content: Vec<AssistantContent>) -> Message {
+    Message::Assistant(assistant_with(from, stop, content))
+}
+
+fn call(id: &str, name: &str) -> AssistantContent {
+    AssistantContent::ToolCall(ToolCall {
+        id: id.to_owned(),
+        name: name.to_owned(),
+        arguments: json!({"path": "a.txt"}),
+        ..ToolCall::default()
+    })
+}
+
+fn signed_call(id: &str, signature: &str) -> AssistantContent {
+    AssistantContent::ToolCall(ToolCall {
+        id: id.to_owned(),
+        name: "read".to_owned(),
+        arguments: json!({"path": "a.txt"}),
+        thought_signature: Some(signature.to_owned()),
+        ..ToolCall::default()
+    })
+}
+
+fn thinking(text: &str, signature: Option<&str>, redacted: Option<bool>) -> AssistantContent {
+    AssistantContent::Thinking(ThinkingContent {
+        thinking: text.to_owned(),
+        thinking_signature: signature.map(str::to_owned),
+        redacted,
+        extra: crate::ExtraFields::new(),
+    })
+}
+
+fn signed_text(text: &str, signature: &str) -> AssistantContent {
+    AssistantContent::Text(TextContent {
+        text: text.to_owned(),
+        text_signature: Some(signature.to_owned()),
+        extra: crate::ExtraFields::new(),
+    })
+}
+
+fn result(id: &str, name: &str, text: &str) -> Message {
+    Message::ToolResult(ToolResultMessage {
+        tool_call_id: id.to_owned(),
+        tool_name: name.to_owned(),
+        content: vec![UserBlock::text(text)],
+        is_error: false,
+        timestamp: 3,
+        ..ToolResultMessage::default()
+    })
+}
+
+fn synthetic(id: &str, name: &str) -> Message {
+    Message::ToolResult(ToolResultMessage {
+        tool_call_id: id.to_owned(),
+        tool_name: name.to_owned(),
+        content: vec![UserBlock::text("No result provided")],
+        is_error: true,
+        timestamp: NOW,
+        ..ToolResultMessage::default()
+    })
+}
+
+fn run(messages: &[Message], normalize: Option<ToolCallIdNormalizer<'_>>) -> Vec<Message> {
+    transform_messages_at(messages, &target(), normalize, NOW)
+}
+
+fn anthropic_ids(id: &str, _: &Model, _: &AssistantMessage) -> String {
+    normalize_tool_call_id_anthropic(id)
+}
+
+#[test]
+fn errored_and_aborted_turns_are_skipped_without_synthetic_results() {
+    let input = vec![
+        user("hi"),
+        assistant(
+            &target(),
+            StopReason::Error,
+            vec![AssistantContent::text("partial"), call("t1", "read")],
+        ),
+        assistant(
+            &other(),
+            StopReason::Aborted,
+            vec![thinking("hmm", None, None), call("t2", "bash")],
+        ),
+        user("again"),
+        assistant(
+            &target(),
+            StopReason::Stop,
+            vec![AssistantContent::text("done")],
+        ),
+    ];
+    let expected = vec![
+        user("hi"),
+        user("again"),
+        assistant(
+            &target(),
+            StopReason::Stop,
+            vec![AssistantContent::text("done")],
+        ),
+    ];
+    assert_eq!(run(&input, None), expected);
+}
+
+#[test]
+fn failed_turn_settles_earlier_orphans_and_still_remaps_ids() {
+    // The orphan of the first turn is settled where the failed turn was; the
+    // failed turn's own call gets no synthetic result, but its renamed id is
+    // remembered (pi records ids of every assistant message before skipping).
+    let input = vec![
+        assistant(&other(), StopReason::ToolUse, vec![call("a.1", "read")]),
+        assistant(&other(), StopReason::Error, vec![call("b.2", "bash")]),
+        result("b.2", "bash", "late"),
+    ];
+    let expected = vec![
+        assistant(&other(), StopReason::ToolUse, vec![call("a_1", "read")]),
+        synthetic("a_1", "read"),
+        result("b_2", "bash", "late"),
+    ];
+    assert_eq!(run(&input, Some(&anthropic_ids)), expected);
+}
+
+#[test]
+fn thinking_becomes_plain_text_for_another_model() {
+    let mut block = ThinkingContent {
+        thinking: "Let me look.".to_owned(),
+        thinking_signature: Some("reasoning_content".to_owned()),
+        redacted: None,
+        extra: crate::ExtraFields::new(),
+    };
+    block.extra.insert("future".to_owned(), json!(1));
+    let input = vec![assistant(
+        &other(),
+        StopReason::Stop,
+        vec![
+            AssistantContent::Thinking(block),
+            AssistantContent::text("Hi"),
+        ],
+    )];
+    let expected = vec![assistant(
+        &other(),
+        StopReason::Stop,
+        vec![
+            AssistantContent::text("Let me look."),
+            AssistantContent::text("Hi"),
+        ],
+    )];
+    assert_eq!(run(&input, None), expected);
+}
+
+#[test]
+fn empty_thinking_is_dropped() {
+    let blocks = || {
+        vec![
+            thinking("", None, None),
+            thinking(" \n\t\u{feff}\u{3000}", Some(""), None),
+            thinking("kept", None, None),
+        ]
+    };
+    let input = vec![
+        assistant(&other(), StopReason::Stop, blocks()),
+        assistant(&target(), StopReason::Stop, blocks()),
+    ];
+    let expected = vec![
+        assistant(
+            &other(),
+            StopReason::Stop,
+            vec![AssistantContent::text("kept")],
+        ),
+        assistant(
+            &target(),
+            StopReason::Stop,
+            vec![thinking("kept", None, None)],
+        ),
+    ];
+    assert_eq!(run(&input, None), expected);
+}
+
+#[test]
+fn signed_empty_thinking_is_kept_for_the_same_model() {
+    let content = vec![
+        thinking("", Some("{\"encrypted_content\":\"abc\"}"), None),
+        thinking("  ", Some("sig"), None),
+        AssistantContent::text("answer"),
+    ];
+    let input = vec![
+        assistant(&target(), StopReason::Stop, content.clone()),
+        assistant(&other(), StopReason::Stop, content),
+    ];
+    let expected = vec![
+        input[0].clone(),
+        assistant(
+            &other(),
+            StopReason::Stop,
+            vec![AssistantContent::text("answer")],
+        ),
+    ];
+    assert_eq!(run(&input, None), expected);
+}
+
+#[test]
+fn redacted_thinking_is_kept_for_the_same_model_only() {
+    let content = vec![
+        thinking("[redacted]", Some("opaque-payload"), Some(true)),
+        AssistantContent::text("ok"),
+    ];
+    // Same provider and id but another api is another model.
+    let same_id_other_api = model("anthropic", "bedrock-converse-stream", "claude-sonnet-4-5");
+    let input = vec![
+        assistant(&target(), StopReason::Stop, content.clone()),
+        assistant(&other(), StopReason::Stop, content.clone()),
+        assistant(&same_id_other_api, StopReason::Stop, content),
+    ];
+    let expected = vec![
+        input[0].clone(),
+        assistant(
+            &other(),
+            StopReason::Stop,
+            vec![AssistantContent::text("ok")],
+        ),
+        assistant(
+            &same_id_other_api,
+            StopReason::Stop,
+            vec![AssistantContent::text("ok")],
+        ),
+    ];
+    assert_eq!(run(&input, None), expected);
+}
+
+#[test]
+fn text_signature_is_dropped_for_another_model() {
+    let input = vec![
+        assistant(
+            &other(),
+            StopReason::Stop,
+            vec![signed_text("hello", "msg_123")],
+        ),
+        assistant(
+            &target(),
+            StopReason::Stop,
+            vec![signed_text("hello", "msg_456")],
+        ),
+    ];
+    let expected = vec![
+        assistant(
+            &other(),
+            StopReason::Stop,
+            vec![AssistantContent::text("hello")],
+        ),
+        input[1].clone(),
+    ];
+    assert_eq!(run(&input, None), expected);
+}
+
+#[test]
+fn thought_signature_is_removed_for_another_model() {
+    let input = vec![
+        assistant(
+            &other(),
+            StopReason::ToolUse,
+            vec![signed_call("c1", "sig-a")],
+        ),
+        result("c1", "read", "x"),
+        assistant(
+            &target(),
+            StopReason::ToolUse,
+            vec![signed_call("c2", "sig-b")],
+        ),
+        result("c2", "read", "y"),
+    ];
+    let expected = vec![
+        assistant(&other(), StopReason::ToolUse, vec![call("c1", "read")]),
+        result("c1", "read", "x"),
+        input[2].clone(),
+        result("c2", "read", "y"),
+    ];
+    assert_eq!(run(&input, None), expected);
+}
+
+#[test]
+fn normalized_ids_rename_the_matching_results() {
+    let seen = RefCell::new(Vec::new());
+    let normalize = |id: &str, to: &Model, source: &AssistantMessage| {
+        seen.borrow_mut()
+            .push((id.to_owned(), to.id.clone(), source.model.clone()));
+        normalize_tool_call_id_anthropic(id)
+    };
+    let input = vec![
+        user("go"),
+        assistant(
+            &other(),
+            StopReason::ToolUse,
+            vec![call("call_1|fc_abc+/=", "read"), call("plain", "ls")],
+        ),
+        result("call_1|fc_abc+/=", "read", "one"),
+        result("plain", "ls", "two"),
+        // Same model: ids are never normalized.
+        assistant(
+            &target(),
+            StopReason::ToolUse,
+            vec![call("toolu.9", "read")],
+        ),
+        result("toolu.9", "read", "three"),
+    ];
+    let expected = vec![
+        user("go"),
+        assistant(
+            &other(),
+            StopReason::ToolUse,
+            vec![call("call_1_fc_abc___", "read"), call("plain", "ls")],
+        ),
+        result("call_1_fc_abc___", "read", "one"),
+        result("plain", "ls", "two"),
+        assistant(
+            &target(),
+            StopReason::ToolUse,
+            vec![call("toolu.9", "read")],
+        ),
+        result("toolu.9", "read", "three"),
+    ];
+    assert_eq!(run(&input, Some(&normalize)), expected);
+    assert_eq!(
+        seen.into_inner(),
+        vec![
+            (
+                "call_1|fc_abc+/=".to_owned(),
+                "claude-sonnet-4-5".to_owned(),
+                "gpt-5".to_owned()
+            ),
+            (
+                "plain".to_owned(),
+                "claude-sonnet-4-5".to_owned(),
+                "gpt-5".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn orphaned_calls_get_synthetic_results_before_the_next_turn() {
+    let input = vec![
+        user("go"),
+        assistant(
+            &target(),
+            StopReason::ToolUse,
+            vec![call("a", "read"), call("b", "bash")],
+        ),
+        result("a", "read", "ok"),
+        user("stop that"),
+        assistant(&target(), StopReason::ToolUse, vec![call("c", "ls")]),
+        assistant(
+            &target(),
+            StopReason::Stop,
+            vec![AssistantContent::text("done")],
+        ),
+    ];
+    let expected = vec![
+        user("go"),
+        assistant(
+            &target(),
+            StopReason::ToolUse,
+            vec![call("a", "read"), call("b", "bash")],
+        ),
+        result("a", "read", "ok"),
+        synthetic("b", "bash"),
+        user("stop that"),
+        assistant(&target(), StopReason::ToolUse, vec![call("c", "ls")]),
+        synthetic("c", "ls"),
+        assistant(
+            &target(),
+            StopReason::Stop,
+            vec![AssistantContent::text("done")],
+        ),
+    ];
+    assert_eq!(run(&input, None), expected);
+}
+
+#[test]
+fn orphaned_calls_at_the_tail_are_left_alone() {
+    let input = vec![
+        user("go"),
+        assistant(
+            &target(),
+            StopReason::ToolUse,
+            vec![call("a", "read"), call("b", "bash")],
+        ),
+        result("b", "bash", "ok"),
+    ];
+    assert_eq!(run(&input, None), input);
+}
+
+#[test]
+fn synthetic_results_use_the_normalized_id() {
+    let input = vec![
+        assistant(&other(), StopReason::ToolUse, vec![call("x:1", "read")]),
+        user("next"),
+    ];
+    let expected = vec![
+        assistant(&other(), StopReason::ToolUse, vec![call("x_1", "read")]),
+        synthetic("x_1", "read"),
+        user("next"),
+    ];
+    assert_eq!(run(&input, Some(&anthropic_ids)), expected);
+}
+
+#[test]
+fn synthetic_results_are_stamped_with_the_current_time() {
+    let input = vec![
+        assistant(&target(), StopReason::ToolUse, vec![call("a", "read")]),
+        user("next"),
+    ];
+    let before = now_ms();
+    let out = transform_messages(&input, &target(), None);
+    let after = now_ms();
+    let Message::ToolResult(synthetic) = &out[1] else {
+        panic!("expected a synthetic result, got {out:?}");
+    };
+    assert!((before..=after).contains(&synthetic.timestamp));
+}
+
+#[test]
+fn input_is_not_modified() {
+    let input = vec![
+        user("go"),
+        assistant(
+            &other(),
+            StopReason::ToolUse,
+            vec![
+                thinking("plan", Some("sig"), None),
+                signed_text("t", "s"),
+                signed_call("a|b", "sig"),
+            ],
+        ),
+        assistant(&other(), StopReason::Aborted, vec![call("z", "ls")]),
+        result("a|b", "read", "ok"),
+        user("next"),
+    ];
+    let snapshot = input.clone();
+    let out = transform_messages(&input, &target(), Some(&anthropic_ids));
+    assert_eq!(input, snapshot);
+    assert_ne!(out, input);
+}
+
+#[test]
+fn anthropic_ids_are_sanitized_and_cut_to_64() {
+    assert_eq!(
+        normalize_tool_call_id_anthropic("toolu_01AbC-x"),
+        "toolu_01AbC-x"
+    );
+    assert_eq!(
+        normalize_tool_call_id_anthropic("call_abc|fc_123"),
+        "call_abc_fc_123"
+    );
+    assert_eq!(
+        normalize_tool_call_id_anthropic("fn.read:0 x"),
+        "fn_read_0_x"
+    );
+    // One UTF-16 unit for é, two for the emoji, as JavaScript counts them.
+    assert_eq!(normalize_tool_call_id_anthropic("é😀x"), "___x");
+    assert_eq!(
+        normalize_tool_call_id_anthropic(&"a".repeat(100)),
+        "a".repeat(64)
+    );
+    assert_eq!(
+        normalize_tool_call_id_anthropic(&"😀".repeat(40)),
+        "_".repeat(64)
+    );
+    assert_eq!(normalize_tool_call_id_anthropic(""), "");
+}
+
+#[test]
+fn completions_ids_keep_the_call_part_and_openai_ids_are_cut_to_40() {
+    let openai = model("openai", "openai-completions", "gpt-4o");
+    let groq = model("groq", "openai-completions", "llama");
+    assert_eq!(
+        normalize_tool_call_id_completions("call_abc|fc_123", &groq),
+        "call_abc"
+    );
+    assert_eq!(
+        normalize_tool_call_id_completions("call.x:y|item|more", &groq),
+        "call_x_y"
+    );
+    assert_eq!(normalize_tool_call_id_completions("|item", &groq), "");
+    let long_call = format!("{}|fc_1", "c".repeat(50));
+    assert_eq!(
+        normalize_tool_call_id_completions(&long_call, &groq),
+        "c".repeat(40)
+    );
+    // Without `|` only provider openai cuts, and it does not sanitize.
+    let long = format!("{}.{}", "a".repeat(30), "b".repeat(30));
+    assert_eq!(normalize_tool_call_id_completions(&long, &groq), long);
+    assert_eq!(
+        normalize_tool_call_id_completions(&long, &openai),
+        format!("{}.{}", "a".repeat(30), "b".repeat(9))
+    );
+    assert_eq!(
+        normalize_tool_call_id_completions("call:1", &openai),
+        "call:1"
+    );
+    // The cut counts UTF-16 units and never splits a character.
+    assert_eq!(
+        normalize_tool_call_id_completions(&"😀".repeat(25), &openai),
+        "😀".repeat(20)
+    );
+    let odd = format!("{}😀", "a".repeat(39));
+    assert_eq!(
+        normalize_tool_call_id_completions(&odd, &openai),
+        "a".repeat(39)
+    );
+}
+
+#[test]
+fn responses_ids_are_sanitized_per_part_with_an_fc_item() {
+    assert_eq!(
+        normalize_tool_call_id_responses("call_abc|fc_123"),
+        "call_abc|fc_123"
+    );
+    assert_eq!(
+        normalize_tool_call_id_responses("call.1|msg:2"),
+        "call_1|fc_msg_2"
+    );
+    assert_eq!(
+        normalize_tool_call_id_responses("call_abc|rs+/="),
+        "call_abc|fc_rs"
+    );
+    assert_eq!(normalize_tool_call_id_responses("fcx|fcitem"), "fcx|fcitem");
+    assert_eq!(normalize_tool_call_id_responses("a|b|c"), "a|fc_b");
+    assert_eq!(normalize_tool_call_id_responses("a|"), "a|fc");
+    assert_eq!(normalize_tool_call_id_responses("toolu_01.x"), "toolu_01.x");
+    assert_eq!(normalize_tool_call_id_responses("é|😀"), "|fc");
+    let long = format!("{}|{}", "c".repeat(70), "i".repeat(70));
+    assert_eq!(
+        normalize_tool_call_id_responses(&long),
+        format!("{}|fc_{}", "c".repeat(64), "i".repeat(61))
+    );
+    // The trailing `_` left by the cut is stripped.
+    let cut_on_underscore = format!("{}+b|fc_{}=z", "a".repeat(63), "i".repeat(60));
+    assert_eq!(
+        normalize_tool_call_id_responses(&cut_on_underscore),
+        format!("{}|fc_{}", "a".repeat(63), "i".repeat(60))
+    );
+}

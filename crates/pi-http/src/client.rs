@@ -1,0 +1,127 @@
+//! The HTTP client: one POST with retries, cancellation and error bodies read.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio_util::sync::CancellationToken;
+
+use crate::retry::retry_after;
+use crate::sse::describe;
+use crate::{HttpError, RetryPolicy, error_text_from_body};
+
+/// A request to send: URL, headers and a body. Providers build it; the
+/// transport never looks inside the body.
+#[derive(Debug, Clone, Default)]
+pub struct HttpRequest {
+    /// Absolute URL.
+    pub url: String,
+    /// Header name/value pairs, in order.
+    pub headers: Vec<(String, String)>,
+    /// Request body (JSON bytes for every current provider).
+    pub body: Bytes,
+}
+
+/// A shared HTTP client (connection pool, rustls).
+#[derive(Debug, Clone)]
+pub struct HttpClient {
+    inner: reqwest::Client,
+}
+
+impl HttpClient {
+    /// A new client with a 30 s connect timeout.
+    pub fn new() -> Result<Self, HttpError> {
+        reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(30))
+            .build()
+            .map(|inner| Self { inner })
+            .map_err(|e| HttpError::InvalidRequest(describe(&e)))
+    }
+
+    /// The process-wide client, built on first use.
+    pub fn shared() -> Result<&'static Self, HttpError> {
+        static SHARED: OnceLock<Result<HttpClient, HttpError>> = OnceLock::new();
+        SHARED.get_or_init(Self::new).as_ref().map_err(Clone::clone)
+    }
+
+    /// POSTs `request`, retrying transient failures (429, 408, 409, 5xx,
+    /// connection errors) per `policy`, and returns the first successful
+    /// response with its body unread. Cancellation aborts at once, also
+    /// during a backoff.
+    pub async fn post(
+        &self,
+        request: &HttpRequest,
+        policy: &RetryPolicy,
+        cancel: &CancellationToken,
+    ) -> Result<reqwest::Response, HttpError> {
+        let mut retry = 0;
+        loop {
+            let error = match self.attempt(request, cancel).await {
+                Ok(response) => return Ok(response),
+                Err(error) => error,
+            };
+            if !error.is_retryable() || retry >= policy.max_retries {
+                return Err(error);
+            }
+            let requested = match &error {
+                HttpError::Status { retry_after, .. } => *retry_after,
+                _ => None,
+            };
+            if let (
+                Some(requested),
+                Some(limit),
+                HttpError::Status {
+                    status, message, ..
+                },
+            ) = (requested, policy.delay_cap(), &error)
+                && requested > limit
+            {
+                return Err(HttpError::RetryDelayTooLong {
+                    status: *status,
+                    message: message.clone(),
+                    requested,
+                    limit,
+                });
+            }
+            let delay = requested.unwrap_or_else(|| policy.backoff(retry));
+            retry += 1;
+            tracing::warn!(%error, retry, delay_ms = delay.as_millis() as u64, url = %request.url, "retrying request");
+            tokio::select! {
+                () = cancel.cancelled() => return Err(HttpError::Aborted),
+                () = tokio::time::sleep(delay) => {}
+            }
+        }
+    }
+
+    async fn attempt(
+        &self,
+        request: &HttpRequest,
+        cancel: &CancellationToken,
+    ) -> Result<reqwest::Response, HttpError> {
+        let mut builder = self.inner.post(&request.url).body(request.body.clone());
+        for (name, value) in &request.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        let response = tokio::select! {
+            () = cancel.cancelled() => return Err(HttpError::Aborted),
+            result = builder.send() => result.map_err(|e| {
+                if e.is_builder() { HttpError::InvalidRequest(describe(&e)) } else { HttpError::Connection(describe(&e)) }
+            })?,
+        };
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let retry_after = retry_after(response.headers());
+        let body = tokio::select! {
+            () = cancel.cancelled() => return Err(HttpError::Aborted),
+            body = response.text() => body.unwrap_or_default(),
+        };
+        Err(HttpError::Status {
+            status: status.as_u16(),
+            message: error_text_from_body(&body),
+            body,
+            retry_after,
+        })
+    }
+}

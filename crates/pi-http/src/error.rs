@@ -1,0 +1,158 @@
+//! Transport errors and their classification.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// What went wrong on the way to, or while reading, a provider response.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HttpError {
+    /// The server answered with a non-success status.
+    #[error("{status} {message}")]
+    Status {
+        /// HTTP status code.
+        status: u16,
+        /// The provider's error text, extracted from the body.
+        message: String,
+        /// The raw body.
+        body: String,
+        /// Delay the server asked for (`retry-after-ms` / `retry-after`).
+        retry_after: Option<Duration>,
+    },
+    /// The connection failed or was reset.
+    #[error("Connection error: {0}")]
+    Connection(String),
+    /// No bytes arrived for the idle timeout.
+    #[error("Stream idle for {} s: no data received", .0.as_secs())]
+    Idle(Duration),
+    /// Reading the body failed mid-stream.
+    #[error("Stream error: {0}")]
+    Stream(String),
+    /// The server asked to wait longer than the configured maximum.
+    #[error("{status} {message} (server requested a retry after {} s, above the {} s limit)", .requested.as_secs(), .limit.as_secs())]
+    RetryDelayTooLong {
+        /// HTTP status code.
+        status: u16,
+        /// The provider's error text.
+        message: String,
+        /// Requested delay.
+        requested: Duration,
+        /// Configured maximum.
+        limit: Duration,
+    },
+    /// The request could not be built (bad URL or header).
+    #[error("Invalid request: {0}")]
+    InvalidRequest(String),
+    /// The call was cancelled.
+    #[error("Request was aborted")]
+    Aborted,
+}
+
+/// A coarse class of an error, for retry and recovery decisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// 429: slow down and retry.
+    RateLimited,
+    /// 401/403: the key is missing or wrong.
+    Auth,
+    /// 5xx, 408, 409, connection and idle failures: transient.
+    Transient,
+    /// Another 4xx: the request itself is wrong (context overflow among them).
+    Client,
+    /// Cancelled by the caller.
+    Aborted,
+}
+
+impl HttpError {
+    /// The error's class.
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            Self::Status { status, .. } | Self::RetryDelayTooLong { status, .. } => match status {
+                429 => ErrorClass::RateLimited,
+                401 | 403 => ErrorClass::Auth,
+                408 | 409 | 500..=599 => ErrorClass::Transient,
+                _ => ErrorClass::Client,
+            },
+            Self::Connection(_) | Self::Idle(_) | Self::Stream(_) => ErrorClass::Transient,
+            Self::InvalidRequest(_) => ErrorClass::Client,
+            Self::Aborted => ErrorClass::Aborted,
+        }
+    }
+
+    /// True when sending the same request again may succeed.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::RetryDelayTooLong { .. } => false,
+            _ => matches!(
+                self.class(),
+                ErrorClass::RateLimited | ErrorClass::Transient
+            ),
+        }
+    }
+}
+
+/// The provider's error text from an error body: `error.message`,
+/// `message`, a string `error`, or `detail`; else the trimmed body; else
+/// `status code (no body)`.
+pub fn error_text_from_body(body: &str) -> String {
+    let trimmed = body.trim();
+    if trimmed.is_empty() {
+        return "status code (no body)".to_owned();
+    }
+    if let Ok(value) = serde_json::from_str::<Value>(trimmed) {
+        let candidates = [
+            value.pointer("/error/message"),
+            value.pointer("/message"),
+            value.pointer("/error"),
+            value.pointer("/detail"),
+            // Google wraps errors in an array on some endpoints.
+            value.pointer("/0/error/message"),
+        ];
+        for candidate in candidates.into_iter().flatten() {
+            if let Value::String(text) = candidate {
+                return text.clone();
+            }
+        }
+    }
+    trimmed.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_text_comes_from_the_provider_body() {
+        let openai = r#"{"error":{"message":"The server had an error","type":"server_error"}}"#;
+        assert_eq!(error_text_from_body(openai), "The server had an error");
+        let anthropic =
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+        assert_eq!(error_text_from_body(anthropic), "Overloaded");
+        assert_eq!(error_text_from_body(r#"{"error":"bad key"}"#), "bad key");
+        assert_eq!(
+            error_text_from_body(r#"[{"error":{"message":"quota"}}]"#),
+            "quota"
+        );
+        assert_eq!(error_text_from_body("upstream down\n"), "upstream down");
+        assert_eq!(error_text_from_body(""), "status code (no body)");
+    }
+
+    #[test]
+    fn classes_follow_status_codes() {
+        let status = |status| HttpError::Status {
+            status,
+            message: String::new(),
+            body: String::new(),
+            retry_after: None,
+        };
+        assert_eq!(status(429).class(), ErrorClass::RateLimited);
+        assert_eq!(status(401).class(), ErrorClass::Auth);
+        assert_eq!(status(503).class(), ErrorClass::Transient);
+        assert_eq!(status(400).class(), ErrorClass::Client);
+        assert!(status(500).is_retryable());
+        assert!(!status(400).is_retryable());
+        assert!(HttpError::Connection("reset".into()).is_retryable());
+        assert!(!HttpError::Aborted.is_retryable());
+        assert_eq!(status(500).to_string(), "500 ");
+    }
+}

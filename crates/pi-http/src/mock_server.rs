@@ -1,0 +1,275 @@
+//! A loopback HTTP/1.1 server for tests (feature `mock-server`): it records
+//! every request and answers with canned SSE streams or JSON bodies, and can
+//! misbehave on purpose (cut a stream, stall, reset).
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+
+/// One canned answer.
+#[derive(Debug, Clone)]
+pub enum MockResponse {
+    /// `200 text/event-stream` with these raw SSE frames (each should end with a blank line).
+    Sse {
+        /// Raw frames, written in order.
+        frames: Vec<String>,
+        /// Pause before each frame.
+        delay: Duration,
+    },
+    /// A status with a body (JSON error bodies, for instance) and extra headers.
+    Body {
+        /// HTTP status code.
+        status: u16,
+        /// Extra headers.
+        headers: Vec<(String, String)>,
+        /// Body text.
+        body: String,
+    },
+    /// Announces a long SSE body, sends these frames, then closes the
+    /// connection early: the client sees a transport error mid-stream.
+    CutSse {
+        /// Frames sent before the cut.
+        frames: Vec<String>,
+    },
+    /// Sends the SSE head and these frames, then stays silent until the client gives up.
+    StallSse {
+        /// Frames sent before stalling.
+        frames: Vec<String>,
+    },
+}
+
+impl MockResponse {
+    /// An SSE answer with no delay.
+    pub fn sse(frames: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        Self::Sse {
+            frames: frames.into_iter().map(Into::into).collect(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    /// A JSON answer with `status`.
+    pub fn json(status: u16, body: impl Into<String>) -> Self {
+        Self::Body {
+            status,
+            headers: Vec::new(),
+            body: body.into(),
+        }
+    }
+}
+
+/// A request as the server received it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedRequest {
+    /// Method, e.g. `POST`.
+    pub method: String,
+    /// Path with query.
+    pub path: String,
+    /// Headers, names lower-cased.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes.
+    pub body: Vec<u8>,
+}
+
+impl RecordedRequest {
+    /// The first header called `name` (lower-case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body parsed as JSON (`Null` when it is not JSON).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    responses: VecDeque<MockResponse>,
+    fallback: Option<MockResponse>,
+    requests: Vec<RecordedRequest>,
+}
+
+/// A running loopback server; stops when dropped.
+pub struct MockServer {
+    addr: SocketAddr,
+    shared: Arc<Mutex<Shared>>,
+    task: JoinHandle<()>,
+}
+
+impl MockServer {
+    /// Starts a server on 127.0.0.1 that answers requests with `responses`
+    /// in order, repeating the last one when they run out.
+    pub async fn start(responses: impl IntoIterator<Item = MockResponse>) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let responses: VecDeque<MockResponse> = responses.into_iter().collect();
+        let shared = Arc::new(Mutex::new(Shared {
+            fallback: responses.back().cloned(),
+            responses,
+            requests: Vec::new(),
+        }));
+        let state = Arc::clone(&shared);
+        let task = tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                let state = Arc::clone(&state);
+                tokio::spawn(async move {
+                    if let Err(error) = serve(socket, state).await {
+                        tracing::debug!("mock server connection ended: {error}");
+                    }
+                });
+            }
+        });
+        Ok(Self { addr, shared, task })
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .requests
+            .clone()
+    }
+
+    /// Queues more answers.
+    pub fn push(&self, response: MockResponse) {
+        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        shared.fallback = Some(response.clone());
+        shared.responses.push_back(response);
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn read_request(socket: &mut TcpStream) -> std::io::Result<Option<RecordedRequest>> {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at;
+        }
+        let n = socket.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(None);
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buffer[..head_end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let mut request_line = lines.next().unwrap_or_default().split(' ');
+    let method = request_line.next().unwrap_or_default().to_owned();
+    let path = request_line.next().unwrap_or_default().to_owned();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let length = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = buffer[head_end + 4..].to_vec();
+    while body.len() < length {
+        let n = socket.read(&mut chunk).await?;
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    Ok(Some(RecordedRequest {
+        method,
+        path,
+        headers,
+        body,
+    }))
+}
+
+const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n";
+
+async fn serve(mut socket: TcpStream, state: Arc<Mutex<Shared>>) -> std::io::Result<()> {
+    let Some(request) = read_request(&mut socket).await? else {
+        return Ok(());
+    };
+    let response = {
+        let mut shared = state.lock().unwrap_or_else(PoisonError::into_inner);
+        shared.requests.push(request);
+        shared
+            .responses
+            .pop_front()
+            .or_else(|| shared.fallback.clone())
+    };
+    let Some(response) = response else {
+        socket.write_all(b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await?;
+        return Ok(());
+    };
+    match response {
+        MockResponse::Sse { frames, delay } => {
+            socket
+                .write_all(format!("{SSE_HEAD}\r\n").as_bytes())
+                .await?;
+            for frame in frames {
+                if !delay.is_zero() {
+                    tokio::time::sleep(delay).await;
+                }
+                socket.write_all(frame.as_bytes()).await?;
+                socket.flush().await?;
+            }
+        }
+        MockResponse::Body {
+            status,
+            headers,
+            body,
+        } => {
+            let mut head = format!(
+                "HTTP/1.1 {status} Status\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                body.len()
+            );
+            for (name, value) in headers {
+                head.push_str(&format!("{name}: {value}\r\n"));
+            }
+            head.push_str("\r\n");
+            socket.write_all(head.as_bytes()).await?;
+            socket.write_all(body.as_bytes()).await?;
+        }
+        MockResponse::CutSse { frames } => {
+            let sent: usize = frames.iter().map(String::len).sum();
+            socket
+                .write_all(
+                    format!("{SSE_HEAD}content-length: {}\r\n\r\n", sent + 100_000).as_bytes(),
+                )
+                .await?;
+            for frame in frames {
+                socket.write_all(frame.as_bytes()).await?;
+            }
+            socket.flush().await?;
+        }
+        MockResponse::StallSse { frames } => {
+            socket
+                .write_all(format!("{SSE_HEAD}\r\n").as_bytes())
+                .await?;
+            for frame in frames {
+                socket.write_all(frame.as_bytes()).await?;
+            }
+            socket.flush().await?;
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+    }
+    socket.shutdown().await
+}
