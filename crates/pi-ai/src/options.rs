@@ -158,3 +158,14 @@ impl SimpleStreamOptions {
             .unwrap_or_else(|| model.max_tokens.min(32_000))
     }
 }
+
+impl StreamOptions {
+    /// Runs the `on_payload` hook over a request body: the hook's
+    /// replacement if it returns one, else the body unchanged.
+    pub fn apply_on_payload(&self, body: Value, model: &Model) -> Value {
+        match &self.on_payload {
+            Some(hook) => hook(&body, model).unwrap_or(body),
+            None => body,
+        }
+    }
+}

@@ -91,14 +91,13 @@ enum Esc {
     None,
     /// After `\`.
     Backslash,
-    /// After `\u` and `digits` hex digits.
-    Hex { unit: u16, digits: u8 },
+    /// After `\u` and some hex digits: (pending high surrogate, the code
+    /// unit so far, how many digits).
+    Hex(Option<u16>, u16, u8),
     /// A complete high surrogate waiting for `\uDCxx`.
     High(u16),
     /// A high surrogate, then `\`.
     HighBackslash(u16),
-    /// A high surrogate, then `\u` and `digits` hex digits.
-    LowHex { high: u16, unit: u16, digits: u8 },
 }
 
 /// Position inside a number token (JSON grammar).
@@ -537,7 +536,7 @@ fn step_escape(esc: &mut Esc, b: u8, out: &mut String) -> EscStep {
                 b'r' => '\r',
                 b't' => '\t',
                 b'u' => {
-                    *esc = Esc::Hex { unit: 0, digits: 0 };
+                    *esc = Esc::Hex(None, 0, 0);
                     return EscStep::Consumed;
                 }
                 _ => return EscStep::Invalid,
@@ -545,18 +544,24 @@ fn step_escape(esc: &mut Esc, b: u8, out: &mut String) -> EscStep {
             out.push(c);
             *esc = Esc::None;
         }
-        Esc::Hex { unit, digits } => {
+        Esc::Hex(high, unit, digits) => {
             let Some(h) = hex(b) else {
                 return EscStep::Invalid;
             };
             let unit = unit << 4 | h;
-            *esc = if digits < 3 {
-                Esc::Hex {
-                    unit,
-                    digits: digits + 1,
+            *esc = match high {
+                _ if digits < 3 => Esc::Hex(high, unit, digits + 1),
+                Some(high) if (0xDC00..=0xDFFF).contains(&unit) => {
+                    let code =
+                        0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                    out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
+                    Esc::None
                 }
-            } else {
-                complete_unit(unit, out)
+                Some(_) => {
+                    out.push(char::REPLACEMENT_CHARACTER);
+                    complete_unit(unit, out)
+                }
+                None => complete_unit(unit, out),
             };
         }
         Esc::High(high) => {
@@ -573,32 +578,7 @@ fn step_escape(esc: &mut Esc, b: u8, out: &mut String) -> EscStep {
                 *esc = Esc::Backslash;
                 return EscStep::Reprocess;
             }
-            *esc = Esc::LowHex {
-                high,
-                unit: 0,
-                digits: 0,
-            };
-        }
-        Esc::LowHex { high, unit, digits } => {
-            let Some(h) = hex(b) else {
-                return EscStep::Invalid;
-            };
-            let unit = unit << 4 | h;
-            *esc = if digits < 3 {
-                Esc::LowHex {
-                    high,
-                    unit,
-                    digits: digits + 1,
-                }
-            } else if (0xDC00..=0xDFFF).contains(&unit) {
-                let code =
-                    0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
-                out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
-                Esc::None
-            } else {
-                out.push(char::REPLACEMENT_CHARACTER);
-                complete_unit(unit, out)
-            };
+            *esc = Esc::Hex(Some(high), 0, 0);
         }
     }
     EscStep::Consumed

@@ -148,50 +148,48 @@ async fn replay(
         m.usage = reply.usage;
         m.response_id.clone_from(&reply.response_id);
     });
-    sink.start().await;
+    sink.start();
     for block in &reply.content {
         match block {
             AssistantContent::Text(text) => {
-                let index = sink.text_start().await;
+                let index = sink.text_start();
                 for piece in chunks(&text.text, chunk_size) {
                     pause().await;
-                    sink.text_delta(index, piece).await;
+                    sink.text_delta(index, piece);
                 }
                 if let Some(sig) = &text.text_signature {
                     sink.set_text_signature(index, sig.clone());
                 }
-                sink.text_end(index).await;
+                sink.text_end(index);
             }
             AssistantContent::Thinking(thinking) => {
                 let start = crate::ThinkingContent {
                     redacted: thinking.redacted,
                     ..Default::default()
                 };
-                let index = sink.thinking_block_start(start).await;
+                let index = sink.thinking_block_start(start);
                 for piece in chunks(&thinking.thinking, chunk_size) {
                     pause().await;
-                    sink.thinking_delta(index, piece).await;
+                    sink.thinking_delta(index, piece);
                 }
                 if let Some(sig) = &thinking.thinking_signature {
                     sink.append_thinking_signature(index, sig);
                 }
-                sink.thinking_end(index).await;
+                sink.thinking_end(index);
             }
             AssistantContent::ToolCall(call) => {
-                let index = sink
-                    .tool_call_start(call.id.clone(), call.name.clone())
-                    .await;
+                let index = sink.tool_call_start(call.id.clone(), call.name.clone());
                 let json = call.arguments.to_string();
                 for piece in chunks(&json, chunk_size) {
                     pause().await;
-                    sink.tool_call_delta(index, piece).await;
+                    sink.tool_call_delta(index, piece);
                 }
                 if call.thought_signature.is_some() {
                     sink.update_tool_call(index, |c| {
                         c.thought_signature.clone_from(&call.thought_signature)
                     });
                 }
-                sink.tool_call_end(index).await;
+                sink.tool_call_end(index);
             }
         }
     }
@@ -203,12 +201,12 @@ async fn replay(
         StopReason::Aborted => Err(ErrorReason::Aborted),
     };
     match reason {
-        Ok(reason) => sink.done(reason).await,
+        Ok(reason) => sink.done(reason),
         Err(reason) => {
             let text = reply
                 .error_message
                 .unwrap_or_else(|| "scripted error".to_owned());
-            sink.error(reason, text).await;
+            sink.error(reason, text);
         }
     }
 }

@@ -5,6 +5,7 @@
 //! headers and a body, and get back SSE frames or a classified error.
 
 mod client;
+mod driver;
 mod error;
 #[cfg(feature = "mock-server")]
 pub mod mock_server;
@@ -12,6 +13,7 @@ mod retry;
 mod sse;
 
 pub use client::{HttpClient, HttpRequest};
+pub use driver::{SseCall, SseDecoder, StreamEnd, stream_sse};
 pub use error::{ErrorClass, HttpError, error_text_from_body};
 pub use retry::RetryPolicy;
 pub use sse::{DEFAULT_IDLE_TIMEOUT, SseFrame, sse_frames};

@@ -18,8 +18,6 @@ use super::sink::{OpenToolCalls, settle_failure};
 use super::{AssistantMessageEvent, ErrorReason, EventSink, SharedMessage};
 use crate::AssistantMessage;
 
-/// Events waiting between producer and consumer before the producer waits.
-const CHANNEL_CAPACITY: usize = 256;
 /// The `errorMessage` of a cancelled stream, as pi writes it.
 pub const ABORTED_MESSAGE: &str = "Request was aborted";
 
@@ -32,7 +30,7 @@ pub const ABORTED_MESSAGE: &str = "Request was aborted";
 /// yielded, and it is the last.
 pub struct AssistantMessageEventStream {
     producer: Option<BoxFuture<'static, Result<(), Box<dyn Any + Send>>>>,
-    rx: mpsc::Receiver<AssistantMessageEvent>,
+    rx: mpsc::UnboundedReceiver<AssistantMessageEvent>,
     cancelled: Pin<Box<WaitForCancellationFutureOwned>>,
     partial: SharedMessage,
     open: OpenToolCalls,
@@ -50,7 +48,7 @@ impl AssistantMessageEventStream {
         F: FnOnce(EventSink) -> Fut,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
+        let (tx, rx) = mpsc::unbounded_channel();
         let partial = SharedMessage::new(initial);
         let open = OpenToolCalls::default();
         let sink = EventSink::new(tx, partial.clone(), Arc::clone(&open), cancel.clone());
@@ -71,7 +69,7 @@ impl AssistantMessageEventStream {
     pub fn failed(message: AssistantMessage, error_message: impl Into<String>) -> Self {
         let error_message = error_message.into();
         Self::new(message, CancellationToken::new(), move |sink| async move {
-            sink.error(ErrorReason::Error, error_message).await;
+            sink.error(ErrorReason::Error, error_message);
         })
     }
 

@@ -1,6 +1,8 @@
 //! `EventSink`: how a provider builds its assistant message and emits events.
 //! Mutations happen in place on the shared partial message; each method is
-//! O(size of its input), never O(size of the message).
+//! O(size of its input), never O(size of the message). Methods are
+//! synchronous: the producer runs only while the consumer polls, so the
+//! queue holds at most what one poll decoded.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -24,7 +26,7 @@ pub(crate) type OpenToolCalls = Arc<Mutex<BTreeSet<usize>>>;
 /// or [`EventSink::error`] (both consume the sink, so at most one terminal
 /// event is possible; if neither is called the stream ends with an error).
 pub struct EventSink {
-    tx: mpsc::Sender<AssistantMessageEvent>,
+    tx: mpsc::UnboundedSender<AssistantMessageEvent>,
     partial: SharedMessage,
     open: OpenToolCalls,
     parsers: Vec<(usize, PartialJson)>,
@@ -33,7 +35,7 @@ pub struct EventSink {
 
 impl EventSink {
     pub(crate) fn new(
-        tx: mpsc::Sender<AssistantMessageEvent>,
+        tx: mpsc::UnboundedSender<AssistantMessageEvent>,
         partial: SharedMessage,
         open: OpenToolCalls,
         cancel: CancellationToken,
@@ -67,15 +69,15 @@ impl EventSink {
         f(&mut self.partial.lock())
     }
 
-    async fn emit(&self, event: AssistantMessageEvent) {
+    fn emit(&self, event: AssistantMessageEvent) {
         // A closed channel means the consumer is gone: nothing left to tell.
-        let _ = self.tx.send(event).await;
+        let _ = self.tx.send(event);
     }
 
     /// Emits `start`.
-    pub async fn start(&mut self) {
+    pub fn start(&mut self) {
         let partial = self.partial.clone();
-        self.emit(AssistantMessageEvent::Start { partial }).await;
+        self.emit(AssistantMessageEvent::Start { partial });
     }
 
     fn push_block(&self, block: AssistantContent) -> usize {
@@ -85,19 +87,18 @@ impl EventSink {
     }
 
     /// Opens a text block and emits `text_start`; returns its content index.
-    pub async fn text_start(&mut self) -> usize {
+    pub fn text_start(&mut self) -> usize {
         let content_index = self.push_block(AssistantContent::Text(TextContent::default()));
         let partial = self.partial.clone();
         self.emit(AssistantMessageEvent::TextStart {
             content_index,
             partial,
-        })
-        .await;
+        });
         content_index
     }
 
     /// Appends text to block `content_index` and emits `text_delta`.
-    pub async fn text_delta(&mut self, content_index: usize, delta: &str) {
+    pub fn text_delta(&mut self, content_index: usize, delta: &str) {
         if let Some(AssistantContent::Text(t)) = self.partial.lock().content.get_mut(content_index)
         {
             t.text.push_str(delta);
@@ -107,12 +108,11 @@ impl EventSink {
             content_index,
             delta: delta.to_owned(),
             partial,
-        })
-        .await;
+        });
     }
 
     /// Emits `text_end` for block `content_index`.
-    pub async fn text_end(&mut self, content_index: usize) {
+    pub fn text_end(&mut self, content_index: usize) {
         let content = match self.partial.lock().content.get(content_index) {
             Some(AssistantContent::Text(t)) => t.text.clone(),
             _ => String::new(),
@@ -122,8 +122,7 @@ impl EventSink {
             content_index,
             content,
             partial,
-        })
-        .await;
+        });
     }
 
     /// Sets the opaque signature of text block `content_index`.
@@ -135,24 +134,23 @@ impl EventSink {
     }
 
     /// Opens a thinking block and emits `thinking_start`; returns its content index.
-    pub async fn thinking_start(&mut self) -> usize {
-        self.thinking_block_start(ThinkingContent::default()).await
+    pub fn thinking_start(&mut self) -> usize {
+        self.thinking_block_start(ThinkingContent::default())
     }
 
     /// Opens a thinking block with initial fields (e.g. redacted) and emits `thinking_start`.
-    pub async fn thinking_block_start(&mut self, block: ThinkingContent) -> usize {
+    pub fn thinking_block_start(&mut self, block: ThinkingContent) -> usize {
         let content_index = self.push_block(AssistantContent::Thinking(block));
         let partial = self.partial.clone();
         self.emit(AssistantMessageEvent::ThinkingStart {
             content_index,
             partial,
-        })
-        .await;
+        });
         content_index
     }
 
     /// Appends thinking to block `content_index` and emits `thinking_delta`.
-    pub async fn thinking_delta(&mut self, content_index: usize, delta: &str) {
+    pub fn thinking_delta(&mut self, content_index: usize, delta: &str) {
         if let Some(AssistantContent::Thinking(t)) =
             self.partial.lock().content.get_mut(content_index)
         {
@@ -163,8 +161,7 @@ impl EventSink {
             content_index,
             delta: delta.to_owned(),
             partial,
-        })
-        .await;
+        });
     }
 
     /// Appends to the opaque signature of thinking block `content_index`.
@@ -179,7 +176,7 @@ impl EventSink {
     }
 
     /// Emits `thinking_end` for block `content_index`.
-    pub async fn thinking_end(&mut self, content_index: usize) {
+    pub fn thinking_end(&mut self, content_index: usize) {
         let content = match self.partial.lock().content.get(content_index) {
             Some(AssistantContent::Thinking(t)) => t.thinking.clone(),
             _ => String::new(),
@@ -189,16 +186,11 @@ impl EventSink {
             content_index,
             content,
             partial,
-        })
-        .await;
+        });
     }
 
     /// Opens a tool call (arguments `{}`) and emits `toolcall_start`; returns its content index.
-    pub async fn tool_call_start(
-        &mut self,
-        id: impl Into<String>,
-        name: impl Into<String>,
-    ) -> usize {
+    pub fn tool_call_start(&mut self, id: impl Into<String>, name: impl Into<String>) -> usize {
         let call = ToolCall {
             id: id.into(),
             name: name.into(),
@@ -215,8 +207,7 @@ impl EventSink {
         self.emit(AssistantMessageEvent::ToolCallStart {
             content_index,
             partial,
-        })
-        .await;
+        });
         content_index
     }
 
@@ -231,7 +222,7 @@ impl EventSink {
 
     /// Appends a JSON fragment to the arguments of the tool call at
     /// `content_index`, re-parses them best-effort in place, and emits `toolcall_delta`.
-    pub async fn tool_call_delta(&mut self, content_index: usize, fragment: &str) {
+    pub fn tool_call_delta(&mut self, content_index: usize, fragment: &str) {
         if let Some((_, parser)) = self.parsers.iter_mut().find(|(i, _)| *i == content_index)
             && let Some(AssistantContent::ToolCall(call)) =
                 self.partial.lock().content.get_mut(content_index)
@@ -243,14 +234,13 @@ impl EventSink {
             content_index,
             delta: fragment.to_owned(),
             partial,
-        })
-        .await;
+        });
     }
 
     /// Closes the tool call at `content_index`: its arguments are parsed
     /// exactly (falling back to the best-effort value for invalid JSON) and
     /// `toolcall_end` is emitted with the complete call.
-    pub async fn tool_call_end(&mut self, content_index: usize) {
+    pub fn tool_call_end(&mut self, content_index: usize) {
         let parser = self
             .parsers
             .iter()
@@ -285,27 +275,24 @@ impl EventSink {
             content_index,
             tool_call,
             partial,
-        })
-        .await;
+        });
     }
 
     /// Ends the stream successfully. The stop reason follows `reason`.
-    pub async fn done(self, reason: DoneReason) {
+    pub fn done(self, reason: DoneReason) {
         let message = {
             let mut m = self.partial.lock();
             m.stop_reason = reason.into();
             m.clone()
         };
-        self.emit(AssistantMessageEvent::Done { reason, message })
-            .await;
+        self.emit(AssistantMessageEvent::Done { reason, message });
     }
 
     /// Ends the stream with an error, keeping the content received so far
     /// (for `aborted`, tool calls whose arguments were still streaming are dropped).
-    pub async fn error(self, reason: ErrorReason, error_message: impl Into<String>) {
+    pub fn error(self, reason: ErrorReason, error_message: impl Into<String>) {
         let error = settle_failure(&self.partial, &self.open, reason, error_message.into());
-        self.emit(AssistantMessageEvent::Error { reason, error })
-            .await;
+        self.emit(AssistantMessageEvent::Error { reason, error });
     }
 }
 

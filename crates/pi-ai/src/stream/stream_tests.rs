@@ -25,20 +25,20 @@ async fn a_complete_stream_yields_pi_events_and_one_done() {
         empty(),
         CancellationToken::new(),
         |mut sink| async move {
-            sink.start().await;
-            let t = sink.thinking_start().await;
-            sink.thinking_delta(t, "hmm").await;
+            sink.start();
+            let t = sink.thinking_start();
+            sink.thinking_delta(t, "hmm");
             sink.append_thinking_signature(t, "sig");
-            sink.thinking_end(t).await;
-            let i = sink.text_start().await;
-            sink.text_delta(i, "Hel").await;
-            sink.text_delta(i, "lo").await;
-            sink.text_end(i).await;
-            let c = sink.tool_call_start("call_1", "read").await;
-            sink.tool_call_delta(c, "{\"pa").await;
-            sink.tool_call_delta(c, "th\":\"a.txt\"}").await;
-            sink.tool_call_end(c).await;
-            sink.done(DoneReason::ToolUse).await;
+            sink.thinking_end(t);
+            let i = sink.text_start();
+            sink.text_delta(i, "Hel");
+            sink.text_delta(i, "lo");
+            sink.text_end(i);
+            let c = sink.tool_call_start("call_1", "read");
+            sink.tool_call_delta(c, "{\"pa");
+            sink.tool_call_delta(c, "th\":\"a.txt\"}");
+            sink.tool_call_end(c);
+            sink.done(DoneReason::ToolUse);
         },
     );
     let events = collect(stream).await;
@@ -86,14 +86,14 @@ async fn events_serialize_with_pi_names() {
         empty(),
         CancellationToken::new(),
         |mut sink| async move {
-            sink.start().await;
-            let i = sink.text_start().await;
-            sink.text_delta(i, "Hi").await;
-            sink.text_end(i).await;
-            let c = sink.tool_call_start("c1", "bash").await;
-            sink.tool_call_delta(c, "{\"command\":\"l").await;
-            sink.tool_call_end(c).await;
-            sink.done(DoneReason::Stop).await;
+            sink.start();
+            let i = sink.text_start();
+            sink.text_delta(i, "Hi");
+            sink.text_end(i);
+            let c = sink.tool_call_start("c1", "bash");
+            sink.tool_call_delta(c, "{\"command\":\"l");
+            sink.tool_call_end(c);
+            sink.done(DoneReason::Stop);
         },
     );
     let events: Vec<serde_json::Value> = collect(stream)
@@ -127,11 +127,11 @@ async fn partial_is_shared_not_rebuilt() {
         empty(),
         CancellationToken::new(),
         |mut sink| async move {
-            sink.start().await;
-            let i = sink.text_start().await;
-            sink.text_delta(i, "a").await;
-            sink.text_delta(i, "b").await;
-            sink.done(DoneReason::Stop).await;
+            sink.start();
+            let i = sink.text_start();
+            sink.text_delta(i, "a");
+            sink.text_delta(i, "b");
+            sink.done(DoneReason::Stop);
         },
     );
     let events = collect(stream).await;
@@ -147,9 +147,9 @@ async fn a_producer_that_stops_early_ends_with_an_error_keeping_content() {
         empty(),
         CancellationToken::new(),
         |mut sink| async move {
-            sink.start().await;
-            let i = sink.text_start().await;
-            sink.text_delta(i, "partial").await;
+            sink.start();
+            let i = sink.text_start();
+            sink.text_delta(i, "partial");
         },
     );
     let events = collect(stream).await;
@@ -176,7 +176,7 @@ async fn a_panicking_producer_becomes_an_error_event() {
         empty(),
         CancellationToken::new(),
         |mut sink| async move {
-            sink.start().await;
+            sink.start();
             panic!("boom");
         },
     );
@@ -194,12 +194,12 @@ async fn provider_errors_keep_partial_content() {
         empty(),
         CancellationToken::new(),
         |mut sink| async move {
-            sink.start().await;
-            let i = sink.text_start().await;
-            sink.text_delta(i, "so far").await;
-            let c = sink.tool_call_start("c", "x").await;
-            sink.tool_call_delta(c, "{\"a\":1").await;
-            sink.error(ErrorReason::Error, "500 Internal").await;
+            sink.start();
+            let i = sink.text_start();
+            sink.text_delta(i, "so far");
+            let c = sink.tool_call_start("c", "x");
+            sink.tool_call_delta(c, "{\"a\":1");
+            sink.error(ErrorReason::Error, "500 Internal");
         },
     );
     let message = stream.result().await;
@@ -215,15 +215,15 @@ async fn provider_errors_keep_partial_content() {
 async fn cancellation_ends_with_aborted_keeping_text_and_complete_tool_calls() {
     let cancel = CancellationToken::new();
     let stream = AssistantMessageEventStream::new(empty(), cancel.clone(), |mut sink| async move {
-        sink.start().await;
-        let i = sink.text_start().await;
-        sink.text_delta(i, "working").await;
-        sink.text_end(i).await;
-        let done = sink.tool_call_start("c1", "read").await;
-        sink.tool_call_delta(done, "{}").await;
-        sink.tool_call_end(done).await;
-        let open = sink.tool_call_start("c2", "bash").await;
-        sink.tool_call_delta(open, "{\"comm").await;
+        sink.start();
+        let i = sink.text_start();
+        sink.text_delta(i, "working");
+        sink.text_end(i);
+        let done = sink.tool_call_start("c1", "read");
+        sink.tool_call_delta(done, "{}");
+        sink.tool_call_end(done);
+        let open = sink.tool_call_start("c2", "bash");
+        sink.tool_call_delta(open, "{\"comm");
         std::future::pending::<()>().await;
     });
     let mut stream = stream;
@@ -257,9 +257,9 @@ async fn cancellation_ends_with_aborted_keeping_text_and_complete_tool_calls() {
 async fn cancellation_while_waiting_on_io_aborts() {
     let cancel = CancellationToken::new();
     let stream = AssistantMessageEventStream::new(empty(), cancel.clone(), |mut sink| async move {
-        sink.start().await;
+        sink.start();
         tokio::time::sleep(Duration::from_secs(3600)).await;
-        sink.done(DoneReason::Stop).await;
+        sink.done(DoneReason::Stop);
     });
     let canceller = cancel.clone();
     tokio::spawn(async move {
@@ -278,8 +278,8 @@ async fn result_after_consuming_returns_the_final_message() {
         empty(),
         CancellationToken::new(),
         |mut sink| async move {
-            sink.start().await;
-            sink.done(DoneReason::Length).await;
+            sink.start();
+            sink.done(DoneReason::Length);
         },
     );
     while stream.next().await.is_some() {}

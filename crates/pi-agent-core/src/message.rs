@@ -1,0 +1,233 @@
+//! `AgentMessage<C>`: a standard [`Message`] or the app's own message `C`,
+//! kept in pi's flat role-tagged JSON.
+
+use serde::de::{DeserializeOwned, Error as _};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use pi_ai::Message;
+
+/// The app's own message roles. Implementors are role-tagged serde types
+/// (usually `#[serde(tag = "role")]` enums) that list their roles.
+pub trait CustomMessage:
+    Serialize + DeserializeOwned + Clone + std::fmt::Debug + Send + Sync + 'static
+{
+    /// Every `role` value this type reads and writes.
+    const ROLES: &'static [&'static str];
+
+    /// The role of this message.
+    fn role(&self) -> &'static str;
+
+    /// Unix time in milliseconds.
+    fn timestamp(&self) -> i64;
+}
+
+/// No custom roles: the default `C`. It has no values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NoCustom {}
+
+impl CustomMessage for NoCustom {
+    const ROLES: &'static [&'static str] = &[];
+
+    fn role(&self) -> &'static str {
+        match *self {}
+    }
+
+    fn timestamp(&self) -> i64 {
+        match *self {}
+    }
+}
+
+/// A message of the agent's transcript: a standard message the model can see,
+/// or an app message that only the app's `convert_to_llm` turns into one.
+// Transcripts hold messages by value; boxing the common case would cost more than it saves.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentMessage<C = NoCustom> {
+    /// user, assistant or toolResult.
+    Standard(Message),
+    /// One of the app's roles.
+    Custom(C),
+}
+
+const STANDARD_ROLES: [&str; 3] = ["user", "assistant", "toolResult"];
+
+impl<C: CustomMessage> AgentMessage<C> {
+    /// The `role` as written in JSON.
+    pub fn role(&self) -> &'static str {
+        match self {
+            Self::Standard(m) => m.role(),
+            Self::Custom(c) => c.role(),
+        }
+    }
+
+    /// Unix time in milliseconds.
+    pub fn timestamp(&self) -> i64 {
+        match self {
+            Self::Standard(m) => m.timestamp(),
+            Self::Custom(c) => c.timestamp(),
+        }
+    }
+
+    /// The standard message, if this is one.
+    pub fn as_standard(&self) -> Option<&Message> {
+        match self {
+            Self::Standard(m) => Some(m),
+            Self::Custom(_) => None,
+        }
+    }
+
+    /// The assistant message, if this is one.
+    pub fn as_assistant(&self) -> Option<&pi_ai::AssistantMessage> {
+        match self {
+            Self::Standard(Message::Assistant(m)) => Some(m),
+            Self::Standard(Message::User(_) | Message::ToolResult(_)) | Self::Custom(_) => None,
+        }
+    }
+
+    /// Parses one message from a JSON value, dispatching on `role`: standard
+    /// roles to [`Message`], the app's roles to `C`, anything else to an
+    /// error naming the role.
+    pub fn from_value(value: Value) -> Result<Self, serde_json::Error> {
+        let role = match value.get("role") {
+            Some(Value::String(role)) => role.as_str(),
+            Some(other) => {
+                return Err(serde_json::Error::custom(format!(
+                    "message role must be a string, found {other}"
+                )));
+            }
+            None => return Err(serde_json::Error::custom("message has no role")),
+        };
+        if STANDARD_ROLES.contains(&role) {
+            return serde_json::from_value(value).map(Self::Standard);
+        }
+        if C::ROLES.contains(&role) {
+            return serde_json::from_value(value).map(Self::Custom);
+        }
+        let known: Vec<&str> = STANDARD_ROLES.iter().chain(C::ROLES).copied().collect();
+        Err(serde_json::Error::custom(format!(
+            "unknown message role \"{role}\" (known roles: {})",
+            known.join(", ")
+        )))
+    }
+}
+
+impl<C> From<Message> for AgentMessage<C> {
+    fn from(value: Message) -> Self {
+        Self::Standard(value)
+    }
+}
+
+impl<C: CustomMessage> Serialize for AgentMessage<C> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Standard(m) => m.serialize(serializer),
+            Self::Custom(c) => c.serialize(serializer),
+        }
+    }
+}
+
+impl<'de, C: CustomMessage> Deserialize<'de> for AgentMessage<C> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Self::from_value(value).map_err(D::Error::custom)
+    }
+}
+
+/// The default `convert_to_llm`: keeps user, assistant and toolResult
+/// messages and drops every app message.
+pub fn default_convert_to_llm<C: CustomMessage>(messages: &[AgentMessage<C>]) -> Vec<Message> {
+    messages
+        .iter()
+        .filter_map(|m| m.as_standard().cloned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "role", rename_all = "camelCase")]
+    enum AppMessage {
+        #[serde(rename_all = "camelCase")]
+        Note { text: String, timestamp: i64 },
+    }
+
+    impl CustomMessage for AppMessage {
+        const ROLES: &'static [&'static str] = &["note"];
+
+        fn role(&self) -> &'static str {
+            "note"
+        }
+
+        fn timestamp(&self) -> i64 {
+            match self {
+                Self::Note { timestamp, .. } => *timestamp,
+            }
+        }
+    }
+
+    #[test]
+    fn flat_role_tagged_json_round_trips() {
+        let lines = json!([
+            {"role": "user", "content": "hi", "timestamp": 1},
+            {"role": "note", "text": "kept for the UI", "timestamp": 2}
+        ]);
+        let messages: Vec<AgentMessage<AppMessage>> =
+            serde_json::from_value(lines.clone()).unwrap();
+        assert!(matches!(
+            messages[0],
+            AgentMessage::Standard(Message::User(_))
+        ));
+        assert_eq!(
+            messages[1],
+            AgentMessage::Custom(AppMessage::Note {
+                text: "kept for the UI".into(),
+                timestamp: 2
+            })
+        );
+        assert_eq!(serde_json::to_value(&messages).unwrap(), lines);
+        assert_eq!(messages[1].role(), "note");
+        assert_eq!(messages[1].timestamp(), 2);
+    }
+
+    #[test]
+    fn an_unknown_role_is_an_error_naming_it() {
+        let err = serde_json::from_value::<AgentMessage<AppMessage>>(
+            json!({"role": "mystery", "timestamp": 1}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown message role \"mystery\" (known roles: user, assistant, toolResult, note)"
+        );
+        let err = serde_json::from_value::<AgentMessage>(
+            json!({"role": "note", "text": "x", "timestamp": 1}),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("\"note\""), "{err}");
+    }
+
+    #[test]
+    fn the_default_converter_keeps_only_standard_messages() {
+        let messages: Vec<AgentMessage<AppMessage>> = vec![
+            AgentMessage::Custom(AppMessage::Note {
+                text: "x".into(),
+                timestamp: 1,
+            }),
+            Message::User(pi_ai::UserMessage {
+                content: "hi".into(),
+                timestamp: 2,
+                ..Default::default()
+            })
+            .into(),
+        ];
+        let converted = default_convert_to_llm(&messages);
+        assert_eq!(converted.len(), 1);
+        assert_eq!(converted[0].role(), "user");
+    }
+}

@@ -1,0 +1,114 @@
+//! The generic SSE call every provider uses: POST with retries, then feed
+//! each SSE frame to the provider's decoder, turning every transport failure
+//! into the stream's `error` event. The decoder owns the wire format; this
+//! file owns everything else.
+
+use std::pin::pin;
+use std::time::Duration;
+
+use futures::StreamExt;
+use pi_ai::{
+    ABORTED_MESSAGE, AssistantMessage, AssistantMessageEventStream, CancellationToken, DoneReason,
+    ErrorReason, EventSink, StreamOptions,
+};
+
+use crate::{
+    DEFAULT_IDLE_TIMEOUT, HttpClient, HttpError, HttpRequest, RetryPolicy, SseFrame, sse_frames,
+};
+
+/// How a decoder ends the stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEnd {
+    /// Success with this reason.
+    Done(DoneReason),
+    /// Failure reported by the provider inside the stream (e.g. an `error` event).
+    Error(String),
+}
+
+/// A wire format's stream decoder: turns SSE frames into sink calls.
+pub trait SseDecoder: Send + 'static {
+    /// Applies one frame. `Ok(Some(end))` ends the stream; `Err(text)` ends
+    /// it with an error (invalid JSON, an unexpected event), keeping the
+    /// content decoded so far.
+    fn frame(
+        &mut self,
+        frame: &SseFrame,
+        sink: &mut EventSink,
+    ) -> Result<Option<StreamEnd>, String>;
+
+    /// The body ended without a terminal frame. Wires where that is normal
+    /// return `Done`; the others return an error naming what was missing.
+    fn end_of_stream(&mut self, sink: &mut EventSink) -> StreamEnd;
+}
+
+/// Everything about one HTTP call except the wire format.
+#[derive(Debug, Clone)]
+pub struct SseCall {
+    /// The request to POST.
+    pub request: HttpRequest,
+    /// Retries before the stream starts.
+    pub policy: RetryPolicy,
+    /// Longest silence allowed between frames.
+    pub idle_timeout: Duration,
+}
+
+impl SseCall {
+    /// A call with the default idle timeout and a retry policy honouring
+    /// `options.max_retry_delay`.
+    pub fn new(request: HttpRequest, options: &StreamOptions) -> Self {
+        let mut policy = RetryPolicy::default();
+        if let Some(limit) = options.max_retry_delay {
+            policy.max_retry_delay = Some(limit);
+        }
+        Self {
+            request,
+            policy,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+        }
+    }
+}
+
+/// Runs `call` and decodes its SSE body with `decoder` into an event stream
+/// that starts from `initial`. `start` is emitted before the request, as pi
+/// does; HTTP errors become `"<status> <provider text>"`, transport errors
+/// describe themselves, cancellation ends with `aborted`.
+pub fn stream_sse<D: SseDecoder>(
+    initial: AssistantMessage,
+    call: SseCall,
+    cancel: CancellationToken,
+    mut decoder: D,
+) -> AssistantMessageEventStream {
+    AssistantMessageEventStream::new(initial, cancel.clone(), move |mut sink| async move {
+        sink.start();
+        let client = match HttpClient::shared() {
+            Ok(client) => client,
+            Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
+        };
+        let response = match client.post(&call.request, &call.policy, &cancel).await {
+            Ok(response) => response,
+            Err(HttpError::Aborted) => return sink.error(ErrorReason::Aborted, ABORTED_MESSAGE),
+            Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
+        };
+        let mut frames = pin!(sse_frames(response, call.idle_timeout));
+        while let Some(item) = frames.next().await {
+            let frame = match item {
+                Ok(frame) => frame,
+                Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
+            };
+            match decoder.frame(&frame, &mut sink) {
+                Ok(None) => {}
+                Ok(Some(end)) => return finish(sink, end),
+                Err(text) => return sink.error(ErrorReason::Error, text),
+            }
+        }
+        let end = decoder.end_of_stream(&mut sink);
+        finish(sink, end);
+    })
+}
+
+fn finish(sink: EventSink, end: StreamEnd) {
+    match end {
+        StreamEnd::Done(reason) => sink.done(reason),
+        StreamEnd::Error(text) => sink.error(ErrorReason::Error, text),
+    }
+}
