@@ -1,0 +1,372 @@
+//! The pure encoder: a `pi_ai::Context` to a `streamGenerateContent` body.
+//!
+//! Rules (pi 0.73.1's `google.ts` / `google-shared.ts`):
+//! - The transcript first goes through [`transform_messages`]; for a model
+//!   without image input every image becomes a text placeholder first.
+//! - User turns are `user` contents of text and `inlineData` parts.
+//! - Assistant turns are `model` contents. Blank text and thinking are
+//!   skipped. Thinking stays a `thought: true` part only for the same
+//!   provider and model, else it becomes plain text. Signatures
+//!   (`textSignature`, `thinkingSignature`, `thoughtSignature`) are replayed
+//!   as `thoughtSignature` only for the same provider and model, and only
+//!   when they are valid base64. An unsigned function call to a Gemini 3
+//!   model carries the `skip_thought_signature_validator` sentinel.
+//! - Tool results become `functionResponse` parts (`{output}` or `{error}`),
+//!   merged into one `user` turn while they follow each other. Images go
+//!   inside the response for Gemini 3 and non-Gemini models, else into a
+//!   separate `user` turn after it.
+//! - Call ids are sent only for models that need them (Claude, gpt-oss).
+
+use std::borrow::Cow;
+
+use pi_ai::{
+    AssistantContent, AssistantMessage, Context, Message, Model, ToolResultMessage, UserBlock,
+    UserContent, normalize_tool_call_id_anthropic, transform_messages,
+};
+use serde_json::Value;
+
+use crate::options::{
+    GoogleOptions, is_gemini3_any, requires_tool_call_id, supports_multimodal_function_response,
+    thinking_config,
+};
+use crate::wire::{
+    Blob, Content, FunctionCall, FunctionCallingConfig, FunctionDeclaration, FunctionResponse,
+    FunctionResponsePart, FunctionResult, GenerateContentRequest, GenerationConfig, Part, Role,
+    ToolConfig, ToolDeclarations,
+};
+
+/// Tells Gemini 3 to skip signature validation for a function call that has
+/// no signature of its own (one replayed from another provider).
+pub const SKIP_THOUGHT_SIGNATURE: &str = "skip_thought_signature_validator";
+
+/// Replaces an image in a user message sent to a model without image input.
+pub const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
+
+/// Replaces an image in a tool result sent to a model without image input.
+pub const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
+
+/// Builds the request body pi would send for `context` to `model`.
+pub fn build_request_body(
+    model: &Model,
+    context: &Context,
+    options: &GoogleOptions,
+) -> GenerateContentRequest {
+    let system_instruction = context
+        .system_prompt
+        .as_deref()
+        .filter(|prompt| !prompt.is_empty())
+        .map(|prompt| Content {
+            parts: vec![text_part(prompt)],
+            role: Role::User,
+        });
+    let tools = context.tools.as_deref().filter(|tools| !tools.is_empty());
+    let tool_config = match (tools, options.tool_choice) {
+        (Some(_), Some(mode)) => Some(ToolConfig {
+            function_calling_config: FunctionCallingConfig { mode },
+        }),
+        _ => None,
+    };
+    let tools = tools.map(|tools| {
+        vec![ToolDeclarations {
+            function_declarations: tools
+                .iter()
+                .map(|tool| FunctionDeclaration {
+                    name: tool.name.clone(),
+                    description: tool.description.clone(),
+                    parameters_json_schema: tool.parameters.clone(),
+                })
+                .collect(),
+        }]
+    });
+    GenerateContentRequest {
+        contents: convert_messages(model, &context.messages),
+        system_instruction,
+        tools,
+        tool_config,
+        generation_config: GenerationConfig {
+            temperature: options.base.temperature,
+            max_output_tokens: options.base.max_tokens,
+            thinking_config: thinking_config(model, options.thinking),
+        },
+    }
+}
+
+/// The `contents` array for `messages`.
+pub fn convert_messages(model: &Model, messages: &[Message]) -> Vec<Content> {
+    let messages = downgrade_unsupported_images(model, messages);
+    let normalize =
+        |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id_anthropic(id);
+    let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> =
+        requires_tool_call_id(model).then_some(&normalize);
+    let transformed = transform_messages(&messages, model, normalizer);
+
+    let mut contents: Vec<Content> = Vec::with_capacity(transformed.len());
+    for message in &transformed {
+        match message {
+            Message::User(user) => {
+                let parts = match &user.content {
+                    UserContent::Text(text) => vec![text_part(text)],
+                    UserContent::Blocks(blocks) => blocks.iter().map(user_block_part).collect(),
+                };
+                if !parts.is_empty() {
+                    contents.push(Content {
+                        parts,
+                        role: Role::User,
+                    });
+                }
+            }
+            Message::Assistant(assistant) => {
+                let parts = assistant_parts(model, assistant);
+                if !parts.is_empty() {
+                    contents.push(Content {
+                        parts,
+                        role: Role::Model,
+                    });
+                }
+            }
+            Message::ToolResult(result) => push_tool_result(model, result, &mut contents),
+        }
+    }
+    contents
+}
+
+/// The parts of one replayed assistant message.
+fn assistant_parts(model: &Model, message: &AssistantMessage) -> Vec<Part> {
+    let same = message.provider == model.provider && message.model == model.id;
+    let signature = |signature: Option<&str>| {
+        signature
+            .filter(|s| same && is_valid_thought_signature(s))
+            .map(str::to_owned)
+    };
+    let mut parts = Vec::with_capacity(message.content.len());
+    for block in &message.content {
+        match block {
+            AssistantContent::Text(text) => {
+                if is_blank(&text.text) {
+                    continue;
+                }
+                parts.push(Part {
+                    text: Some(text.text.clone()),
+                    thought_signature: signature(text.text_signature.as_deref()),
+                    ..Part::default()
+                });
+            }
+            AssistantContent::Thinking(thinking) => {
+                if is_blank(&thinking.thinking) {
+                    continue;
+                }
+                if same {
+                    parts.push(Part {
+                        text: Some(thinking.thinking.clone()),
+                        thought: Some(true),
+                        thought_signature: signature(thinking.thinking_signature.as_deref()),
+                        ..Part::default()
+                    });
+                } else {
+                    parts.push(text_part(&thinking.thinking));
+                }
+            }
+            AssistantContent::ToolCall(call) => {
+                let thought_signature = signature(call.thought_signature.as_deref())
+                    .or_else(|| is_gemini3_any(model).then(|| SKIP_THOUGHT_SIGNATURE.to_owned()));
+                let args = match &call.arguments {
+                    Value::Null => Value::Object(serde_json::Map::new()),
+                    args => args.clone(),
+                };
+                parts.push(Part {
+                    function_call: Some(FunctionCall {
+                        id: requires_tool_call_id(model).then(|| call.id.clone()),
+                        args,
+                        name: call.name.clone(),
+                    }),
+                    thought_signature,
+                    ..Part::default()
+                });
+            }
+        }
+    }
+    parts
+}
+
+/// Appends the `functionResponse` of `result`, merged into the previous
+/// turn when that turn already holds function responses, plus a separate
+/// image turn for models that cannot nest images.
+fn push_tool_result(model: &Model, result: &ToolResultMessage, contents: &mut Vec<Content>) {
+    // pi joins every text block (empty ones included) with "\n".
+    let mut text = String::new();
+    let mut text_blocks = 0usize;
+    let mut images = Vec::new();
+    for block in &result.content {
+        match block {
+            UserBlock::Text(t) => {
+                if text_blocks > 0 {
+                    text.push('\n');
+                }
+                text_blocks += 1;
+                text.push_str(&t.text);
+            }
+            UserBlock::Image(image) if model.supports_images() => images.push(Blob {
+                data: image.data.clone(),
+                mime_type: image.mime_type.clone(),
+            }),
+            UserBlock::Image(_) => {}
+        }
+    }
+    let value = if !text.is_empty() {
+        text
+    } else if !images.is_empty() {
+        "(see attached image)".to_owned()
+    } else {
+        String::new()
+    };
+    let nested = supports_multimodal_function_response(model);
+    let part = Part {
+        function_response: Some(FunctionResponse {
+            name: result.tool_name.clone(),
+            response: if result.is_error {
+                FunctionResult::Error(value)
+            } else {
+                FunctionResult::Output(value)
+            },
+            parts: (nested && !images.is_empty()).then(|| {
+                images
+                    .iter()
+                    .map(|blob| FunctionResponsePart {
+                        inline_data: blob.clone(),
+                    })
+                    .collect()
+            }),
+            id: requires_tool_call_id(model).then(|| result.tool_call_id.clone()),
+        }),
+        ..Part::default()
+    };
+    match contents.last_mut() {
+        Some(last)
+            if last.role == Role::User
+                && last.parts.iter().any(|p| p.function_response.is_some()) =>
+        {
+            last.parts.push(part);
+        }
+        _ => contents.push(Content {
+            parts: vec![part],
+            role: Role::User,
+        }),
+    }
+    if !nested && !images.is_empty() {
+        let mut parts = Vec::with_capacity(images.len() + 1);
+        parts.push(text_part("Tool result image:"));
+        parts.extend(images.into_iter().map(|blob| Part {
+            inline_data: Some(blob),
+            ..Part::default()
+        }));
+        contents.push(Content {
+            parts,
+            role: Role::User,
+        });
+    }
+}
+
+/// A text part.
+fn text_part(text: &str) -> Part {
+    Part {
+        text: Some(text.to_owned()),
+        ..Part::default()
+    }
+}
+
+/// A user block as a part.
+fn user_block_part(block: &UserBlock) -> Part {
+    match block {
+        UserBlock::Text(text) => text_part(&text.text),
+        UserBlock::Image(image) => Part {
+            inline_data: Some(Blob {
+                data: image.data.clone(),
+                mime_type: image.mime_type.clone(),
+            }),
+            ..Part::default()
+        },
+    }
+}
+
+/// For a model without image input, each run of images in user and tool
+/// result content becomes one placeholder text block (pi 0.73.1). Borrows
+/// when nothing changes.
+fn downgrade_unsupported_images<'m>(model: &Model, messages: &'m [Message]) -> Cow<'m, [Message]> {
+    let has_image = |blocks: &[UserBlock]| blocks.iter().any(|b| matches!(b, UserBlock::Image(_)));
+    let any_image = messages.iter().any(|m| match m {
+        Message::User(u) => matches!(&u.content, UserContent::Blocks(b) if has_image(b)),
+        Message::ToolResult(r) => has_image(&r.content),
+        Message::Assistant(_) => false,
+    });
+    if model.supports_images() || !any_image {
+        return Cow::Borrowed(messages);
+    }
+    let downgraded = messages
+        .iter()
+        .map(|message| match message {
+            Message::User(user) => match &user.content {
+                UserContent::Blocks(blocks) if has_image(blocks) => {
+                    let mut user = user.clone();
+                    user.content =
+                        UserContent::Blocks(replace_images(blocks, USER_IMAGE_PLACEHOLDER));
+                    Message::User(user)
+                }
+                UserContent::Blocks(_) | UserContent::Text(_) => message.clone(),
+            },
+            Message::ToolResult(result) if has_image(&result.content) => {
+                let mut result = result.clone();
+                result.content = replace_images(&result.content, TOOL_IMAGE_PLACEHOLDER);
+                Message::ToolResult(result)
+            }
+            Message::ToolResult(_) | Message::Assistant(_) => message.clone(),
+        })
+        .collect();
+    Cow::Owned(downgraded)
+}
+
+/// `blocks` with every image replaced by `placeholder`, never two
+/// placeholders in a row (a placeholder text already there counts).
+fn replace_images(blocks: &[UserBlock], placeholder: &str) -> Vec<UserBlock> {
+    let mut out = Vec::with_capacity(blocks.len());
+    let mut previous_was_placeholder = false;
+    for block in blocks {
+        match block {
+            UserBlock::Image(_) => {
+                if !previous_was_placeholder {
+                    out.push(UserBlock::text(placeholder));
+                }
+                previous_was_placeholder = true;
+            }
+            UserBlock::Text(text) => {
+                previous_was_placeholder = text.text == placeholder;
+                out.push(block.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Thought signatures are bytes on the wire: only non-empty base64 of a
+/// length divisible by four is replayed (`^[A-Za-z0-9+/]+={0,2}$`).
+fn is_valid_thought_signature(signature: &str) -> bool {
+    if signature.is_empty() || !signature.len().is_multiple_of(4) {
+        return false;
+    }
+    let body = signature.trim_end_matches('=');
+    let padding = signature.len() - body.len();
+    padding <= 2
+        && !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+}
+
+/// True when `text` is empty or only whitespace as JavaScript's `trim` sees it.
+fn is_blank(text: &str) -> bool {
+    text.chars()
+        .all(|c| c == '\u{feff}' || (c != '\u{85}' && c.is_whitespace()))
+}
+
+#[cfg(test)]
+#[path = "request_tests.rs"]
+mod tests;
