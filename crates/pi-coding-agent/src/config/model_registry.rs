@@ -1,0 +1,170 @@
+//! All models the app can use (the built-in catalog plus `models.json`),
+//! model resolution for `--provider` / `--model`, and API-key lookup.
+
+use std::path::Path;
+
+use pi_ai::{Model, ThinkingLevel};
+
+use super::{AuthStorage, ConfigError, ModelsFile, resolve_api_key_spec};
+
+/// The models known to the app and where their keys come from.
+#[derive(Debug, Clone, Default)]
+pub struct ModelRegistry {
+    models: Vec<Model>,
+    custom: ModelsFile,
+}
+
+impl ModelRegistry {
+    /// The built-in catalog, with `<agent_dir>/models.json` applied: its
+    /// providers' models added (replacing built-ins with the same provider
+    /// and id) and its base-URL overrides applied.
+    pub fn load(agent_dir: &Path) -> Result<Self, ConfigError> {
+        let custom = ModelsFile::load(&agent_dir.join("models.json"))?;
+        Self::from_parts(pi_ai::get_providers().iter().flat_map(|p| pi_ai::get_models(p.as_str())).cloned().collect(), custom)
+    }
+
+    /// A registry of `built_in` models plus `custom`.
+    pub fn from_parts(mut built_in: Vec<Model>, custom: ModelsFile) -> Result<Self, ConfigError> {
+        custom.apply_overrides(&mut built_in);
+        let extra = custom.models()?;
+        built_in.retain(|m| !extra.iter().any(|c| c.provider == m.provider && c.id == m.id));
+        let mut models = extra;
+        models.extend(built_in);
+        Ok(Self { models, custom })
+    }
+
+    /// Every model, custom ones first.
+    pub fn models(&self) -> &[Model] {
+        &self.models
+    }
+
+    /// Resolves a model from `--provider` and `--model`. `model` may be
+    /// `provider/id`; otherwise an exact id wins, then a case-insensitive
+    /// match of id or name, preferring undated aliases and shorter ids.
+    pub fn find(&self, provider: Option<&str>, model: &str) -> Result<Model, ConfigError> {
+        let (provider, pattern) = match (provider, model.split_once('/')) {
+            (None, Some((p, id))) if self.models.iter().any(|m| m.provider.as_str() == p) => (Some(p), id),
+            _ => (provider, model),
+        };
+        let candidates: Vec<&Model> =
+            self.models.iter().filter(|m| provider.is_none_or(|p| m.provider.as_str() == p)).collect();
+        if let Some(exact) = candidates.iter().find(|m| m.id == pattern) {
+            return Ok((*exact).clone());
+        }
+        let needle = pattern.to_lowercase();
+        let mut fuzzy: Vec<&Model> = candidates
+            .into_iter()
+            .filter(|m| m.id.to_lowercase().contains(&needle) || m.name.to_lowercase().contains(&needle))
+            .collect();
+        fuzzy.sort_by_key(|m| (has_date_suffix(&m.id), m.id.len()));
+        fuzzy.first().map(|m| (*m).clone()).ok_or_else(|| {
+            let scope = provider.map(|p| format!(" for provider {p}")).unwrap_or_default();
+            ConfigError::ModelNotFound(format!("Model \"{pattern}\" not found{scope}. Use --list-models to see available models."))
+        })
+    }
+
+    /// The first model of `provider`.
+    pub fn first_of(&self, provider: &str) -> Option<&Model> {
+        self.models.iter().find(|m| m.provider.as_str() == provider)
+    }
+
+    /// The API key for `provider`: `cli_key`, then `auth.json`, then the
+    /// provider's environment variable, then the `apiKey` of models.json.
+    pub fn api_key(&self, provider: &str, cli_key: Option<&str>, auth: &AuthStorage) -> Result<Option<String>, ConfigError> {
+        if let Some(key) = cli_key {
+            return Ok(Some(key.to_owned()));
+        }
+        if let Some(key) = auth.api_key(provider) {
+            return Ok(Some(key.to_owned()));
+        }
+        if let Some(key) = pi_ai::get_env_api_key(provider) {
+            return Ok(Some(key));
+        }
+        match self.custom.api_key_spec(provider) {
+            Some(spec) => resolve_api_key_spec(spec, |name| std::env::var(name).ok()).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Models whose id, name or provider contains `search` (all when `None`).
+    pub fn search(&self, search: Option<&str>) -> Vec<&Model> {
+        let needle = search.map(str::to_lowercase);
+        self.models
+            .iter()
+            .filter(|m| {
+                needle.as_ref().is_none_or(|n| {
+                    m.id.to_lowercase().contains(n)
+                        || m.name.to_lowercase().contains(n)
+                        || m.provider.as_str().to_lowercase().contains(n)
+                })
+            })
+            .collect()
+    }
+}
+
+fn has_date_suffix(id: &str) -> bool {
+    let tail: String = id.chars().rev().take_while(char::is_ascii_digit).collect();
+    tail.len() >= 8
+}
+
+/// Parses a thinking level: `off` is `None`; unknown text is an error.
+pub fn parse_thinking_level(text: &str) -> Result<Option<ThinkingLevel>, String> {
+    match text {
+        "off" => Ok(None),
+        "minimal" => Ok(Some(ThinkingLevel::Minimal)),
+        "low" => Ok(Some(ThinkingLevel::Low)),
+        "medium" => Ok(Some(ThinkingLevel::Medium)),
+        "high" => Ok(Some(ThinkingLevel::High)),
+        "xhigh" => Ok(Some(ThinkingLevel::Xhigh)),
+        other => Err(format!("invalid thinking level \"{other}\" (off, minimal, low, medium, high, xhigh)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry() -> ModelRegistry {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi-0.73.1/models.json");
+        let custom = ModelsFile::load(&path).unwrap();
+        ModelRegistry::from_parts(pi_ai::get_models("anthropic").into_iter().cloned().collect(), custom).unwrap()
+    }
+
+    #[test]
+    fn provider_slash_id_and_exact_ids_resolve() {
+        let r = registry();
+        let m = r.find(None, "mock-oai/mock-gpt").unwrap();
+        assert_eq!((m.provider.as_str(), m.id.as_str()), ("mock-oai", "mock-gpt"));
+        let m = r.find(Some("mock-ant"), "mock-claude-think").unwrap();
+        assert!(m.reasoning);
+        assert_eq!(r.find(None, "mock-gemini").unwrap().provider.as_str(), "mock-goog");
+    }
+
+    #[test]
+    fn fuzzy_matches_prefer_aliases() {
+        let r = registry();
+        let m = r.find(Some("anthropic"), "sonnet-4-5").unwrap();
+        assert_eq!(m.id, "claude-sonnet-4-5", "the undated alias wins");
+        let err = r.find(None, "nothing-like-this").unwrap_err();
+        assert_eq!(err.to_string(), "Model \"nothing-like-this\" not found. Use --list-models to see available models.");
+    }
+
+    #[test]
+    fn keys_come_from_the_cli_then_auth_then_models_json() {
+        let r = registry();
+        let dir = tempfile::tempdir().unwrap();
+        let mut auth = AuthStorage::load(dir.path()).unwrap();
+        assert_eq!(r.api_key("mock-oai", None, &auth).unwrap().as_deref(), Some("sk-mock-openai-completions"));
+        auth.set_api_key("mock-oai", "stored").unwrap();
+        assert_eq!(r.api_key("mock-oai", None, &auth).unwrap().as_deref(), Some("stored"));
+        assert_eq!(r.api_key("mock-oai", Some("cli"), &auth).unwrap().as_deref(), Some("cli"));
+        assert_eq!(r.api_key("nobody", None, &auth).unwrap(), None);
+    }
+
+    #[test]
+    fn thinking_levels_parse() {
+        assert_eq!(parse_thinking_level("off"), Ok(None));
+        assert_eq!(parse_thinking_level("high"), Ok(Some(ThinkingLevel::High)));
+        assert!(parse_thinking_level("max").is_err());
+    }
+}
