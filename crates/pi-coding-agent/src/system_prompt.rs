@@ -1,0 +1,182 @@
+//! The system prompt: pi's structure in our own words — the role, the
+//! available tools with one-line descriptions, guidelines that depend on
+//! those tools, project context files (`AGENTS.md` / `CLAUDE.md`), then the
+//! date and the working directory.
+
+use std::path::{Path, PathBuf};
+
+/// Context file names, in order of preference within one directory.
+const CONTEXT_FILE_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+
+/// A project instruction file found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextFile {
+    /// Where it was found.
+    pub path: PathBuf,
+    /// Its text.
+    pub content: String,
+}
+
+/// What goes into the system prompt.
+#[derive(Debug, Clone, Default)]
+pub struct SystemPromptOptions {
+    /// Replaces the built-in role and guidelines (`--system-prompt`).
+    pub custom_prompt: Option<String>,
+    /// Appended after the base prompt (`--append-system-prompt`).
+    pub append: Option<String>,
+    /// Active tools as (name, one-line description), in order.
+    pub tools: Vec<(String, String)>,
+    /// Project context files, outermost first.
+    pub context_files: Vec<ContextFile>,
+    /// Today's date, `YYYY-MM-DD`.
+    pub date: String,
+    /// The working directory.
+    pub cwd: PathBuf,
+}
+
+/// Collects context files: the agent dir's own, then one per directory from
+/// the filesystem root down to `cwd` (`AGENTS.md` preferred over
+/// `CLAUDE.md`). Unreadable files are skipped with a warning.
+pub fn collect_context_files(agent_dir: &Path, cwd: &Path) -> Vec<ContextFile> {
+    let mut dirs: Vec<&Path> = cwd.ancestors().collect();
+    dirs.reverse();
+    let mut files = Vec::new();
+    for dir in std::iter::once(agent_dir).chain(dirs) {
+        for name in CONTEXT_FILE_NAMES {
+            let path = dir.join(name);
+            if !path.is_file() || files.iter().any(|f: &ContextFile| f.path == path) {
+                continue;
+            }
+            match std::fs::read_to_string(&path) {
+                Ok(content) => {
+                    files.push(ContextFile { path, content });
+                    break;
+                }
+                Err(e) => tracing::warn!("cannot read context file {}: {e}", path.display()),
+            }
+        }
+    }
+    files
+}
+
+fn has(options: &SystemPromptOptions, tool: &str) -> bool {
+    options.tools.iter().any(|(name, _)| name == tool)
+}
+
+fn guidelines(options: &SystemPromptOptions) -> Vec<&'static str> {
+    let mut lines = Vec::new();
+    let search_tools = has(options, "grep") || has(options, "find") || has(options, "ls");
+    if has(options, "bash") && !search_tools {
+        lines.push("Use bash to explore the project (ls, rg, find) and to run builds and tests");
+    }
+    if search_tools {
+        lines.push("Prefer the grep, find and ls tools over bash for searching and listing files");
+    }
+    if has(options, "read") {
+        lines.push("Read files with the read tool rather than cat or sed");
+    }
+    if has(options, "edit") {
+        lines.push("Change files with edit: each edits[].oldText must match the original file exactly and uniquely");
+        lines.push("Put several changes to one file into a single edit call with several edits[] entries; they must not overlap");
+        lines.push("Keep each oldText short, just long enough to be unique");
+    }
+    if has(options, "write") {
+        lines.push("Use write only to create files or to replace a file entirely");
+    }
+    lines.push("Keep answers short and to the point");
+    lines.push("Name file paths explicitly when you talk about files");
+    lines
+}
+
+/// Builds the system prompt.
+pub fn build_system_prompt(options: &SystemPromptOptions) -> String {
+    let mut prompt = match &options.custom_prompt {
+        Some(custom) => custom.clone(),
+        None => {
+            let mut base = String::from(
+                "You are a skilled coding assistant running inside pi, a coding agent for the terminal. \
+                 You help the user by reading files, running commands, editing code and writing new files.",
+            );
+            if !options.tools.is_empty() {
+                base.push_str("\n\nAvailable tools:\n");
+                for (name, description) in &options.tools {
+                    base.push_str(&format!("- {name}: {description}\n"));
+                }
+                base.push_str("\nThe project may also provide further tools beyond these.");
+            }
+            base.push_str("\n\nGuidelines:\n");
+            for line in guidelines(options) {
+                base.push_str(&format!("- {line}\n"));
+            }
+            base.truncate(base.trim_end().len());
+            base
+        }
+    };
+    if let Some(append) = options.append.as_deref().filter(|a| !a.trim().is_empty()) {
+        prompt.push_str("\n\n");
+        prompt.push_str(append);
+    }
+    if !options.context_files.is_empty() {
+        prompt.push_str("\n\n# Project Context\n\nInstructions for this project:\n\n");
+        for file in &options.context_files {
+            prompt.push_str(&format!("## {}\n\n{}\n\n", file.path.display(), file.content.trim_end()));
+        }
+        prompt.truncate(prompt.trim_end().len());
+    }
+    prompt.push_str(&format!("\nCurrent date: {}", options.date));
+    prompt.push_str(&format!("\nCurrent working directory: {}", options.cwd.display()));
+    prompt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> SystemPromptOptions {
+        SystemPromptOptions {
+            tools: vec![("read".into(), "Read a file".into()), ("bash".into(), "Run a shell command".into())],
+            date: "2026-11-30".into(),
+            cwd: PathBuf::from("/work/x"),
+            ..SystemPromptOptions::default()
+        }
+    }
+
+    #[test]
+    fn the_default_prompt_lists_tools_guidelines_date_and_cwd() {
+        let prompt = build_system_prompt(&options());
+        assert!(prompt.contains("Available tools:\n- read: Read a file\n- bash: Run a shell command\n"), "{prompt}");
+        assert!(prompt.contains("- Read files with the read tool rather than cat or sed"));
+        assert!(!prompt.contains("edits[]"), "edit guidelines only with the edit tool");
+        assert!(prompt.ends_with("\nCurrent date: 2026-11-30\nCurrent working directory: /work/x"), "{prompt}");
+    }
+
+    #[test]
+    fn a_custom_prompt_replaces_the_base_and_keeps_context_and_date() {
+        let mut o = options();
+        o.custom_prompt = Some("You are terse.".into());
+        o.append = Some("Always answer in French.".into());
+        o.context_files = vec![ContextFile { path: "/work/AGENTS.md".into(), content: "Use tabs.\n".into() }];
+        let prompt = build_system_prompt(&o);
+        assert_eq!(
+            prompt,
+            "You are terse.\n\nAlways answer in French.\n\n# Project Context\n\nInstructions for this project:\n\n## /work/AGENTS.md\n\nUse tabs.\nCurrent date: 2026-11-30\nCurrent working directory: /work/x"
+        );
+    }
+
+    #[test]
+    fn context_files_are_collected_from_the_agent_dir_and_every_ancestor() {
+        let root = tempfile::tempdir().unwrap();
+        let agent = root.path().join("agent");
+        let project = root.path().join("project");
+        let sub = project.join("sub");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(agent.join("AGENTS.md"), "global").unwrap();
+        std::fs::write(project.join("CLAUDE.md"), "claude").unwrap();
+        std::fs::write(sub.join("AGENTS.md"), "agents").unwrap();
+        std::fs::write(sub.join("CLAUDE.md"), "ignored: AGENTS.md wins").unwrap();
+        let files = collect_context_files(&agent, &sub);
+        let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
+        assert_eq!(contents, ["global", "claude", "agents"]);
+    }
+}
