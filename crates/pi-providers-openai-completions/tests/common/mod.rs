@@ -1,0 +1,345 @@
+//! Shared helpers of the integration tests: models, contexts, SSE files and
+//! event summaries.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+
+use pi_ai::{
+    Api, AssistantContent, AssistantMessage, AssistantMessageEvent, InputModality, Model,
+    ModelCost, Provider, StopReason, TextContent, ThinkingContent, ToolCall, ToolResultMessage,
+    Usage, UserBlock, UserMessage,
+};
+use pi_ai::{Context, SimpleStreamOptions, ThinkingLevel};
+use pi_http::SseFrame;
+use pi_providers_openai_completions::{OpenAICompletionsOptions, build_request_body};
+use serde_json::{Value, json};
+
+/// The repository's `fixtures/` directory.
+pub fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// The recorded SSE bodies of this wire.
+pub fn sse_dir() -> PathBuf {
+    fixtures_dir().join("sse/openai-completions")
+}
+
+/// An openai-completions model of provider `mock-oai`.
+pub fn model(id: &str, reasoning: bool, images: bool) -> Model {
+    let mut input = vec![InputModality::Text];
+    if images {
+        input.push(InputModality::Image);
+    }
+    Model {
+        id: id.to_owned(),
+        name: id.to_owned(),
+        api: Api::OPENAI_COMPLETIONS,
+        provider: Provider::new("mock-oai"),
+        base_url: "http://127.0.0.1:18777/v1".to_owned(),
+        reasoning,
+        input,
+        cost: ModelCost {
+            input: 2.0,
+            output: 8.0,
+            cache_read: 0.5,
+            cache_write: 2.5,
+        },
+        context_window: 128_000,
+        max_tokens: 4096,
+        headers: None,
+        compat: None,
+        extra: serde_json::Map::new(),
+    }
+}
+
+/// `model` served by `provider` at `base_url`.
+pub fn model_at(provider: &str, base_url: &str, id: &str, reasoning: bool) -> Model {
+    Model {
+        provider: Provider::new(provider),
+        base_url: base_url.to_owned(),
+        ..model(id, reasoning, true)
+    }
+}
+
+pub fn user(text: &str) -> pi_ai::Message {
+    UserMessage {
+        content: text.into(),
+        timestamp: 1,
+        ..UserMessage::default()
+    }
+    .into()
+}
+
+pub fn user_blocks(blocks: Vec<UserBlock>) -> pi_ai::Message {
+    UserMessage {
+        content: blocks.into(),
+        timestamp: 1,
+        ..UserMessage::default()
+    }
+    .into()
+}
+
+/// An assistant message produced by `model` (same provider and api).
+pub fn assistant_from(
+    model: &Model,
+    content: Vec<AssistantContent>,
+    stop: StopReason,
+) -> pi_ai::Message {
+    AssistantMessage {
+        content,
+        stop_reason: stop,
+        usage: Usage::default(),
+        ..AssistantMessage::empty(
+            model.api.clone(),
+            model.provider.clone(),
+            model.id.clone(),
+            2,
+        )
+    }
+    .into()
+}
+
+/// An assistant message of another provider and wire.
+pub fn foreign_assistant(
+    api: Api,
+    provider: &str,
+    id: &str,
+    content: Vec<AssistantContent>,
+) -> pi_ai::Message {
+    AssistantMessage {
+        content,
+        stop_reason: StopReason::ToolUse,
+        ..AssistantMessage::empty(api, Provider::new(provider), id, 2)
+    }
+    .into()
+}
+
+pub fn text(t: &str) -> AssistantContent {
+    AssistantContent::text(t)
+}
+
+pub fn signed_text(t: &str, signature: &str) -> AssistantContent {
+    AssistantContent::Text(TextContent {
+        text_signature: Some(signature.to_owned()),
+        ..TextContent::new(t)
+    })
+}
+
+pub fn thinking(t: &str, signature: Option<&str>) -> AssistantContent {
+    AssistantContent::Thinking(ThinkingContent {
+        thinking: t.to_owned(),
+        thinking_signature: signature.map(str::to_owned),
+        ..ThinkingContent::default()
+    })
+}
+
+pub fn redacted(signature: &str) -> AssistantContent {
+    AssistantContent::Thinking(ThinkingContent {
+        thinking: "[Reasoning redacted]".to_owned(),
+        thinking_signature: Some(signature.to_owned()),
+        redacted: Some(true),
+        ..ThinkingContent::default()
+    })
+}
+
+pub fn call(id: &str, name: &str, arguments: Value) -> AssistantContent {
+    AssistantContent::ToolCall(ToolCall {
+        id: id.to_owned(),
+        name: name.to_owned(),
+        arguments,
+        ..ToolCall::default()
+    })
+}
+
+pub fn signed_call(id: &str, name: &str, arguments: Value, signature: &str) -> AssistantContent {
+    AssistantContent::ToolCall(ToolCall {
+        id: id.to_owned(),
+        name: name.to_owned(),
+        arguments,
+        thought_signature: Some(signature.to_owned()),
+        ..ToolCall::default()
+    })
+}
+
+pub fn tool_result(
+    id: &str,
+    name: &str,
+    content: Vec<UserBlock>,
+    is_error: bool,
+) -> pi_ai::Message {
+    ToolResultMessage {
+        tool_call_id: id.to_owned(),
+        tool_name: name.to_owned(),
+        content,
+        is_error,
+        timestamp: 3,
+        ..ToolResultMessage::default()
+    }
+    .into()
+}
+
+pub fn tools() -> Vec<pi_ai::Tool> {
+    vec![
+        pi_ai::Tool {
+            name: "read".into(),
+            description: "Read a file.".into(),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        },
+        pi_ai::Tool {
+            name: "bash".into(),
+            description: "Run a command.".into(),
+            parameters: json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}),
+        },
+    ]
+}
+
+/// Splits a raw SSE body into frames the way an EventSource parser does:
+/// `data:` lines joined with `\n`, `event:` names, comments skipped, a frame
+/// dispatched at each blank line when it has data.
+pub fn parse_sse(text: &str) -> Vec<SseFrame> {
+    let mut frames = Vec::new();
+    let mut event = String::new();
+    let mut data: Option<String> = None;
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() {
+            if let Some(data) = data.take() {
+                let event = if event.is_empty() {
+                    "message".to_owned()
+                } else {
+                    std::mem::take(&mut event)
+                };
+                frames.push(SseFrame { event, data });
+            }
+            event.clear();
+            continue;
+        }
+        if line.starts_with(':') {
+            continue;
+        }
+        let (field, value) = line.split_once(':').unwrap_or((line, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        match field {
+            "data" => match &mut data {
+                Some(existing) => {
+                    existing.push('\n');
+                    existing.push_str(value);
+                }
+                None => data = Some(value.to_owned()),
+            },
+            "event" => event = value.to_owned(),
+            _ => {}
+        }
+    }
+    frames
+}
+
+/// Reads a recorded SSE file into frames.
+pub fn sse_file(name: &str) -> Vec<SseFrame> {
+    let text = std::fs::read_to_string(sse_dir().join(name)).unwrap();
+    parse_sse(&text)
+}
+
+/// The raw frames of a recorded SSE file (each ends with a blank line).
+pub fn sse_file_raw_frames(name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(sse_dir().join(name)).unwrap();
+    text.split_inclusive("\n\n").map(str::to_owned).collect()
+}
+
+/// An event without its `partial` snapshot (which always shows the latest state).
+pub fn event_summary(event: &AssistantMessageEvent) -> Value {
+    let mut value = serde_json::to_value(event).unwrap();
+    if let Some(object) = value.as_object_mut() {
+        object.remove("partial");
+        for key in ["message", "error"] {
+            if let Some(message) = object.get_mut(key).and_then(Value::as_object_mut) {
+                message.insert("timestamp".into(), json!(0));
+            }
+        }
+    }
+    value
+}
+
+/// Checks the streaming contract on a complete event sequence: `start`
+/// first, exactly one terminal event and it is last, every delta/end after
+/// the start of a block of the same kind, and one start per content block.
+pub fn assert_conformant(events: &[AssistantMessageEvent]) {
+    assert!(
+        matches!(events.first(), Some(AssistantMessageEvent::Start { .. })),
+        "start first"
+    );
+    let terminals = events.iter().filter(|e| e.is_terminal()).count();
+    assert_eq!(terminals, 1, "exactly one terminal event");
+    assert!(events.last().unwrap().is_terminal(), "terminal event last");
+    let mut started: Vec<(usize, &'static str)> = Vec::new();
+    for event in events {
+        let value = serde_json::to_value(event).unwrap();
+        let kind = event.kind();
+        let Some(index) = value.get("contentIndex").and_then(Value::as_u64) else {
+            continue;
+        };
+        let index = usize::try_from(index).unwrap();
+        let family = kind.split('_').next().unwrap();
+        let family: &'static str = match family {
+            "text" => "text",
+            "thinking" => "thinking",
+            _ => "toolcall",
+        };
+        if kind.ends_with("_start") {
+            assert!(
+                !started.iter().any(|(i, _)| *i == index),
+                "one start per block: {index}"
+            );
+            assert_eq!(index, started.len(), "blocks start in content order");
+            started.push((index, family));
+        } else {
+            assert!(
+                started.contains(&(index, family)),
+                "{kind} at {index} after its start"
+            );
+        }
+    }
+    let final_message = events.last().unwrap().final_message().unwrap();
+    assert_eq!(
+        final_message.content.len(),
+        started.len(),
+        "one start per content block"
+    );
+}
+
+// Request-body helpers.
+
+pub const PNG: &str = "iVBORw0KGgo=";
+
+pub fn ctx(messages: Vec<pi_ai::Message>) -> Context {
+    Context {
+        system_prompt: Some("You are terse.".into()),
+        messages,
+        ..Context::default()
+    }
+}
+
+pub fn body(model: &Model, context: &Context) -> Value {
+    body_with(model, context, OpenAICompletionsOptions::default())
+}
+
+pub fn body_with(model: &Model, context: &Context, options: OpenAICompletionsOptions) -> Value {
+    build_request_body(model, context, &options)
+}
+
+pub fn simple(model: &Model, context: &Context, reasoning: Option<ThinkingLevel>) -> Value {
+    let options = SimpleStreamOptions {
+        reasoning,
+        ..SimpleStreamOptions::default()
+    };
+    body_with(
+        model,
+        context,
+        OpenAICompletionsOptions::from_simple(model, &options),
+    )
+}
+
+pub fn messages(body: &Value) -> &Vec<Value> {
+    body["messages"].as_array().unwrap()
+}
