@@ -1,0 +1,460 @@
+//! The pure encoder: a [`Context`] and options become the Responses API
+//! request body, following pi 0.73.1's `buildParams` and
+//! `convertResponsesMessages`.
+
+use std::borrow::Cow;
+
+use pi_ai::{
+    AssistantContent, AssistantMessage, CacheRetention, Context, Message, Model, Tool,
+    ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_responses,
+    transform_messages,
+};
+use serde_json::Value;
+
+use crate::options::{LevelMapping, ResponsesOptions, compat_flag, level_mapping};
+use crate::wire::{
+    FunctionOutput, FunctionTool, InputContent, InputItem, OutputText, Reasoning, RequestBody,
+    RoleMessage, TextSignatureV1, TypedItem, js_integral,
+};
+
+/// Providers whose `call|item` tool-call ids are rewritten to the Responses
+/// id rules when replayed from another model.
+const OPENAI_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
+
+/// What a user image becomes for a model without image input.
+const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
+/// What a tool-result image becomes for a model without image input.
+const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
+/// Function output of a tool result that has images but no text.
+const IMAGE_ONLY_OUTPUT: &str = "(see attached image)";
+/// Longest message item id the API accepts.
+const MAX_ITEM_ID_LEN: usize = 64;
+
+/// Encodes the request body of one call. Pure: the caller resolves the
+/// cache retention (`PI_CACHE_RETENTION`) into `options.base.cache_retention`.
+///
+/// - `input`: the system prompt (`developer` for reasoning models, else
+///   `system`), then the transcript after `transform_messages` (images
+///   replaced by a placeholder for models without image input).
+/// - `prompt_cache_key` is the session id unless retention is `none`;
+///   `prompt_cache_retention` is `24h` for `long` unless the model's
+///   `compat.supportsLongCacheRetention` is false.
+/// - `reasoning`, for reasoning models only: `{effort, summary}` plus
+///   `include: ["reasoning.encrypted_content"]` when an effort or summary is
+///   asked for; otherwise `{effort: "none"}` (or the model's mapping of `off`),
+///   except for `github-copilot` and models that map `off` to `null`.
+pub fn build_request_body(
+    model: &Model,
+    context: &Context,
+    options: &ResponsesOptions,
+) -> RequestBody {
+    let retention = options.base.cache_retention.unwrap_or_default();
+    let prompt_cache_key = match retention {
+        CacheRetention::None => None,
+        CacheRetention::Short | CacheRetention::Long => options.base.session_id.clone(),
+    };
+    let long_retention =
+        retention == CacheRetention::Long && compat_flag(model, "supportsLongCacheRetention", true);
+    let (reasoning, include) = reasoning_params(model, options);
+    RequestBody {
+        model: model.id.clone(),
+        input: convert_messages(model, context),
+        stream: true,
+        prompt_cache_key,
+        prompt_cache_retention: long_retention.then(|| "24h".to_owned()),
+        store: false,
+        max_output_tokens: options.base.max_tokens.filter(|&n| n > 0),
+        temperature: options.base.temperature,
+        service_tier: options.service_tier.clone(),
+        tools: context
+            .tools
+            .as_deref()
+            .filter(|tools| !tools.is_empty())
+            .map(convert_tools),
+        reasoning,
+        include,
+    }
+}
+
+/// `reasoning` and `include` for `model` and the requested effort.
+fn reasoning_params(
+    model: &Model,
+    options: &ResponsesOptions,
+) -> (Option<Reasoning>, Option<Vec<String>>) {
+    if !model.reasoning {
+        return (None, None);
+    }
+    if options.reasoning_effort.is_some() || options.reasoning_summary.is_some() {
+        let effort = match options.reasoning_effort {
+            Some(level) => match level_mapping(model, level.as_str()) {
+                LevelMapping::Value(mapped) => mapped.to_owned(),
+                LevelMapping::Default | LevelMapping::Unsupported => level.as_str().to_owned(),
+            },
+            None => "medium".to_owned(),
+        };
+        let summary = options
+            .reasoning_summary
+            .map_or("auto", |summary| summary.as_str());
+        let reasoning = Reasoning {
+            effort,
+            summary: Some(summary.to_owned()),
+        };
+        return (
+            Some(reasoning),
+            Some(vec!["reasoning.encrypted_content".to_owned()]),
+        );
+    }
+    if model.provider == "github-copilot" {
+        return (None, None);
+    }
+    let effort = match level_mapping(model, "off") {
+        LevelMapping::Unsupported => return (None, None),
+        LevelMapping::Value(mapped) => mapped.to_owned(),
+        LevelMapping::Default => "none".to_owned(),
+    };
+    (
+        Some(Reasoning {
+            effort,
+            summary: None,
+        }),
+        None,
+    )
+}
+
+/// Tools as `{type:"function", name, description, parameters, strict:false}`.
+fn convert_tools(tools: &[Tool]) -> Vec<FunctionTool> {
+    tools
+        .iter()
+        .map(|tool| FunctionTool {
+            name: tool.name.clone(),
+            description: tool.description.clone(),
+            parameters: tool.parameters.clone(),
+            strict: false,
+        })
+        .collect()
+}
+
+/// The `input` items: system prompt, then every replayable message.
+fn convert_messages(model: &Model, context: &Context) -> Vec<InputItem> {
+    let messages = downgrade_images(&context.messages, model);
+    let normalize =
+        |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id_responses(id);
+    let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> = OPENAI_TOOL_CALL_PROVIDERS
+        .contains(&model.provider.as_str())
+        .then_some(&normalize);
+    let transformed = transform_messages(&messages, model, normalizer);
+
+    let mut items = Vec::with_capacity(transformed.len() + 1);
+    if let Some(prompt) = context.system_prompt.as_ref().filter(|p| !p.is_empty()) {
+        let content = prompt.clone();
+        items.push(InputItem::Role(if model.reasoning {
+            RoleMessage::Developer { content }
+        } else {
+            RoleMessage::System { content }
+        }));
+    }
+    // pi numbers replayed messages; an id-less text block becomes `msg_<n>`.
+    // Skipped (empty) messages do not advance the counter.
+    let mut msg_index = 0usize;
+    for message in &transformed {
+        match message {
+            Message::User(user) => {
+                let content = match &user.content {
+                    UserContent::Text(text) => vec![InputContent::InputText { text: text.clone() }],
+                    UserContent::Blocks(blocks) => blocks.iter().map(input_content).collect(),
+                };
+                if content.is_empty() {
+                    continue;
+                }
+                items.push(InputItem::Role(RoleMessage::User { content }));
+            }
+            Message::Assistant(assistant) => {
+                let before = items.len();
+                push_assistant(&mut items, assistant, model, msg_index);
+                if items.len() == before {
+                    continue;
+                }
+            }
+            Message::ToolResult(result) => items.push(tool_output(result, model)),
+        }
+        msg_index += 1;
+    }
+    items
+}
+
+/// A user or tool-result block as an input part.
+fn input_content(block: &UserBlock) -> InputContent {
+    match block {
+        UserBlock::Text(text) => InputContent::InputText {
+            text: text.text.clone(),
+        },
+        UserBlock::Image(image) => InputContent::InputImage {
+            detail: "auto",
+            image_url: format!("data:{};base64,{}", image.mime_type, image.data),
+        },
+    }
+}
+
+/// Appends the items of one assistant message: reasoning items from
+/// thinking signatures, message items for text, function calls.
+fn push_assistant(
+    items: &mut Vec<InputItem>,
+    assistant: &AssistantMessage,
+    model: &Model,
+    msg_index: usize,
+) {
+    let different_model = assistant.model != model.id
+        && assistant.provider == model.provider
+        && assistant.api == model.api;
+    for block in &assistant.content {
+        match block {
+            AssistantContent::Thinking(thinking) => {
+                let Some(signature) = thinking.thinking_signature.as_deref() else {
+                    continue;
+                };
+                if signature.is_empty() {
+                    continue;
+                }
+                match serde_json::from_str::<Value>(signature) {
+                    Ok(item) => items.push(InputItem::Raw(item)),
+                    Err(error) => tracing::warn!(
+                        %error,
+                        "thinking signature is not a Responses reasoning item; not replayed"
+                    ),
+                }
+            }
+            AssistantContent::Text(text) => {
+                let (id, phase) = match parse_text_signature(text.text_signature.as_deref()) {
+                    Some(sig) if !sig.id.is_empty() => (sig.id, sig.phase),
+                    Some(sig) => (String::new(), sig.phase),
+                    None => (String::new(), None),
+                };
+                let id = if id.is_empty() {
+                    format!("msg_{msg_index}")
+                } else if id.encode_utf16().count() > MAX_ITEM_ID_LEN {
+                    format!("msg_{}", short_hash(&id))
+                } else {
+                    id
+                };
+                items.push(InputItem::Typed(TypedItem::Message {
+                    role: "assistant",
+                    content: vec![OutputText {
+                        text: text.text.clone(),
+                        annotations: Vec::new(),
+                    }],
+                    status: "completed",
+                    id,
+                    phase,
+                }));
+            }
+            AssistantContent::ToolCall(call) => {
+                let mut parts = call.id.split('|');
+                let call_id = parts.next().unwrap_or_default().to_owned();
+                // Another model of the same provider and api: OpenAI pairs
+                // `fc_` item ids with that model's reasoning items, so the
+                // id is left out.
+                let id = parts
+                    .next()
+                    .filter(|item| !(different_model && item.starts_with("fc_")))
+                    .map(str::to_owned);
+                items.push(InputItem::Typed(TypedItem::FunctionCall {
+                    id,
+                    call_id,
+                    name: call.name.clone(),
+                    arguments: js_stringify(&call.arguments),
+                }));
+            }
+        }
+    }
+}
+
+/// A tool result as `function_call_output`: joined text, or text and image
+/// parts when it has images and the model takes them.
+fn tool_output(result: &ToolResultMessage, model: &Model) -> InputItem {
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(UserBlock::as_text)
+        .collect();
+    let text = texts.join("\n");
+    let has_images = result
+        .content
+        .iter()
+        .any(|block| matches!(block, UserBlock::Image(_)));
+    let output = if has_images && model.supports_images() {
+        let mut parts = Vec::with_capacity(result.content.len());
+        if !text.is_empty() {
+            parts.push(InputContent::InputText { text });
+        }
+        parts.extend(
+            result
+                .content
+                .iter()
+                .filter(|block| matches!(block, UserBlock::Image(_)))
+                .map(input_content),
+        );
+        FunctionOutput::Parts(parts)
+    } else if text.is_empty() {
+        FunctionOutput::Text(IMAGE_ONLY_OUTPUT.to_owned())
+    } else {
+        FunctionOutput::Text(text)
+    };
+    let call_id = result
+        .tool_call_id
+        .split('|')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    InputItem::Typed(TypedItem::FunctionCallOutput { call_id, output })
+}
+
+/// pi 0.73.1's image downgrade: for a model without image input, each run
+/// of images in user and tool-result content becomes one placeholder text.
+fn downgrade_images<'m>(messages: &'m [Message], model: &Model) -> Cow<'m, [Message]> {
+    let has_image = |blocks: &[UserBlock]| blocks.iter().any(|b| matches!(b, UserBlock::Image(_)));
+    let needed = !model.supports_images()
+        && messages.iter().any(|message| match message {
+            Message::User(user) => match &user.content {
+                UserContent::Blocks(blocks) => has_image(blocks),
+                UserContent::Text(_) => false,
+            },
+            Message::ToolResult(result) => has_image(&result.content),
+            Message::Assistant(_) => false,
+        });
+    if !needed {
+        return Cow::Borrowed(messages);
+    }
+    let replace = |blocks: &[UserBlock], placeholder: &str| {
+        let mut out: Vec<UserBlock> = Vec::with_capacity(blocks.len());
+        let mut previous_was_placeholder = false;
+        for block in blocks {
+            match block {
+                UserBlock::Image(_) => {
+                    if !previous_was_placeholder {
+                        out.push(UserBlock::text(placeholder));
+                    }
+                    previous_was_placeholder = true;
+                }
+                UserBlock::Text(text) => {
+                    previous_was_placeholder = text.text == placeholder;
+                    out.push(block.clone());
+                }
+            }
+        }
+        out
+    };
+    let downgraded = messages
+        .iter()
+        .map(|message| match message {
+            Message::User(user) => match &user.content {
+                UserContent::Blocks(blocks) if has_image(blocks) => {
+                    let mut user = user.clone();
+                    user.content = UserContent::Blocks(replace(blocks, USER_IMAGE_PLACEHOLDER));
+                    Message::User(user)
+                }
+                UserContent::Blocks(_) | UserContent::Text(_) => message.clone(),
+            },
+            Message::ToolResult(result) if has_image(&result.content) => {
+                let mut result = result.clone();
+                result.content = replace(&result.content, TOOL_IMAGE_PLACEHOLDER);
+                Message::ToolResult(result)
+            }
+            Message::ToolResult(_) | Message::Assistant(_) => message.clone(),
+        })
+        .collect();
+    Cow::Owned(downgraded)
+}
+
+/// pi's `parseTextSignature`: the `{v:1,id,phase?}` JSON, or a legacy plain
+/// id. Only `commentary` and `final_answer` phases are kept.
+pub(crate) fn parse_text_signature(signature: Option<&str>) -> Option<TextSignatureV1> {
+    let signature = signature.filter(|s| !s.is_empty())?;
+    if signature.starts_with('{')
+        && let Ok(Value::Object(parsed)) = serde_json::from_str::<Value>(signature)
+        && parsed.get("v").and_then(Value::as_f64) == Some(1.0)
+        && let Some(Value::String(id)) = parsed.get("id")
+    {
+        let phase = parsed
+            .get("phase")
+            .and_then(Value::as_str)
+            .filter(|p| matches!(*p, "commentary" | "final_answer"))
+            .map(str::to_owned);
+        return Some(TextSignatureV1 {
+            v: 1,
+            id: id.clone(),
+            phase,
+        });
+    }
+    Some(TextSignatureV1 {
+        v: 1,
+        id: signature.to_owned(),
+        phase: None,
+    })
+}
+
+/// `JSON.stringify` of a value: compact, keys in order, integral floats
+/// written as integers.
+fn js_stringify(value: &Value) -> String {
+    fn has_integral_float(value: &Value) -> bool {
+        match value {
+            Value::Number(n) => n.is_f64() && n.as_f64().and_then(js_integral).is_some(),
+            Value::Array(items) => items.iter().any(has_integral_float),
+            Value::Object(map) => map.values().any(has_integral_float),
+            Value::Null | Value::Bool(_) | Value::String(_) => false,
+        }
+    }
+    fn normalize(value: &Value) -> Value {
+        match value {
+            Value::Number(n) if n.is_f64() => match n.as_f64().and_then(js_integral) {
+                Some(i) => Value::from(i),
+                None => value.clone(),
+            },
+            Value::Array(items) => Value::Array(items.iter().map(normalize).collect()),
+            Value::Object(map) => {
+                Value::Object(map.iter().map(|(k, v)| (k.clone(), normalize(v))).collect())
+            }
+            Value::Null | Value::Bool(_) | Value::String(_) | Value::Number(_) => value.clone(),
+        }
+    }
+    if has_integral_float(value) {
+        normalize(value).to_string()
+    } else {
+        value.to_string()
+    }
+}
+
+/// pi's `shortHash`: two 32-bit multiplicative hashes over the UTF-16 code
+/// units, printed in base 36 and concatenated.
+pub fn short_hash(text: &str) -> String {
+    let mut h1: u32 = 0xdead_beef;
+    let mut h2: u32 = 0x41c6_ce57;
+    for unit in text.encode_utf16() {
+        let ch = u32::from(unit);
+        h1 = (h1 ^ ch).wrapping_mul(2_654_435_761);
+        h2 = (h2 ^ ch).wrapping_mul(1_597_334_677);
+    }
+    h1 = (h1 ^ (h1 >> 16)).wrapping_mul(2_246_822_507)
+        ^ (h2 ^ (h2 >> 13)).wrapping_mul(3_266_489_909);
+    h2 = (h2 ^ (h2 >> 16)).wrapping_mul(2_246_822_507)
+        ^ (h1 ^ (h1 >> 13)).wrapping_mul(3_266_489_909);
+    format!("{}{}", base36(h2), base36(h1))
+}
+
+/// `n.toString(36)`.
+fn base36(mut n: u32) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::with_capacity(7);
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+#[path = "request_tests.rs"]
+mod tests;

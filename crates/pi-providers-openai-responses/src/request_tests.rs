@@ -1,0 +1,60 @@
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::*;
+
+#[test]
+fn short_hash_matches_pi() {
+    // Values printed by pi-ai 0.73.1's `shortHash` under Node 20.
+    let cases = [
+        ("", "k4n83c7h0j2b"),
+        ("a", "m8735310ae7sx"),
+        (
+            "msg_0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz",
+            "9qla0oue4xpw",
+        ),
+        ("héllo 🙈 wörld", "m097wb17j8ve5"),
+        ("rs_abc|fc_def", "1120wa3pv1o0n"),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(short_hash(input), expected, "{input:?}");
+    }
+}
+
+#[test]
+fn text_signatures_parse_like_pi() {
+    let parse = |s: &str| parse_text_signature(Some(s));
+    assert_eq!(parse_text_signature(None), None);
+    assert_eq!(parse(""), None);
+    assert_eq!(
+        parse(r#"{"v":1,"id":"msg_1","phase":"commentary"}"#),
+        Some(TextSignatureV1 {
+            v: 1,
+            id: "msg_1".into(),
+            phase: Some("commentary".into())
+        })
+    );
+    assert_eq!(
+        parse(r#"{"v":1,"id":"msg_1","phase":"thinking"}"#).map(|s| s.phase),
+        Some(None),
+        "unknown phases are dropped"
+    );
+    assert_eq!(
+        parse(r#"{"v":2,"id":"msg_1"}"#).map(|s| s.id),
+        Some(r#"{"v":2,"id":"msg_1"}"#.to_owned()),
+        "another version is a legacy plain id"
+    );
+    assert_eq!(parse("msg_legacy").map(|s| s.id), Some("msg_legacy".into()));
+}
+
+#[test]
+fn arguments_are_stringified_like_javascript() {
+    assert_eq!(
+        js_stringify(&json!({"b": 1.0, "a": [2.5, 3.0, "x"], "c": {"d": -0.0}})),
+        r#"{"b":1,"a":[2.5,3,"x"],"c":{"d":0}}"#
+    );
+    assert_eq!(
+        js_stringify(&json!({"path": "a\"b\n"})),
+        r#"{"path":"a\"b\n"}"#
+    );
+}

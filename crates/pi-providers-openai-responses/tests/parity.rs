@@ -1,0 +1,222 @@
+//! Payload parity with pi 0.73.1: for every request pi sent on this wire
+//! (`fixtures/pi-0.73.1/*-resp`), the context pi had is rebuilt from the
+//! session file and the captured body, sent through `stream_simple` to a
+//! loopback server, and the body and headers the server received are
+//! compared with pi's (fields listed in `docs/payload-differences.md`
+//! removed from both sides).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{fixture_model, fixtures_dir, session_entries};
+use futures::StreamExt;
+use pi_ai::{
+    Context, Message, SimpleStreamOptions, StreamFunction, StreamOptions, ThinkingLevel, Tool,
+};
+use pi_http::mock_server::{MockResponse, MockServer};
+use pi_providers_openai_responses::OpenAiResponsesProvider;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+/// JSON pointers of body fields allowed to differ from pi's (see
+/// `docs/payload-differences.md`, section openai-responses): none.
+const IGNORED_BODY_FIELDS: &[&str] = &[];
+
+/// Headers that must equal pi's captured values.
+const SAME_HEADERS: &[&str] = &[
+    "content-type",
+    "accept",
+    "session_id",
+    "x-client-request-id",
+];
+
+/// Removes `IGNORED_BODY_FIELDS` from a body.
+fn without_ignored(mut body: Value) -> Value {
+    for pointer in IGNORED_BODY_FIELDS {
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        if let Some(Value::Object(map)) = body.pointer_mut(parent) {
+            map.remove(key);
+        }
+    }
+    body
+}
+
+fn read_jsonl(path: std::path::PathBuf) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// Checks every captured request of `folder`.
+async fn check_folder(folder: &str) {
+    let dir = fixtures_dir().join("pi-0.73.1").join(folder);
+    let requests = read_jsonl(dir.join("requests.jsonl"));
+    let responses = read_jsonl(dir.join("responses.jsonl"));
+    let entries = session_entries(folder);
+    let session_id = entries[0]["id"].as_str().unwrap().to_owned();
+    let model_change = entries
+        .iter()
+        .find(|e| e["type"] == "model_change")
+        .unwrap();
+    let thinking_level = entries
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "thinking_level_change")
+        .map_or("off", |e| e["thinkingLevel"].as_str().unwrap());
+    let provider_name = model_change["provider"].as_str().unwrap();
+    let mut model = fixture_model(provider_name, model_change["modelId"].as_str().unwrap());
+    let models: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures_dir().join("pi-0.73.1/models.json")).unwrap(),
+    )
+    .unwrap();
+    let api_key = models["providers"][provider_name]["apiKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let messages: Vec<Message> = entries
+        .iter()
+        .filter(|e| e["type"] == "message")
+        .map(|e| e["message"].clone())
+        .filter(|m| {
+            matches!(
+                m["role"].as_str(),
+                Some("user" | "assistant" | "toolResult")
+            )
+        })
+        .map(|m| serde_json::from_value(m).unwrap())
+        .collect();
+    assert!(!requests.is_empty());
+
+    for (k, captured) in requests.iter().enumerate() {
+        assert_eq!(captured["wire"], "openai-responses");
+        let pi_body = &captured["body"];
+        // Request k carries everything before the k-th assistant message.
+        let cut = messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| matches!(m, Message::Assistant(_)))
+            .nth(k)
+            .map_or(messages.len(), |(at, _)| at);
+        let system_prompt = pi_body["input"][0]["content"].as_str().unwrap().to_owned();
+        let tools: Vec<Tool> = pi_body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| Tool {
+                name: t["name"].as_str().unwrap().into(),
+                description: t["description"].as_str().unwrap().into(),
+                parameters: t["parameters"].clone(),
+            })
+            .collect();
+        let context = Context {
+            system_prompt: Some(system_prompt),
+            messages: messages[..cut].to_vec(),
+            tools: Some(tools),
+            extra: Default::default(),
+        };
+
+        let frames: Vec<String> = responses[k]["sse"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_owned())
+            .collect();
+        let server = MockServer::start([MockResponse::sse(frames)])
+            .await
+            .unwrap();
+        model.base_url = format!("{}/v1", server.url());
+        // What pi's coding agent passes: the session id, the key, and the
+        // thinking level when the model reasons.
+        let reasoning = match (model.reasoning, thinking_level) {
+            (false, _) | (true, "off") => None,
+            (true, level) => Some(serde_json::from_value::<ThinkingLevel>(level.into()).unwrap()),
+        };
+        let options = SimpleStreamOptions {
+            base: StreamOptions {
+                api_key: Some(api_key.clone()),
+                session_id: Some(session_id.clone()),
+                ..StreamOptions::default()
+            },
+            reasoning,
+            thinking_budgets: None,
+        };
+        let events: Vec<_> = OpenAiResponsesProvider::new()
+            .stream_simple(&model, &context, options)
+            .collect()
+            .await;
+        assert!(
+            events.last().is_some_and(|e| e.kind() == "done"),
+            "{folder} #{k}"
+        );
+
+        let ours = &server.requests()[0];
+        let label = format!("{folder} request {}", k + 1);
+        assert_eq!(ours.path, captured["path"].as_str().unwrap(), "{label}");
+        assert_eq!(
+            without_ignored(ours.json()),
+            without_ignored(pi_body.clone()),
+            "{label}"
+        );
+        for name in SAME_HEADERS {
+            assert_eq!(
+                ours.header(name),
+                captured["headers"][*name].as_str(),
+                "{label}: header {name}"
+            );
+        }
+        assert_eq!(captured["headers"]["authorization"], "<redacted>");
+        assert_eq!(
+            ours.header("authorization"),
+            Some(format!("Bearer {api_key}").as_str()),
+            "{label}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_text_resp() {
+    check_folder("a-text-resp").await;
+}
+
+#[tokio::test]
+async fn b_bash_resp() {
+    check_folder("b-bash-resp").await;
+}
+
+#[tokio::test]
+async fn c_read_edit_resp() {
+    check_folder("c-read-edit-resp").await;
+}
+
+#[tokio::test]
+async fn h_json_parallel_resp() {
+    check_folder("h-json-parallel-resp").await;
+}
+
+#[test]
+fn every_folder_on_this_wire_is_checked() {
+    let mut folders: Vec<String> = std::fs::read_dir(fixtures_dir().join("pi-0.73.1"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.path().join("requests.jsonl").exists())
+        .filter(|e| {
+            read_jsonl(e.path().join("requests.jsonl"))
+                .iter()
+                .any(|r| r["wire"] == "openai-responses")
+        })
+        .map(|e| e.file_name().into_string().unwrap())
+        .collect();
+    folders.sort();
+    assert_eq!(
+        folders,
+        [
+            "a-text-resp",
+            "b-bash-resp",
+            "c-read-edit-resp",
+            "h-json-parallel-resp"
+        ]
+    );
+}
