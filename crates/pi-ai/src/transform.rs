@@ -49,8 +49,8 @@ const NO_RESULT_TEXT: &str = "No result provided";
 ///   gets the new one.
 /// - Tool calls still unanswered when the next assistant or user message
 ///   arrives get a synthetic error result (`No result provided`) inserted
-///   before that message. Calls unanswered at the end of the transcript are
-///   left alone, as in pi.
+///   before that message; calls still unanswered at the end of the
+///   transcript get one too (pi 0.73 behaviour).
 pub fn transform_messages(
     messages: &[Message],
     model: &Model,
@@ -116,6 +116,9 @@ pub(crate) fn transform_messages_at(
             }
         }
     }
+    // pi 0.73 also answers calls still open at the end of the transcript, so
+    // a continued conversation never ends on a call without its result.
+    settle_orphans(&mut out, &mut pending, now);
     out
 }
 

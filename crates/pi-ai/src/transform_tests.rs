@@ -437,7 +437,7 @@ fn orphaned_calls_get_synthetic_results_before_the_next_turn() {
 }
 
 #[test]
-fn orphaned_calls_at_the_tail_are_left_alone() {
+fn orphaned_calls_at_the_tail_get_synthetic_results() {
     let input = vec![
         user("go"),
         assistant(
@@ -447,7 +447,9 @@ fn orphaned_calls_at_the_tail_are_left_alone() {
         ),
         result("b", "bash", "ok"),
     ];
-    assert_eq!(run(&input, None), input);
+    let mut expected = input.clone();
+    expected.push(synthetic("a", "read"));
+    assert_eq!(run(&input, None), expected);
 }
 
 #[test]
