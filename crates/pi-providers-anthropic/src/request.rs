@@ -1,0 +1,511 @@
+//! The pure request encoder: `Context` + options -> Messages API body.
+//!
+//! It follows pi 0.73.1's `buildParams`/`convertMessages`: the transcript is
+//! first rewritten by [`pi_ai::transform_messages`] (with Anthropic tool-call
+//! ids), images become text placeholders for models without image input,
+//! blank text is skipped, consecutive tool results share one user turn, and
+//! cache breakpoints go on the system prompt, the last tool and the last
+//! block of a trailing user turn.
+
+use pi_ai::{
+    AssistantContent, CacheRetention, Context, Message, Model, Tool, ToolResultMessage, UserBlock,
+    UserContent, normalize_tool_call_id_anthropic, now_ms, transform_messages,
+};
+use serde_json::{Map, Value};
+
+use crate::options::{
+    AnthropicCompat, AnthropicOptions, DEFAULT_THINKING_BUDGET, ToolChoiceOption,
+    uses_adaptive_thinking,
+};
+use crate::wire::{
+    CacheControl, CacheControlKind, ContentBlock, ImageSource, ImageSourceKind, InputSchema,
+    MessageContent, MessageParam, MessagesRequest, Metadata, OutputConfig, Role, TextBlock,
+    ThinkingParam, ToolChoice, ToolParam,
+};
+
+/// Replaces user images for models without image input.
+pub const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
+/// Replaces tool-result images for models without image input.
+pub const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
+/// The text of a synthetic result for a tool call that never got one.
+pub const NO_RESULT_TEXT: &str = "No result provided";
+/// Text put before a tool result made only of images.
+pub const IMAGE_ONLY_RESULT_TEXT: &str = "(see attached image)";
+/// The first system block of OAuth (Claude Code) requests.
+pub const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
+
+/// Claude Code's tool names; OAuth requests use this casing for pi's tools.
+const CLAUDE_CODE_TOOLS: [&str; 17] = [
+    "Read",
+    "Write",
+    "Edit",
+    "Bash",
+    "Grep",
+    "Glob",
+    "AskUserQuestion",
+    "EnterPlanMode",
+    "ExitPlanMode",
+    "KillShell",
+    "NotebookEdit",
+    "Skill",
+    "Task",
+    "TaskOutput",
+    "TodoWrite",
+    "WebFetch",
+    "WebSearch",
+];
+
+/// True for Anthropic OAuth tokens (`sk-ant-oat...`), which authenticate as
+/// Claude Code.
+pub fn is_oauth_token(api_key: &str) -> bool {
+    api_key.contains("sk-ant-oat")
+}
+
+/// A tool name in Claude Code's casing when it is one of its tools.
+pub fn to_claude_code_name(name: &str) -> &str {
+    CLAUDE_CODE_TOOLS
+        .iter()
+        .find(|canonical| canonical.eq_ignore_ascii_case(name))
+        .copied()
+        .unwrap_or(name)
+}
+
+/// Encodes `context` for `model`. The call is an OAuth (Claude Code) call
+/// when `options.base.api_key` is an OAuth token. A missing cache retention
+/// means `short`; the provider resolves `PI_CACHE_RETENTION` before calling.
+pub fn build_request_body(
+    model: &Model,
+    context: &Context,
+    options: &AnthropicOptions,
+) -> MessagesRequest {
+    let compat = AnthropicCompat::of(model);
+    let oauth = options.base.api_key.as_deref().is_some_and(is_oauth_token);
+    let cache_control = cache_control_for(
+        &compat,
+        options
+            .base
+            .cache_retention
+            .unwrap_or(CacheRetention::Short),
+    );
+    let messages = convert_messages(
+        &context.messages,
+        model,
+        oauth,
+        cache_control.as_ref(),
+        compat.allow_empty_signature,
+    );
+    let system_block = |text: &str| TextBlock {
+        text: text.to_owned(),
+        cache_control: cache_control.clone(),
+    };
+    let prompt = context.system_prompt.as_deref().filter(|p| !p.is_empty());
+    let system = if oauth {
+        let mut blocks = vec![system_block(CLAUDE_CODE_IDENTITY)];
+        blocks.extend(prompt.map(system_block));
+        Some(blocks)
+    } else {
+        prompt.map(|p| vec![system_block(p)])
+    };
+    let thinking_on = options.thinking_enabled == Some(true);
+    let tools = context
+        .tools
+        .as_deref()
+        .filter(|tools| !tools.is_empty())
+        .map(|tools| {
+            let tool_cache = cache_control
+                .as_ref()
+                .filter(|_| compat.supports_cache_control_on_tools);
+            convert_tools(tools, oauth, &compat, tool_cache)
+        });
+    let (thinking, output_config) = thinking_params(model, options);
+    MessagesRequest {
+        model: model.id.clone(),
+        messages,
+        // pi: `options.maxTokens || model.maxTokens / 3` (simple calls always set it).
+        max_tokens: options
+            .base
+            .max_tokens
+            .filter(|max| *max > 0)
+            .unwrap_or(model.max_tokens / 3),
+        stream: true,
+        system,
+        temperature: options.base.temperature.filter(|_| !thinking_on),
+        tools,
+        thinking,
+        output_config,
+        metadata: options
+            .base
+            .metadata
+            .as_ref()
+            .and_then(|m| m.get("user_id"))
+            .and_then(Value::as_str)
+            .map(|user_id| Metadata {
+                user_id: user_id.to_owned(),
+            }),
+        tool_choice: options.tool_choice.as_ref().map(|choice| match choice {
+            ToolChoiceOption::Auto => ToolChoice::Auto,
+            ToolChoiceOption::Any => ToolChoice::Any,
+            ToolChoiceOption::None => ToolChoice::None,
+            ToolChoiceOption::Tool(name) => ToolChoice::Tool { name: name.clone() },
+        }),
+    }
+}
+
+/// The cache breakpoint for `retention`: none for `none`; `ttl: "1h"` for
+/// `long` unless the model's server cannot keep the cache that long.
+fn cache_control_for(compat: &AnthropicCompat, retention: CacheRetention) -> Option<CacheControl> {
+    let ttl = match retention {
+        CacheRetention::None => return None,
+        CacheRetention::Long if compat.supports_long_cache_retention => Some("1h".to_owned()),
+        CacheRetention::Long | CacheRetention::Short => None,
+    };
+    Some(CacheControl {
+        kind: CacheControlKind::Ephemeral,
+        ttl,
+    })
+}
+
+/// `thinking` and `output_config` for reasoning models: adaptive with an
+/// effort, a budget (default 1024), or explicitly disabled.
+fn thinking_params(
+    model: &Model,
+    options: &AnthropicOptions,
+) -> (Option<ThinkingParam>, Option<OutputConfig>) {
+    if !model.reasoning {
+        return (None, None);
+    }
+    match options.thinking_enabled {
+        Some(true) => {
+            let display = options
+                .thinking_display
+                .unwrap_or_default()
+                .as_str()
+                .to_owned();
+            if uses_adaptive_thinking(model) {
+                let output_config = options.effort.as_ref().map(|effort| OutputConfig {
+                    effort: effort.as_str().to_owned(),
+                });
+                (Some(ThinkingParam::Adaptive { display }), output_config)
+            } else {
+                let budget_tokens = options
+                    .thinking_budget_tokens
+                    .filter(|budget| *budget > 0)
+                    .unwrap_or(DEFAULT_THINKING_BUDGET);
+                let thinking = ThinkingParam::Enabled {
+                    budget_tokens,
+                    display,
+                };
+                (Some(thinking), None)
+            }
+        }
+        Some(false) => (Some(ThinkingParam::Disabled), None),
+        None => (None, None),
+    }
+}
+
+/// Tool definitions; the schema keeps only `properties` and `required`.
+fn convert_tools(
+    tools: &[Tool],
+    oauth: bool,
+    compat: &AnthropicCompat,
+    cache_control: Option<&CacheControl>,
+) -> Vec<ToolParam> {
+    let last = tools.len().saturating_sub(1);
+    tools
+        .iter()
+        .enumerate()
+        .map(|(at, tool)| {
+            let field =
+                |name: &str, empty: Value| tool.parameters.get(name).cloned().unwrap_or(empty);
+            ToolParam {
+                name: if oauth {
+                    to_claude_code_name(&tool.name).to_owned()
+                } else {
+                    tool.name.clone()
+                },
+                description: tool.description.clone(),
+                eager_input_streaming: compat.supports_eager_tool_input_streaming.then_some(true),
+                input_schema: InputSchema {
+                    kind: "object".to_owned(),
+                    properties: field("properties", Value::Object(Map::new())),
+                    required: field("required", Value::Array(Vec::new())),
+                },
+                cache_control: cache_control.filter(|_| at == last).cloned(),
+            }
+        })
+        .collect()
+}
+
+/// The transcript as Messages API turns.
+fn convert_messages(
+    messages: &[Message],
+    model: &Model,
+    oauth: bool,
+    cache_control: Option<&CacheControl>,
+    allow_empty_signature: bool,
+) -> Vec<MessageParam> {
+    let normalize =
+        |id: &str, _: &Model, _: &pi_ai::AssistantMessage| normalize_tool_call_id_anthropic(id);
+    let mut transformed = transform_messages(messages, model, Some(&normalize));
+    settle_trailing_tool_calls(&mut transformed);
+    let images = model.supports_images();
+    let mut params: Vec<MessageParam> = Vec::with_capacity(transformed.len());
+    let mut iter = transformed.iter().peekable();
+    while let Some(message) = iter.next() {
+        match message {
+            Message::User(user) => {
+                let content = match &user.content {
+                    UserContent::Text(text) => {
+                        (!is_blank(text)).then(|| MessageContent::Text(text.clone()))
+                    }
+                    UserContent::Blocks(blocks) => {
+                        let blocks: Vec<ContentBlock> =
+                            with_image_placeholders(blocks, images, USER_IMAGE_PLACEHOLDER)
+                                .filter_map(|block| match block {
+                                    Part::Text(text) if is_blank(text) => None,
+                                    part => Some(part.to_block()),
+                                })
+                                .collect();
+                        (!blocks.is_empty()).then_some(MessageContent::Blocks(blocks))
+                    }
+                };
+                if let Some(content) = content {
+                    params.push(MessageParam {
+                        role: Role::User,
+                        content,
+                    });
+                }
+            }
+            Message::Assistant(assistant) => {
+                let blocks: Vec<ContentBlock> = assistant
+                    .content
+                    .iter()
+                    .filter_map(|block| assistant_block(block, oauth, allow_empty_signature))
+                    .collect();
+                if !blocks.is_empty() {
+                    params.push(MessageParam {
+                        role: Role::Assistant,
+                        content: MessageContent::Blocks(blocks),
+                    });
+                }
+            }
+            Message::ToolResult(first) => {
+                let mut results = vec![tool_result_block(first, images)];
+                while let Some(Message::ToolResult(next)) = iter.peek() {
+                    results.push(tool_result_block(next, images));
+                    iter.next();
+                }
+                params.push(MessageParam {
+                    role: Role::User,
+                    content: MessageContent::Blocks(results),
+                });
+            }
+        }
+    }
+    if let Some(cache_control) = cache_control {
+        mark_last_user_turn(&mut params, cache_control);
+    }
+    params
+}
+
+/// pi 0.73.1's `transformMessages` also answers the calls of a transcript
+/// that ends with unanswered tool calls (`No result provided`, an error);
+/// `pi_ai::transform_messages` (pi 0.58) leaves them, so it is done here.
+fn settle_trailing_tool_calls(messages: &mut Vec<Message>) {
+    let Some(at) = messages
+        .iter()
+        .rposition(|m| matches!(m, Message::Assistant(_)))
+    else {
+        return;
+    };
+    let (head, answers) = messages.split_at(at + 1);
+    let Some(Message::Assistant(assistant)) = head.last() else {
+        return;
+    };
+    let answered = |id: &str| {
+        answers
+            .iter()
+            .any(|m| matches!(m, Message::ToolResult(r) if r.tool_call_id == id))
+    };
+    if answers.iter().any(|m| matches!(m, Message::User(_))) {
+        return;
+    }
+    let synthetic: Vec<Message> = assistant
+        .tool_calls()
+        .filter(|call| !answered(&call.id))
+        .map(|call| {
+            Message::ToolResult(ToolResultMessage {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                content: vec![UserBlock::text(NO_RESULT_TEXT)],
+                is_error: true,
+                timestamp: now_ms(),
+                ..ToolResultMessage::default()
+            })
+        })
+        .collect();
+    messages.extend(synthetic);
+}
+
+/// Puts the cache breakpoint on the last block of a trailing user turn (a
+/// plain string becomes one text block to carry it).
+fn mark_last_user_turn(params: &mut [MessageParam], cache_control: &CacheControl) {
+    let Some(last) = params.last_mut().filter(|p| p.role == Role::User) else {
+        return;
+    };
+    match &mut last.content {
+        MessageContent::Blocks(blocks) => {
+            if let Some(block) = blocks.last_mut() {
+                block.set_cache_control(cache_control.clone());
+            }
+        }
+        MessageContent::Text(text) => {
+            last.content = MessageContent::Blocks(vec![ContentBlock::Text {
+                text: std::mem::take(text),
+                cache_control: Some(cache_control.clone()),
+            }]);
+        }
+    }
+}
+
+/// One replayed assistant block, `None` when pi skips it.
+fn assistant_block(
+    block: &AssistantContent,
+    oauth: bool,
+    allow_empty_signature: bool,
+) -> Option<ContentBlock> {
+    match block {
+        AssistantContent::Text(text) => (!is_blank(&text.text)).then(|| ContentBlock::Text {
+            text: text.text.clone(),
+            cache_control: None,
+        }),
+        AssistantContent::Thinking(thinking) => {
+            if thinking.redacted == Some(true) {
+                return Some(ContentBlock::RedactedThinking {
+                    data: thinking.thinking_signature.clone().unwrap_or_default(),
+                });
+            }
+            if is_blank(&thinking.thinking) {
+                return None;
+            }
+            let signature = thinking
+                .thinking_signature
+                .as_deref()
+                .filter(|s| !is_blank(s));
+            Some(match (signature, allow_empty_signature) {
+                (Some(signature), _) => ContentBlock::Thinking {
+                    thinking: thinking.thinking.clone(),
+                    signature: signature.to_owned(),
+                },
+                (None, true) => ContentBlock::Thinking {
+                    thinking: thinking.thinking.clone(),
+                    signature: String::new(),
+                },
+                // An unsigned block (an aborted stream) is replayed as plain
+                // text, which the API accepts.
+                (None, false) => ContentBlock::Text {
+                    text: thinking.thinking.clone(),
+                    cache_control: None,
+                },
+            })
+        }
+        AssistantContent::ToolCall(call) => Some(ContentBlock::ToolUse {
+            id: call.id.clone(),
+            name: if oauth {
+                to_claude_code_name(&call.name).to_owned()
+            } else {
+                call.name.clone()
+            },
+            input: if call.arguments.is_null() {
+                Value::Object(Map::new())
+            } else {
+                call.arguments.clone()
+            },
+        }),
+    }
+}
+
+/// A `tool_result` block: text only -> the texts joined by newlines;
+/// with images -> blocks, led by a placeholder text when there is no text.
+fn tool_result_block(result: &ToolResultMessage, images: bool) -> ContentBlock {
+    let parts: Vec<Part<'_>> =
+        with_image_placeholders(&result.content, images, TOOL_IMAGE_PLACEHOLDER).collect();
+    let content = if parts.iter().any(|part| matches!(part, Part::Image(..))) {
+        let mut blocks = Vec::with_capacity(parts.len() + 1);
+        if !parts.iter().any(|part| matches!(part, Part::Text(_))) {
+            blocks.push(Part::Text(IMAGE_ONLY_RESULT_TEXT).to_block());
+        }
+        blocks.extend(parts.iter().copied().map(Part::to_block));
+        MessageContent::Blocks(blocks)
+    } else {
+        let texts: Vec<&str> = parts
+            .iter()
+            .filter_map(|part| match part {
+                Part::Text(text) => Some(*text),
+                Part::Image(..) => None,
+            })
+            .collect();
+        MessageContent::Text(texts.join("\n"))
+    };
+    ContentBlock::ToolResult {
+        tool_use_id: result.tool_call_id.clone(),
+        content,
+        is_error: result.is_error,
+        cache_control: None,
+    }
+}
+
+/// A user or tool-result block after image downgrading.
+#[derive(Debug, Clone, Copy)]
+enum Part<'a> {
+    /// Text.
+    Text(&'a str),
+    /// An image: MIME type and base64 data.
+    Image(&'a str, &'a str),
+}
+
+impl Part<'_> {
+    fn to_block(self) -> ContentBlock {
+        match self {
+            Part::Text(text) => ContentBlock::Text {
+                text: text.to_owned(),
+                cache_control: None,
+            },
+            Part::Image(media_type, data) => ContentBlock::Image {
+                source: ImageSource {
+                    kind: ImageSourceKind::Base64,
+                    media_type: media_type.to_owned(),
+                    data: data.to_owned(),
+                },
+                cache_control: None,
+            },
+        }
+    }
+}
+
+/// The blocks as parts; when the model takes no images, each image becomes
+/// `placeholder`, except right after a placeholder (pi's `downgradeUnsupportedImages`).
+fn with_image_placeholders<'a>(
+    blocks: &'a [UserBlock],
+    images: bool,
+    placeholder: &'static str,
+) -> impl Iterator<Item = Part<'a>> {
+    let mut previous_is_placeholder = false;
+    blocks.iter().filter_map(move |block| {
+        let part = match block {
+            UserBlock::Text(text) => Part::Text(&text.text),
+            UserBlock::Image(image) if images => Part::Image(&image.mime_type, &image.data),
+            UserBlock::Image(_) if previous_is_placeholder => return None,
+            UserBlock::Image(_) => Part::Text(placeholder),
+        };
+        previous_is_placeholder = matches!(part, Part::Text(text) if text == placeholder);
+        Some(part)
+    })
+}
+
+/// True when `text` is empty after JavaScript's `trim` (pi skips such text).
+pub(crate) fn is_blank(text: &str) -> bool {
+    // JavaScript's whitespace set: Rust's White_Space minus U+0085, plus U+FEFF.
+    text.chars()
+        .all(|c| c == '\u{feff}' || (c != '\u{85}' && c.is_whitespace()))
+}
