@@ -118,6 +118,36 @@ impl<C> From<Message> for AgentMessage<C> {
     }
 }
 
+impl<C> From<pi_ai::UserMessage> for AgentMessage<C> {
+    fn from(value: pi_ai::UserMessage) -> Self {
+        Self::Standard(Message::User(value))
+    }
+}
+
+impl<C> From<pi_ai::AssistantMessage> for AgentMessage<C> {
+    fn from(value: pi_ai::AssistantMessage) -> Self {
+        Self::Standard(Message::Assistant(value))
+    }
+}
+
+impl<C> From<pi_ai::ToolResultMessage> for AgentMessage<C> {
+    fn from(value: pi_ai::ToolResultMessage) -> Self {
+        Self::Standard(Message::ToolResult(value))
+    }
+}
+
+impl<C> AgentMessage<C> {
+    /// A user message with one text block, stamped now (as pi builds a
+    /// prompt from text).
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self::Standard(Message::User(pi_ai::UserMessage {
+            content: vec![pi_ai::UserBlock::text(text)].into(),
+            timestamp: pi_ai::now_ms(),
+            ..pi_ai::UserMessage::default()
+        }))
+    }
+}
+
 impl<C: CustomMessage> Serialize for AgentMessage<C> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -137,10 +167,10 @@ impl<'de, C: CustomMessage> Deserialize<'de> for AgentMessage<C> {
 /// The default `convert_to_llm`: keeps user, assistant and toolResult
 /// messages and drops every app message.
 pub fn default_convert_to_llm<C: CustomMessage>(messages: &[AgentMessage<C>]) -> Vec<Message> {
-    messages
-        .iter()
-        .filter_map(|m| m.as_standard().cloned())
-        .collect()
+    // Sized up front: growing by doubling would copy the projection ~twice.
+    let mut converted = Vec::with_capacity(messages.len());
+    converted.extend(messages.iter().filter_map(|m| m.as_standard().cloned()));
+    converted
 }
 
 #[cfg(test)]

@@ -1,0 +1,345 @@
+//! The low-level loop: per turn, `transform_context` then `convert_to_llm`
+//! then the stream function; tool calls run as a batch; steering and
+//! follow-up queues are polled; every step is emitted as an [`AgentEvent`].
+
+use std::panic::AssertUnwindSafe;
+
+use futures::StreamExt;
+
+use pi_ai::{
+    ABORTED_MESSAGE, AssistantMessage, AssistantMessageEvent, CancellationToken, Context, Message,
+    SimpleStreamOptions, StopReason, StreamOptions, now_ms,
+};
+
+use crate::config::{AgentContext, AgentLoopConfig, AgentLoopError};
+use crate::events::{AgentEvent, AgentEventSink};
+use crate::message::{AgentMessage, CustomMessage};
+use crate::tool_exec::{ToolBatch, ToolSet, panic_text};
+
+/// Runs the agent on `context` plus `prompts` until the assistant stops
+/// without tool calls and no steering or follow-up message is queued.
+///
+/// Emits `agent_start`, `turn_start` and the prompts' `message_start` /
+/// `message_end`, then the turns, then `agent_end`. Returns the messages the
+/// run added (prompts included). A failing `transform_context` or
+/// `convert_to_llm`, or a stream function that breaks its contract, stops
+/// the run with an error and no `agent_end` (the [`crate::Agent`] turns it
+/// into an error message). Provider failures are not errors: they end the
+/// turn with an assistant message whose stop reason is `error` or `aborted`.
+pub async fn run_agent_loop<C: CustomMessage>(
+    prompts: Vec<AgentMessage<C>>,
+    context: AgentContext<C>,
+    config: &AgentLoopConfig<C>,
+    emit: &mut impl AgentEventSink<C>,
+    cancel: CancellationToken,
+) -> Result<Vec<AgentMessage<C>>, AgentLoopError> {
+    let mut run = Run::new(context, config, cancel, prompts.len());
+    emit.emit(AgentEvent::AgentStart).await;
+    emit.emit(AgentEvent::TurnStart).await;
+    for prompt in prompts {
+        emit.emit(AgentEvent::MessageStart {
+            message: prompt.clone(),
+        })
+        .await;
+        emit.emit(AgentEvent::MessageEnd {
+            message: prompt.clone(),
+        })
+        .await;
+        run.messages.push(prompt.clone());
+        run.new_messages.push(prompt);
+    }
+    run.run(emit).await?;
+    Ok(run.new_messages)
+}
+
+/// Continues from `context` without a new prompt (retries, resumed
+/// sessions). The context must be non-empty and must not end with an
+/// assistant message (the last message has to convert to a user or
+/// toolResult message). Emits `agent_start` and `turn_start`, then the turns.
+pub async fn run_agent_loop_continue<C: CustomMessage>(
+    context: AgentContext<C>,
+    config: &AgentLoopConfig<C>,
+    emit: &mut impl AgentEventSink<C>,
+    cancel: CancellationToken,
+) -> Result<Vec<AgentMessage<C>>, AgentLoopError> {
+    match context.messages.last() {
+        None => return Err(AgentLoopError::NothingToContinue),
+        Some(last) if last.as_assistant().is_some() => {
+            return Err(AgentLoopError::ContinueFromAssistant);
+        }
+        Some(_) => {}
+    }
+    let mut run = Run::new(context, config, cancel, 0);
+    emit.emit(AgentEvent::AgentStart).await;
+    emit.emit(AgentEvent::TurnStart).await;
+    run.run(emit).await?;
+    Ok(run.new_messages)
+}
+
+/// The state of one run: the loop's own copy of the transcript, the new
+/// messages, and the parts of the model context that do not change per turn.
+struct Run<'a, C> {
+    config: &'a AgentLoopConfig<C>,
+    cancel: CancellationToken,
+    messages: Vec<AgentMessage<C>>,
+    new_messages: Vec<AgentMessage<C>>,
+    tools: ToolSet,
+    llm_context: Context,
+}
+
+impl<'a, C: CustomMessage> Run<'a, C> {
+    fn new(
+        context: AgentContext<C>,
+        config: &'a AgentLoopConfig<C>,
+        cancel: CancellationToken,
+        prompts: usize,
+    ) -> Self {
+        let AgentContext {
+            system_prompt,
+            mut messages,
+            tools,
+        } = context;
+        // Room for this run's messages, so appending never copies the transcript.
+        messages.reserve(prompts + 16);
+        let declared: Vec<pi_ai::Tool> = tools.iter().map(|t| t.to_tool()).collect();
+        let llm_context = Context {
+            system_prompt: (!system_prompt.is_empty()).then_some(system_prompt),
+            messages: Vec::new(),
+            tools: (!declared.is_empty()).then_some(declared),
+            extra: pi_ai::ExtraFields::new(),
+        };
+        Self {
+            config,
+            cancel,
+            messages,
+            new_messages: Vec::with_capacity(prompts + 8),
+            tools: ToolSet::new(tools),
+            llm_context,
+        }
+    }
+
+    fn poll(source: Option<&crate::config::MessageSource<C>>) -> Vec<AgentMessage<C>> {
+        source.map(|poll| poll()).unwrap_or_default()
+    }
+
+    async fn run(&mut self, emit: &mut impl AgentEventSink<C>) -> Result<(), AgentLoopError> {
+        let config = self.config;
+        let mut first_turn = true;
+        // The user may have typed while the run was being set up.
+        let mut pending = Self::poll(config.get_steering_messages.as_ref());
+        loop {
+            let mut has_more_tool_calls = true;
+            while has_more_tool_calls || !pending.is_empty() {
+                if first_turn {
+                    first_turn = false;
+                } else {
+                    emit.emit(AgentEvent::TurnStart).await;
+                }
+                for message in std::mem::take(&mut pending) {
+                    emit.emit(AgentEvent::MessageStart {
+                        message: message.clone(),
+                    })
+                    .await;
+                    emit.emit(AgentEvent::MessageEnd {
+                        message: message.clone(),
+                    })
+                    .await;
+                    self.messages.push(message.clone());
+                    self.new_messages.push(message);
+                }
+
+                let message = self.stream_assistant_response(emit).await?;
+                self.new_messages
+                    .push(Message::Assistant(message.clone()).into());
+                if message.stop_reason.is_failure() {
+                    emit.emit(AgentEvent::TurnEnd {
+                        message,
+                        tool_results: Vec::new(),
+                    })
+                    .await;
+                    emit.emit(AgentEvent::AgentEnd {
+                        messages: self.new_messages.clone(),
+                    })
+                    .await;
+                    return Ok(());
+                }
+
+                has_more_tool_calls = message.tool_calls().next().is_some();
+                let mut tool_results = Vec::new();
+                let mut steering = Vec::new();
+                if has_more_tool_calls {
+                    let batch = ToolBatch {
+                        config,
+                        tools: &self.tools,
+                        messages: &self.messages,
+                        assistant: &message,
+                        cancel: &self.cancel,
+                    };
+                    let outcome = batch.execute(emit).await;
+                    steering = outcome.steering;
+                    tool_results = outcome.results;
+                    for result in &tool_results {
+                        let result = AgentMessage::from(Message::ToolResult(result.clone()));
+                        self.messages.push(result.clone());
+                        self.new_messages.push(result);
+                    }
+                }
+                emit.emit(AgentEvent::TurnEnd {
+                    message,
+                    tool_results,
+                })
+                .await;
+                pending = if steering.is_empty() {
+                    Self::poll(config.get_steering_messages.as_ref())
+                } else {
+                    steering
+                };
+            }
+            // The agent would stop here; follow-ups start another round.
+            pending = Self::poll(config.get_follow_up_messages.as_ref());
+            if pending.is_empty() {
+                break;
+            }
+        }
+        emit.emit(AgentEvent::AgentEnd {
+            messages: self.new_messages.clone(),
+        })
+        .await;
+        Ok(())
+    }
+
+    /// One model call: transform, convert, stream, and settle the message
+    /// into the transcript before `message_end`.
+    async fn stream_assistant_response(
+        &mut self,
+        emit: &mut impl AgentEventSink<C>,
+    ) -> Result<AssistantMessage, AgentLoopError> {
+        let config = self.config;
+        let model = &config.model;
+        if self.cancel.is_cancelled() {
+            // The run was aborted (e.g. during tools): no request, as a
+            // provider would end an already-cancelled call.
+            let mut message = AssistantMessage::empty(
+                model.api.clone(),
+                model.provider.clone(),
+                &model.id,
+                now_ms(),
+            );
+            message.stop_reason = StopReason::Aborted;
+            message.error_message = Some(ABORTED_MESSAGE.to_owned());
+            return Ok(self.settle(message, false, emit).await);
+        }
+
+        self.llm_context.messages = match &config.transform_context {
+            Some(transform) => {
+                let transformed = transform
+                    .transform(self.messages.clone(), &self.cancel)
+                    .await
+                    .map_err(AgentLoopError::TransformContext)?;
+                config.convert_to_llm.convert(&transformed).await
+            }
+            None => config.convert_to_llm.convert(&self.messages).await,
+        }
+        .map_err(AgentLoopError::ConvertToLlm)?;
+
+        let api_key = match &config.get_api_key {
+            Some(hook) => hook.api_key(&model.provider).await,
+            None => None,
+        }
+        .or_else(|| config.stream_options.api_key.clone());
+        let options = SimpleStreamOptions {
+            base: StreamOptions {
+                api_key,
+                cancel: self.cancel.clone(),
+                ..config.stream_options.clone()
+            },
+            reasoning: config.reasoning,
+            thinking_budgets: config.thinking_budgets,
+        };
+        let called = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            config
+                .stream_fn
+                .stream_simple(model, &self.llm_context, options)
+        }));
+        // The provider has taken what it needs; the projection is not kept.
+        self.llm_context.messages = Vec::new();
+        let mut stream = called.map_err(|payload| {
+            AgentLoopError::StreamFunction(format!("panicked: {}", panic_text(payload.as_ref())))
+        })?;
+
+        let mut started = false;
+        let mut settled = None;
+        while let Some(event) = stream.next().await {
+            match event {
+                AssistantMessageEvent::Start { partial } => {
+                    started = true;
+                    // The message as of `start`: no content yet, even if the
+                    // producer has already run ahead in the same poll.
+                    let mut message = partial.snapshot();
+                    message.content.clear();
+                    let message = AgentMessage::from(Message::Assistant(message));
+                    emit.emit(AgentEvent::MessageStart { message }).await;
+                }
+                AssistantMessageEvent::Done { message, .. } => {
+                    settled = Some(message);
+                    break;
+                }
+                AssistantMessageEvent::Error { error, .. } => {
+                    settled = Some(error);
+                    break;
+                }
+                AssistantMessageEvent::TextStart { ref partial, .. }
+                | AssistantMessageEvent::TextDelta { ref partial, .. }
+                | AssistantMessageEvent::TextEnd { ref partial, .. }
+                | AssistantMessageEvent::ThinkingStart { ref partial, .. }
+                | AssistantMessageEvent::ThinkingDelta { ref partial, .. }
+                | AssistantMessageEvent::ThinkingEnd { ref partial, .. }
+                | AssistantMessageEvent::ToolCallStart { ref partial, .. }
+                | AssistantMessageEvent::ToolCallDelta { ref partial, .. }
+                | AssistantMessageEvent::ToolCallEnd { ref partial, .. } => {
+                    if started {
+                        let message = partial.clone();
+                        emit.emit(AgentEvent::MessageUpdate {
+                            assistant_message_event: event,
+                            message,
+                        })
+                        .await;
+                    }
+                }
+            }
+        }
+        let message = settled.ok_or_else(|| {
+            AgentLoopError::StreamFunction("its stream ended without a done or error event".into())
+        })?;
+        tracing::debug!(
+            stop_reason = ?message.stop_reason,
+            context = self.messages.len(),
+            "assistant message settled"
+        );
+        Ok(self.settle(message, started, emit).await)
+    }
+
+    /// Appends the settled assistant message to the transcript (replacing
+    /// the streaming partial) and emits `message_end` (and `message_start`
+    /// if the stream never started).
+    async fn settle(
+        &mut self,
+        message: AssistantMessage,
+        started: bool,
+        emit: &mut impl AgentEventSink<C>,
+    ) -> AssistantMessage {
+        let agent_message = AgentMessage::from(Message::Assistant(message.clone()));
+        if !started {
+            emit.emit(AgentEvent::MessageStart {
+                message: agent_message.clone(),
+            })
+            .await;
+        }
+        self.messages.push(agent_message.clone());
+        emit.emit(AgentEvent::MessageEnd {
+            message: agent_message,
+        })
+        .await;
+        message
+    }
+}

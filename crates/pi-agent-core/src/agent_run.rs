@@ -1,0 +1,239 @@
+//! How an [`Agent`] runs the loop: the run lifecycle, the event sink that
+//! updates the state and awaits the listeners, and error normalization.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use futures::FutureExt;
+
+use pi_ai::{
+    AssistantContent, AssistantMessage, CancellationToken, Message, SharedMessage, StopReason,
+    now_ms,
+};
+
+use crate::agent::{Agent, lock};
+use crate::agent_loop::{run_agent_loop, run_agent_loop_continue};
+use crate::agent_types::{AgentError, AgentState};
+use crate::config::{AgentContext, AgentLoopConfig, AgentLoopError};
+use crate::events::{AgentEvent, AgentEventSink};
+use crate::message::{AgentMessage, CustomMessage};
+use crate::tool_exec::panic_text;
+
+impl<C: CustomMessage> Agent<C> {
+    /// Marks a run active (after `check` accepted the state) and returns its token.
+    pub(crate) fn begin_run(
+        &self,
+        busy: AgentError,
+        check: impl FnOnce(&AgentState<C>) -> Result<(), AgentError>,
+    ) -> Result<CancellationToken, AgentError> {
+        let mut active = lock(&self.active);
+        if active.is_some() {
+            return Err(busy);
+        }
+        let mut state = lock(&self.state);
+        check(&state)?;
+        let cancel = CancellationToken::new();
+        *active = Some(cancel.clone());
+        state.is_streaming = true;
+        state.streaming_message = None;
+        state.error = None;
+        drop(state);
+        drop(active);
+        self.running.send_replace(true);
+        Ok(cancel)
+    }
+
+    /// Runs the loop with this agent's state and settings; normalizes a loop
+    /// error into the event sequence of a failed turn.
+    pub(crate) async fn execute_run(
+        &self,
+        cancel: CancellationToken,
+        prompts: Option<Vec<AgentMessage<C>>>,
+        skip_initial_steering: bool,
+    ) {
+        // Ends the run even if the caller drops this future midway.
+        let _finish = FinishRun(self);
+        let (context, config) = self.loop_inputs(skip_initial_steering);
+        let mut sink = AgentSink {
+            agent: self,
+            cancel: cancel.clone(),
+        };
+        let result = match prompts {
+            Some(prompts) => {
+                run_agent_loop(prompts, context, &config, &mut sink, cancel.clone()).await
+            }
+            None => run_agent_loop_continue(context, &config, &mut sink, cancel.clone()).await,
+        };
+        if let Err(error) = result {
+            self.normalize_failure(&error, cancel.is_cancelled(), &mut sink)
+                .await;
+        }
+    }
+
+    /// The run's context (one copy of the transcript) and loop configuration.
+    fn loop_inputs(&self, skip_initial_steering: bool) -> (AgentContext<C>, AgentLoopConfig<C>) {
+        let (context, model, reasoning) = {
+            let state = lock(&self.state);
+            let mut messages = Vec::with_capacity(state.messages.len() + 16);
+            messages.extend(state.messages.iter().cloned());
+            let context = AgentContext {
+                system_prompt: state.system_prompt.clone(),
+                messages,
+                tools: state.tools.clone(),
+            };
+            (context, state.model.clone(), state.thinking_level)
+        };
+        let settings = lock(&self.settings);
+        let steering = Arc::clone(&self.steering);
+        let skip = AtomicBool::new(skip_initial_steering);
+        let follow_up = Arc::clone(&self.follow_up);
+        let config = AgentLoopConfig {
+            model,
+            reasoning,
+            thinking_budgets: settings.thinking_budgets,
+            stream_options: settings.stream_options.clone(),
+            stream_fn: Arc::clone(&settings.stream_fn),
+            transform_context: settings.transform_context.clone(),
+            convert_to_llm: Arc::clone(&settings.convert_to_llm),
+            get_api_key: settings.get_api_key.clone(),
+            get_steering_messages: Some(Arc::new(move || {
+                if skip.swap(false, Ordering::Relaxed) {
+                    return Vec::new();
+                }
+                lock(&steering).drain()
+            })),
+            get_follow_up_messages: Some(Arc::new(move || lock(&follow_up).drain())),
+            tool_execution: settings.tool_execution,
+            before_tool_call: settings.before_tool_call.clone(),
+            after_tool_call: settings.after_tool_call.clone(),
+        };
+        (context, config)
+    }
+
+    /// pi 0.85's error path: an assistant message with empty text, stop
+    /// reason `aborted` (if the run was cancelled) or `error`, and the
+    /// error's text, emitted as `message_start`, `message_end`, `turn_end`,
+    /// `agent_end`.
+    async fn normalize_failure(
+        &self,
+        error: &AgentLoopError,
+        aborted: bool,
+        sink: &mut AgentSink<'_, C>,
+    ) {
+        tracing::warn!("agent run failed: {error}");
+        let model = self.model();
+        let mut message = AssistantMessage::empty(model.api, model.provider, model.id, now_ms());
+        message.content = vec![AssistantContent::text("")];
+        message.stop_reason = if aborted {
+            StopReason::Aborted
+        } else {
+            StopReason::Error
+        };
+        message.error_message = Some(error.to_string());
+        let agent_message = AgentMessage::from(Message::Assistant(message.clone()));
+        sink.emit(AgentEvent::MessageStart {
+            message: agent_message.clone(),
+        })
+        .await;
+        sink.emit(AgentEvent::MessageEnd {
+            message: agent_message.clone(),
+        })
+        .await;
+        sink.emit(AgentEvent::TurnEnd {
+            message,
+            tool_results: Vec::new(),
+        })
+        .await;
+        sink.emit(AgentEvent::AgentEnd {
+            messages: vec![agent_message],
+        })
+        .await;
+    }
+
+    /// Updates the state for one event (before the listeners see it).
+    fn reduce(&self, event: &AgentEvent<C>) {
+        let mut state = lock(&self.state);
+        match event {
+            AgentEvent::MessageStart { message } => {
+                if let Some(assistant) = message.as_assistant() {
+                    state.streaming_message = Some(SharedMessage::new(assistant.clone()));
+                }
+            }
+            AgentEvent::MessageUpdate { message, .. } => {
+                if !state
+                    .streaming_message
+                    .as_ref()
+                    .is_some_and(|current| current.ptr_eq(message))
+                {
+                    state.streaming_message = Some(message.clone());
+                }
+            }
+            AgentEvent::MessageEnd { message } => {
+                // The settled message replaces the streaming partial.
+                state.streaming_message = None;
+                state.messages.push(message.clone());
+            }
+            AgentEvent::ToolExecutionStart { tool_call_id, .. } => {
+                state.pending_tool_calls.insert(tool_call_id.clone());
+            }
+            AgentEvent::ToolExecutionEnd { tool_call_id, .. } => {
+                state.pending_tool_calls.remove(tool_call_id);
+            }
+            AgentEvent::TurnEnd { message, .. } => {
+                if let Some(error) = &message.error_message {
+                    state.error = Some(error.clone());
+                }
+            }
+            AgentEvent::AgentEnd { .. } => state.streaming_message = None,
+            AgentEvent::AgentStart
+            | AgentEvent::TurnStart
+            | AgentEvent::ToolExecutionUpdate { .. } => {}
+        }
+    }
+
+    fn finish_run(&self) {
+        {
+            let mut state = lock(&self.state);
+            state.is_streaming = false;
+            state.streaming_message = None;
+            state.pending_tool_calls.clear();
+        }
+        *lock(&self.active) = None;
+        self.running.send_replace(false);
+    }
+}
+
+/// Ends the run when dropped.
+struct FinishRun<'a, C: CustomMessage>(&'a Agent<C>);
+
+impl<C: CustomMessage> Drop for FinishRun<'_, C> {
+    fn drop(&mut self) {
+        self.0.finish_run();
+    }
+}
+
+/// The Agent's event sink: reduce the state, then await each listener in order.
+struct AgentSink<'a, C> {
+    agent: &'a Agent<C>,
+    cancel: CancellationToken,
+}
+
+impl<C: CustomMessage> AgentEventSink<C> for AgentSink<'_, C> {
+    async fn emit(&mut self, event: AgentEvent<C>) {
+        self.agent.reduce(&event);
+        let listeners = Arc::clone(&lock(&self.agent.listeners));
+        for (_, listener) in listeners.iter() {
+            let handled = AssertUnwindSafe(listener.on_event(&event, &self.cancel))
+                .catch_unwind()
+                .await;
+            if let Err(payload) = handled {
+                tracing::error!(
+                    event = event.kind(),
+                    "agent listener panicked: {}",
+                    panic_text(payload.as_ref())
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The loop's hooks: `transform_context` (rich to rich), `convert_to_llm`
+//! (rich to narrow), `get_api_key`, `before_tool_call` and
+//! `after_tool_call`. Each is an async trait object; plain closures
+//! implement the traits too.
+
+use std::future::Future;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use pi_ai::{AssistantMessage, CancellationToken, Message, Provider, ToolCall, UserBlock};
+
+use crate::message::{AgentMessage, CustomMessage};
+use crate::tool::AgentToolResult;
+
+/// A hook that failed. The low-level loop returns it as an error; the
+/// [`crate::Agent`] turns it into an assistant message with stop reason
+/// `error` (or `aborted`) whose `errorMessage` is this error's text.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct HookError {
+    message: String,
+    #[source]
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl HookError {
+    /// A failure with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// Wraps an error; its text becomes the message.
+    pub fn wrap(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self {
+            message: error.to_string(),
+            source: Some(Box::new(error)),
+        }
+    }
+}
+
+/// `transform_context(messages, cancel)`: works on the rich transcript
+/// before every model call (pruning, injecting retrieved context). It gets
+/// the turn's snapshot by value and returns the messages to convert. The
+/// contract (pi's): return a safe fallback rather than fail.
+#[async_trait]
+pub trait TransformContext<C>: Send + Sync {
+    /// Transforms the context of one model call.
+    async fn transform(
+        &self,
+        messages: Vec<AgentMessage<C>>,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<AgentMessage<C>>, HookError>;
+}
+
+#[async_trait]
+impl<C, F, Fut> TransformContext<C> for F
+where
+    C: CustomMessage,
+    F: Fn(Vec<AgentMessage<C>>, CancellationToken) -> Fut + Send + Sync,
+    Fut: Future<Output = Result<Vec<AgentMessage<C>>, HookError>> + Send,
+{
+    async fn transform(
+        &self,
+        messages: Vec<AgentMessage<C>>,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<AgentMessage<C>>, HookError> {
+        self(messages, cancel.clone()).await
+    }
+}
+
+/// `convert_to_llm(messages)`: projects the rich transcript onto the
+/// messages a provider accepts, right before every model call (after
+/// `transform_context`). App roles become user messages or are dropped.
+#[async_trait]
+pub trait ConvertToLlm<C>: Send + Sync {
+    /// Converts the context of one model call.
+    async fn convert(&self, messages: &[AgentMessage<C>]) -> Result<Vec<Message>, HookError>;
+}
+
+#[async_trait]
+impl<C, F> ConvertToLlm<C> for F
+where
+    C: CustomMessage,
+    F: Fn(&[AgentMessage<C>]) -> Result<Vec<Message>, HookError> + Send + Sync,
+{
+    async fn convert(&self, messages: &[AgentMessage<C>]) -> Result<Vec<Message>, HookError> {
+        self(messages)
+    }
+}
+
+/// The default converter: keeps user, assistant and toolResult messages.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DefaultConvertToLlm;
+
+#[async_trait]
+impl<C: CustomMessage> ConvertToLlm<C> for DefaultConvertToLlm {
+    async fn convert(&self, messages: &[AgentMessage<C>]) -> Result<Vec<Message>, HookError> {
+        Ok(crate::message::default_convert_to_llm(messages))
+    }
+}
+
+/// `get_api_key(provider)`: resolved before every model call (for expiring
+/// OAuth tokens); `None` falls back to the configured key.
+#[async_trait]
+pub trait GetApiKey: Send + Sync {
+    /// The key to use for `provider`, if any.
+    async fn api_key(&self, provider: &Provider) -> Option<String>;
+}
+
+#[async_trait]
+impl<F> GetApiKey for F
+where
+    F: Fn(&Provider) -> Option<String> + Send + Sync,
+{
+    async fn api_key(&self, provider: &Provider) -> Option<String> {
+        self(provider)
+    }
+}
+
+/// What `before_tool_call` and `after_tool_call` see.
+#[derive(Debug)]
+pub struct ToolCallContext<'a, C> {
+    /// The assistant message that requested the call.
+    pub assistant_message: &'a AssistantMessage,
+    /// The call as the model sent it.
+    pub tool_call: &'a ToolCall,
+    /// The validated (coerced) arguments.
+    pub args: &'a Value,
+    /// The run's transcript at this point (ends with the assistant message).
+    pub messages: &'a [AgentMessage<C>],
+}
+
+/// `before_tool_call`'s verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BeforeToolCallResult {
+    /// Do not execute; record an error result instead.
+    pub block: bool,
+    /// The text of that result (default: `Tool execution was blocked`).
+    pub reason: Option<String>,
+}
+
+/// Runs after argument validation, before execution; may block the call.
+#[async_trait]
+pub trait BeforeToolCall<C>: Send + Sync {
+    /// Inspects one call.
+    async fn before_tool_call(
+        &self,
+        context: ToolCallContext<'_, C>,
+        cancel: &CancellationToken,
+    ) -> Option<BeforeToolCallResult>;
+}
+
+/// `after_tool_call`'s overrides, field by field (no deep merge).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AfterToolCallResult {
+    /// Replaces the content.
+    pub content: Option<Vec<UserBlock>>,
+    /// Replaces the details.
+    pub details: Option<Value>,
+    /// Replaces the error flag.
+    pub is_error: Option<bool>,
+}
+
+/// Runs after a tool executed, before `tool_execution_end`; may rewrite the result.
+#[async_trait]
+pub trait AfterToolCall<C>: Send + Sync {
+    /// Inspects one executed call and its result.
+    async fn after_tool_call(
+        &self,
+        context: ToolCallContext<'_, C>,
+        result: &AgentToolResult,
+        is_error: bool,
+        cancel: &CancellationToken,
+    ) -> Option<AfterToolCallResult>;
+}

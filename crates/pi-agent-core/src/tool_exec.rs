@@ -1,0 +1,402 @@
+//! Executing the tool calls of one assistant message: preparation (lookup,
+//! validation, `before_tool_call`), execution (concurrent or sequential, with
+//! updates and cancellation), `after_tool_call`, and results in call order.
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock};
+
+use futures::future::BoxFuture;
+use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
+use tokio::sync::mpsc;
+
+use pi_ai::{AssistantMessage, CancellationToken, Message, ToolCall, ToolResultMessage, now_ms};
+
+use crate::config::AgentLoopConfig;
+use crate::events::{AgentEvent, AgentEventSink};
+use crate::hooks::ToolCallContext;
+use crate::message::{AgentMessage, CustomMessage};
+use crate::tool::{
+    AgentTool, AgentToolResult, BLOCKED_MESSAGE, SKIPPED_FOR_STEERING_MESSAGE,
+    TOOL_ABORTED_MESSAGE, ToolExecutionMode, ToolUpdateFn,
+};
+use crate::validation::ArgumentValidator;
+
+/// The text of a panic payload.
+pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
+}
+
+/// A run's tools, each with its schema compiled on first use.
+pub(crate) struct ToolSet {
+    entries: Vec<(Arc<dyn AgentTool>, OnceLock<ArgumentValidator>)>,
+}
+
+impl ToolSet {
+    pub(crate) fn new(tools: Vec<Arc<dyn AgentTool>>) -> Self {
+        Self {
+            entries: tools.into_iter().map(|t| (t, OnceLock::new())).collect(),
+        }
+    }
+
+    fn find(&self, name: &str) -> Option<(&Arc<dyn AgentTool>, &ArgumentValidator)> {
+        let (tool, validator) = self.entries.iter().find(|(t, _)| t.name() == name)?;
+        let validator = validator.get_or_init(|| ArgumentValidator::new(name, tool.parameters()));
+        Some((tool, validator))
+    }
+}
+
+/// A call's final result and error flag.
+type Outcome = (AgentToolResult, bool);
+
+enum Prepared {
+    Immediate(AgentToolResult),
+    Run(Arc<dyn AgentTool>, serde_json::Value),
+}
+
+/// What a batch produced: results in call order, and steering messages that
+/// arrived during it (to inject before the next model call).
+pub(crate) struct BatchOutcome<C> {
+    pub(crate) results: Vec<ToolResultMessage>,
+    pub(crate) steering: Vec<AgentMessage<C>>,
+}
+
+/// The tool calls of one assistant message.
+pub(crate) struct ToolBatch<'a, C> {
+    pub(crate) config: &'a AgentLoopConfig<C>,
+    pub(crate) tools: &'a ToolSet,
+    pub(crate) messages: &'a [AgentMessage<C>],
+    pub(crate) assistant: &'a AssistantMessage,
+    pub(crate) cancel: &'a CancellationToken,
+}
+
+impl<C: CustomMessage> ToolBatch<'_, C> {
+    pub(crate) async fn execute(&self, emit: &mut impl AgentEventSink<C>) -> BatchOutcome<C> {
+        let calls: Vec<&ToolCall> = self.assistant.tool_calls().collect();
+        tracing::debug!(
+            calls = calls.len(),
+            mode = ?self.config.tool_execution,
+            "executing tool calls"
+        );
+        match self.config.tool_execution {
+            ToolExecutionMode::Parallel => self.parallel(&calls, emit).await,
+            ToolExecutionMode::Sequential => self.sequential(&calls, emit).await,
+        }
+    }
+
+    fn poll_steering(&self) -> Vec<AgentMessage<C>> {
+        self.config
+            .get_steering_messages
+            .as_ref()
+            .map(|poll| poll())
+            .unwrap_or_default()
+    }
+
+    /// Each call is prepared, executed and finalized before the next; after
+    /// each, queued steering skips the remaining calls.
+    async fn sequential(
+        &self,
+        calls: &[&ToolCall],
+        emit: &mut impl AgentEventSink<C>,
+    ) -> BatchOutcome<C> {
+        let mut results = Vec::with_capacity(calls.len());
+        let mut steering = Vec::new();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        for (index, call) in calls.iter().enumerate() {
+            emit_start(call, emit).await;
+            let outcome = if !steering.is_empty() {
+                let outcome = (AgentToolResult::error(SKIPPED_FOR_STEERING_MESSAGE), true);
+                emit_end(call, &outcome, emit).await;
+                outcome
+            } else if self.cancel.is_cancelled() {
+                let outcome = (AgentToolResult::error(TOOL_ABORTED_MESSAGE), true);
+                emit_end(call, &outcome, emit).await;
+                outcome
+            } else {
+                match self.prepare(call).await {
+                    Prepared::Immediate(result) => {
+                        let outcome = (result, true);
+                        emit_end(call, &outcome, emit).await;
+                        outcome
+                    }
+                    Prepared::Run(tool, args) => {
+                        let mut outcomes = vec![None; calls.len()];
+                        let started =
+                            vec![(index, self.run_call(index, call, tool, args, tx.clone()))];
+                        self.drive(calls, started, &mut rx, &mut outcomes, emit)
+                            .await;
+                        outcomes
+                            .swap_remove(index)
+                            .unwrap_or_else(|| (AgentToolResult::error(TOOL_ABORTED_MESSAGE), true))
+                    }
+                }
+            };
+            let message = result_message(call, outcome);
+            emit_result_message(&message, emit).await;
+            results.push(message);
+            if steering.is_empty() && index + 1 < calls.len() {
+                steering = self.poll_steering();
+            }
+        }
+        if steering.is_empty() {
+            steering = self.poll_steering();
+        }
+        BatchOutcome { results, steering }
+    }
+
+    /// Calls are prepared one by one, then run concurrently;
+    /// `tool_execution_end` follows completion order, the tool result
+    /// messages follow call order. Steering is polled after the batch.
+    async fn parallel(
+        &self,
+        calls: &[&ToolCall],
+        emit: &mut impl AgentEventSink<C>,
+    ) -> BatchOutcome<C> {
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut started = Vec::new();
+        for (index, call) in calls.iter().enumerate() {
+            emit_start(call, emit).await;
+            let prepared = if self.cancel.is_cancelled() {
+                Prepared::Immediate(AgentToolResult::error(TOOL_ABORTED_MESSAGE))
+            } else {
+                self.prepare(call).await
+            };
+            match prepared {
+                Prepared::Immediate(result) => {
+                    let outcome = (result, true);
+                    emit_end(call, &outcome, emit).await;
+                    outcomes[index] = Some(outcome);
+                }
+                Prepared::Run(tool, args) => {
+                    started.push((index, self.run_call(index, call, tool, args, tx.clone())));
+                }
+            }
+        }
+        self.drive(calls, started, &mut rx, &mut outcomes, emit)
+            .await;
+        let mut results = Vec::with_capacity(calls.len());
+        for (call, outcome) in calls.iter().zip(outcomes) {
+            let outcome =
+                outcome.unwrap_or_else(|| (AgentToolResult::error(TOOL_ABORTED_MESSAGE), true));
+            let message = result_message(call, outcome);
+            emit_result_message(&message, emit).await;
+            results.push(message);
+        }
+        BatchOutcome {
+            results,
+            steering: self.poll_steering(),
+        }
+    }
+
+    /// Looks the tool up, validates the arguments and asks `before_tool_call`.
+    async fn prepare(&self, call: &ToolCall) -> Prepared {
+        let Some((tool, validator)) = self.tools.find(&call.name) else {
+            return Prepared::Immediate(AgentToolResult::error(format!(
+                "Tool {} not found",
+                call.name
+            )));
+        };
+        let args = match validator.validate(&call.arguments) {
+            Ok(args) => args,
+            Err(error) => return Prepared::Immediate(AgentToolResult::error(error.message())),
+        };
+        if let Some(hook) = &self.config.before_tool_call {
+            let context = ToolCallContext {
+                assistant_message: self.assistant,
+                tool_call: call,
+                args: &args,
+                messages: self.messages,
+            };
+            if let Some(verdict) = hook.before_tool_call(context, self.cancel).await
+                && verdict.block
+            {
+                let reason = verdict.reason.unwrap_or_else(|| BLOCKED_MESSAGE.to_owned());
+                return Prepared::Immediate(AgentToolResult::error(reason));
+            }
+        }
+        Prepared::Run(Arc::clone(tool), args)
+    }
+
+    /// Executes one prepared call and applies `after_tool_call`.
+    fn run_call<'b>(
+        &'b self,
+        index: usize,
+        call: &'b ToolCall,
+        tool: Arc<dyn AgentTool>,
+        args: serde_json::Value,
+        updates: mpsc::UnboundedSender<(usize, AgentToolResult)>,
+    ) -> BoxFuture<'b, Outcome> {
+        async move {
+            let on_update: ToolUpdateFn = Arc::new(move |partial| {
+                // The batch may be over (aborted); late updates are dropped.
+                let _ = updates.send((index, partial));
+            });
+            let hook_args = self.config.after_tool_call.is_some().then(|| args.clone());
+            let executed =
+                AssertUnwindSafe(tool.execute(&call.id, args, self.cancel.clone(), on_update))
+                    .catch_unwind()
+                    .await;
+            let (mut result, mut is_error) = match executed {
+                Ok(Ok(result)) => (result, false),
+                Ok(Err(error)) => (AgentToolResult::error(error.message()), true),
+                Err(payload) => {
+                    let text = panic_text(payload.as_ref());
+                    tracing::error!(tool = %call.name, "tool panicked: {text}");
+                    (
+                        AgentToolResult::error(format!("Tool {} panicked: {text}", call.name)),
+                        true,
+                    )
+                }
+            };
+            if let (Some(hook), Some(args)) = (&self.config.after_tool_call, hook_args) {
+                let context = ToolCallContext {
+                    assistant_message: self.assistant,
+                    tool_call: call,
+                    args: &args,
+                    messages: self.messages,
+                };
+                if let Some(overrides) = hook
+                    .after_tool_call(context, &result, is_error, self.cancel)
+                    .await
+                {
+                    if let Some(content) = overrides.content {
+                        result.content = content;
+                    }
+                    if let Some(details) = overrides.details {
+                        result.details = details;
+                    }
+                    if let Some(flag) = overrides.is_error {
+                        is_error = flag;
+                    }
+                }
+            }
+            (result, is_error)
+        }
+        .boxed()
+    }
+
+    /// Polls the running calls and forwards their updates until all are done
+    /// or the run is cancelled. A call's updates are emitted before its
+    /// `tool_execution_end`. On cancellation, calls that do not finish in the
+    /// same poll (a tool that honours its token returns its own result there)
+    /// are dropped and recorded as aborted, in call order.
+    async fn drive(
+        &self,
+        calls: &[&ToolCall],
+        started: Vec<(usize, BoxFuture<'_, Outcome>)>,
+        updates: &mut mpsc::UnboundedReceiver<(usize, AgentToolResult)>,
+        outcomes: &mut [Option<Outcome>],
+        emit: &mut impl AgentEventSink<C>,
+    ) {
+        let indices: Vec<usize> = started.iter().map(|(index, _)| *index).collect();
+        let mut running: FuturesUnordered<_> = started
+            .into_iter()
+            .map(|(index, call)| call.map(move |outcome| (index, outcome)))
+            .collect();
+        let mut aborted = false;
+        while !running.is_empty() {
+            tokio::select! {
+                biased;
+                Some((index, outcome)) = running.next() => {
+                    flush_updates(calls, updates, emit).await;
+                    emit_end(calls[index], &outcome, emit).await;
+                    outcomes[index] = Some(outcome);
+                }
+                Some((index, partial)) = updates.recv() => {
+                    emit_update(calls[index], partial, emit).await;
+                }
+                () = self.cancel.cancelled() => {
+                    aborted = true;
+                    break;
+                }
+            }
+        }
+        if !aborted {
+            return;
+        }
+        drop(running);
+        flush_updates(calls, updates, emit).await;
+        for index in indices {
+            if outcomes[index].is_none() {
+                let outcome = (AgentToolResult::error(TOOL_ABORTED_MESSAGE), true);
+                emit_end(calls[index], &outcome, emit).await;
+                outcomes[index] = Some(outcome);
+            }
+        }
+    }
+}
+
+async fn flush_updates<C>(
+    calls: &[&ToolCall],
+    updates: &mut mpsc::UnboundedReceiver<(usize, AgentToolResult)>,
+    emit: &mut impl AgentEventSink<C>,
+) {
+    while let Ok((index, partial)) = updates.try_recv() {
+        emit_update(calls[index], partial, emit).await;
+    }
+}
+
+async fn emit_start<C>(call: &ToolCall, emit: &mut impl AgentEventSink<C>) {
+    emit.emit(AgentEvent::ToolExecutionStart {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        args: call.arguments.clone(),
+    })
+    .await;
+}
+
+async fn emit_update<C>(
+    call: &ToolCall,
+    partial_result: AgentToolResult,
+    emit: &mut impl AgentEventSink<C>,
+) {
+    emit.emit(AgentEvent::ToolExecutionUpdate {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        args: call.arguments.clone(),
+        partial_result,
+    })
+    .await;
+}
+
+async fn emit_end<C>(call: &ToolCall, outcome: &Outcome, emit: &mut impl AgentEventSink<C>) {
+    emit.emit(AgentEvent::ToolExecutionEnd {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        result: outcome.0.clone(),
+        is_error: outcome.1,
+    })
+    .await;
+}
+
+fn result_message(call: &ToolCall, (result, is_error): Outcome) -> ToolResultMessage {
+    ToolResultMessage {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        content: result.content,
+        details: (!result.details.is_null()).then_some(result.details),
+        is_error,
+        timestamp: now_ms(),
+        ..ToolResultMessage::default()
+    }
+}
+
+async fn emit_result_message<C: CustomMessage>(
+    message: &ToolResultMessage,
+    emit: &mut impl AgentEventSink<C>,
+) {
+    let message = AgentMessage::from(Message::ToolResult(message.clone()));
+    emit.emit(AgentEvent::MessageStart {
+        message: message.clone(),
+    })
+    .await;
+    emit.emit(AgentEvent::MessageEnd { message }).await;
+}

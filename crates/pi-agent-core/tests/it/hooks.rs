@@ -1,0 +1,158 @@
+//! The boundary order of every model call: `transform_context`, then
+//! `convert_to_llm`, then `get_api_key`, then the stream function; each
+//! awaited, each once per call.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pi_agent_core::{
+    AgentContext, AgentLoopConfig, AgentMessage, AgentToolResult, HookError,
+    default_convert_to_llm, run_agent_loop,
+};
+use pi_ai::scripted::{ScriptedProvider, scripted_model, text_reply, tool_call_reply};
+use pi_ai::{
+    AssistantMessageEventStream, CancellationToken, Context, Model, Provider, StreamFunction,
+    StreamOptions,
+};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use crate::common::{FnTool, Recorder, any_object, provider, seen};
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// Logs each call (with the key it got), then lets the scripted provider answer.
+struct Logged {
+    inner: Arc<ScriptedProvider>,
+    log: Log,
+}
+
+impl StreamFunction for Logged {
+    fn stream(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.log.lock().unwrap().push(format!(
+            "stream messages={} api_key={:?}",
+            context.messages.len(),
+            options.api_key
+        ));
+        self.inner.stream(model, context, options)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn transform_then_convert_then_stream_once_per_model_call() {
+    let log: Log = Arc::default();
+    let scripted = provider([
+        tool_call_reply(&[("call_1", "echo", json!({"x": 1}))]),
+        text_reply("done"),
+    ]);
+    let mut config = AgentLoopConfig::<pi_agent_core::NoCustom>::new(scripted_model());
+    config.stream_fn = Arc::new(Logged {
+        inner: Arc::clone(&scripted),
+        log: Arc::clone(&log),
+    });
+    let transform_log = Arc::clone(&log);
+    config.transform_context = Some(Arc::new(
+        move |mut messages: Vec<AgentMessage>, _cancel: CancellationToken| {
+            let log = Arc::clone(&transform_log);
+            async move {
+                // Suspends, so a loop that did not await the hook would race ahead.
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                log.lock()
+                    .unwrap()
+                    .push(format!("transform messages={}", messages.len()));
+                messages.insert(0, AgentMessage::user_text("retrieved context"));
+                Ok::<_, HookError>(messages)
+            }
+        },
+    ));
+    let convert_log = Arc::clone(&log);
+    config.convert_to_llm = Arc::new(move |messages: &[AgentMessage]| {
+        convert_log
+            .lock()
+            .unwrap()
+            .push(format!("convert messages={}", messages.len()));
+        Ok(default_convert_to_llm(messages))
+    });
+    let key_log = Arc::clone(&log);
+    config.get_api_key = Some(Arc::new(move |provider: &Provider| {
+        let mut log = key_log.lock().unwrap();
+        log.push(format!("get_api_key {provider}"));
+        Some(format!("key-{}", log.len()))
+    }));
+    let echo = FnTool::arc("echo", any_object(), |args, _, _| {
+        Box::pin(async move { Ok(AgentToolResult::text(args.to_string())) })
+    });
+    let context = AgentContext {
+        tools: vec![echo],
+        ..AgentContext::default()
+    };
+    let recorder = Recorder::default();
+    let new_messages = run_agent_loop(
+        vec![AgentMessage::user_text("hello")],
+        context,
+        &config,
+        &mut recorder.sink(),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "transform messages=1",
+            "convert messages=2",
+            "get_api_key scripted",
+            "stream messages=2 api_key=Some(\"key-3\")",
+            "transform messages=3",
+            "convert messages=4",
+            "get_api_key scripted",
+            "stream messages=4 api_key=Some(\"key-7\")",
+        ]
+    );
+    // The injected message reached the provider but not the transcript.
+    let calls = scripted.calls();
+    assert_eq!(
+        seen(&calls[1]),
+        [
+            "user \"retrieved context\"",
+            "user \"hello\"",
+            "assistant stop=tooluse calls=[call_1:echo]",
+            "toolResult call_1 echo error=false \"{\\\"x\\\":1}\"",
+        ]
+    );
+    let roles: Vec<&str> = new_messages.iter().map(AgentMessage::role).collect();
+    assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
+    insta::assert_snapshot!(recorder.lines());
+}
+
+#[tokio::test]
+async fn the_configured_api_key_is_the_fallback() {
+    let log: Log = Arc::default();
+    let scripted = provider([text_reply("a")]);
+    let mut config = AgentLoopConfig::<pi_agent_core::NoCustom>::new(scripted_model());
+    config.stream_fn = Arc::new(Logged {
+        inner: scripted,
+        log: Arc::clone(&log),
+    });
+    config.stream_options.api_key = Some("configured".to_owned());
+    config.get_api_key = Some(Arc::new(|_: &Provider| None));
+    run_agent_loop(
+        vec![AgentMessage::user_text("hi")],
+        AgentContext::default(),
+        &config,
+        &mut Recorder::default().sink(),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["stream messages=1 api_key=Some(\"configured\")"]
+    );
+}
