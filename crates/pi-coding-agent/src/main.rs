@@ -1,24 +1,153 @@
 //! The `pi` command-line coding agent.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
+use pi_coding_agent::app::files::process_file_args;
+use pi_coding_agent::app::{SessionChoice, StartOptions, build_app};
+use pi_coding_agent::cli::{Args, Mode};
+use pi_coding_agent::config::ModelRegistry;
+use pi_coding_agent::modes::{self, prompt_inputs, shared_writer};
 
-/// pi-rs: a coding agent for the terminal.
-#[derive(Debug, Parser)]
-#[command(name = "pi", version = pi_coding_agent::VERSION, about, long_about = None)]
-struct Cli {
-    /// Messages to send to the model.
-    messages: Vec<String>,
+fn init_logging() {
+    // Logs go to stderr, quiet unless PI_LOG (or RUST_LOG) asks for more.
+    let filter = std::env::var("PI_LOG")
+        .or_else(|_| std::env::var("RUST_LOG"))
+        .unwrap_or_else(|_| "error".to_owned());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
+fn list_models(search: &str) -> ExitCode {
+    let agent_dir = pi_coding_agent::session::agent_dir();
+    let registry = match ModelRegistry::load(&agent_dir) {
+        Ok(registry) => registry,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let models = registry.search(Some(search).filter(|s| !s.is_empty()));
+    if models.is_empty() {
+        println!("No models match \"{search}\"");
+        return ExitCode::SUCCESS;
+    }
+    println!("{:<24} {:<40} {:>9} {:>9} {:<8} {:<6}", "provider", "model", "context", "max-out", "thinking", "images");
+    for m in models {
+        println!(
+            "{:<24} {:<40} {:>9} {:>9} {:<8} {:<6}",
+            m.provider.as_str(),
+            m.id,
+            m.context_window,
+            m.max_tokens,
+            if m.reasoning { "yes" } else { "no" },
+            if m.supports_images() { "yes" } else { "no" },
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+fn session_choice(args: &Args) -> SessionChoice {
+    if args.no_session {
+        SessionChoice::InMemory
+    } else if let Some(session) = &args.session {
+        SessionChoice::Open(session.clone())
+    } else if let Some(resume) = &args.resume {
+        if resume.is_empty() { SessionChoice::Continue } else { SessionChoice::Open(resume.clone()) }
+    } else if args.continue_session {
+        SessionChoice::Continue
+    } else {
+        SessionChoice::New
+    }
+}
+
+async fn run(args: Args) -> ExitCode {
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            eprintln!("Cannot read the current directory: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mode = args.effective_mode();
+    let mut messages = args.messages.clone();
+    let stdin = std::io::stdin();
+    let piped = !stdin.is_terminal();
+    if piped && mode != Mode::Rpc {
+        let mut text = String::new();
+        if stdin.lock().read_to_string(&mut text).is_ok() && !text.trim().is_empty() {
+            messages.insert(0, text.trim_end().to_owned());
+        }
+    }
+    if mode == Mode::Text && !args.print && !piped {
+        eprintln!("Interactive mode is not available in pi-rs yet: pass a prompt with -p, or use --mode json or --mode rpc.");
+        return ExitCode::from(2);
+    }
+    let (files, messages) = match process_file_args(&cwd, &messages) {
+        Ok(split) => split,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let tools = if args.no_tools { Some(Vec::new()) } else { args.tools.clone() };
+    let options = StartOptions {
+        cwd,
+        provider: args.provider.clone(),
+        model: args.model.clone(),
+        api_key: args.api_key.clone(),
+        thinking: args.thinking.clone(),
+        system_prompt: args.system_prompt.clone(),
+        append_system_prompt: args.append_system_prompt.clone(),
+        tools,
+        session: session_choice(&args),
+        session_dir: args.session_dir.clone(),
+    };
+    let app = match build_app(options) {
+        Ok(app) => Arc::new(app),
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let prompts = prompt_inputs(files, messages);
+    let code = match mode {
+        Mode::Text => {
+            let mut out = std::io::stdout();
+            let mut err = std::io::stderr();
+            modes::print::run(&app, prompts, &mut out, &mut err).await
+        }
+        Mode::Json => modes::json::run(&app, prompts, shared_writer(std::io::stdout())).await,
+        Mode::Rpc => {
+            let input = tokio::io::BufReader::new(tokio::io::stdin());
+            modes::rpc::run(Arc::clone(&app), input, shared_writer(std::io::stdout())).await
+        }
+    };
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    if cli.messages.is_empty() {
-        println!("pi {}: run `pi --help` for usage", pi_coding_agent::VERSION);
+    let args = Args::parse();
+    if args.version {
+        println!("{}", pi_coding_agent::VERSION);
         return ExitCode::SUCCESS;
     }
-    eprintln!("pi: running prompts is not available in this build yet (no agent mode is wired in)");
-    ExitCode::from(2)
+    init_logging();
+    if let Some(search) = &args.list_models {
+        return list_models(search);
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("Cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run(args))
 }

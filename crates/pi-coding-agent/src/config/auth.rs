@@ -41,8 +41,10 @@ impl AuthStorage {
         let path = agent_dir.join("auth.json");
         let credentials = match std::fs::read_to_string(&path) {
             Ok(text) if text.trim().is_empty() => BTreeMap::new(),
-            Ok(text) => serde_json::from_str(&text)
-                .map_err(|source| ConfigError::Json { path: path.clone(), source })?,
+            Ok(text) => serde_json::from_str(&text).map_err(|source| ConfigError::Json {
+                path: path.clone(),
+                source,
+            })?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
             Err(source) => return Err(ConfigError::Io { path, source }),
         };
@@ -59,17 +61,29 @@ impl AuthStorage {
 
     /// Stores an API key and rewrites the file (mode 0600).
     pub fn set_api_key(&mut self, provider: &str, key: &str) -> Result<(), ConfigError> {
-        self.credentials.insert(provider.to_owned(), Credential::ApiKey { key: key.to_owned() });
+        self.credentials.insert(
+            provider.to_owned(),
+            Credential::ApiKey {
+                key: key.to_owned(),
+            },
+        );
         self.save()
     }
 
     fn save(&self) -> Result<(), ConfigError> {
-        let io = |source| ConfigError::Io { path: self.path.clone(), source };
+        let io = |source| ConfigError::Io {
+            path: self.path.clone(),
+            source,
+        };
         if let Some(parent) = self.path.parent() {
             std::fs::create_dir_all(parent).map_err(io)?;
         }
-        let text = serde_json::to_string_pretty(&self.credentials)
-            .map_err(|source| ConfigError::Json { path: self.path.clone(), source })?;
+        let text = serde_json::to_string_pretty(&self.credentials).map_err(|source| {
+            ConfigError::Json {
+                path: self.path.clone(),
+                source,
+            }
+        })?;
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create(true).truncate(true);
         #[cfg(unix)]
@@ -79,7 +93,8 @@ impl AuthStorage {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&self.path, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
+            std::fs::set_permissions(&self.path, std::fs::Permissions::from_mode(0o600))
+                .map_err(io)?;
         }
         Ok(())
     }
@@ -100,11 +115,17 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(dir.path().join("auth.json")).unwrap().permissions().mode();
+            let mode = std::fs::metadata(dir.path().join("auth.json"))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         let text = std::fs::read_to_string(dir.path().join("auth.json")).unwrap();
-        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), serde_json::json!({"anthropic": {"type": "api_key", "key": "sk-ant-1"}}));
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap(),
+            serde_json::json!({"anthropic": {"type": "api_key", "key": "sk-ant-1"}})
+        );
     }
 
     #[test]
@@ -117,6 +138,9 @@ mod tests {
         auth.set_api_key("openai", "sk-1").unwrap();
         let text = std::fs::read_to_string(dir.path().join("auth.json")).unwrap();
         let value: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(value["anthropic"], serde_json::json!({"type": "oauth", "refresh": "r", "access": "a", "expires": 1}));
+        assert_eq!(
+            value["anthropic"],
+            serde_json::json!({"type": "oauth", "refresh": "r", "access": "a", "expires": 1})
+        );
     }
 }

@@ -20,14 +20,25 @@ impl ModelRegistry {
     /// and id) and its base-URL overrides applied.
     pub fn load(agent_dir: &Path) -> Result<Self, ConfigError> {
         let custom = ModelsFile::load(&agent_dir.join("models.json"))?;
-        Self::from_parts(pi_ai::get_providers().iter().flat_map(|p| pi_ai::get_models(p.as_str())).cloned().collect(), custom)
+        Self::from_parts(
+            pi_ai::get_providers()
+                .iter()
+                .flat_map(|p| pi_ai::get_models(p.as_str()))
+                .cloned()
+                .collect(),
+            custom,
+        )
     }
 
     /// A registry of `built_in` models plus `custom`.
     pub fn from_parts(mut built_in: Vec<Model>, custom: ModelsFile) -> Result<Self, ConfigError> {
         custom.apply_overrides(&mut built_in);
         let extra = custom.models()?;
-        built_in.retain(|m| !extra.iter().any(|c| c.provider == m.provider && c.id == m.id));
+        built_in.retain(|m| {
+            !extra
+                .iter()
+                .any(|c| c.provider == m.provider && c.id == m.id)
+        });
         let mut models = extra;
         models.extend(built_in);
         Ok(Self { models, custom })
@@ -43,23 +54,34 @@ impl ModelRegistry {
     /// match of id or name, preferring undated aliases and shorter ids.
     pub fn find(&self, provider: Option<&str>, model: &str) -> Result<Model, ConfigError> {
         let (provider, pattern) = match (provider, model.split_once('/')) {
-            (None, Some((p, id))) if self.models.iter().any(|m| m.provider.as_str() == p) => (Some(p), id),
+            (None, Some((p, id))) if self.models.iter().any(|m| m.provider.as_str() == p) => {
+                (Some(p), id)
+            }
             _ => (provider, model),
         };
-        let candidates: Vec<&Model> =
-            self.models.iter().filter(|m| provider.is_none_or(|p| m.provider.as_str() == p)).collect();
+        let candidates: Vec<&Model> = self
+            .models
+            .iter()
+            .filter(|m| provider.is_none_or(|p| m.provider.as_str() == p))
+            .collect();
         if let Some(exact) = candidates.iter().find(|m| m.id == pattern) {
             return Ok((*exact).clone());
         }
         let needle = pattern.to_lowercase();
         let mut fuzzy: Vec<&Model> = candidates
             .into_iter()
-            .filter(|m| m.id.to_lowercase().contains(&needle) || m.name.to_lowercase().contains(&needle))
+            .filter(|m| {
+                m.id.to_lowercase().contains(&needle) || m.name.to_lowercase().contains(&needle)
+            })
             .collect();
         fuzzy.sort_by_key(|m| (has_date_suffix(&m.id), m.id.len()));
         fuzzy.first().map(|m| (*m).clone()).ok_or_else(|| {
-            let scope = provider.map(|p| format!(" for provider {p}")).unwrap_or_default();
-            ConfigError::ModelNotFound(format!("Model \"{pattern}\" not found{scope}. Use --list-models to see available models."))
+            let scope = provider
+                .map(|p| format!(" for provider {p}"))
+                .unwrap_or_default();
+            ConfigError::ModelNotFound(format!(
+                "Model \"{pattern}\" not found{scope}. Use --list-models to see available models."
+            ))
         })
     }
 
@@ -70,7 +92,12 @@ impl ModelRegistry {
 
     /// The API key for `provider`: `cli_key`, then `auth.json`, then the
     /// provider's environment variable, then the `apiKey` of models.json.
-    pub fn api_key(&self, provider: &str, cli_key: Option<&str>, auth: &AuthStorage) -> Result<Option<String>, ConfigError> {
+    pub fn api_key(
+        &self,
+        provider: &str,
+        cli_key: Option<&str>,
+        auth: &AuthStorage,
+    ) -> Result<Option<String>, ConfigError> {
         if let Some(key) = cli_key {
             return Ok(Some(key.to_owned()));
         }
@@ -116,7 +143,9 @@ pub fn parse_thinking_level(text: &str) -> Result<Option<ThinkingLevel>, String>
         "medium" => Ok(Some(ThinkingLevel::Medium)),
         "high" => Ok(Some(ThinkingLevel::High)),
         "xhigh" => Ok(Some(ThinkingLevel::Xhigh)),
-        other => Err(format!("invalid thinking level \"{other}\" (off, minimal, low, medium, high, xhigh)")),
+        other => Err(format!(
+            "invalid thinking level \"{other}\" (off, minimal, low, medium, high, xhigh)"
+        )),
     }
 }
 
@@ -125,19 +154,33 @@ mod tests {
     use super::*;
 
     fn registry() -> ModelRegistry {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi-0.73.1/models.json");
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi-0.73.1/models.json");
         let custom = ModelsFile::load(&path).unwrap();
-        ModelRegistry::from_parts(pi_ai::get_models("anthropic").into_iter().cloned().collect(), custom).unwrap()
+        ModelRegistry::from_parts(
+            pi_ai::get_models("anthropic")
+                .into_iter()
+                .cloned()
+                .collect(),
+            custom,
+        )
+        .unwrap()
     }
 
     #[test]
     fn provider_slash_id_and_exact_ids_resolve() {
         let r = registry();
         let m = r.find(None, "mock-oai/mock-gpt").unwrap();
-        assert_eq!((m.provider.as_str(), m.id.as_str()), ("mock-oai", "mock-gpt"));
+        assert_eq!(
+            (m.provider.as_str(), m.id.as_str()),
+            ("mock-oai", "mock-gpt")
+        );
         let m = r.find(Some("mock-ant"), "mock-claude-think").unwrap();
         assert!(m.reasoning);
-        assert_eq!(r.find(None, "mock-gemini").unwrap().provider.as_str(), "mock-goog");
+        assert_eq!(
+            r.find(None, "mock-gemini").unwrap().provider.as_str(),
+            "mock-goog"
+        );
     }
 
     #[test]
@@ -146,7 +189,10 @@ mod tests {
         let m = r.find(Some("anthropic"), "sonnet-4-5").unwrap();
         assert_eq!(m.id, "claude-sonnet-4-5", "the undated alias wins");
         let err = r.find(None, "nothing-like-this").unwrap_err();
-        assert_eq!(err.to_string(), "Model \"nothing-like-this\" not found. Use --list-models to see available models.");
+        assert_eq!(
+            err.to_string(),
+            "Model \"nothing-like-this\" not found. Use --list-models to see available models."
+        );
     }
 
     #[test]
@@ -154,10 +200,21 @@ mod tests {
         let r = registry();
         let dir = tempfile::tempdir().unwrap();
         let mut auth = AuthStorage::load(dir.path()).unwrap();
-        assert_eq!(r.api_key("mock-oai", None, &auth).unwrap().as_deref(), Some("sk-mock-openai-completions"));
+        assert_eq!(
+            r.api_key("mock-oai", None, &auth).unwrap().as_deref(),
+            Some("sk-mock-openai-completions")
+        );
         auth.set_api_key("mock-oai", "stored").unwrap();
-        assert_eq!(r.api_key("mock-oai", None, &auth).unwrap().as_deref(), Some("stored"));
-        assert_eq!(r.api_key("mock-oai", Some("cli"), &auth).unwrap().as_deref(), Some("cli"));
+        assert_eq!(
+            r.api_key("mock-oai", None, &auth).unwrap().as_deref(),
+            Some("stored")
+        );
+        assert_eq!(
+            r.api_key("mock-oai", Some("cli"), &auth)
+                .unwrap()
+                .as_deref(),
+            Some("cli")
+        );
         assert_eq!(r.api_key("nobody", None, &auth).unwrap(), None);
     }
 

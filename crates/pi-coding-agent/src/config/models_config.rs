@@ -81,10 +81,15 @@ impl ModelsFile {
     /// Reads `path`; a missing file is empty.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => serde_json::from_str(&text)
-                .map_err(|source| ConfigError::Json { path: path.to_path_buf(), source }),
+            Ok(text) => serde_json::from_str(&text).map_err(|source| ConfigError::Json {
+                path: path.to_path_buf(),
+                source,
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(source) => Err(ConfigError::Io { path: path.to_path_buf(), source }),
+            Err(source) => Err(ConfigError::Io {
+                path: path.to_path_buf(),
+                source,
+            }),
         }
     }
 
@@ -99,9 +104,16 @@ impl ModelsFile {
                     model: model.id.clone(),
                     reason: format!("no {what} (set it on the provider or the model)"),
                 };
-                let api = model.api.clone().or_else(|| config.api.clone()).ok_or_else(|| invalid("api"))?;
-                let base_url =
-                    model.base_url.clone().or_else(|| config.base_url.clone()).ok_or_else(|| invalid("baseUrl"))?;
+                let api = model
+                    .api
+                    .clone()
+                    .or_else(|| config.api.clone())
+                    .ok_or_else(|| invalid("api"))?;
+                let base_url = model
+                    .base_url
+                    .clone()
+                    .or_else(|| config.base_url.clone())
+                    .ok_or_else(|| invalid("baseUrl"))?;
                 let headers = merge_headers(config.headers.as_ref(), model.headers.as_ref());
                 out.push(Model {
                     id: model.id.clone(),
@@ -110,7 +122,10 @@ impl ModelsFile {
                     provider: provider.as_str().into(),
                     base_url,
                     reasoning: model.reasoning,
-                    input: model.input.clone().unwrap_or_else(|| vec![InputModality::Text]),
+                    input: model
+                        .input
+                        .clone()
+                        .unwrap_or_else(|| vec![InputModality::Text]),
                     cost: model.cost.unwrap_or_default(),
                     context_window: model.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
                     max_tokens: model.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
@@ -130,7 +145,10 @@ impl ModelsFile {
             if !config.models.is_empty() {
                 continue;
             }
-            for model in models.iter_mut().filter(|m| m.provider.as_str() == provider) {
+            for model in models
+                .iter_mut()
+                .filter(|m| m.provider.as_str() == provider)
+            {
                 if let Some(url) = &config.base_url {
                     model.base_url.clone_from(url);
                 }
@@ -143,7 +161,9 @@ impl ModelsFile {
 
     /// The `apiKey` setting of `provider`, if the file has one.
     pub fn api_key_spec(&self, provider: &str) -> Option<&str> {
-        self.providers.get(provider).and_then(|p| p.api_key.as_deref())
+        self.providers
+            .get(provider)
+            .and_then(|p| p.api_key.as_deref())
     }
 }
 
@@ -164,22 +184,34 @@ fn merge_headers(
 /// Resolves an `apiKey` setting: `!command` runs the command through the
 /// shell and takes its trimmed stdout; a name of a set environment variable
 /// takes its value; anything else is the key itself.
-pub fn resolve_api_key_spec(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<String, ConfigError> {
+pub fn resolve_api_key_spec(
+    spec: &str,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<String, ConfigError> {
     if let Some(command) = spec.strip_prefix('!') {
         let output = std::process::Command::new("sh")
             .arg("-c")
             .arg(command)
             .output()
-            .map_err(|e| ConfigError::KeyCommand { command: command.to_owned(), reason: e.to_string() })?;
+            .map_err(|e| ConfigError::KeyCommand {
+                command: command.to_owned(),
+                reason: e.to_string(),
+            })?;
         if !output.status.success() {
             return Err(ConfigError::KeyCommand {
                 command: command.to_owned(),
-                reason: format!("{}: {}", output.status, String::from_utf8_lossy(&output.stderr).trim()),
+                reason: format!(
+                    "{}: {}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stderr).trim()
+                ),
             });
         }
         return Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned());
     }
-    Ok(env(spec).filter(|v| !v.is_empty()).unwrap_or_else(|| spec.to_owned()))
+    Ok(env(spec)
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| spec.to_owned()))
 }
 
 #[cfg(test)]
@@ -187,7 +219,8 @@ mod tests {
     use super::*;
 
     fn fixture() -> ModelsFile {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi-0.73.1/models.json");
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi-0.73.1/models.json");
         ModelsFile::load(&path).unwrap()
     }
 
@@ -199,38 +232,68 @@ mod tests {
         assert_eq!(gpt.provider.as_str(), "mock-oai");
         assert_eq!(gpt.api, Api::OPENAI_COMPLETIONS);
         assert_eq!(gpt.base_url, "http://127.0.0.1:18777/v1");
-        assert_eq!((gpt.context_window, gpt.max_tokens, gpt.reasoning), (128_000, 4096, false));
+        assert_eq!(
+            (gpt.context_window, gpt.max_tokens, gpt.reasoning),
+            (128_000, 4096, false)
+        );
         assert_eq!(gpt.name, "Mock GPT");
         let think = models.iter().find(|m| m.id == "mock-claude-think").unwrap();
         assert!(think.reasoning);
-        assert_eq!(fixture().api_key_spec("mock-ant"), Some("sk-ant-mock-anthropic-messages"));
+        assert_eq!(
+            fixture().api_key_spec("mock-ant"),
+            Some("sk-ant-mock-anthropic-messages")
+        );
     }
 
     #[test]
     fn a_model_without_api_is_an_error_naming_it() {
-        let file: ModelsFile =
-            serde_json::from_str(r#"{"providers":{"local":{"baseUrl":"http://x","models":[{"id":"m"}]}}}"#).unwrap();
+        let file: ModelsFile = serde_json::from_str(
+            r#"{"providers":{"local":{"baseUrl":"http://x","models":[{"id":"m"}]}}}"#,
+        )
+        .unwrap();
         let err = file.models().unwrap_err();
-        assert_eq!(err.to_string(), "models.json: model local/m: no api (set it on the provider or the model)");
+        assert_eq!(
+            err.to_string(),
+            "models.json: model local/m: no api (set it on the provider or the model)"
+        );
     }
 
     #[test]
     fn provider_overrides_change_built_in_base_urls() {
-        let file: ModelsFile =
-            serde_json::from_str(r#"{"providers":{"anthropic":{"baseUrl":"http://proxy","headers":{"x-a":"1"}}}}"#).unwrap();
-        let mut models: Vec<Model> = pi_ai::get_models("anthropic").into_iter().cloned().collect();
+        let file: ModelsFile = serde_json::from_str(
+            r#"{"providers":{"anthropic":{"baseUrl":"http://proxy","headers":{"x-a":"1"}}}}"#,
+        )
+        .unwrap();
+        let mut models: Vec<Model> = pi_ai::get_models("anthropic")
+            .into_iter()
+            .cloned()
+            .collect();
         assert!(!models.is_empty());
         file.apply_overrides(&mut models);
         assert!(models.iter().all(|m| m.base_url == "http://proxy"));
-        assert_eq!(models[0].headers.as_ref().unwrap().get("x-a").map(String::as_str), Some("1"));
+        assert_eq!(
+            models[0]
+                .headers
+                .as_ref()
+                .unwrap()
+                .get("x-a")
+                .map(String::as_str),
+            Some("1")
+        );
     }
 
     #[test]
     fn api_key_specs_resolve_literal_env_and_command() {
         let env = |name: &str| (name == "MY_KEY").then(|| "from-env".to_owned());
-        assert_eq!(resolve_api_key_spec("sk-literal", env).unwrap(), "sk-literal");
+        assert_eq!(
+            resolve_api_key_spec("sk-literal", env).unwrap(),
+            "sk-literal"
+        );
         assert_eq!(resolve_api_key_spec("MY_KEY", env).unwrap(), "from-env");
-        assert_eq!(resolve_api_key_spec("!echo from-command", env).unwrap(), "from-command");
+        assert_eq!(
+            resolve_api_key_spec("!echo from-command", env).unwrap(),
+            "from-command"
+        );
         assert!(resolve_api_key_spec("!exit 3", env).is_err());
     }
 }

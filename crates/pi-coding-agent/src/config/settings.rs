@@ -8,24 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::ConfigError;
-
-/// Compaction settings (`compaction`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct CompactionSettings {
-    /// Compact automatically.
-    pub enabled: bool,
-    /// Tokens kept free for the model's answer.
-    pub reserve_tokens: u64,
-    /// Tokens of recent turns kept verbatim.
-    pub keep_recent_tokens: u64,
-}
-
-impl Default for CompactionSettings {
-    fn default() -> Self {
-        Self { enabled: true, reserve_tokens: 16_384, keep_recent_tokens: 20_000 }
-    }
-}
+pub use crate::compaction::CompactionSettings;
 
 /// Automatic retry of transient provider errors (`retry`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,7 +26,12 @@ pub struct RetrySettings {
 
 impl Default for RetrySettings {
     fn default() -> Self {
-        Self { enabled: true, max_retries: 3, base_delay_ms: 2_000, max_delay_ms: 60_000 }
+        Self {
+            enabled: true,
+            max_retries: 3,
+            base_delay_ms: 2_000,
+            max_delay_ms: 60_000,
+        }
     }
 }
 
@@ -112,18 +100,25 @@ impl Settings {
         if merged.is_null() {
             return Ok(Self::default());
         }
-        serde_json::from_value(merged)
-            .map_err(|source| ConfigError::Json { path: origin.to_path_buf(), source })
+        serde_json::from_value(merged).map_err(|source| ConfigError::Json {
+            path: origin.to_path_buf(),
+            source,
+        })
     }
 }
 
 fn read_layer(path: &Path) -> Result<Value, ConfigError> {
     match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Ok(Value::Null),
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|source| ConfigError::Json { path: path.to_path_buf(), source }),
+        Ok(text) => serde_json::from_str(&text).map_err(|source| ConfigError::Json {
+            path: path.to_path_buf(),
+            source,
+        }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Value::Null),
-        Err(source) => Err(ConfigError::Io { path: path.to_path_buf(), source }),
+        Err(source) => Err(ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
@@ -153,8 +148,23 @@ mod tests {
     #[test]
     fn defaults_are_pis() {
         let settings = Settings::default();
-        assert_eq!(settings.compaction(), CompactionSettings { enabled: true, reserve_tokens: 16_384, keep_recent_tokens: 20_000 });
-        assert_eq!(settings.retry(), RetrySettings { enabled: true, max_retries: 3, base_delay_ms: 2_000, max_delay_ms: 60_000 });
+        assert_eq!(
+            settings.compaction(),
+            CompactionSettings {
+                enabled: true,
+                reserve_tokens: 16_384,
+                keep_recent_tokens: 20_000
+            }
+        );
+        assert_eq!(
+            settings.retry(),
+            RetrySettings {
+                enabled: true,
+                max_retries: 3,
+                base_delay_ms: 2_000,
+                max_delay_ms: 60_000
+            }
+        );
     }
 
     #[test]
@@ -163,7 +173,14 @@ mod tests {
         let project = json!({"compaction": {"reserveTokens": 2000}, "retry": {"maxRetries": 5}});
         let settings = Settings::from_layers(global, project, Path::new("settings.json")).unwrap();
         assert_eq!(settings.default_model.as_deref(), Some("a"));
-        assert_eq!(settings.compaction(), CompactionSettings { enabled: false, reserve_tokens: 2000, keep_recent_tokens: 20_000 });
+        assert_eq!(
+            settings.compaction(),
+            CompactionSettings {
+                enabled: false,
+                reserve_tokens: 2000,
+                keep_recent_tokens: 20_000
+            }
+        );
         assert_eq!(settings.retry().max_retries, 5);
         assert_eq!(settings.retry().base_delay_ms, 2_000);
         assert_eq!(settings.extra.get("theme"), Some(&json!("dark")));
@@ -173,13 +190,26 @@ mod tests {
     fn files_are_read_from_both_layers() {
         let agent = tempfile::tempdir().unwrap();
         let cwd = tempfile::tempdir().unwrap();
-        std::fs::write(agent.path().join("settings.json"), r#"{"defaultProvider":"anthropic","steeringMode":"all"}"#).unwrap();
+        std::fs::write(
+            agent.path().join("settings.json"),
+            r#"{"defaultProvider":"anthropic","steeringMode":"all"}"#,
+        )
+        .unwrap();
         std::fs::create_dir(cwd.path().join(".pi")).unwrap();
-        std::fs::write(cwd.path().join(".pi/settings.json"), r#"{"steeringMode":"one-at-a-time"}"#).unwrap();
+        std::fs::write(
+            cwd.path().join(".pi/settings.json"),
+            r#"{"steeringMode":"one-at-a-time"}"#,
+        )
+        .unwrap();
         let settings = Settings::load(agent.path(), cwd.path()).unwrap();
         assert_eq!(settings.default_provider.as_deref(), Some("anthropic"));
         assert_eq!(settings.steering_mode.as_deref(), Some("one-at-a-time"));
-        assert_eq!(Settings::load(&agent.path().join("missing"), cwd.path()).unwrap().default_provider, None);
+        assert_eq!(
+            Settings::load(&agent.path().join("missing"), cwd.path())
+                .unwrap()
+                .default_provider,
+            None
+        );
     }
 
     #[test]

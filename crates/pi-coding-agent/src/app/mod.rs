@@ -1,0 +1,312 @@
+//! The running coding agent (pi's `AgentSession`): an [`Agent`] over the
+//! coding agent's messages, kept in step with its session file, with
+//! auto-retry of transient provider errors and auto-compaction wired in.
+//! The modes (print, json, rpc) drive it.
+
+mod bash;
+pub mod files;
+mod persist;
+mod retry;
+mod setup;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use pi_agent_core::{Agent, AgentError, AgentMessage, PromptInput};
+use pi_ai::{AssistantMessage, CancellationToken, Message, Model, StopReason, ThinkingLevel};
+use serde_json::{Value, json};
+
+use crate::compaction::{self, CompactionResult, Summarizer};
+use crate::config::{AuthStorage, ModelRegistry, Settings};
+use crate::messages::CodingMessage;
+use crate::session::SessionManager;
+
+pub use retry::is_retryable_error;
+pub use setup::{SessionChoice, SetupError, StartOptions, build_app, register_providers};
+
+/// A listener of the app's own events (`auto_retry_start`, ...), as JSON.
+pub type AppEventListener = Arc<dyn Fn(&Value) + Send + Sync>;
+
+/// The coding agent: agent, session, configuration.
+pub struct App {
+    /// The agent loop and transcript.
+    pub agent: Arc<Agent<CodingMessage>>,
+    /// The session file.
+    pub session: Arc<Mutex<SessionManager>>,
+    /// Known models.
+    pub registry: ModelRegistry,
+    /// Stored keys.
+    pub auth: AuthStorage,
+    /// `--api-key`.
+    pub cli_api_key: Option<String>,
+    /// Merged settings.
+    pub settings: Settings,
+    /// Working directory.
+    pub cwd: PathBuf,
+    auto_retry: AtomicBool,
+    auto_compaction: AtomicBool,
+    retry_cancel: Mutex<Option<CancellationToken>>,
+    listeners: Mutex<Vec<AppEventListener>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The thinking level as pi writes it (`off` for none).
+pub fn thinking_level_name(level: Option<ThinkingLevel>) -> &'static str {
+    level.map_or("off", ThinkingLevel::as_str)
+}
+
+impl App {
+    /// The session, locked.
+    pub fn session(&self) -> MutexGuard<'_, SessionManager> {
+        lock(&self.session)
+    }
+
+    /// Adds a listener of the app's own events.
+    pub fn subscribe_app_events(&self, listener: AppEventListener) {
+        lock(&self.listeners).push(listener);
+    }
+
+    fn emit(&self, event: &Value) {
+        let listeners = lock(&self.listeners).clone();
+        for listener in listeners {
+            listener(event);
+        }
+    }
+
+    /// Whether transient errors are retried automatically.
+    pub fn set_auto_retry(&self, enabled: bool) {
+        self.auto_retry.store(enabled, Ordering::SeqCst);
+    }
+
+    /// Whether the context is compacted automatically.
+    pub fn set_auto_compaction(&self, enabled: bool) {
+        self.auto_compaction.store(enabled, Ordering::SeqCst);
+    }
+
+    /// Whether the context is compacted automatically.
+    pub fn auto_compaction(&self) -> bool {
+        self.auto_compaction.load(Ordering::SeqCst)
+    }
+
+    /// Stops a pending auto-retry wait.
+    pub fn abort_retry(&self) {
+        if let Some(token) = lock(&self.retry_cancel).as_ref() {
+            token.cancel();
+        }
+    }
+
+    /// Sends a prompt and runs it to completion, retrying transient errors
+    /// and compacting as configured.
+    pub async fn prompt(&self, input: impl Into<PromptInput<CodingMessage>>) -> Result<(), AgentError> {
+        self.agent.prompt(input).await?;
+        self.after_run().await;
+        Ok(())
+    }
+
+    /// The last assistant message of the transcript.
+    pub fn last_assistant(&self) -> Option<AssistantMessage> {
+        self.agent.with_state(|state| {
+            state.messages.iter().rev().find_map(|m| m.as_assistant().cloned())
+        })
+    }
+
+    /// The text of the last assistant message (`None` when there is none).
+    pub fn last_assistant_text(&self) -> Option<String> {
+        self.last_assistant().map(|m| m.text())
+    }
+
+    async fn after_run(&self) {
+        let retry = self.settings.retry();
+        let window = self.agent.model().context_window;
+        let mut attempt = 0u32;
+        let mut overflow_recovered = false;
+        loop {
+            let Some(last) = self.last_assistant() else { return };
+            if last.stop_reason == StopReason::Error
+                && !overflow_recovered
+                && self.auto_compaction()
+                && pi_ai::is_context_overflow(&last, Some(window))
+            {
+                overflow_recovered = true;
+                self.drop_last_assistant();
+                if self.run_compaction("overflow", None, true).await.is_ok() {
+                    if self.agent.continue_().await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                return;
+            }
+            let retryable = self.auto_retry.load(Ordering::SeqCst)
+                && retry.enabled
+                && is_retryable_error(&last, window);
+            if retryable && attempt < retry.max_retries {
+                attempt += 1;
+                let delay = Duration::from_millis(retry.base_delay_ms.saturating_mul(1 << (attempt - 1).min(20)));
+                self.emit(&json!({
+                    "type": "auto_retry_start",
+                    "attempt": attempt,
+                    "maxAttempts": retry.max_retries,
+                    "delayMs": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                    "errorMessage": last.error_message.clone().unwrap_or_default(),
+                }));
+                self.drop_last_assistant();
+                let token = CancellationToken::new();
+                *lock(&self.retry_cancel) = Some(token.clone());
+                let cancelled = tokio::select! {
+                    () = token.cancelled() => true,
+                    () = tokio::time::sleep(delay) => false,
+                };
+                *lock(&self.retry_cancel) = None;
+                if cancelled {
+                    self.emit(&json!({"type": "auto_retry_end", "success": false, "attempt": attempt, "finalError": "Retry cancelled"}));
+                    return;
+                }
+                if self.agent.continue_().await.is_err() {
+                    return;
+                }
+                continue;
+            }
+            if attempt > 0 {
+                let success = last.stop_reason != StopReason::Error;
+                let mut end = json!({"type": "auto_retry_end", "success": success, "attempt": attempt});
+                if !success {
+                    end["finalError"] = json!(last.error_message.clone().unwrap_or_default());
+                }
+                self.emit(&end);
+            }
+            break;
+        }
+        self.check_threshold_compaction().await;
+    }
+
+    /// Removes the trailing failed assistant message from the agent's
+    /// transcript (it stays in the session file, as in pi).
+    fn drop_last_assistant(&self) {
+        let mut messages = self.agent.messages();
+        if matches!(messages.last(), Some(AgentMessage::Standard(Message::Assistant(_)))) {
+            messages.pop();
+            self.agent.replace_messages(messages);
+        }
+    }
+
+    async fn check_threshold_compaction(&self) {
+        if !self.auto_compaction() {
+            return;
+        }
+        let settings = self.settings.compaction();
+        let model = self.agent.model();
+        let tokens = compaction::estimate_context_tokens(&self.agent.messages()).tokens;
+        if compaction::should_compact(tokens, model.context_window, &settings) {
+            let _ = self.run_compaction("threshold", None, false).await;
+        }
+    }
+
+    /// Compacts the active branch: summary by the current model, a
+    /// `compaction` entry, and the transcript rebuilt from the session.
+    pub async fn compact(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, String> {
+        self.run_compaction("manual", custom_instructions, false).await
+    }
+
+    async fn run_compaction(
+        &self,
+        reason: &str,
+        custom_instructions: Option<&str>,
+        will_retry: bool,
+    ) -> Result<CompactionResult, String> {
+        let automatic = reason != "manual";
+        if automatic {
+            self.emit(&json!({"type": "auto_compaction_start", "reason": reason}));
+        }
+        let result = self.compact_inner(custom_instructions).await;
+        if automatic {
+            let mut end = json!({"type": "auto_compaction_end", "aborted": false, "willRetry": will_retry && result.is_ok()});
+            match &result {
+                Ok(r) => {
+                    end["result"] = json!({"summary": r.summary, "firstKeptEntryId": r.first_kept_entry_id, "tokensBefore": r.tokens_before, "details": r.details});
+                }
+                Err(e) => {
+                    end["result"] = Value::Null;
+                    end["errorMessage"] = json!(e);
+                }
+            }
+            self.emit(&end);
+        }
+        result
+    }
+
+    async fn compact_inner(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, String> {
+        let settings = self.settings.compaction();
+        let preparation = {
+            let session = self.session();
+            let path = session.branch_path(None);
+            if matches!(path.last(), Some(crate::session::SessionEntry::Compaction(_))) {
+                return Err("Already compacted".to_owned());
+            }
+            compaction::prepare_compaction(&path, &settings)
+                .ok_or_else(|| "Nothing to compact (session too small)".to_owned())?
+        };
+        if preparation.messages_to_summarize.is_empty() && preparation.turn_prefix_messages.is_empty() {
+            return Err("Nothing to compact (session too small)".to_owned());
+        }
+        let model = self.agent.model();
+        let mut summarizer = Summarizer::new(&model);
+        summarizer.api_key = self.api_key_for(&model);
+        let result = compaction::compact(&preparation, &summarizer, custom_instructions)
+            .await
+            .map_err(|e| e.to_string())?;
+        let context = {
+            let mut session = self.session();
+            session
+                .append_compaction(
+                    &result.summary,
+                    &result.first_kept_entry_id,
+                    result.tokens_before,
+                    Some(result.details.clone()),
+                    None,
+                )
+                .map_err(|e| e.to_string())?;
+            session.build_session_context()
+        };
+        self.agent.replace_messages(context.messages);
+        Ok(result)
+    }
+
+    /// The API key for `model`'s provider: `--api-key`, auth.json, the
+    /// environment, then models.json.
+    pub fn api_key_for(&self, model: &Model) -> Option<String> {
+        self.registry
+            .api_key(model.provider.as_str(), self.cli_api_key.as_deref(), &self.auth)
+            .unwrap_or_else(|e| {
+                tracing::warn!("{e}");
+                None
+            })
+    }
+
+    /// Switches the model and records a `model_change`.
+    pub fn set_model(&self, model: Model) {
+        if let Err(e) = self.session().append_model_change(model.provider.as_str(), &model.id) {
+            tracing::error!("cannot save the model change: {e}");
+        }
+        let level = self.agent.with_state(|s| s.thinking_level);
+        if !model.reasoning && level.is_some() {
+            self.set_thinking_level(None);
+        }
+        self.agent.set_model(model);
+    }
+
+    /// Sets the thinking level (`None` is off; forced off for models
+    /// without reasoning) and records a `thinking_level_change`.
+    pub fn set_thinking_level(&self, level: Option<ThinkingLevel>) {
+        let level = if self.agent.model().reasoning { level } else { None };
+        if let Err(e) = self.session().append_thinking_level_change(thinking_level_name(level)) {
+            tracing::error!("cannot save the thinking level change: {e}");
+        }
+        self.agent.set_thinking_level(level);
+    }
+}

@@ -1,0 +1,254 @@
+//! Builds the [`App`] from the command line: configuration, providers, the
+//! session (new, continued, resumed or in memory), the model and thinking
+//! level, tools and the system prompt.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use pi_agent_core::{Agent, AgentMessage, AgentOptions, HookError, QueueMode};
+use pi_ai::{Message, Model, Provider, ThinkingLevel};
+
+use super::persist::persist_listener;
+use super::{App, thinking_level_name};
+use crate::config::{AuthStorage, ConfigError, ModelRegistry, Settings, parse_thinking_level};
+use crate::messages::{CodingMessage, convert_to_llm};
+use crate::session::{SessionError, SessionManager, agent_dir, list_all_sessions, list_sessions};
+use crate::system_prompt::{SystemPromptOptions, build_system_prompt, collect_context_files};
+use crate::tools::{self, DEFAULT_TOOLS};
+
+/// Why the app could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// Configuration files.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The session file.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// Anything else, with its message.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Which session to use.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum SessionChoice {
+    /// A new session file.
+    #[default]
+    New,
+    /// The most recent session of the cwd (`-c`, `-r` without id).
+    Continue,
+    /// A session file path, or an id or id prefix (`--session`, `-r ID`).
+    Open(String),
+    /// No file (`--no-session`).
+    InMemory,
+}
+
+/// What the command line asks for.
+#[derive(Debug, Clone, Default)]
+pub struct StartOptions {
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// `--provider`.
+    pub provider: Option<String>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--api-key`.
+    pub api_key: Option<String>,
+    /// `--thinking`.
+    pub thinking: Option<String>,
+    /// `--system-prompt` (text or file).
+    pub system_prompt: Option<String>,
+    /// `--append-system-prompt` (text or file).
+    pub append_system_prompt: Option<String>,
+    /// Tool names; `None` for the default set.
+    pub tools: Option<Vec<String>>,
+    /// The session to use.
+    pub session: SessionChoice,
+    /// `--session-dir`.
+    pub session_dir: Option<PathBuf>,
+}
+
+/// Registers every built-in wire in the global api registry.
+pub fn register_providers() {
+    pi_providers_anthropic::register();
+    pi_providers_openai_completions::register();
+    pi_providers_openai_responses::register();
+    pi_providers_google::register();
+}
+
+fn text_or_file(value: &str) -> String {
+    let path = Path::new(value);
+    if path.is_file() {
+        match std::fs::read_to_string(path) {
+            Ok(text) => return text,
+            Err(e) => tracing::warn!("cannot read {}: {e}", path.display()),
+        }
+    }
+    value.to_owned()
+}
+
+fn open_session(options: &StartOptions, cwd: &str) -> Result<SessionManager, SetupError> {
+    let dir = options.session_dir.as_deref();
+    match &options.session {
+        SessionChoice::InMemory => Ok(SessionManager::in_memory(cwd)),
+        SessionChoice::New => Ok(SessionManager::create(cwd, dir)?),
+        SessionChoice::Continue => Ok(SessionManager::continue_recent(cwd, dir)?),
+        SessionChoice::Open(target) => {
+            let path = Path::new(target);
+            if path.is_file() || target.ends_with(".jsonl") {
+                return Ok(SessionManager::open(path, dir)?);
+            }
+            let mut found = list_sessions(cwd, dir)?;
+            if !found.iter().any(|s| s.id.starts_with(target.as_str())) {
+                found = list_all_sessions(None)?;
+            }
+            let matches: Vec<_> = found.iter().filter(|s| s.id.starts_with(target.as_str())).collect();
+            match matches.as_slice() {
+                [one] => Ok(SessionManager::open(&one.path, dir)?),
+                [] => Err(SetupError::Other(format!("No session found matching \"{target}\""))),
+                many => Err(SetupError::Other(format!(
+                    "Session id \"{target}\" is ambiguous: {}",
+                    many.iter().map(|s| s.id.as_str()).collect::<Vec<_>>().join(", ")
+                ))),
+            }
+        }
+    }
+}
+
+fn default_model(registry: &ModelRegistry, settings: &Settings, auth: &AuthStorage) -> Option<Model> {
+    if let Some(id) = &settings.default_model
+        && let Ok(model) = registry.find(settings.default_provider.as_deref(), id)
+    {
+        return Some(model);
+    }
+    if let Some(provider) = &settings.default_provider
+        && let Some(model) = registry.first_of(provider)
+    {
+        return Some(model.clone());
+    }
+    registry
+        .models()
+        .iter()
+        .find(|m| registry.api_key(m.provider.as_str(), None, auth).ok().flatten().is_some())
+        .cloned()
+}
+
+/// Builds the app for `options`.
+pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
+    register_providers();
+    let agent_dir = agent_dir();
+    let cwd_text = options.cwd.to_string_lossy().into_owned();
+    let settings = Settings::load(&agent_dir, &options.cwd)?;
+    let registry = ModelRegistry::load(&agent_dir)?;
+    let auth = AuthStorage::load(&agent_dir)?;
+
+    let mut session = open_session(&options, &cwd_text)?;
+    for diagnostic in session.diagnostics() {
+        tracing::warn!("session file: {diagnostic:?}");
+    }
+    let context = session.build_session_context();
+    let resumed = !context.messages.is_empty() || context.model.is_some();
+
+    let session_model = context
+        .model
+        .as_ref()
+        .and_then(|r| registry.find(Some(&r.provider), &r.model_id).ok());
+    let model = match (&options.model, &options.provider) {
+        (Some(model), provider) => registry.find(provider.as_deref(), model)?,
+        (None, Some(provider)) => registry
+            .first_of(provider)
+            .cloned()
+            .ok_or_else(|| SetupError::Other(format!("No models found for provider \"{provider}\"")))?,
+        (None, None) => session_model
+            .clone()
+            .or_else(|| default_model(&registry, &settings, &auth))
+            .ok_or_else(|| {
+                SetupError::Other(
+                    "No model available. Set an API key (e.g. ANTHROPIC_API_KEY) or use --provider/--model with models.json.".to_owned(),
+                )
+            })?,
+    };
+
+    let requested_level = match &options.thinking {
+        Some(text) => parse_thinking_level(text).map_err(SetupError::Other)?,
+        None if resumed => parse_thinking_level(&context.thinking_level).unwrap_or(None),
+        None => parse_thinking_level(settings.default_thinking_level.as_deref().unwrap_or("medium"))
+            .unwrap_or(Some(ThinkingLevel::Medium)),
+    };
+    let thinking_level = if model.reasoning { requested_level } else { None };
+
+    let model_changed = session_model.as_ref().is_none_or(|m| m.provider != model.provider || m.id != model.id);
+    if model_changed {
+        session.append_model_change(model.provider.as_str(), &model.id)?;
+    }
+    if !resumed || model_changed || options.thinking.is_some() {
+        let previous = parse_thinking_level(&context.thinking_level).unwrap_or(None);
+        if !resumed || previous != thinking_level {
+            session.append_thinking_level_change(thinking_level_name(thinking_level))?;
+        }
+    }
+
+    let names: Vec<String> = options.tools.clone().unwrap_or_else(|| DEFAULT_TOOLS.iter().map(|s| (*s).to_owned()).collect());
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let tools = tools::create_tools(&options.cwd, &name_refs).map_err(|e| SetupError::Other(e.to_string()))?;
+    let summaries = names
+        .iter()
+        .map(|n| (n.clone(), tools::tool_summary(n).unwrap_or_default().to_owned()))
+        .collect();
+    let system_prompt = build_system_prompt(&SystemPromptOptions {
+        custom_prompt: options.system_prompt.as_deref().map(text_or_file),
+        append: options.append_system_prompt.as_deref().map(text_or_file),
+        tools: summaries,
+        context_files: collect_context_files(&agent_dir, &options.cwd),
+        date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+        cwd: options.cwd.clone(),
+    });
+
+    let session_id = session.session_id().to_owned();
+    let session = Arc::new(Mutex::new(session));
+    let mut agent_options = AgentOptions::<CodingMessage>::new(model);
+    agent_options.system_prompt = system_prompt;
+    agent_options.thinking_level = thinking_level;
+    agent_options.tools = tools;
+    agent_options.messages = context.messages;
+    agent_options.steering_mode = queue_mode(settings.steering_mode.as_deref());
+    agent_options.follow_up_mode = queue_mode(settings.follow_up_mode.as_deref());
+    agent_options.settings.convert_to_llm = Arc::new(
+        |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> { Ok(convert_to_llm(messages)) },
+    );
+    agent_options.settings.stream_options.session_id = Some(session_id);
+    agent_options.settings.thinking_budgets = settings.thinking_budgets;
+    let key_registry = registry.clone();
+    let key_auth = auth.clone();
+    let cli_key = options.api_key.clone();
+    agent_options.settings.get_api_key = Some(Arc::new(move |provider: &Provider| {
+        key_registry.api_key(provider.as_str(), cli_key.as_deref(), &key_auth).ok().flatten()
+    }));
+    let agent = Arc::new(Agent::new(agent_options));
+    agent.subscribe(persist_listener(Arc::clone(&session)));
+
+    let retry_enabled = settings.retry().enabled;
+    let compaction_enabled = settings.compaction().enabled;
+    Ok(App {
+        agent,
+        session,
+        registry,
+        auth,
+        cli_api_key: options.api_key,
+        settings,
+        cwd: options.cwd,
+        auto_retry: AtomicBool::new(retry_enabled),
+        auto_compaction: AtomicBool::new(compaction_enabled),
+        retry_cancel: Mutex::new(None),
+        listeners: Mutex::new(Vec::new()),
+    })
+}
+
+fn queue_mode(text: Option<&str>) -> QueueMode {
+    match text {
+        Some("all") => QueueMode::All,
+        _ => QueueMode::OneAtATime,
+    }
+}

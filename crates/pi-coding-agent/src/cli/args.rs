@@ -1,0 +1,130 @@
+//! Command-line flags, named as pi names them so scripts carry over.
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+/// How the binary talks to its caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// Print the final answer (default with `-p` or piped stdin).
+    Text,
+    /// Every agent event as one JSON line on stdout.
+    Json,
+    /// JSON-lines commands on stdin, responses and events on stdout.
+    Rpc,
+}
+
+/// pi-rs: a coding agent for the terminal.
+///
+/// Runs the prompt(s) given as arguments with the tools read, bash, edit and write, saving the
+/// conversation as a session under the agent dir (~/.pi/agent, or $PI_CODING_AGENT_DIR).
+/// Arguments starting with @ attach files (`pi -p @src/main.rs "explain this"`).
+#[derive(Debug, Clone, Parser)]
+#[command(name = "pi", version = crate::VERSION, disable_version_flag = true)]
+pub struct Args {
+    /// Prompts to send, in order; `@path` arguments attach files.
+    #[arg(value_name = "MESSAGE")]
+    pub messages: Vec<String>,
+
+    /// Print mode: run the prompts to completion and print the final answer.
+    #[arg(short = 'p', long)]
+    pub print: bool,
+
+    /// Output mode: text, json (event stream) or rpc (JSON-lines protocol on stdin/stdout).
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+
+    /// Provider name (anthropic, openai, google, or one from models.json).
+    #[arg(long)]
+    pub provider: Option<String>,
+
+    /// Model id, `provider/id`, or part of a model name.
+    #[arg(long)]
+    pub model: Option<String>,
+
+    /// API key for this run (overrides auth.json and the environment).
+    #[arg(long)]
+    pub api_key: Option<String>,
+
+    /// Thinking level: off, minimal, low, medium, high, xhigh.
+    #[arg(long, value_name = "LEVEL")]
+    pub thinking: Option<String>,
+
+    /// Replace the built-in system prompt (text, or a path to a file).
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+
+    /// Append to the system prompt (text, or a path to a file).
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
+
+    /// Comma-separated tools to enable (read,bash,edit,write,grep,find,ls).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub tools: Option<Vec<String>>,
+
+    /// Disable all tools.
+    #[arg(long)]
+    pub no_tools: bool,
+
+    /// Continue the most recent session of this directory.
+    #[arg(short = 'c', long = "continue")]
+    pub continue_session: bool,
+
+    /// Resume a session: the most recent one, or the one whose id starts with ID.
+    #[arg(short = 'r', long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+
+    /// Use this session file (a path, or a session id or id prefix).
+    #[arg(long, value_name = "PATH|ID")]
+    pub session: Option<String>,
+
+    /// Directory holding the session files (default: <agent dir>/sessions/--<cwd>--).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<PathBuf>,
+
+    /// Do not save the session.
+    #[arg(long)]
+    pub no_session: bool,
+
+    /// List the available models (optionally only those matching SEARCH) and exit.
+    #[arg(long, value_name = "SEARCH", num_args = 0..=1, default_missing_value = "")]
+    pub list_models: Option<String>,
+
+    /// Print the version and exit.
+    #[arg(short = 'v', long)]
+    pub version: bool,
+}
+
+impl Args {
+    /// The effective mode: `--mode`, else text.
+    pub fn effective_mode(&self) -> Mode {
+        self.mode.unwrap_or(Mode::Text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pi_fixture_command_lines_parse() {
+        let args = Args::try_parse_from([
+            "pi", "--session-dir", "/s", "-c", "-p", "--model", "mock-oai/mock-gpt", "What is the code word?",
+        ])
+        .unwrap();
+        assert!(args.print && args.continue_session);
+        assert_eq!(args.model.as_deref(), Some("mock-oai/mock-gpt"));
+        assert_eq!(args.session_dir, Some(PathBuf::from("/s")));
+        assert_eq!(args.messages, ["What is the code word?"]);
+
+        let args = Args::try_parse_from(["pi", "--mode", "json", "--tools", "read,ls", "hi"]).unwrap();
+        assert_eq!(args.effective_mode(), Mode::Json);
+        assert_eq!(args.tools, Some(vec!["read".to_owned(), "ls".to_owned()]));
+
+        let args = Args::try_parse_from(["pi", "--list-models"]).unwrap();
+        assert_eq!(args.list_models.as_deref(), Some(""));
+        let args = Args::try_parse_from(["pi", "-r"]).unwrap();
+        assert_eq!(args.resume.as_deref(), Some(""));
+    }
+}

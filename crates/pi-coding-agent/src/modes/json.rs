@@ -1,0 +1,35 @@
+//! JSON mode (`--mode json`): the session header, then every agent event
+//! and app event as one JSON line, as pi writes them.
+
+use std::sync::Arc;
+
+use pi_agent_core::{AgentEvent, PromptInput};
+use pi_ai::StopReason;
+
+use super::{SharedWriter, write_json_line};
+use crate::app::App;
+use crate::messages::CodingMessage;
+
+/// Streams every event of `app` to `out` from now on.
+pub fn stream_events(app: &App, out: &SharedWriter) {
+    let events = Arc::clone(out);
+    app.agent.subscribe(move |event: &AgentEvent<CodingMessage>| write_json_line(&events, event));
+    let app_events = Arc::clone(out);
+    app.subscribe_app_events(Arc::new(move |event| write_json_line(&app_events, event)));
+}
+
+/// Runs `prompts`, writing the header and every event; returns the exit code.
+pub async fn run(app: &App, prompts: Vec<PromptInput<CodingMessage>>, out: SharedWriter) -> i32 {
+    let header = app.session().header().clone();
+    write_json_line(&out, &header);
+    stream_events(app, &out);
+    for prompt in prompts {
+        if app.prompt(prompt).await.is_err() {
+            return 1;
+        }
+    }
+    match app.last_assistant().map(|m| m.stop_reason) {
+        Some(StopReason::Error | StopReason::Aborted) => 1,
+        _ => 0,
+    }
+}

@@ -1,0 +1,150 @@
+//! Runs the real `pi` binary against a loopback mock provider that replays
+//! the SSE answers recorded in `fixtures/pi-0.73.1/<scenario>/responses.jsonl`.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use pi_http::mock_server::{MockResponse, MockServer, RecordedRequest};
+use serde_json::Value;
+
+/// The repository's pi 0.73.1 fixtures.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi-0.73.1")
+}
+
+/// Parses a JSONL file.
+pub fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The mock answers of a fixture scenario.
+pub fn recorded_responses(scenario: &str) -> Vec<MockResponse> {
+    jsonl(&fixtures().join(scenario).join("responses.jsonl"))
+        .into_iter()
+        .map(|r| match r.get("sse") {
+            Some(Value::Array(frames)) => MockResponse::sse(frames.iter().map(|f| f.as_str().unwrap().to_owned())),
+            _ => MockResponse::Body {
+                status: u16::try_from(r["status"].as_u64().unwrap()).unwrap(),
+                headers: Vec::new(),
+                body: r["body"].to_string(),
+            },
+        })
+        .collect()
+}
+
+/// A scenario: mock server, agent dir with the fixture models.json pointed
+/// at it, and a workspace like the one pi ran in.
+pub struct Scenario {
+    pub server: MockServer,
+    pub agent_dir: tempfile::TempDir,
+    pub work: tempfile::TempDir,
+}
+
+impl Scenario {
+    pub async fn start(responses: Vec<MockResponse>) -> Self {
+        let server = MockServer::start(responses).await.unwrap();
+        let agent_dir = tempfile::tempdir().unwrap();
+        let models = std::fs::read_to_string(fixtures().join("models.json")).unwrap();
+        std::fs::write(agent_dir.path().join("models.json"), models.replace("http://127.0.0.1:18777", &server.url())).unwrap();
+        let work = tempfile::tempdir().unwrap();
+        std::fs::write(work.path().join("notes.txt"), "alpha\nbeta\ngamma\n").unwrap();
+        std::fs::create_dir(work.path().join("src")).unwrap();
+        std::fs::write(work.path().join("src/main.py"), "print(\"hi\")\n").unwrap();
+        Self { server, agent_dir, work }
+    }
+
+    pub async fn fixture(scenario: &str) -> Self {
+        Self::start(recorded_responses(scenario)).await
+    }
+
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.agent_dir.path().join("test-sessions")
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pi"));
+        command
+            .args(args)
+            .current_dir(self.work.path())
+            .env("PI_CODING_AGENT_DIR", self.agent_dir.path())
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env("TZ", "UTC")
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// Runs `pi ARGS` (with `--session-dir` set) to completion.
+    pub async fn run(&self, args: &[&str]) -> Output {
+        let dir = self.sessions_dir();
+        let mut full = vec!["--session-dir", dir.to_str().unwrap()];
+        full.extend_from_slice(args);
+        let mut command = self.command(&full);
+        tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap()
+    }
+
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.server.requests()
+    }
+
+    pub fn session_files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(self.sessions_dir())
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        files
+    }
+}
+
+fn strip_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.remove("description");
+            map.values_mut().for_each(strip_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_descriptions),
+        _ => {}
+    }
+}
+
+/// A request body with the parts listed in docs/payload-differences.md
+/// ("The app") blanked: the system prompt text and tool descriptions.
+pub fn comparable_body(body: &Value) -> Value {
+    let mut body = body.clone();
+    if let Some(Value::Array(messages)) = body.get_mut("messages") {
+        for m in messages.iter_mut() {
+            if m["role"] == "system" || m["role"] == "developer" {
+                m["content"] = Value::String("<system prompt>".into());
+            }
+        }
+    }
+    if let Some(system) = body.get_mut("system") {
+        *system = Value::String("<system prompt>".into());
+    }
+    if let Some(instructions) = body.get_mut("instructions") {
+        *instructions = Value::String("<system prompt>".into());
+    }
+    if let Some(system) = body.get_mut("systemInstruction") {
+        *system = Value::String("<system prompt>".into());
+    }
+    if let Some(tools) = body.get_mut("tools") {
+        strip_descriptions(tools);
+    }
+    body
+}
+
+/// pi's captured request bodies of a scenario.
+pub fn pi_bodies(scenario: &str) -> Vec<Value> {
+    jsonl(&fixtures().join(scenario).join("requests.jsonl")).into_iter().map(|r| r["body"].clone()).collect()
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
