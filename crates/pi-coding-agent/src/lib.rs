@@ -3,6 +3,30 @@
 //! their conversion for the model, the append-only JSONL session tree,
 //! compaction, the tools (read, write, edit, bash, grep, find, ls) and the
 //! modes behind the `pi` binary.
+//!
+//! The same data is seen through three projections (see the design
+//! documents): the session file keeps [`session::SessionEntry`] lines,
+//! [`context::build_session_context`] rebuilds the agent transcript
+//! (`Vec<AgentMessage<CodingMessage>>`) for the active leaf, and
+//! [`messages::convert_to_llm`] narrows it to the `Message`s a model sees.
+
+pub mod app;
+pub mod cli;
+pub mod compaction;
+pub mod config;
+pub mod context;
+pub mod messages;
+pub mod modes;
+pub mod session;
+pub mod system_prompt;
+pub mod tools;
+
+pub use context::{
+    ModelRef, SessionContext, build_session_context, build_session_context_indexed,
+    session_entry_to_context_messages,
+};
+pub use messages::{CodingAgentMessage, CodingMessage, bash_execution_to_text, convert_to_llm};
+pub use session::{SessionEntry, SessionError, SessionManager};
 
 /// Version of pi-rs, as `pi --version` prints it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

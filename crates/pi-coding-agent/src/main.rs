@@ -38,7 +38,10 @@ fn list_models(search: &str) -> ExitCode {
         println!("No models match \"{search}\"");
         return ExitCode::SUCCESS;
     }
-    println!("{:<24} {:<40} {:>9} {:>9} {:<8} {:<6}", "provider", "model", "context", "max-out", "thinking", "images");
+    println!(
+        "{:<24} {:<40} {:>9} {:>9} {:<8} {:<6}",
+        "provider", "model", "context", "max-out", "thinking", "images"
+    );
     for m in models {
         println!(
             "{:<24} {:<40} {:>9} {:>9} {:<8} {:<6}",
@@ -59,7 +62,11 @@ fn session_choice(args: &Args) -> SessionChoice {
     } else if let Some(session) = &args.session {
         SessionChoice::Open(session.clone())
     } else if let Some(resume) = &args.resume {
-        if resume.is_empty() { SessionChoice::Continue } else { SessionChoice::Open(resume.clone()) }
+        if resume.is_empty() {
+            SessionChoice::Continue
+        } else {
+            SessionChoice::Open(resume.clone())
+        }
     } else if args.continue_session {
         SessionChoice::Continue
     } else {
@@ -86,7 +93,9 @@ async fn run(args: Args) -> ExitCode {
         }
     }
     if mode == Mode::Text && !args.print && !piped {
-        eprintln!("Interactive mode is not available in pi-rs yet: pass a prompt with -p, or use --mode json or --mode rpc.");
+        eprintln!(
+            "Interactive mode is not available in pi-rs yet: pass a prompt with -p, or use --mode json or --mode rpc."
+        );
         return ExitCode::from(2);
     }
     let (files, messages) = match process_file_args(&cwd, &messages) {
@@ -96,7 +105,11 @@ async fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let tools = if args.no_tools { Some(Vec::new()) } else { args.tools.clone() };
+    let tools = if args.no_tools {
+        Some(Vec::new())
+    } else {
+        args.tools.clone()
+    };
     let options = StartOptions {
         cwd,
         provider: args.provider.clone(),
@@ -142,7 +155,10 @@ fn main() -> ExitCode {
     if let Some(search) = &args.list_models {
         return list_models(search);
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("Cannot start the async runtime: {e}");

@@ -119,12 +119,19 @@ pub fn build_system_prompt(options: &SystemPromptOptions) -> String {
     if !options.context_files.is_empty() {
         prompt.push_str("\n\n# Project Context\n\nInstructions for this project:\n\n");
         for file in &options.context_files {
-            prompt.push_str(&format!("## {}\n\n{}\n\n", file.path.display(), file.content.trim_end()));
+            prompt.push_str(&format!(
+                "## {}\n\n{}\n\n",
+                file.path.display(),
+                file.content.trim_end()
+            ));
         }
         prompt.truncate(prompt.trim_end().len());
     }
     prompt.push_str(&format!("\nCurrent date: {}", options.date));
-    prompt.push_str(&format!("\nCurrent working directory: {}", options.cwd.display()));
+    prompt.push_str(&format!(
+        "\nCurrent working directory: {}",
+        options.cwd.display()
+    ));
     prompt
 }
 
@@ -134,7 +141,10 @@ mod tests {
 
     fn options() -> SystemPromptOptions {
         SystemPromptOptions {
-            tools: vec![("read".into(), "Read a file".into()), ("bash".into(), "Run a shell command".into())],
+            tools: vec![
+                ("read".into(), "Read a file".into()),
+                ("bash".into(), "Run a shell command".into()),
+            ],
             date: "2026-11-30".into(),
             cwd: PathBuf::from("/work/x"),
             ..SystemPromptOptions::default()
@@ -144,10 +154,19 @@ mod tests {
     #[test]
     fn the_default_prompt_lists_tools_guidelines_date_and_cwd() {
         let prompt = build_system_prompt(&options());
-        assert!(prompt.contains("Available tools:\n- read: Read a file\n- bash: Run a shell command\n"), "{prompt}");
+        assert!(
+            prompt.contains("Available tools:\n- read: Read a file\n- bash: Run a shell command\n"),
+            "{prompt}"
+        );
         assert!(prompt.contains("- Read files with the read tool rather than cat or sed"));
-        assert!(!prompt.contains("edits[]"), "edit guidelines only with the edit tool");
-        assert!(prompt.ends_with("\nCurrent date: 2026-11-30\nCurrent working directory: /work/x"), "{prompt}");
+        assert!(
+            !prompt.contains("edits[]"),
+            "edit guidelines only with the edit tool"
+        );
+        assert!(
+            prompt.ends_with("\nCurrent date: 2026-11-30\nCurrent working directory: /work/x"),
+            "{prompt}"
+        );
     }
 
     #[test]
@@ -155,7 +174,10 @@ mod tests {
         let mut o = options();
         o.custom_prompt = Some("You are terse.".into());
         o.append = Some("Always answer in French.".into());
-        o.context_files = vec![ContextFile { path: "/work/AGENTS.md".into(), content: "Use tabs.\n".into() }];
+        o.context_files = vec![ContextFile {
+            path: "/work/AGENTS.md".into(),
+            content: "Use tabs.\n".into(),
+        }];
         let prompt = build_system_prompt(&o);
         assert_eq!(
             prompt,

@@ -11,7 +11,11 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 
 fn assert_same_requests(scenario: &Scenario, folder: &str) {
-    let ours: Vec<Value> = scenario.requests().iter().map(|r| comparable_body(&r.json())).collect();
+    let ours: Vec<Value> = scenario
+        .requests()
+        .iter()
+        .map(|r| comparable_body(&r.json()))
+        .collect();
     let pis: Vec<Value> = pi_bodies(folder).iter().map(comparable_body).collect();
     assert_eq!(ours, pis, "request bodies of {folder}");
 }
@@ -19,27 +23,52 @@ fn assert_same_requests(scenario: &Scenario, folder: &str) {
 #[tokio::test(flavor = "multi_thread")]
 async fn print_mode_prints_the_answer_and_sends_pis_request() {
     let s = Scenario::fixture("a-text-oai").await;
-    let out = s.run(&["-p", "--model", "mock-oai/mock-gpt", "What is 2 + 2? Also say hello."]).await;
+    let out = s
+        .run(&[
+            "-p",
+            "--model",
+            "mock-oai/mock-gpt",
+            "What is 2 + 2? Also say hello.",
+        ])
+        .await;
     assert_eq!(text(&out.stderr), "");
     assert_eq!(text(&out.stdout), "Hello! I am a mock model. 2 + 2 = 4.\n");
     assert_eq!(out.status.code(), Some(0));
     assert_same_requests(&s, "a-text-oai");
     let request = &s.requests()[0];
     assert_eq!(request.path, "/v1/chat/completions");
-    assert_eq!(request.header("authorization"), Some("Bearer sk-mock-openai-completions"));
+    assert_eq!(
+        request.header("authorization"),
+        Some("Bearer sk-mock-openai-completions")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_bash_tool_round_trip() {
     let s = Scenario::fixture("b-bash-oai").await;
-    let out = s.run(&["-p", "--model", "mock-oai/mock-gpt", "List the files in the current directory."]).await;
-    assert_eq!(text(&out.stdout), "The directory contains `notes.txt` and `src/`.\n");
+    let out = s
+        .run(&[
+            "-p",
+            "--model",
+            "mock-oai/mock-gpt",
+            "List the files in the current directory.",
+        ])
+        .await;
+    assert_eq!(
+        text(&out.stdout),
+        "The directory contains `notes.txt` and `src/`.\n"
+    );
     assert_same_requests(&s, "b-bash-oai");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn read_and_edit_change_the_file() {
-    for folder in ["c-read-edit-oai", "c-read-edit-ant", "c-read-edit-resp", "c-read-edit-goog"] {
+    for folder in [
+        "c-read-edit-oai",
+        "c-read-edit-ant",
+        "c-read-edit-resp",
+        "c-read-edit-goog",
+    ] {
         let s = Scenario::fixture(folder).await;
         let model = match folder {
             "c-read-edit-ant" => "mock-ant/mock-claude",
@@ -47,9 +76,24 @@ async fn read_and_edit_change_the_file() {
             "c-read-edit-goog" => "mock-goog/mock-gemini",
             _ => "mock-oai/mock-gpt",
         };
-        let out = s.run(&["-p", "--model", model, "In notes.txt, replace beta with BETA."]).await;
-        assert_eq!(text(&out.stdout), "Replaced `beta` with `BETA` in notes.txt.\n", "{folder}: {}", text(&out.stderr));
-        assert_eq!(std::fs::read_to_string(s.work.path().join("notes.txt")).unwrap(), "alpha\nBETA\ngamma\n");
+        let out = s
+            .run(&[
+                "-p",
+                "--model",
+                model,
+                "In notes.txt, replace beta with BETA.",
+            ])
+            .await;
+        assert_eq!(
+            text(&out.stdout),
+            "Replaced `beta` with `BETA` in notes.txt.\n",
+            "{folder}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(
+            std::fs::read_to_string(s.work.path().join("notes.txt")).unwrap(),
+            "alpha\nBETA\ngamma\n"
+        );
         assert_eq!(s.requests().len(), 3, "{folder}");
     }
 }
@@ -57,15 +101,33 @@ async fn read_and_edit_change_the_file() {
 #[tokio::test(flavor = "multi_thread")]
 async fn continue_replays_the_history() {
     let s = Scenario::fixture("f-continue-oai").await;
-    let first = s.run(&["-p", "--model", "mock-oai/mock-gpt", "Remember the code word: pineapple."]).await;
+    let first = s
+        .run(&[
+            "-p",
+            "--model",
+            "mock-oai/mock-gpt",
+            "Remember the code word: pineapple.",
+        ])
+        .await;
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
-    let second = s.run(&["-c", "-p", "--model", "mock-oai/mock-gpt", "What is the code word?"]).await;
+    let second = s
+        .run(&[
+            "-c",
+            "-p",
+            "--model",
+            "mock-oai/mock-gpt",
+            "What is the code word?",
+        ])
+        .await;
     assert_eq!(text(&second.stdout), "The code word is pineapple.\n");
     assert_same_requests(&s, "f-continue-oai");
     let files = s.session_files();
     assert_eq!(files.len(), 1, "-c appends to the same session file");
     let entries = jsonl(&files[0]);
-    let kinds: Vec<&str> = entries.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = entries
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
     let pi_kinds: Vec<String> = jsonl(&e2e_common::fixtures().join("f-continue-oai/session.jsonl"))
         .iter()
         .map(|e| e["type"].as_str().unwrap().to_owned())
@@ -76,12 +138,34 @@ async fn continue_replays_the_history() {
 #[tokio::test(flavor = "multi_thread")]
 async fn continue_with_thinking_replays_signatures() {
     let s = Scenario::fixture("f-continue-ant").await;
-    let first = s.run(&["-p", "--model", "mock-ant/mock-claude-think", "List the files in the current directory."]).await;
+    let first = s
+        .run(&[
+            "-p",
+            "--model",
+            "mock-ant/mock-claude-think",
+            "List the files in the current directory.",
+        ])
+        .await;
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
-    let second = s.run(&["-c", "-p", "--model", "mock-ant/mock-claude-think", "What did you find earlier?"]).await;
+    let second = s
+        .run(&[
+            "-c",
+            "-p",
+            "--model",
+            "mock-ant/mock-claude-think",
+            "What did you find earlier?",
+        ])
+        .await;
     assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
-    let mut ours: Vec<Value> = s.requests().iter().map(|r| comparable_body(&r.json())).collect();
-    let mut pis: Vec<Value> = pi_bodies("f-continue-ant").iter().map(comparable_body).collect();
+    let mut ours: Vec<Value> = s
+        .requests()
+        .iter()
+        .map(|r| comparable_body(&r.json()))
+        .collect();
+    let mut pis: Vec<Value> = pi_bodies("f-continue-ant")
+        .iter()
+        .map(comparable_body)
+        .collect();
     // pi ran `ls` in a workspace we reproduce exactly, so even tool output matches.
     assert_eq!(ours.len(), pis.len());
     assert_eq!(ours.pop(), pis.pop(), "the continued request");
@@ -90,14 +174,38 @@ async fn continue_with_thinking_replays_signatures() {
 #[tokio::test(flavor = "multi_thread")]
 async fn json_mode_streams_pi_event_lines() {
     let s = Scenario::fixture("h-json-bash-oai").await;
-    let out = s.run(&["--mode", "json", "--model", "mock-oai/mock-gpt", "List the files in the current directory."]).await;
+    let out = s
+        .run(&[
+            "--mode",
+            "json",
+            "--model",
+            "mock-oai/mock-gpt",
+            "List the files in the current directory.",
+        ])
+        .await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let ours: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ours: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let pis = jsonl(&e2e_common::fixtures().join("h-json-bash-oai/events.jsonl"));
-    let kinds = |events: &[Value]| -> Vec<String> { events.iter().map(|e| e["type"].as_str().unwrap().to_owned()).collect() };
+    let kinds = |events: &[Value]| -> Vec<String> {
+        events
+            .iter()
+            .map(|e| e["type"].as_str().unwrap().to_owned())
+            .collect()
+    };
     assert_eq!(kinds(&ours), kinds(&pis));
     for (ours, pi) in ours.iter().zip(&pis) {
-        let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect::<std::collections::BTreeSet<_>>().into_iter().collect() };
+        let keys = |v: &Value| -> Vec<String> {
+            v.as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect()
+        };
         assert_eq!(keys(ours), keys(pi), "fields of {}", pi["type"]);
     }
     assert_same_requests(&s, "h-json-bash-oai");
@@ -106,14 +214,29 @@ async fn json_mode_streams_pi_event_lines() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_provider_500_gives_a_clear_error() {
     let s = Scenario::fixture("g-http500-oai").await;
-    std::fs::write(s.agent_dir.path().join("settings.json"), r#"{"retry":{"baseDelayMs":10}}"#).unwrap();
-    let out = s.run(&["-p", "--model", "mock-oai/mock-gpt", "Say something."]).await;
+    std::fs::write(
+        s.agent_dir.path().join("settings.json"),
+        r#"{"retry":{"baseDelayMs":10}}"#,
+    )
+    .unwrap();
+    let out = s
+        .run(&["-p", "--model", "mock-oai/mock-gpt", "Say something."])
+        .await;
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(text(&out.stderr), "500 The server had an error while processing your request. Sorry about that!\n");
+    assert_eq!(
+        text(&out.stderr),
+        "500 The server had an error while processing your request. Sorry about that!\n"
+    );
     assert_eq!(text(&out.stdout), "");
     // As pi: 3 HTTP attempts per call, 1 call plus 3 automatic retries.
     assert_eq!(s.requests().len(), 12);
     let entries = jsonl(&s.session_files()[0]);
-    let errors = entries.iter().filter(|e| e["message"]["stopReason"] == "error").count();
-    assert_eq!(errors, 4, "every failed attempt is kept in the session file");
+    let errors = entries
+        .iter()
+        .filter(|e| e["message"]["stopReason"] == "error")
+        .count();
+    assert_eq!(
+        errors, 4,
+        "every failed attempt is kept in the session file"
+    );
 }

@@ -47,15 +47,25 @@ pub fn process_file_args(cwd: &Path, args: &[String]) -> Result<(FileInputs, Vec
             continue;
         };
         let path = resolve(cwd, raw);
-        let bytes = std::fs::read(&path).map_err(|e| format!("Cannot read file {}: {e}", path.display()))?;
+        let bytes = std::fs::read(&path)
+            .map_err(|e| format!("Cannot read file {}: {e}", path.display()))?;
         if let Some(mime) = image_mime(&path) {
             let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
-            inputs.images.push(ImageContent { data, mime_type: mime.to_owned(), extra: serde_json::Map::new() });
+            inputs.images.push(ImageContent {
+                data,
+                mime_type: mime.to_owned(),
+                extra: serde_json::Map::new(),
+            });
             continue;
         }
-        let text = String::from_utf8(bytes).map_err(|_| format!("File {} is not text", path.display()))?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| format!("File {} is not text", path.display()))?;
         let shown = std::fs::canonicalize(&path).unwrap_or(path);
-        inputs.text.push_str(&format!("<file name=\"{}\">\n{}\n</file>\n", shown.display(), text.trim_end_matches('\n')));
+        inputs.text.push_str(&format!(
+            "<file name=\"{}\">\n{}\n</file>\n",
+            shown.display(),
+            text.trim_end_matches('\n')
+        ));
     }
     Ok((inputs, messages))
 }
@@ -69,11 +79,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
         std::fs::write(dir.path().join("p.png"), [0x89, b'P', b'N', b'G']).unwrap();
-        let args = vec!["@a.txt".to_owned(), "@p.png".to_owned(), "explain".to_owned()];
+        let args = vec![
+            "@a.txt".to_owned(),
+            "@p.png".to_owned(),
+            "explain".to_owned(),
+        ];
         let (inputs, messages) = process_file_args(dir.path(), &args).unwrap();
         assert_eq!(messages, ["explain"]);
         let abs = std::fs::canonicalize(dir.path().join("a.txt")).unwrap();
-        assert_eq!(inputs.text, format!("<file name=\"{}\">\nalpha\n</file>\n", abs.display()));
+        assert_eq!(
+            inputs.text,
+            format!("<file name=\"{}\">\nalpha\n</file>\n", abs.display())
+        );
         assert_eq!(inputs.images.len(), 1);
         assert_eq!(inputs.images[0].mime_type, "image/png");
         assert_eq!(inputs.images[0].data, "iVBORw==");

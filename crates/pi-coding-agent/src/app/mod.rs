@@ -48,6 +48,8 @@ pub struct App {
     auto_retry: AtomicBool,
     auto_compaction: AtomicBool,
     retry_cancel: Mutex<Option<CancellationToken>>,
+    bash_cancel: Mutex<Option<CancellationToken>>,
+    pending_bash: Mutex<Vec<AgentMessage<CodingMessage>>>,
     listeners: Mutex<Vec<AppEventListener>>,
 }
 
@@ -102,16 +104,26 @@ impl App {
 
     /// Sends a prompt and runs it to completion, retrying transient errors
     /// and compacting as configured.
-    pub async fn prompt(&self, input: impl Into<PromptInput<CodingMessage>>) -> Result<(), AgentError> {
-        self.agent.prompt(input).await?;
-        self.after_run().await;
-        Ok(())
+    pub async fn prompt(
+        &self,
+        input: impl Into<PromptInput<CodingMessage>>,
+    ) -> Result<(), AgentError> {
+        let result = self.agent.prompt(input).await;
+        if result.is_ok() {
+            self.after_run().await;
+            self.flush_pending_bash();
+        }
+        result
     }
 
     /// The last assistant message of the transcript.
     pub fn last_assistant(&self) -> Option<AssistantMessage> {
         self.agent.with_state(|state| {
-            state.messages.iter().rev().find_map(|m| m.as_assistant().cloned())
+            state
+                .messages
+                .iter()
+                .rev()
+                .find_map(|m| m.as_assistant().cloned())
         })
     }
 
@@ -126,7 +138,9 @@ impl App {
         let mut attempt = 0u32;
         let mut overflow_recovered = false;
         loop {
-            let Some(last) = self.last_assistant() else { return };
+            let Some(last) = self.last_assistant() else {
+                return;
+            };
             if last.stop_reason == StopReason::Error
                 && !overflow_recovered
                 && self.auto_compaction()
@@ -147,7 +161,11 @@ impl App {
                 && is_retryable_error(&last, window);
             if retryable && attempt < retry.max_retries {
                 attempt += 1;
-                let delay = Duration::from_millis(retry.base_delay_ms.saturating_mul(1 << (attempt - 1).min(20)));
+                let delay = Duration::from_millis(
+                    retry
+                        .base_delay_ms
+                        .saturating_mul(1 << (attempt - 1).min(20)),
+                );
                 self.emit(&json!({
                     "type": "auto_retry_start",
                     "attempt": attempt,
@@ -174,7 +192,8 @@ impl App {
             }
             if attempt > 0 {
                 let success = last.stop_reason != StopReason::Error;
-                let mut end = json!({"type": "auto_retry_end", "success": success, "attempt": attempt});
+                let mut end =
+                    json!({"type": "auto_retry_end", "success": success, "attempt": attempt});
                 if !success {
                     end["finalError"] = json!(last.error_message.clone().unwrap_or_default());
                 }
@@ -189,7 +208,10 @@ impl App {
     /// transcript (it stays in the session file, as in pi).
     fn drop_last_assistant(&self) {
         let mut messages = self.agent.messages();
-        if matches!(messages.last(), Some(AgentMessage::Standard(Message::Assistant(_)))) {
+        if matches!(
+            messages.last(),
+            Some(AgentMessage::Standard(Message::Assistant(_)))
+        ) {
             messages.pop();
             self.agent.replace_messages(messages);
         }
@@ -209,8 +231,12 @@ impl App {
 
     /// Compacts the active branch: summary by the current model, a
     /// `compaction` entry, and the transcript rebuilt from the session.
-    pub async fn compact(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, String> {
-        self.run_compaction("manual", custom_instructions, false).await
+    pub async fn compact(
+        &self,
+        custom_instructions: Option<&str>,
+    ) -> Result<CompactionResult, String> {
+        self.run_compaction("manual", custom_instructions, false)
+            .await
     }
 
     async fn run_compaction(
@@ -240,18 +266,26 @@ impl App {
         result
     }
 
-    async fn compact_inner(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, String> {
+    async fn compact_inner(
+        &self,
+        custom_instructions: Option<&str>,
+    ) -> Result<CompactionResult, String> {
         let settings = self.settings.compaction();
         let preparation = {
             let session = self.session();
             let path = session.branch_path(None);
-            if matches!(path.last(), Some(crate::session::SessionEntry::Compaction(_))) {
+            if matches!(
+                path.last(),
+                Some(crate::session::SessionEntry::Compaction(_))
+            ) {
                 return Err("Already compacted".to_owned());
             }
             compaction::prepare_compaction(&path, &settings)
                 .ok_or_else(|| "Nothing to compact (session too small)".to_owned())?
         };
-        if preparation.messages_to_summarize.is_empty() && preparation.turn_prefix_messages.is_empty() {
+        if preparation.messages_to_summarize.is_empty()
+            && preparation.turn_prefix_messages.is_empty()
+        {
             return Err("Nothing to compact (session too small)".to_owned());
         }
         let model = self.agent.model();
@@ -281,7 +315,11 @@ impl App {
     /// environment, then models.json.
     pub fn api_key_for(&self, model: &Model) -> Option<String> {
         self.registry
-            .api_key(model.provider.as_str(), self.cli_api_key.as_deref(), &self.auth)
+            .api_key(
+                model.provider.as_str(),
+                self.cli_api_key.as_deref(),
+                &self.auth,
+            )
             .unwrap_or_else(|e| {
                 tracing::warn!("{e}");
                 None
@@ -290,7 +328,10 @@ impl App {
 
     /// Switches the model and records a `model_change`.
     pub fn set_model(&self, model: Model) {
-        if let Err(e) = self.session().append_model_change(model.provider.as_str(), &model.id) {
+        if let Err(e) = self
+            .session()
+            .append_model_change(model.provider.as_str(), &model.id)
+        {
             tracing::error!("cannot save the model change: {e}");
         }
         let level = self.agent.with_state(|s| s.thinking_level);
@@ -303,8 +344,15 @@ impl App {
     /// Sets the thinking level (`None` is off; forced off for models
     /// without reasoning) and records a `thinking_level_change`.
     pub fn set_thinking_level(&self, level: Option<ThinkingLevel>) {
-        let level = if self.agent.model().reasoning { level } else { None };
-        if let Err(e) = self.session().append_thinking_level_change(thinking_level_name(level)) {
+        let level = if self.agent.model().reasoning {
+            level
+        } else {
+            None
+        };
+        if let Err(e) = self
+            .session()
+            .append_thinking_level_change(thinking_level_name(level))
+        {
             tracing::error!("cannot save the thinking level change: {e}");
         }
         self.agent.set_thinking_level(level);

@@ -14,9 +14,13 @@ pub(crate) fn persist_listener(
     session: Arc<Mutex<SessionManager>>,
 ) -> impl Fn(&AgentEvent<CodingMessage>) + Send + Sync + 'static {
     move |event| {
-        let AgentEvent::MessageEnd { message } = event else { return };
+        let AgentEvent::MessageEnd { message } = event else {
+            return;
+        };
         match message {
-            AgentMessage::Custom(CodingMessage::BranchSummary(_) | CodingMessage::CompactionSummary(_)) => {
+            AgentMessage::Custom(
+                CodingMessage::BranchSummary(_) | CodingMessage::CompactionSummary(_),
+            ) => {
                 // Summaries are written as their own entries by whoever made them.
             }
             AgentMessage::Standard(_)

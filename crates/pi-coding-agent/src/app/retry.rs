@@ -57,8 +57,14 @@ mod tests {
 
     #[test]
     fn other_errors_and_overflows_are_not() {
-        assert!(!is_retryable_error(&failed("401 invalid x-api-key"), 100_000));
-        assert!(!is_retryable_error(&failed("400 prompt is too long: 300000 tokens > 200000 maximum"), 100_000));
+        assert!(!is_retryable_error(
+            &failed("401 invalid x-api-key"),
+            100_000
+        ));
+        assert!(!is_retryable_error(
+            &failed("400 prompt is too long: 300000 tokens > 200000 maximum"),
+            100_000
+        ));
         let mut ok = failed("500");
         ok.stop_reason = StopReason::Stop;
         assert!(!is_retryable_error(&ok, 100_000));

@@ -104,20 +104,32 @@ fn open_session(options: &StartOptions, cwd: &str) -> Result<SessionManager, Set
             if !found.iter().any(|s| s.id.starts_with(target.as_str())) {
                 found = list_all_sessions(None)?;
             }
-            let matches: Vec<_> = found.iter().filter(|s| s.id.starts_with(target.as_str())).collect();
+            let matches: Vec<_> = found
+                .iter()
+                .filter(|s| s.id.starts_with(target.as_str()))
+                .collect();
             match matches.as_slice() {
                 [one] => Ok(SessionManager::open(&one.path, dir)?),
-                [] => Err(SetupError::Other(format!("No session found matching \"{target}\""))),
+                [] => Err(SetupError::Other(format!(
+                    "No session found matching \"{target}\""
+                ))),
                 many => Err(SetupError::Other(format!(
                     "Session id \"{target}\" is ambiguous: {}",
-                    many.iter().map(|s| s.id.as_str()).collect::<Vec<_>>().join(", ")
+                    many.iter()
+                        .map(|s| s.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))),
             }
         }
     }
 }
 
-fn default_model(registry: &ModelRegistry, settings: &Settings, auth: &AuthStorage) -> Option<Model> {
+fn default_model(
+    registry: &ModelRegistry,
+    settings: &Settings,
+    auth: &AuthStorage,
+) -> Option<Model> {
     if let Some(id) = &settings.default_model
         && let Ok(model) = registry.find(settings.default_provider.as_deref(), id)
     {
@@ -131,7 +143,13 @@ fn default_model(registry: &ModelRegistry, settings: &Settings, auth: &AuthStora
     registry
         .models()
         .iter()
-        .find(|m| registry.api_key(m.provider.as_str(), None, auth).ok().flatten().is_some())
+        .find(|m| {
+            registry
+                .api_key(m.provider.as_str(), None, auth)
+                .ok()
+                .flatten()
+                .is_some()
+        })
         .cloned()
 }
 
@@ -174,12 +192,23 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     let requested_level = match &options.thinking {
         Some(text) => parse_thinking_level(text).map_err(SetupError::Other)?,
         None if resumed => parse_thinking_level(&context.thinking_level).unwrap_or(None),
-        None => parse_thinking_level(settings.default_thinking_level.as_deref().unwrap_or("medium"))
-            .unwrap_or(Some(ThinkingLevel::Medium)),
+        None => parse_thinking_level(
+            settings
+                .default_thinking_level
+                .as_deref()
+                .unwrap_or("medium"),
+        )
+        .unwrap_or(Some(ThinkingLevel::Medium)),
     };
-    let thinking_level = if model.reasoning { requested_level } else { None };
+    let thinking_level = if model.reasoning {
+        requested_level
+    } else {
+        None
+    };
 
-    let model_changed = session_model.as_ref().is_none_or(|m| m.provider != model.provider || m.id != model.id);
+    let model_changed = session_model
+        .as_ref()
+        .is_none_or(|m| m.provider != model.provider || m.id != model.id);
     if model_changed {
         session.append_model_change(model.provider.as_str(), &model.id)?;
     }
@@ -190,12 +219,21 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         }
     }
 
-    let names: Vec<String> = options.tools.clone().unwrap_or_else(|| DEFAULT_TOOLS.iter().map(|s| (*s).to_owned()).collect());
+    let names: Vec<String> = options
+        .tools
+        .clone()
+        .unwrap_or_else(|| DEFAULT_TOOLS.iter().map(|s| (*s).to_owned()).collect());
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let tools = tools::create_tools(&options.cwd, &name_refs).map_err(|e| SetupError::Other(e.to_string()))?;
+    let tools = tools::create_tools(&options.cwd, &name_refs)
+        .map_err(|e| SetupError::Other(e.to_string()))?;
     let summaries = names
         .iter()
-        .map(|n| (n.clone(), tools::tool_summary(n).unwrap_or_default().to_owned()))
+        .map(|n| {
+            (
+                n.clone(),
+                tools::tool_summary(n).unwrap_or_default().to_owned(),
+            )
+        })
         .collect();
     let system_prompt = build_system_prompt(&SystemPromptOptions {
         custom_prompt: options.system_prompt.as_deref().map(text_or_file),
@@ -216,7 +254,9 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     agent_options.steering_mode = queue_mode(settings.steering_mode.as_deref());
     agent_options.follow_up_mode = queue_mode(settings.follow_up_mode.as_deref());
     agent_options.settings.convert_to_llm = Arc::new(
-        |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> { Ok(convert_to_llm(messages)) },
+        |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> {
+            Ok(convert_to_llm(messages))
+        },
     );
     agent_options.settings.stream_options.session_id = Some(session_id);
     agent_options.settings.thinking_budgets = settings.thinking_budgets;
@@ -224,7 +264,10 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     let key_auth = auth.clone();
     let cli_key = options.api_key.clone();
     agent_options.settings.get_api_key = Some(Arc::new(move |provider: &Provider| {
-        key_registry.api_key(provider.as_str(), cli_key.as_deref(), &key_auth).ok().flatten()
+        key_registry
+            .api_key(provider.as_str(), cli_key.as_deref(), &key_auth)
+            .ok()
+            .flatten()
     }));
     let agent = Arc::new(Agent::new(agent_options));
     agent.subscribe(persist_listener(Arc::clone(&session)));
@@ -242,6 +285,8 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         auto_retry: AtomicBool::new(retry_enabled),
         auto_compaction: AtomicBool::new(compaction_enabled),
         retry_cancel: Mutex::new(None),
+        bash_cancel: Mutex::new(None),
+        pending_bash: Mutex::new(Vec::new()),
         listeners: Mutex::new(Vec::new()),
     })
 }

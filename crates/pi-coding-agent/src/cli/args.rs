@@ -110,7 +110,14 @@ mod tests {
     #[test]
     fn pi_fixture_command_lines_parse() {
         let args = Args::try_parse_from([
-            "pi", "--session-dir", "/s", "-c", "-p", "--model", "mock-oai/mock-gpt", "What is the code word?",
+            "pi",
+            "--session-dir",
+            "/s",
+            "-c",
+            "-p",
+            "--model",
+            "mock-oai/mock-gpt",
+            "What is the code word?",
         ])
         .unwrap();
         assert!(args.print && args.continue_session);
@@ -118,7 +125,8 @@ mod tests {
         assert_eq!(args.session_dir, Some(PathBuf::from("/s")));
         assert_eq!(args.messages, ["What is the code word?"]);
 
-        let args = Args::try_parse_from(["pi", "--mode", "json", "--tools", "read,ls", "hi"]).unwrap();
+        let args =
+            Args::try_parse_from(["pi", "--mode", "json", "--tools", "read,ls", "hi"]).unwrap();
         assert_eq!(args.effective_mode(), Mode::Json);
         assert_eq!(args.tools, Some(vec!["read".to_owned(), "ls".to_owned()]));
 

@@ -13,7 +13,8 @@ use crate::messages::CodingMessage;
 /// Streams every event of `app` to `out` from now on.
 pub fn stream_events(app: &App, out: &SharedWriter) {
     let events = Arc::clone(out);
-    app.agent.subscribe(move |event: &AgentEvent<CodingMessage>| write_json_line(&events, event));
+    app.agent
+        .subscribe(move |event: &AgentEvent<CodingMessage>| write_json_line(&events, event));
     let app_events = Arc::clone(out);
     app.subscribe_app_events(Arc::new(move |event| write_json_line(&app_events, event)));
 }

@@ -37,7 +37,10 @@ pub fn write_json_line(out: &SharedWriter, value: &impl Serialize) {
         }
     };
     let mut out = out.lock().unwrap_or_else(PoisonError::into_inner);
-    let written = out.write_all(line.as_bytes()).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
+    let written = out
+        .write_all(line.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
     if let Err(e) = written {
         tracing::warn!("cannot write output: {e}");
     }

@@ -23,15 +23,27 @@ pub async fn run(
             return 1;
         }
     }
-    let Some(last) = app.last_assistant() else { return 0 };
+    let Some(last) = app.last_assistant() else {
+        return 0;
+    };
     match last.stop_reason {
         StopReason::Error | StopReason::Aborted => {
-            let reason = if last.stop_reason == StopReason::Error { "error" } else { "aborted" };
-            let text = last.error_message.clone().unwrap_or_else(|| format!("Request {reason}"));
+            let reason = if last.stop_reason == StopReason::Error {
+                "error"
+            } else {
+                "aborted"
+            };
+            let text = last
+                .error_message
+                .unwrap_or_else(|| format!("Request {reason}"));
             let _ = writeln!(err, "{text}");
             1
         }
-        StopReason::Stop | StopReason::Length | StopReason::ToolUse | StopReason::Pending | StopReason::Deferred => {
+        StopReason::Stop
+        | StopReason::Length
+        | StopReason::ToolUse
+        | StopReason::Pending
+        | StopReason::Deferred => {
             for block in &last.content {
                 if let pi_ai::AssistantContent::Text(text) = block {
                     let _ = writeln!(out, "{}", text.text);

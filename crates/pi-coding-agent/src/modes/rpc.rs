@@ -41,13 +41,18 @@ fn respond(out: &SharedWriter, id: Option<&Value>, command: &str, reply: Reply) 
 }
 
 fn str_field<'a>(command: &'a Value, name: &str) -> Result<&'a str, String> {
-    command.get(name).and_then(Value::as_str).ok_or_else(|| format!("Missing field: {name}"))
+    command
+        .get(name)
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("Missing field: {name}"))
 }
 
 fn images(command: &Value) -> Result<Vec<ImageContent>, String> {
     match command.get("images") {
         None | Some(Value::Null) => Ok(Vec::new()),
-        Some(value) => serde_json::from_value(value.clone()).map_err(|e| format!("Invalid images: {e}")),
+        Some(value) => {
+            serde_json::from_value(value.clone()).map_err(|e| format!("Invalid images: {e}"))
+        }
     }
 }
 
@@ -76,9 +81,20 @@ fn model_json(model: &pi_ai::Model) -> Value {
 fn state(app: &App) -> Value {
     let session = app.session();
     let (model, level, streaming, count) = app.agent.with_state(|s| {
-        (model_json(&s.model), thinking_level_name(s.thinking_level), s.is_streaming, s.messages.len())
+        (
+            model_json(&s.model),
+            thinking_level_name(s.thinking_level),
+            s.is_streaming,
+            s.messages.len(),
+        )
     });
-    let mode = |m: QueueMode| if m == QueueMode::All { "all" } else { "one-at-a-time" };
+    let mode = |m: QueueMode| {
+        if m == QueueMode::All {
+            "all"
+        } else {
+            "one-at-a-time"
+        }
+    };
     json!({
         "model": model,
         "thinkingLevel": level,
@@ -134,11 +150,17 @@ fn session_stats(app: &App) -> Value {
 async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
     match kind {
         "steer" => {
-            app.agent.steer(user_message(str_field(command, "message")?, images(command)?));
+            app.agent.steer(user_message(
+                str_field(command, "message")?,
+                images(command)?,
+            ));
             Ok(None)
         }
         "follow_up" => {
-            app.agent.follow_up(user_message(str_field(command, "message")?, images(command)?));
+            app.agent.follow_up(user_message(
+                str_field(command, "message")?,
+                images(command)?,
+            ));
             Ok(None)
         }
         "abort" => {
@@ -153,23 +175,40 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
         }
         "set_model" => {
             let provider = str_field(command, "provider")?;
-            let model = app.registry.find(Some(provider), str_field(command, "modelId")?).map_err(|e| e.to_string())?;
+            let model = app
+                .registry
+                .find(Some(provider), str_field(command, "modelId")?)
+                .map_err(|e| e.to_string())?;
             app.set_model(model.clone());
             Ok(Some(model_json(&model)))
         }
         "cycle_model" => {
             let current = app.agent.model();
             let models = app.registry.models();
-            let usable: Vec<&pi_ai::Model> =
-                models.iter().filter(|m| app.registry.api_key(m.provider.as_str(), app.cli_api_key.as_deref(), &app.auth).ok().flatten().is_some()).collect();
+            let usable: Vec<&pi_ai::Model> = models
+                .iter()
+                .filter(|m| {
+                    app.registry
+                        .api_key(m.provider.as_str(), app.cli_api_key.as_deref(), &app.auth)
+                        .ok()
+                        .flatten()
+                        .is_some()
+                })
+                .collect();
             if usable.len() < 2 {
                 return Ok(Some(Value::Null));
             }
-            let at = usable.iter().position(|m| m.provider == current.provider && m.id == current.id);
+            let at = usable
+                .iter()
+                .position(|m| m.provider == current.provider && m.id == current.id);
             let next = usable[at.map_or(0, |i| (i + 1) % usable.len())].clone();
             app.set_model(next.clone());
-            let level = app.agent.with_state(|s| thinking_level_name(s.thinking_level));
-            Ok(Some(json!({"model": model_json(&next), "thinkingLevel": level, "isScoped": false})))
+            let level = app
+                .agent
+                .with_state(|s| thinking_level_name(s.thinking_level));
+            Ok(Some(
+                json!({"model": model_json(&next), "thinkingLevel": level, "isScoped": false}),
+            ))
         }
         "get_available_models" => {
             let models: Vec<Value> = app.registry.models().iter().map(model_json).collect();
@@ -184,8 +223,13 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
             if !app.agent.model().reasoning {
                 return Ok(Some(Value::Null));
             }
-            let current = app.agent.with_state(|s| thinking_level_name(s.thinking_level));
-            let at = THINKING_CYCLE.iter().position(|l| *l == current).unwrap_or(0);
+            let current = app
+                .agent
+                .with_state(|s| thinking_level_name(s.thinking_level));
+            let at = THINKING_CYCLE
+                .iter()
+                .position(|l| *l == current)
+                .unwrap_or(0);
             let supports_xhigh = pi_ai::supports_xhigh(&app.agent.model());
             let mut next = THINKING_CYCLE[(at + 1) % THINKING_CYCLE.len()];
             if next == "xhigh" && !supports_xhigh {
@@ -205,14 +249,26 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
         "compact" => {
             let instructions = command.get("customInstructions").and_then(Value::as_str);
             let result = app.compact(instructions).await?;
-            Ok(Some(json!({"summary": result.summary, "firstKeptEntryId": result.first_kept_entry_id, "tokensBefore": result.tokens_before, "details": result.details})))
+            Ok(Some(
+                json!({"summary": result.summary, "firstKeptEntryId": result.first_kept_entry_id, "tokensBefore": result.tokens_before, "details": result.details}),
+            ))
         }
         "set_auto_compaction" => {
-            app.set_auto_compaction(command.get("enabled").and_then(Value::as_bool).ok_or("Missing field: enabled")?);
+            app.set_auto_compaction(
+                command
+                    .get("enabled")
+                    .and_then(Value::as_bool)
+                    .ok_or("Missing field: enabled")?,
+            );
             Ok(None)
         }
         "set_auto_retry" => {
-            app.set_auto_retry(command.get("enabled").and_then(Value::as_bool).ok_or("Missing field: enabled")?);
+            app.set_auto_retry(
+                command
+                    .get("enabled")
+                    .and_then(Value::as_bool)
+                    .ok_or("Missing field: enabled")?,
+            );
             Ok(None)
         }
         "abort_retry" => {
@@ -220,7 +276,9 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
             Ok(None)
         }
         "bash" => {
-            let result = app.run_user_bash(str_field(command, "command")?, false).await?;
+            let result = app
+                .run_user_bash(str_field(command, "command")?, false)
+                .await?;
             Ok(Some(result))
         }
         "abort_bash" => {
@@ -234,7 +292,9 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
             if name.is_empty() {
                 return Err("Session name cannot be empty".to_owned());
             }
-            app.session().append_session_info(name).map_err(|e| e.to_string())?;
+            app.session()
+                .append_session_info(name)
+                .map_err(|e| e.to_string())?;
             Ok(None)
         }
         "get_fork_messages" => {
@@ -247,9 +307,11 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
                         AgentMessage::Standard(Message::User(user)) => {
                             let text = match &user.content {
                                 pi_ai::UserContent::Text(t) => t.clone(),
-                                pi_ai::UserContent::Blocks(blocks) => {
-                                    blocks.iter().filter_map(pi_ai::UserBlock::as_text).collect::<Vec<_>>().join("")
-                                }
+                                pi_ai::UserContent::Blocks(blocks) => blocks
+                                    .iter()
+                                    .filter_map(pi_ai::UserBlock::as_text)
+                                    .collect::<Vec<_>>()
+                                    .join(""),
                             };
                             Some(json!({"entryId": m.id, "text": text}))
                         }
@@ -261,9 +323,9 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
             Ok(Some(json!({"messages": messages})))
         }
         "get_commands" => Ok(Some(json!({"commands": []}))),
-        "new_session" | "switch_session" | "fork" | "export_html" => {
-            Err(format!("{kind} is not supported in this build of pi-rs rpc mode"))
-        }
+        "new_session" | "switch_session" | "fork" | "export_html" => Err(format!(
+            "{kind} is not supported in this build of pi-rs rpc mode"
+        )),
         other => Err(format!("Unknown command: {other}")),
     }
 }
@@ -278,7 +340,12 @@ pub async fn run(app: Arc<App>, input: impl AsyncBufRead + Unpin, out: SharedWri
             Ok(Some(line)) => line,
             Ok(None) => break,
             Err(e) => {
-                respond(&out, None, "parse", Err(format!("Failed to read command: {e}")));
+                respond(
+                    &out,
+                    None,
+                    "parse",
+                    Err(format!("Failed to read command: {e}")),
+                );
                 break;
             }
         };
@@ -289,17 +356,36 @@ pub async fn run(app: Arc<App>, input: impl AsyncBufRead + Unpin, out: SharedWri
         let command: Value = match serde_json::from_str(line) {
             Ok(value @ Value::Object(_)) => value,
             Ok(_) => {
-                respond(&out, None, "parse", Err("Failed to parse command: expected a JSON object".to_owned()));
+                respond(
+                    &out,
+                    None,
+                    "parse",
+                    Err("Failed to parse command: expected a JSON object".to_owned()),
+                );
                 continue;
             }
             Err(e) => {
-                respond(&out, None, "parse", Err(format!("Failed to parse command: {e}")));
+                respond(
+                    &out,
+                    None,
+                    "parse",
+                    Err(format!("Failed to parse command: {e}")),
+                );
                 continue;
             }
         };
         let id = command.get("id").cloned();
-        let Some(kind) = command.get("type").and_then(Value::as_str).map(str::to_owned) else {
-            respond(&out, id.as_ref(), "parse", Err("Failed to parse command: missing \"type\"".to_owned()));
+        let Some(kind) = command
+            .get("type")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            respond(
+                &out,
+                id.as_ref(),
+                "parse",
+                Err("Failed to parse command: missing \"type\"".to_owned()),
+            );
             continue;
         };
         if kind == "prompt" {
@@ -341,7 +427,10 @@ fn start_prompt(
     let out = Arc::clone(out);
     let id = command.get("id").cloned();
     runs.push(tokio::spawn(async move {
-        if let Err(e) = app.prompt(PromptInput::text_with_images(text, images)).await {
+        if let Err(e) = app
+            .prompt(PromptInput::text_with_images(text, images))
+            .await
+        {
             respond(&out, id.as_ref(), "prompt", Err(e.to_string()));
         }
     }));

@@ -29,7 +29,9 @@ pub fn recorded_responses(scenario: &str) -> Vec<MockResponse> {
     jsonl(&fixtures().join(scenario).join("responses.jsonl"))
         .into_iter()
         .map(|r| match r.get("sse") {
-            Some(Value::Array(frames)) => MockResponse::sse(frames.iter().map(|f| f.as_str().unwrap().to_owned())),
+            Some(Value::Array(frames)) => {
+                MockResponse::sse(frames.iter().map(|f| f.as_str().unwrap().to_owned()))
+            }
             _ => MockResponse::Body {
                 status: u16::try_from(r["status"].as_u64().unwrap()).unwrap(),
                 headers: Vec::new(),
@@ -52,12 +54,20 @@ impl Scenario {
         let server = MockServer::start(responses).await.unwrap();
         let agent_dir = tempfile::tempdir().unwrap();
         let models = std::fs::read_to_string(fixtures().join("models.json")).unwrap();
-        std::fs::write(agent_dir.path().join("models.json"), models.replace("http://127.0.0.1:18777", &server.url())).unwrap();
+        std::fs::write(
+            agent_dir.path().join("models.json"),
+            models.replace("http://127.0.0.1:18777", &server.url()),
+        )
+        .unwrap();
         let work = tempfile::tempdir().unwrap();
         std::fs::write(work.path().join("notes.txt"), "alpha\nbeta\ngamma\n").unwrap();
         std::fs::create_dir(work.path().join("src")).unwrap();
         std::fs::write(work.path().join("src/main.py"), "print(\"hi\")\n").unwrap();
-        Self { server, agent_dir, work }
+        Self {
+            server,
+            agent_dir,
+            work,
+        }
     }
 
     pub async fn fixture(scenario: &str) -> Self {
@@ -87,7 +97,9 @@ impl Scenario {
         let mut full = vec!["--session-dir", dir.to_str().unwrap()];
         full.extend_from_slice(args);
         let mut command = self.command(&full);
-        tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap()
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap()
     }
 
     pub fn requests(&self) -> Vec<RecordedRequest> {
@@ -142,7 +154,10 @@ pub fn comparable_body(body: &Value) -> Value {
 
 /// pi's captured request bodies of a scenario.
 pub fn pi_bodies(scenario: &str) -> Vec<Value> {
-    jsonl(&fixtures().join(scenario).join("requests.jsonl")).into_iter().map(|r| r["body"].clone()).collect()
+    jsonl(&fixtures().join(scenario).join("requests.jsonl"))
+        .into_iter()
+        .map(|r| r["body"].clone())
+        .collect()
 }
 
 pub fn text(bytes: &[u8]) -> String {

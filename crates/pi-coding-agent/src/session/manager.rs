@@ -1,0 +1,707 @@
+//! [`SessionManager`]: one session, its tree and its file.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use pi_agent_core::AgentMessage;
+use pi_ai::{ExtraFields, Message, UserContent};
+use serde_json::Value;
+
+use super::entry::{
+    BranchSummaryEntry, CURRENT_SESSION_VERSION, CompactionEntry, CustomEntry, CustomMessageEntry,
+    LabelEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionHeader, SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+};
+use super::ids::{generate_entry_id, new_session_id, now_iso};
+use super::load::{LoadDiagnostic, LoadedSession, load_session_file};
+use super::paths::{agent_dir, default_session_dir, session_file_name};
+use super::tree::SessionTree;
+use super::{SessionError, list};
+use crate::context::{SessionContext, build_session_context_indexed, path_to_root};
+use crate::messages::{CodingAgentMessage, CodingMessage};
+
+/// Options of [`SessionManager::new_session`].
+#[derive(Debug, Clone, Default)]
+pub struct NewSessionOptions {
+    /// Session id to use instead of a fresh UUID v7.
+    pub id: Option<String>,
+    /// Path of the session this one continues from.
+    pub parent_session: Option<String>,
+}
+
+/// One session: the header, the entries in append order, the active leaf and
+/// (unless in memory) the JSONL file.
+///
+/// Persistence follows pi: a new session writes nothing until its first
+/// assistant message exists (a prompt that never got an answer leaves no
+/// file); then the header and every pending entry are written in one write,
+/// and after that each entry is appended as one line
+/// (`serde_json::to_string(entry) + "\n"`, one `write_all` on a file opened
+/// in append mode). Earlier lines are never rewritten, except when a file
+/// in an old format is migrated (as pi does).
+#[derive(Debug)]
+pub struct SessionManager {
+    cwd: String,
+    session_dir: Option<PathBuf>,
+    file: Option<PathBuf>,
+    header: SessionHeader,
+    entries: Vec<SessionEntry>,
+    index: HashMap<String, usize>,
+    labels: HashMap<String, String>,
+    leaf: Option<usize>,
+    has_assistant: bool,
+    /// Entries already on disk; `None` while not even the header is.
+    written: Option<usize>,
+    needs_newline: bool,
+    writer: Option<File>,
+    diagnostics: Vec<LoadDiagnostic>,
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SessionError + '_ {
+    move |source| SessionError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn is_assistant(entry: &SessionEntry) -> bool {
+    matches!(
+        entry,
+        SessionEntry::Message(MessageEntry {
+            message: AgentMessage::Standard(Message::Assistant(_)),
+            ..
+        })
+    )
+}
+
+fn new_header(id: String, cwd: &str, parent_session: Option<String>) -> SessionHeader {
+    SessionHeader {
+        kind: "session".to_owned(),
+        version: Some(CURRENT_SESSION_VERSION),
+        id,
+        timestamp: now_iso(),
+        cwd: cwd.to_owned(),
+        parent_session,
+        extra: ExtraFields::new(),
+    }
+}
+
+impl SessionManager {
+    fn blank(cwd: &str, session_dir: Option<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.to_owned(),
+            session_dir,
+            file: None,
+            header: new_header(new_session_id(), cwd, None),
+            entries: Vec::new(),
+            index: HashMap::new(),
+            labels: HashMap::new(),
+            leaf: None,
+            has_assistant: false,
+            written: None,
+            needs_newline: false,
+            writer: None,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    fn ensure_dir(dir: &Path) -> Result<(), SessionError> {
+        fs::create_dir_all(dir).map_err(io_error(dir))
+    }
+
+    /// A new session for `cwd`, stored in `session_dir` or in the default
+    /// directory of `cwd` under the agent directory.
+    pub fn create(cwd: &str, session_dir: Option<&Path>) -> Result<Self, SessionError> {
+        let dir =
+            session_dir.map_or_else(|| default_session_dir(&agent_dir(), cwd), Path::to_path_buf);
+        Self::ensure_dir(&dir)?;
+        let mut manager = Self::blank(cwd, Some(dir));
+        manager.new_session(NewSessionOptions::default());
+        Ok(manager)
+    }
+
+    /// A session that is never written to disk.
+    pub fn in_memory(cwd: &str) -> Self {
+        Self::blank(cwd, None)
+    }
+
+    /// Opens a session file. A missing or empty file becomes a new session
+    /// that will be written at that path. `session_dir` (for later new or
+    /// forked sessions) defaults to the file's directory. Files in an older
+    /// format are migrated and rewritten.
+    pub fn open(path: &Path, session_dir: Option<&Path>) -> Result<Self, SessionError> {
+        let dir = match session_dir {
+            Some(dir) => dir.to_path_buf(),
+            None => path
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        };
+        let loaded = match load_session_file(path) {
+            Ok(loaded) => Some(loaded),
+            Err(SessionError::EmptyFile { .. }) => None,
+            Err(SessionError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                None
+            }
+            Err(err) => return Err(err),
+        };
+        Self::ensure_dir(&dir)?;
+        match loaded {
+            Some(loaded) => Self::from_loaded(path, dir, loaded),
+            None => {
+                let cwd = std::env::current_dir()
+                    .map(|d| d.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let mut manager = Self::blank(&cwd, Some(dir));
+                manager.file = Some(path.to_path_buf());
+                Ok(manager)
+            }
+        }
+    }
+
+    fn from_loaded(path: &Path, dir: PathBuf, loaded: LoadedSession) -> Result<Self, SessionError> {
+        let mut manager = Self::blank(&loaded.header.cwd, Some(dir));
+        manager.file = Some(path.to_path_buf());
+        manager.header = loaded.header;
+        manager.entries = loaded.entries;
+        manager.diagnostics = loaded.diagnostics;
+        manager.rebuild_index();
+        manager.written = Some(manager.entries.len());
+        manager.needs_newline = !loaded.ends_with_newline;
+        if loaded.migrated_from.is_some() {
+            manager.rewrite_migrated(path)?;
+        }
+        Ok(manager)
+    }
+
+    /// Rewrites a migrated file (temp file + rename). When lines were
+    /// skipped, the original is kept next to it as `<file>.bak` first.
+    fn rewrite_migrated(&mut self, path: &Path) -> Result<(), SessionError> {
+        if !self.diagnostics.is_empty() {
+            let mut backup = path.as_os_str().to_owned();
+            backup.push(".bak");
+            fs::copy(path, &backup).map_err(io_error(path))?;
+        }
+        let mut content = serde_json::to_string(&self.header)?;
+        content.push('\n');
+        for entry in &self.entries {
+            content.push_str(&entry.to_line()?);
+            content.push('\n');
+        }
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        fs::write(&tmp, content).map_err(io_error(&tmp))?;
+        fs::rename(&tmp, path).map_err(io_error(path))?;
+        self.needs_newline = false;
+        Ok(())
+    }
+
+    /// Opens the most recently modified valid session of `cwd`, or creates
+    /// a new one when there is none.
+    pub fn continue_recent(cwd: &str, session_dir: Option<&Path>) -> Result<Self, SessionError> {
+        let dir =
+            session_dir.map_or_else(|| default_session_dir(&agent_dir(), cwd), Path::to_path_buf);
+        match list::find_most_recent_session(&dir) {
+            Some(path) => Self::open(&path, Some(&dir)),
+            None => Self::create(cwd, Some(&dir)),
+        }
+    }
+
+    /// Copies every entry of the session at `source` into a new session file
+    /// for `target_cwd`, whose header names `source` as `parentSession`.
+    pub fn fork_from(
+        source: &Path,
+        target_cwd: &str,
+        session_dir: Option<&Path>,
+    ) -> Result<Self, SessionError> {
+        let loaded = load_session_file(source)?;
+        let dir = session_dir.map_or_else(
+            || default_session_dir(&agent_dir(), target_cwd),
+            Path::to_path_buf,
+        );
+        Self::ensure_dir(&dir)?;
+        let header = new_header(
+            new_session_id(),
+            target_cwd,
+            Some(source.to_string_lossy().into_owned()),
+        );
+        let path = dir.join(session_file_name(&header.timestamp, &header.id));
+        let mut content = serde_json::to_string(&header)?;
+        content.push('\n');
+        for entry in &loaded.entries {
+            content.push_str(&entry.to_line()?);
+            content.push('\n');
+        }
+        fs::write(&path, content).map_err(io_error(&path))?;
+        Self::open(&path, Some(&dir))
+    }
+
+    /// Starts a new, empty session (new id and, when persisting, a new file
+    /// path; nothing is written until the first assistant message). Returns
+    /// the new file path.
+    pub fn new_session(&mut self, options: NewSessionOptions) -> Option<PathBuf> {
+        let id = options.id.unwrap_or_else(new_session_id);
+        self.header = new_header(id, &self.cwd, options.parent_session);
+        self.entries.clear();
+        self.index.clear();
+        self.labels.clear();
+        self.leaf = None;
+        self.has_assistant = false;
+        self.written = None;
+        self.needs_newline = false;
+        self.writer = None;
+        self.diagnostics.clear();
+        self.file = self
+            .session_dir
+            .as_ref()
+            .map(|dir| dir.join(session_file_name(&self.header.timestamp, &self.header.id)));
+        self.file.clone()
+    }
+
+    fn rebuild_index(&mut self) {
+        self.index.clear();
+        self.has_assistant = false;
+        let mut labels = HashMap::new();
+        for (i, entry) in self.entries.iter().enumerate() {
+            self.index.insert(entry.id().to_owned(), i);
+            self.has_assistant |= is_assistant(entry);
+            if let SessionEntry::Label(label) = entry {
+                match label.label.as_deref().filter(|l| !l.is_empty()) {
+                    Some(text) => {
+                        labels.insert(label.target_id.clone(), text.to_owned());
+                    }
+                    None => {
+                        labels.remove(&label.target_id);
+                    }
+                }
+            }
+        }
+        self.labels = labels;
+        self.leaf = self.entries.len().checked_sub(1);
+    }
+
+    fn apply_label(&mut self, target: &str, label: Option<String>) {
+        match label.filter(|l| !l.is_empty()) {
+            Some(label) => {
+                self.labels.insert(target.to_owned(), label);
+            }
+            None => {
+                self.labels.remove(target);
+            }
+        }
+    }
+
+    /// Writes what is pending, if the session persists and has an assistant message.
+    fn persist(&mut self) -> Result<(), SessionError> {
+        let Some(path) = self.file.clone() else {
+            return Ok(());
+        };
+        if !self.has_assistant {
+            return Ok(());
+        }
+        let start = self.written.unwrap_or(0);
+        let mut content = String::new();
+        if self.needs_newline {
+            content.push('\n');
+        }
+        if self.written.is_none() {
+            content.push_str(&serde_json::to_string(&self.header)?);
+            content.push('\n');
+        }
+        for entry in &self.entries[start..] {
+            content.push_str(&entry.to_line()?);
+            content.push('\n');
+        }
+        if self.writer.is_none() {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(io_error(&path))?;
+            self.writer = Some(file);
+        }
+        if let Some(writer) = self.writer.as_mut() {
+            writer
+                .write_all(content.as_bytes())
+                .map_err(io_error(&path))?;
+        }
+        self.written = Some(self.entries.len());
+        self.needs_newline = false;
+        Ok(())
+    }
+
+    fn next_id(&self) -> String {
+        generate_entry_id(|id| self.index.contains_key(id))
+    }
+
+    fn leaf_id_owned(&self) -> Option<String> {
+        self.leaf_id().map(str::to_owned)
+    }
+
+    /// Appends `entry` under the current leaf, makes it the leaf and writes it.
+    /// The entry stays in memory even when the write fails (it is retried
+    /// with the next append).
+    fn append_entry(&mut self, entry: SessionEntry) -> Result<String, SessionError> {
+        let id = entry.id().to_owned();
+        self.has_assistant |= is_assistant(&entry);
+        self.index.insert(id.clone(), self.entries.len());
+        self.leaf = Some(self.entries.len());
+        self.entries.push(entry);
+        self.persist()?;
+        Ok(id)
+    }
+
+    /// Appends a message (standard, `bashExecution` or `custom`). Summaries
+    /// are refused: they have their own entries ([`Self::append_compaction`],
+    /// [`Self::branch_with_summary`]).
+    pub fn append_message(
+        &mut self,
+        message: impl Into<CodingAgentMessage>,
+    ) -> Result<String, SessionError> {
+        let message = message.into();
+        match &message {
+            AgentMessage::Custom(CodingMessage::BranchSummary(_)) => {
+                return Err(SessionError::SummaryAsMessage("branchSummary"));
+            }
+            AgentMessage::Custom(CodingMessage::CompactionSummary(_)) => {
+                return Err(SessionError::SummaryAsMessage("compactionSummary"));
+            }
+            AgentMessage::Standard(_)
+            | AgentMessage::Custom(CodingMessage::BashExecution(_) | CodingMessage::Custom(_)) => {}
+        }
+        let entry = SessionEntry::Message(MessageEntry {
+            id: self.next_id(),
+            parent_id: self.leaf_id_owned(),
+            timestamp: now_iso(),
+            message,
+            extra: ExtraFields::new(),
+        });
+        self.append_entry(entry)
+    }
+
+    /// Appends a `thinking_level_change`.
+    pub fn append_thinking_level_change(&mut self, level: &str) -> Result<String, SessionError> {
+        let entry = SessionEntry::ThinkingLevelChange(ThinkingLevelChangeEntry {
+            id: self.next_id(),
+            parent_id: self.leaf_id_owned(),
+            timestamp: now_iso(),
+            thinking_level: level.to_owned(),
+            extra: ExtraFields::new(),
+        });
+        self.append_entry(entry)
+    }
+
+    /// Appends a `model_change`.
+    pub fn append_model_change(
+        &mut self,
+        provider: &str,
+        model_id: &str,
+    ) -> Result<String, SessionError> {
+        let entry = SessionEntry::ModelChange(ModelChangeEntry {
+            id: self.next_id(),
+            parent_id: self.leaf_id_owned(),
+            timestamp: now_iso(),
+            provider: provider.to_owned(),
+            model_id: model_id.to_owned(),
+            extra: ExtraFields::new(),
+        });
+        self.append_entry(entry)
+    }
+
+    /// Appends a `compaction`: history before `first_kept_entry_id` is
+    /// replaced by `summary` in the context of every later leaf.
+    pub fn append_compaction(
+        &mut self,
+        summary: &str,
+        first_kept_entry_id: &str,
+        tokens_before: u64,
+        details: Option<Value>,
+        from_hook: Option<bool>,
+    ) -> Result<String, SessionError> {
+        let entry = SessionEntry::Compaction(CompactionEntry {
+            id: self.next_id(),
+            parent_id: self.leaf_id_owned(),
+            timestamp: now_iso(),
+            summary: summary.to_owned(),
+            first_kept_entry_id: first_kept_entry_id.to_owned(),
+            tokens_before,
+            details,
+            from_hook,
+            extra: ExtraFields::new(),
+        });
+        self.append_entry(entry)
+    }
+
+    /// Appends extension state (`custom`), never part of the model context.
+    pub fn append_custom_entry(
+        &mut self,
+        custom_type: &str,
+        data: Option<Value>,
+    ) -> Result<String, SessionError> {
+        let entry = SessionEntry::Custom(CustomEntry {
+            custom_type: custom_type.to_owned(),
+            data,
+            id: self.next_id(),
+            parent_id: self.leaf_id_owned(),
+            timestamp: now_iso(),
+            extra: ExtraFields::new(),
+        });
+        self.append_entry(entry)
+    }
+
+    /// Appends an extension message the model sees (`custom_message`).
+    pub fn append_custom_message_entry(
+        &mut self,
+        custom_type: &str,
+        content: UserContent,
+        display: bool,
+        details: Option<Value>,
+    ) -> Result<String, SessionError> {
+        let entry = SessionEntry::CustomMessage(CustomMessageEntry {
+            custom_type: custom_type.to_owned(),
+            content,
+            display,
+            details,
+            id: self.next_id(),
+            parent_id: self.leaf_id_owned(),
+            timestamp: now_iso(),
+            extra: ExtraFields::new(),
+        });
+        self.append_entry(entry)
+    }
+
+    /// Appends a `session_info` with the (trimmed) display name.
+    pub fn append_session_info(&mut self, name: &str) -> Result<String, SessionError> {
+        let entry = SessionEntry::SessionInfo(SessionInfoEntry {
+            id: self.next_id(),
+            parent_id: self.leaf_id_owned(),
+            timestamp: now_iso(),
+            name: Some(name.trim().to_owned()),
+            extra: ExtraFields::new(),
+        });
+        self.append_entry(entry)
+    }
+
+    /// Sets (or with `None` / an empty string clears) the label of `target_id`.
+    pub fn append_label_change(
+        &mut self,
+        target_id: &str,
+        label: Option<&str>,
+    ) -> Result<String, SessionError> {
+        if !self.index.contains_key(target_id) {
+            return Err(SessionError::EntryNotFound(target_id.to_owned()));
+        }
+        let entry = SessionEntry::Label(LabelEntry {
+            id: self.next_id(),
+            parent_id: self.leaf_id_owned(),
+            timestamp: now_iso(),
+            target_id: target_id.to_owned(),
+            label: label.map(str::to_owned),
+            extra: ExtraFields::new(),
+        });
+        let id = self.append_entry(entry)?;
+        self.apply_label(target_id, label.map(str::to_owned));
+        Ok(id)
+    }
+
+    /// Moves the leaf to `entry_id`: the next append forks from there.
+    pub fn branch(&mut self, entry_id: &str) -> Result<(), SessionError> {
+        let index = self
+            .index
+            .get(entry_id)
+            .copied()
+            .ok_or_else(|| SessionError::EntryNotFound(entry_id.to_owned()))?;
+        self.leaf = Some(index);
+        Ok(())
+    }
+
+    /// Moves the leaf before the first entry: the next append is a new root.
+    pub fn reset_leaf(&mut self) {
+        self.leaf = None;
+    }
+
+    /// Like [`Self::branch`] (`None`: before the first entry), then appends a
+    /// `branch_summary` of the path that was left (`fromId` `"root"` for `None`).
+    pub fn branch_with_summary(
+        &mut self,
+        from_id: Option<&str>,
+        summary: &str,
+        details: Option<Value>,
+        from_hook: Option<bool>,
+    ) -> Result<String, SessionError> {
+        match from_id {
+            Some(id) => self.branch(id)?,
+            None => self.reset_leaf(),
+        }
+        let entry = SessionEntry::BranchSummary(BranchSummaryEntry {
+            id: self.next_id(),
+            parent_id: from_id.map(str::to_owned),
+            timestamp: now_iso(),
+            from_id: from_id.unwrap_or("root").to_owned(),
+            summary: summary.to_owned(),
+            details,
+            from_hook,
+            extra: ExtraFields::new(),
+        });
+        self.append_entry(entry)
+    }
+
+    /// Replaces this session by a new one holding only the path from the
+    /// root to `leaf_id` (labels of those entries re-created at the end),
+    /// with `parentSession` naming the old file. Returns the new file path
+    /// (`None` in memory); the file is written at once when the path has an
+    /// assistant message, otherwise with the first one.
+    pub fn create_branched_session(
+        &mut self,
+        leaf_id: &str,
+    ) -> Result<Option<PathBuf>, SessionError> {
+        let leaf = self
+            .index
+            .get(leaf_id)
+            .copied()
+            .ok_or_else(|| SessionError::EntryNotFound(leaf_id.to_owned()))?;
+        let path: Vec<SessionEntry> = path_to_root(&self.entries, &self.index, leaf)
+            .into_iter()
+            .filter(|e| !matches!(e, SessionEntry::Label(_)))
+            .cloned()
+            .collect();
+        let mut labels: Vec<(String, String)> = path
+            .iter()
+            .filter_map(|e| {
+                self.labels
+                    .get(e.id())
+                    .map(|l| (e.id().to_owned(), l.clone()))
+            })
+            .collect();
+        labels.sort();
+        let parent_session = self.file.as_ref().map(|f| f.to_string_lossy().into_owned());
+        let mut ids: std::collections::HashSet<String> =
+            path.iter().map(|e| e.id().to_owned()).collect();
+        let mut parent = path.last().map(|e| e.id().to_owned());
+        let mut entries = path;
+        for (target_id, label) in labels {
+            let id = generate_entry_id(|c| ids.contains(c));
+            ids.insert(id.clone());
+            entries.push(SessionEntry::Label(LabelEntry {
+                id: id.clone(),
+                parent_id: parent.replace(id),
+                timestamp: now_iso(),
+                target_id,
+                label: Some(label),
+                extra: ExtraFields::new(),
+            }));
+        }
+        self.new_session(NewSessionOptions {
+            id: None,
+            parent_session,
+        });
+        self.entries = entries;
+        self.rebuild_index();
+        self.persist()?;
+        Ok(self.file.clone())
+    }
+
+    // ----- queries -------------------------------------------------------
+
+    /// The working directory of the session.
+    pub fn cwd(&self) -> &str {
+        &self.cwd
+    }
+
+    /// Directory of new session files (`None` in memory).
+    pub fn session_dir(&self) -> Option<&Path> {
+        self.session_dir.as_deref()
+    }
+
+    /// The session id.
+    pub fn session_id(&self) -> &str {
+        &self.header.id
+    }
+
+    /// The session file (`None` in memory). It may not exist yet: see the
+    /// type's documentation on lazy persistence.
+    pub fn session_file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// True when the session is stored in a file.
+    pub fn is_persisted(&self) -> bool {
+        self.session_dir.is_some()
+    }
+
+    /// The header.
+    pub fn header(&self) -> &SessionHeader {
+        &self.header
+    }
+
+    /// Every entry in append order (the header excluded).
+    pub fn entries(&self) -> &[SessionEntry] {
+        &self.entries
+    }
+
+    /// Lines skipped when the file was loaded.
+    pub fn diagnostics(&self) -> &[LoadDiagnostic] {
+        &self.diagnostics
+    }
+
+    /// Id of the active leaf (`None` before the first entry).
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.leaf
+            .and_then(|i| self.entries.get(i))
+            .map(SessionEntry::id)
+    }
+
+    /// The active leaf entry.
+    pub fn leaf_entry(&self) -> Option<&SessionEntry> {
+        self.leaf.and_then(|i| self.entries.get(i))
+    }
+
+    /// The entry with this id.
+    pub fn entry(&self, id: &str) -> Option<&SessionEntry> {
+        self.index.get(id).and_then(|&i| self.entries.get(i))
+    }
+
+    /// The direct children of `parent_id`, in append order.
+    pub fn children(&self, parent_id: &str) -> Vec<&SessionEntry> {
+        self.entries
+            .iter()
+            .filter(|e| e.parent_id() == Some(parent_id))
+            .collect()
+    }
+
+    /// The label of an entry.
+    pub fn label(&self, id: &str) -> Option<&str> {
+        self.labels.get(id).map(String::as_str)
+    }
+
+    /// The path from the root to `from_id` (default: the leaf), root first.
+    pub fn branch_path(&self, from_id: Option<&str>) -> Vec<&SessionEntry> {
+        let start = match from_id {
+            Some(id) => self.index.get(id).copied(),
+            None => self.leaf,
+        };
+        start.map_or_else(Vec::new, |i| path_to_root(&self.entries, &self.index, i))
+    }
+
+    /// The context of the active leaf.
+    pub fn build_session_context(&self) -> SessionContext {
+        build_session_context_indexed(&self.entries, &self.index, self.leaf_id())
+    }
+
+    /// The tree of all entries with resolved labels.
+    pub fn tree(&self) -> SessionTree<'_> {
+        SessionTree::build(&self.entries, &self.index, &self.labels)
+    }
+
+    /// The display name from the latest named `session_info`.
+    pub fn session_name(&self) -> Option<&str> {
+        self.entries.iter().rev().find_map(|e| match e {
+            SessionEntry::SessionInfo(info) => info.name.as_deref().filter(|n| !n.is_empty()),
+            _ => None,
+        })
+    }
+}

@@ -1,0 +1,79 @@
+//! pi's session file: an append-only JSONL tree.
+//!
+//! The first line is a [`SessionHeader`]; every other line is a
+//! [`SessionEntry`] with a short `id` and the `parentId` of the entry it
+//! follows, so a file holds a tree of conversations. The *leaf* is the
+//! entry the next append hangs under; branching moves it back.
+//!
+//! [`SessionManager`] owns one session (in a file or in memory);
+//! [`load_session_file`] reads any pi file, reporting every skipped line;
+//! [`list_sessions`] and [`list_all_sessions`] describe the files of a
+//! project or of every project.
+
+mod entry;
+mod ids;
+mod list;
+mod load;
+mod manager;
+mod paths;
+mod tree;
+
+use std::path::PathBuf;
+
+pub use entry::{
+    BranchSummaryEntry, CURRENT_SESSION_VERSION, CompactionEntry, CustomEntry, CustomMessageEntry,
+    ENTRY_TYPES, LabelEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionHeader,
+    SessionInfoEntry, ThinkingLevelChangeEntry,
+};
+pub use ids::{generate_entry_id, new_session_id, now_iso};
+pub use list::{SessionInfo, list_all_sessions, list_sessions, list_sessions_in};
+pub use load::{DiagnosticKind, LoadDiagnostic, LoadedSession, load_session_file, migrate};
+pub use manager::{NewSessionOptions, SessionManager};
+pub use paths::{
+    AGENT_DIR_ENV, agent_dir, agent_dir_from, default_session_dir, encode_cwd, session_file_name,
+    sessions_dir,
+};
+pub use tree::{SessionTree, TreeNode};
+
+/// Errors of the session layer.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// Reading or writing a file failed.
+    #[error("session file {path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file has no lines at all.
+    #[error("session file {path} is empty")]
+    EmptyFile {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The first line is not a `{"type":"session","id":...}` header.
+    #[error("session file {path} has no valid session header (line {line})")]
+    InvalidHeader {
+        /// The file.
+        path: PathBuf,
+        /// The first non-blank line.
+        line: usize,
+    },
+    /// No entry has this id.
+    #[error("Entry {0} not found")]
+    EntryNotFound(String),
+    /// Summaries are appended as their own entry types, never as messages.
+    #[error(
+        "a {0} message is appended with its own entry (append_compaction / branch_with_summary), not as a message"
+    )]
+    SummaryAsMessage(&'static str),
+    /// An entry could not be serialized.
+    #[error("cannot serialize a session entry: {0}")]
+    Serialize(#[from] serde_json::Error),
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -1,0 +1,126 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn edit(old: &str, new: &str) -> Edit {
+    Edit {
+        old_text: old.into(),
+        new_text: new.into(),
+    }
+}
+
+fn apply(content: &str, edits: &[Edit]) -> Result<String, String> {
+    apply_edits_to_normalized_content(content, edits, "f.txt")
+        .map(|a| a.new_content)
+        .map_err(|e| e.message().to_owned())
+}
+
+#[test]
+fn line_endings_and_bom() {
+    assert_eq!(detect_line_ending("a\r\nb\nc"), LineEnding::CrLf);
+    assert_eq!(detect_line_ending("a\nb\r\n"), LineEnding::Lf);
+    assert_eq!(detect_line_ending("no break"), LineEnding::Lf);
+    assert_eq!(normalize_to_lf("a\r\nb\rc\n"), "a\nb\nc\n");
+    assert_eq!(
+        restore_line_endings("a\nb\n", LineEnding::CrLf),
+        "a\r\nb\r\n"
+    );
+    assert_eq!(strip_bom("\u{FEFF}x"), ("\u{FEFF}", "x"));
+    assert_eq!(strip_bom("x"), ("", "x"));
+}
+
+#[test]
+fn edits_match_the_original_not_each_other() {
+    // The second edit's oldText only exists in the original, not after the first.
+    let out = apply("a b c\n", &[edit("a", "b"), edit("b c", "X")]).unwrap();
+    assert_eq!(out, "b X\n");
+}
+
+#[test]
+fn error_texts_for_one_edit() {
+    assert_eq!(
+        apply("abc", &[edit("zzz", "y")]).unwrap_err(),
+        "Could not find the exact text in f.txt. The old text must match exactly including all whitespace and newlines."
+    );
+    assert_eq!(
+        apply("x x x", &[edit("x", "y")]).unwrap_err(),
+        "Found 3 occurrences of the text in f.txt. The text must be unique. Please provide more context to make it unique."
+    );
+    assert_eq!(
+        apply("abc", &[edit("", "y")]).unwrap_err(),
+        "oldText must not be empty in f.txt."
+    );
+    assert_eq!(
+        apply("abc", &[edit("b", "b")]).unwrap_err(),
+        "No changes made to f.txt. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected."
+    );
+}
+
+#[test]
+fn error_texts_for_several_edits() {
+    assert_eq!(
+        apply("abc", &[edit("a", "A"), edit("zzz", "y")]).unwrap_err(),
+        "Could not find edits[1] in f.txt. The oldText must match exactly including all whitespace and newlines."
+    );
+    assert_eq!(
+        apply("a x x", &[edit("a", "A"), edit("x", "y")]).unwrap_err(),
+        "Found 2 occurrences of edits[1] in f.txt. Each oldText must be unique. Please provide more context to make it unique."
+    );
+    assert_eq!(
+        apply("abcdef", &[edit("cde", "1"), edit("abc", "2")]).unwrap_err(),
+        "edits[1] and edits[0] overlap in f.txt. Merge them into one edit or target disjoint regions."
+    );
+    assert_eq!(
+        apply("abc", &[edit("a", "a"), edit("b", "b")]).unwrap_err(),
+        "No changes made to f.txt. The replacements produced identical content."
+    );
+    assert_eq!(
+        apply("abc", &[edit("a", "A"), edit("", "y")]).unwrap_err(),
+        "edits[1].oldText must not be empty in f.txt."
+    );
+}
+
+#[test]
+fn fuzzy_fallback_tolerates_trailing_spaces_and_typographic_quotes() {
+    let content = "let s = \u{201C}hi\u{201D};   \nnext\n";
+    let out = apply(
+        content,
+        &[edit("let s = \"hi\";\nnext", "let s = \"bye\";\nnext")],
+    )
+    .unwrap();
+    // The fallback works in the normalized form of the whole file.
+    assert_eq!(out, "let s = \"bye\";\nnext\n");
+}
+
+#[test]
+fn diff_matches_the_pi_fixture() {
+    // fixtures/pi-0.73.1/c-read-edit-*: beta -> BETA in notes.txt.
+    let d = generate_diff_string(
+        "alpha\nbeta\ngamma\n",
+        "alpha\nBETA\ngamma\n",
+        DIFF_CONTEXT_LINES,
+    );
+    assert_eq!(d.diff, " 1 alpha\n-2 beta\n+2 BETA\n 3 gamma");
+    assert_eq!(d.first_changed_line, Some(2));
+}
+
+#[test]
+fn diff_elides_distant_context() {
+    let old: String = (1..=20).map(|i| format!("l{i}\n")).collect();
+    let new = old.replace("l2\n", "L2\n").replace("l18\n", "L18\n");
+    let d = generate_diff_string(&old, &new, 2);
+    let expected = [
+        "  1 l1", "- 2 l2", "+ 2 L2", "  3 l3", "  4 l4", "    ...", " 16 l16", " 17 l17",
+        "-18 l18", "+18 L18", " 19 l19", " 20 l20",
+    ]
+    .join("\n");
+    assert_eq!(d.diff, expected);
+    assert_eq!(d.first_changed_line, Some(2));
+}
+
+#[test]
+fn diff_of_an_insertion_reports_the_new_line() {
+    let d = generate_diff_string("a\nb\n", "a\nnew\nb\n", 4);
+    assert_eq!(d.diff, " 1 a\n+2 new\n 2 b");
+    assert_eq!(d.first_changed_line, Some(2));
+}

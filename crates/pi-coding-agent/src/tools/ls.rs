@@ -1,0 +1,164 @@
+//! `ls {path?, limit?}`: a directory's entries sorted case-insensitively,
+//! dotfiles included, directories marked with a trailing `/`.
+
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_ai::{CancellationToken, UserBlock};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::path::resolve_to_cwd;
+use super::truncate::{
+    DEFAULT_MAX_BYTES, TruncationOptions, TruncationResult, format_size, truncate_head,
+};
+use super::{parse_args, run_blocking, text_result, to_count};
+
+/// Entries returned when `limit` is not given.
+const DEFAULT_LIMIT: usize = 500;
+
+/// The `ls` tool.
+#[derive(Debug)]
+pub struct LsTool {
+    cwd: PathBuf,
+    parameters: Value,
+}
+
+#[derive(Debug, Deserialize)]
+struct LsArgs {
+    path: Option<String>,
+    limit: Option<f64>,
+}
+
+/// `details` when the output was limited, in pi's key order.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LsDetails {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry_limit_reached: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncation: Option<TruncationResult>,
+}
+
+impl LsTool {
+    /// An ls tool resolving paths against `cwd`.
+    pub fn new(cwd: &Path) -> Self {
+        Self {
+            cwd: cwd.to_path_buf(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "Directory to list; the working directory when left out"
+                    },
+                    "limit": {
+                        "type": "number",
+                        "description": "Stop after this many entries (default 500)"
+                    }
+                }
+            }),
+        }
+    }
+}
+
+#[async_trait]
+impl AgentTool for LsTool {
+    fn name(&self) -> &str {
+        "ls"
+    }
+
+    fn label(&self) -> &str {
+        "ls"
+    }
+
+    fn description(&self) -> &str {
+        "List a directory: entries in alphabetical order, dotfiles included, directories \
+         ending in '/'. At most 500 entries (change with limit) or 50KB of output are \
+         returned."
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+
+    async fn execute(
+        &self,
+        _call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        _on_update: ToolUpdateFn,
+    ) -> Result<AgentToolResult, ToolError> {
+        let args: LsArgs = parse_args("ls", args)?;
+        let dir = resolve_to_cwd(args.path.as_deref().unwrap_or("."), &self.cwd);
+        let limit = args.limit.map_or(DEFAULT_LIMIT, to_count).max(1);
+        run_blocking(&cancel, move |_| list(&dir, limit)).await
+    }
+}
+
+fn list(dir: &Path, limit: usize) -> Result<AgentToolResult, ToolError> {
+    let metadata = std::fs::metadata(dir)
+        .map_err(|_| ToolError::new(format!("Path not found: {}", dir.display())))?;
+    if !metadata.is_dir() {
+        return Err(ToolError::new(format!(
+            "Not a directory: {}",
+            dir.display()
+        )));
+    }
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| ToolError::new(format!("Cannot read directory: {e}")))?
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort_by(|a, b| {
+        a.to_lowercase()
+            .cmp(&b.to_lowercase())
+            .then_with(|| a.cmp(b))
+    });
+
+    let mut entries: Vec<String> = Vec::new();
+    let mut limit_reached = false;
+    for name in names {
+        if entries.len() >= limit {
+            limit_reached = true;
+            break;
+        }
+        // Entries that cannot be stat'ed (dangling links) are skipped, as pi does.
+        let Ok(meta) = std::fs::metadata(dir.join(&name)) else {
+            continue;
+        };
+        entries.push(if meta.is_dir() {
+            format!("{name}/")
+        } else {
+            name
+        });
+    }
+    if entries.is_empty() {
+        return Ok(text_result("(empty directory)"));
+    }
+
+    let truncation = truncate_head(&entries.join("\n"), TruncationOptions::bytes_only());
+    let mut text = truncation.content.clone();
+    let mut details = LsDetails::default();
+    let mut notices: Vec<String> = Vec::new();
+    if limit_reached {
+        notices.push(format!(
+            "{limit} entries limit reached. Use limit={} for more",
+            limit * 2
+        ));
+        details.entry_limit_reached = Some(limit);
+    }
+    if truncation.truncated {
+        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
+        details.truncation = Some(truncation);
+    }
+    if notices.is_empty() {
+        return Ok(text_result(text));
+    }
+    text.push_str(&format!("\n\n[{}]", notices.join(". ")));
+    Ok(AgentToolResult::with_details(
+        vec![UserBlock::text(text)],
+        &details,
+    ))
+}

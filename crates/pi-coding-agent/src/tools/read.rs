@@ -1,0 +1,245 @@
+//! `read {path, offset?, limit?}`: a text file with head truncation and a
+//! note on how to continue, or an image as an image block.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+use base64::Engine as _;
+use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_ai::{CancellationToken, UserBlock};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::path::resolve_read_path;
+use super::truncate::{
+    DEFAULT_MAX_BYTES, TruncatedBy, TruncationOptions, TruncationResult, format_size, truncate_head,
+};
+use super::{node_io_error, parse_args, run_blocking, to_count};
+
+/// How many leading bytes are checked for NUL to call a file binary.
+const BINARY_SNIFF_BYTES: usize = 8192;
+
+/// The `read` tool.
+#[derive(Debug)]
+pub struct ReadTool {
+    cwd: PathBuf,
+    parameters: Value,
+}
+
+#[derive(Debug, Deserialize)]
+struct ReadArgs {
+    path: String,
+    offset: Option<f64>,
+    limit: Option<f64>,
+}
+
+/// `details` of a truncated read.
+#[derive(Debug, Serialize)]
+struct ReadDetails {
+    truncation: TruncationResult,
+}
+
+impl ReadTool {
+    /// A read tool resolving paths against `cwd`.
+    pub fn new(cwd: &Path) -> Self {
+        Self {
+            cwd: cwd.to_path_buf(),
+            parameters: json!({
+                "type": "object",
+                "required": ["path"],
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "File to read, relative to the working directory or absolute"
+                    },
+                    "offset": {
+                        "type": "number",
+                        "description": "First line to return, counting from 1"
+                    },
+                    "limit": {
+                        "type": "number",
+                        "description": "How many lines to return at most"
+                    }
+                }
+            }),
+        }
+    }
+}
+
+#[async_trait]
+impl AgentTool for ReadTool {
+    fn name(&self) -> &str {
+        "read"
+    }
+
+    fn label(&self) -> &str {
+        "read"
+    }
+
+    fn description(&self) -> &str {
+        "Read a file. Text comes back as text; png, jpeg, gif and webp images come back as \
+         image attachments. Text output stops after 2000 lines or 50KB, whichever comes \
+         first, and then says which offset to continue from. Use offset and limit to page \
+         through large files, and keep going with offset when you need all of it."
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+
+    async fn execute(
+        &self,
+        _call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        _on_update: ToolUpdateFn,
+    ) -> Result<AgentToolResult, ToolError> {
+        let args: ReadArgs = parse_args("read", args)?;
+        let cwd = self.cwd.clone();
+        run_blocking(&cancel, move |_| read_file(&cwd, &args)).await
+    }
+}
+
+fn read_file(cwd: &Path, args: &ReadArgs) -> Result<AgentToolResult, ToolError> {
+    let absolute = resolve_read_path(&args.path, cwd);
+    let metadata = std::fs::metadata(&absolute)
+        .map_err(|e| ToolError::new(node_io_error(&e, "access", &absolute)))?;
+    if metadata.is_dir() {
+        return Err(ToolError::new(
+            "EISDIR: illegal operation on a directory, read",
+        ));
+    }
+    let bytes = read_all(&absolute)?;
+
+    if let Some(mime_type) = image_mime_type(&bytes) {
+        let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        return Ok(AgentToolResult {
+            content: vec![
+                UserBlock::text(format!("Read image file [{mime_type}]")),
+                UserBlock::image(data, mime_type),
+            ],
+            details: Value::Null,
+        });
+    }
+    if bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
+        return Err(ToolError::new(format!(
+            "Cannot read {}: it is a binary file (only text files and png, jpeg, gif or webp \
+             images can be read). Use bash to inspect it, for example with `file` or `xxd`.",
+            args.path
+        )));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    read_text(&text, args)
+}
+
+/// The text part of `read`: offset/limit selection, truncation and notices.
+fn read_text(text: &str, args: &ReadArgs) -> Result<AgentToolResult, ToolError> {
+    let all_lines: Vec<&str> = text.split('\n').collect();
+    let total = all_lines.len();
+    let start = args.offset.map_or(0, |o| to_count(o).saturating_sub(1));
+    if start >= total {
+        return Err(ToolError::new(format!(
+            "Offset {} is beyond end of file ({total} lines total)",
+            args.offset.map_or_else(String::new, js_number)
+        )));
+    }
+    let start_display = start + 1;
+    let end = match args.limit {
+        Some(limit) => total.min(start.saturating_add(to_count(limit))),
+        None => total,
+    };
+    let selected = all_lines[start..end].join("\n");
+    let truncation = truncate_head(&selected, TruncationOptions::default());
+
+    if truncation.first_line_exceeds_limit {
+        let size = format_size(all_lines[start].len());
+        let limit = format_size(DEFAULT_MAX_BYTES);
+        let text = format!(
+            "[Line {start_display} is {size}, exceeds {limit} limit. Use bash: sed -n \
+             '{start_display}p' {} | head -c {DEFAULT_MAX_BYTES}]",
+            args.path
+        );
+        return Ok(AgentToolResult::with_details(
+            vec![UserBlock::text(text)],
+            &ReadDetails { truncation },
+        ));
+    }
+    if truncation.truncated {
+        let end_display = start_display + truncation.output_lines - 1;
+        let next = end_display + 1;
+        let limit_note = match truncation.truncated_by {
+            Some(TruncatedBy::Bytes) => format!(" ({} limit)", format_size(DEFAULT_MAX_BYTES)),
+            Some(TruncatedBy::Lines) | None => String::new(),
+        };
+        let text = format!(
+            "{}\n\n[Showing lines {start_display}-{end_display} of {total}{limit_note}. Use \
+             offset={next} to continue.]",
+            truncation.content
+        );
+        return Ok(AgentToolResult::with_details(
+            vec![UserBlock::text(text)],
+            &ReadDetails { truncation },
+        ));
+    }
+    let mut out = truncation.content;
+    if args.limit.is_some() && end < total {
+        out.push_str(&format!(
+            "\n\n[{} more lines in file. Use offset={} to continue.]",
+            total - end,
+            end + 1
+        ));
+    }
+    Ok(AgentToolResult::text(out))
+}
+
+fn read_all(path: &Path) -> Result<Vec<u8>, ToolError> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| ToolError::new(node_io_error(&e, "open", path)))?;
+    Ok(bytes)
+}
+
+/// The MIME type of a supported image, recognised by its magic bytes.
+fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+/// A JSON number printed the way JavaScript prints it (`3`, not `3.0`).
+fn js_number(value: f64) -> String {
+    format!("{value}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magic_bytes_pick_the_mime_type() {
+        assert_eq!(image_mime_type(b"\x89PNG\r\n\x1a\nrest"), Some("image/png"));
+        assert_eq!(
+            image_mime_type(&[0xFF, 0xD8, 0xFF, 0xE0]),
+            Some("image/jpeg")
+        );
+        assert_eq!(image_mime_type(b"GIF89a...."), Some("image/gif"));
+        assert_eq!(image_mime_type(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));
+        assert_eq!(image_mime_type(b"hello"), None);
+    }
+
+    #[test]
+    fn offsets_print_like_javascript() {
+        assert_eq!(js_number(7.0), "7");
+        assert_eq!(js_number(2.5), "2.5");
+    }
+}

@@ -1,0 +1,94 @@
+//! `write {path, content}`: creates or overwrites a file, creating parent
+//! directories, and reports the bytes written.
+
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_ai::CancellationToken;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::path::resolve_to_cwd;
+use super::{node_io_error, parse_args, run_blocking, text_result};
+
+/// The `write` tool.
+#[derive(Debug)]
+pub struct WriteTool {
+    cwd: PathBuf,
+    parameters: Value,
+}
+
+#[derive(Debug, Deserialize)]
+struct WriteArgs {
+    path: String,
+    content: String,
+}
+
+impl WriteTool {
+    /// A write tool resolving paths against `cwd`.
+    pub fn new(cwd: &Path) -> Self {
+        Self {
+            cwd: cwd.to_path_buf(),
+            parameters: json!({
+                "type": "object",
+                "required": ["path", "content"],
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "File to write, relative to the working directory or absolute"
+                    },
+                    "content": {
+                        "type": "string",
+                        "description": "The complete new content of the file"
+                    }
+                }
+            }),
+        }
+    }
+}
+
+#[async_trait]
+impl AgentTool for WriteTool {
+    fn name(&self) -> &str {
+        "write"
+    }
+
+    fn label(&self) -> &str {
+        "write"
+    }
+
+    fn description(&self) -> &str {
+        "Write a file with the given content: a new file is created, an existing one is \
+         replaced entirely. Missing parent directories are created."
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+
+    async fn execute(
+        &self,
+        _call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        _on_update: ToolUpdateFn,
+    ) -> Result<AgentToolResult, ToolError> {
+        let args: WriteArgs = parse_args("write", args)?;
+        let absolute = resolve_to_cwd(&args.path, &self.cwd);
+        run_blocking(&cancel, move |_| {
+            if let Some(parent) = absolute.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| ToolError::new(node_io_error(&e, "mkdir", parent)))?;
+            }
+            std::fs::write(&absolute, args.content.as_bytes())
+                .map_err(|e| ToolError::new(node_io_error(&e, "open", &absolute)))?;
+            Ok(text_result(format!(
+                "Successfully wrote {} bytes to {}",
+                args.content.len(),
+                args.path
+            )))
+        })
+        .await
+    }
+}
