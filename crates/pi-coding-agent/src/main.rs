@@ -121,6 +121,7 @@ async fn run(args: Args) -> ExitCode {
         tools,
         session: session_choice(&args),
         session_dir: args.session_dir.clone(),
+        agent_dir: None,
     };
     let app = match build_app(options) {
         Ok(app) => Arc::new(app),

@@ -240,3 +240,74 @@ async fn a_provider_500_gives_a_clear_error() {
         "every failed attempt is kept in the session file"
     );
 }
+
+/// pi's own session file from run 1, continued by us with `--session FILE`:
+/// the request we send equals the one pi sent for the same continuation.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pi_session_file_continues_with_pis_request() {
+    for (folder, model, prompt) in [
+        (
+            "f-continue-oai",
+            "mock-oai/mock-gpt",
+            "What is the code word?",
+        ),
+        (
+            "f-continue-ant",
+            "mock-ant/mock-claude-think",
+            "What did you find earlier?",
+        ),
+    ] {
+        let responses = e2e_common::recorded_responses(folder);
+        let run1_requests =
+            jsonl(&e2e_common::fixtures().join(folder).join("requests.jsonl")).len() - 1;
+        let s = Scenario::start(responses[run1_requests..].to_vec()).await;
+        let file = s.work.path().join("pi-session.jsonl");
+        std::fs::copy(
+            e2e_common::fixtures()
+                .join(folder)
+                .join("session.run1.jsonl"),
+            &file,
+        )
+        .unwrap();
+        let out = s
+            .run(&[
+                "--session",
+                file.to_str().unwrap(),
+                "-p",
+                "--model",
+                model,
+                prompt,
+            ])
+            .await;
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{folder}: {}",
+            text(&out.stderr)
+        );
+        let ours: Vec<Value> = s
+            .requests()
+            .iter()
+            .map(|r| comparable_body(&r.json()))
+            .collect();
+        let pis: Vec<Value> = pi_bodies(folder).iter().map(comparable_body).collect();
+        assert_eq!(ours.len(), 1);
+        assert_eq!(ours[0], pis[pis.len() - 1], "{folder}");
+        // The file is appended to, never rewritten.
+        let before = std::fs::read_to_string(
+            e2e_common::fixtures()
+                .join(folder)
+                .join("session.run1.jsonl"),
+        )
+        .unwrap();
+        let after = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            after.starts_with(&before),
+            "{folder}: earlier lines unchanged"
+        );
+        assert_eq!(
+            jsonl(&file).len(),
+            jsonl(&e2e_common::fixtures().join(folder).join("session.jsonl")).len()
+        );
+    }
+}

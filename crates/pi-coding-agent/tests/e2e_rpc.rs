@@ -177,13 +177,71 @@ async fn an_rpc_session_prompts_runs_bash_reads_state_and_aborts() {
     let text = rpc.response("8").await;
     assert!(text["data"]["text"].as_str().unwrap().starts_with("word0"));
 
+    rpc.send(r#"{"id":"9","type":"get_fork_messages"}"#).await;
+    let forks = rpc.response("9").await;
+    let forks = forks["data"]["messages"].as_array().unwrap().clone();
+    let texts: Vec<&str> = forks.iter().map(|m| m["text"].as_str().unwrap()).collect();
+    assert_eq!(
+        texts,
+        [
+            "List the files in the current directory.",
+            "Tell me a long story."
+        ]
+    );
+
+    rpc.send(r#"{"id":"10","type":"get_state"}"#).await;
+    let original = rpc.response("10").await["data"].clone();
+    let original_file = original["sessionFile"].as_str().unwrap().to_owned();
+
+    rpc.send(&json!({"id": "11", "type": "fork", "entryId": forks[1]["entryId"]}).to_string())
+        .await;
+    let fork = rpc.response("11").await;
+    assert_eq!(
+        fork["data"],
+        json!({"text": "Tell me a long story.", "cancelled": false}),
+        "{fork}"
+    );
+    rpc.send(r#"{"id":"12","type":"get_state"}"#).await;
+    let forked = rpc.response("12").await["data"].clone();
+    assert_eq!(
+        forked["messageCount"], 5,
+        "the path up to the forked message's parent"
+    );
+    assert_ne!(forked["sessionId"], original["sessionId"]);
+
+    rpc.send(r#"{"id":"13","type":"export_html"}"#).await;
+    let export = rpc.response("13").await;
+    let html = std::fs::read_to_string(export["data"]["path"].as_str().unwrap()).unwrap();
+    assert!(
+        html.contains("from-user"),
+        "the export holds the transcript"
+    );
+
+    rpc.send(r#"{"id":"14","type":"new_session"}"#).await;
+    assert_eq!(
+        rpc.response("14").await["data"],
+        json!({"cancelled": false})
+    );
+    rpc.send(r#"{"id":"15","type":"get_state"}"#).await;
+    assert_eq!(rpc.response("15").await["data"]["messageCount"], 0);
+
+    rpc.send(
+        &json!({"id": "16", "type": "switch_session", "sessionPath": original_file}).to_string(),
+    )
+    .await;
+    assert_eq!(rpc.response("16").await["success"], true);
+    rpc.send(r#"{"id":"17","type":"get_state"}"#).await;
+    let back = rpc.response("17").await["data"].clone();
+    assert_eq!(back["sessionId"], original["sessionId"]);
+    assert_eq!(back["messageCount"], original["messageCount"]);
+
     drop(rpc.stdin);
     let status = tokio::time::timeout(Duration::from_secs(10), rpc.child.wait())
         .await
         .unwrap()
         .unwrap();
     assert!(status.success());
-    let session = std::fs::read_to_string(&scenario.session_files()[0]).unwrap();
+    let session = std::fs::read_to_string(&original_file).unwrap();
     assert!(
         session.contains("\"role\":\"bashExecution\""),
         "the user command is persisted"

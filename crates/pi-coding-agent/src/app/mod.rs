@@ -7,6 +7,7 @@ mod bash;
 pub mod files;
 mod persist;
 mod retry;
+mod sessions;
 mod setup;
 
 use std::path::PathBuf;

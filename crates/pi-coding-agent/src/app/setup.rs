@@ -13,7 +13,10 @@ use super::persist::persist_listener;
 use super::{App, thinking_level_name};
 use crate::config::{AuthStorage, ConfigError, ModelRegistry, Settings, parse_thinking_level};
 use crate::messages::{CodingMessage, convert_to_llm};
-use crate::session::{SessionError, SessionManager, agent_dir, list_all_sessions, list_sessions};
+use crate::session::{
+    SessionError, SessionManager, agent_dir, default_session_dir, list_all_sessions, list_sessions,
+    sessions_dir,
+};
 use crate::system_prompt::{SystemPromptOptions, build_system_prompt, collect_context_files};
 use crate::tools::{self, DEFAULT_TOOLS};
 
@@ -68,6 +71,8 @@ pub struct StartOptions {
     pub session: SessionChoice,
     /// `--session-dir`.
     pub session_dir: Option<PathBuf>,
+    /// The agent directory; `None` for `$PI_CODING_AGENT_DIR` or `~/.pi/agent`.
+    pub agent_dir: Option<PathBuf>,
 }
 
 /// Registers every built-in wire in the global api registry.
@@ -89,8 +94,16 @@ fn text_or_file(value: &str) -> String {
     value.to_owned()
 }
 
-fn open_session(options: &StartOptions, cwd: &str) -> Result<SessionManager, SetupError> {
-    let dir = options.session_dir.as_deref();
+fn open_session(
+    options: &StartOptions,
+    cwd: &str,
+    agent_dir: &Path,
+) -> Result<SessionManager, SetupError> {
+    let default_dir = options
+        .session_dir
+        .clone()
+        .unwrap_or_else(|| default_session_dir(agent_dir, cwd));
+    let dir = Some(default_dir.as_path());
     match &options.session {
         SessionChoice::InMemory => Ok(SessionManager::in_memory(cwd)),
         SessionChoice::New => Ok(SessionManager::create(cwd, dir)?),
@@ -102,7 +115,7 @@ fn open_session(options: &StartOptions, cwd: &str) -> Result<SessionManager, Set
             }
             let mut found = list_sessions(cwd, dir)?;
             if !found.iter().any(|s| s.id.starts_with(target.as_str())) {
-                found = list_all_sessions(None)?;
+                found = list_all_sessions(Some(&sessions_dir(agent_dir)))?;
             }
             let matches: Vec<_> = found
                 .iter()
@@ -156,13 +169,13 @@ fn default_model(
 /// Builds the app for `options`.
 pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     register_providers();
-    let agent_dir = agent_dir();
+    let agent_dir = options.agent_dir.clone().unwrap_or_else(agent_dir);
     let cwd_text = options.cwd.to_string_lossy().into_owned();
     let settings = Settings::load(&agent_dir, &options.cwd)?;
     let registry = ModelRegistry::load(&agent_dir)?;
     let auth = AuthStorage::load(&agent_dir)?;
 
-    let mut session = open_session(&options, &cwd_text)?;
+    let mut session = open_session(&options, &cwd_text, &agent_dir)?;
     for diagnostic in session.diagnostics() {
         tracing::warn!("session file: {diagnostic:?}");
     }

@@ -323,9 +323,30 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
             Ok(Some(json!({"messages": messages})))
         }
         "get_commands" => Ok(Some(json!({"commands": []}))),
-        "new_session" | "switch_session" | "fork" | "export_html" => Err(format!(
-            "{kind} is not supported in this build of pi-rs rpc mode"
-        )),
+        "new_session" => {
+            let parent = command
+                .get("parentSession")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            app.new_session(parent)?;
+            Ok(Some(json!({"cancelled": false})))
+        }
+        "switch_session" => {
+            app.switch_session(std::path::Path::new(str_field(command, "sessionPath")?))?;
+            Ok(Some(json!({"cancelled": false})))
+        }
+        "fork" => {
+            let text = app.fork(str_field(command, "entryId")?)?;
+            Ok(Some(json!({"text": text, "cancelled": false})))
+        }
+        "export_html" => {
+            let output = command
+                .get("outputPath")
+                .and_then(Value::as_str)
+                .map(std::path::Path::new);
+            let path = app.export_html(output)?;
+            Ok(Some(json!({"path": path.display().to_string()})))
+        }
         other => Err(format!("Unknown command: {other}")),
     }
 }

@@ -1,0 +1,178 @@
+//! Switching the running app to another session: a new one, an existing
+//! file, or a fork of the current one at a user message; and a plain HTML
+//! export of the transcript.
+
+use std::path::{Path, PathBuf};
+
+use pi_agent_core::AgentMessage;
+use pi_ai::{Message, UserBlock, UserContent};
+
+use super::{App, thinking_level_name};
+use crate::config::parse_thinking_level;
+use crate::session::{NewSessionOptions, SessionEntry, SessionManager};
+
+fn user_text(content: &UserContent) -> String {
+    match content {
+        UserContent::Text(text) => text.clone(),
+        UserContent::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(UserBlock::as_text)
+            .collect::<Vec<_>>()
+            .join(""),
+    }
+}
+
+impl App {
+    fn refuse_while_streaming(&self) -> Result<(), String> {
+        if self.agent.is_streaming() {
+            return Err("Cannot change the session while the agent is running".to_owned());
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the transcript, model and thinking level from the session.
+    fn load_from_session(&self) {
+        let context = self.session().build_session_context();
+        if let Some(model) = context
+            .model
+            .as_ref()
+            .and_then(|r| self.registry.find(Some(&r.provider), &r.model_id).ok())
+        {
+            self.agent.set_model(model);
+        }
+        let level = parse_thinking_level(&context.thinking_level).unwrap_or(None);
+        self.agent
+            .set_thinking_level(if self.agent.model().reasoning {
+                level
+            } else {
+                None
+            });
+        self.agent.replace_messages(context.messages);
+    }
+
+    /// Starts a new, empty session (optionally naming its parent) with the
+    /// current model and thinking level.
+    pub fn new_session(&self, parent_session: Option<String>) -> Result<(), String> {
+        self.refuse_while_streaming()?;
+        let model = self.agent.model();
+        let level = self.agent.with_state(|s| s.thinking_level);
+        {
+            let mut session = self.session();
+            session.new_session(NewSessionOptions {
+                id: None,
+                parent_session,
+            });
+            session
+                .append_model_change(model.provider.as_str(), &model.id)
+                .map_err(|e| e.to_string())?;
+            session
+                .append_thinking_level_change(thinking_level_name(level))
+                .map_err(|e| e.to_string())?;
+        }
+        self.agent.replace_messages(Vec::new());
+        Ok(())
+    }
+
+    /// Switches to the session file at `path`.
+    pub fn switch_session(&self, path: &Path) -> Result<(), String> {
+        self.refuse_while_streaming()?;
+        let dir = self.session().session_dir().map(Path::to_path_buf);
+        let opened = SessionManager::open(path, dir.as_deref()).map_err(|e| e.to_string())?;
+        *self.session() = opened;
+        self.load_from_session();
+        Ok(())
+    }
+
+    /// Forks the session at user message `entry_id`: a new session file
+    /// holding the path up to that message's parent. Returns the message's
+    /// text (for the caller to edit and send again).
+    pub fn fork(&self, entry_id: &str) -> Result<String, String> {
+        self.refuse_while_streaming()?;
+        let (text, parent) = {
+            let session = self.session();
+            let entry = session
+                .entry(entry_id)
+                .ok_or_else(|| format!("Entry not found: {entry_id}"))?;
+            let SessionEntry::Message(message) = entry else {
+                return Err("Can only fork at a user message".to_owned());
+            };
+            let AgentMessage::Standard(Message::User(user)) = &message.message else {
+                return Err("Can only fork at a user message".to_owned());
+            };
+            (user_text(&user.content), message.parent_id.clone())
+        };
+        {
+            let mut session = self.session();
+            let parent_file = session.session_file().map(|p| p.display().to_string());
+            match parent {
+                Some(parent) => {
+                    session
+                        .create_branched_session(&parent)
+                        .map_err(|e| e.to_string())?;
+                }
+                None => {
+                    session.new_session(NewSessionOptions {
+                        id: None,
+                        parent_session: parent_file,
+                    });
+                }
+            }
+        }
+        self.load_from_session();
+        Ok(text)
+    }
+
+    /// Writes the transcript as a self-contained HTML page; returns its path
+    /// (`output` or `<session file>.html`, else `pi-session-<id>.html` in the cwd).
+    pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, String> {
+        let (path, title) = {
+            let session = self.session();
+            let default = session
+                .session_file()
+                .map(|f| f.with_extension("html"))
+                .unwrap_or_else(|| {
+                    self.cwd
+                        .join(format!("pi-session-{}.html", session.session_id()))
+                });
+            (
+                output.map_or(default, Path::to_path_buf),
+                session.session_id().to_owned(),
+            )
+        };
+        let mut html = format!(
+            "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>pi session {}</title>\n<style>body{{font-family:sans-serif;max-width:60em;margin:auto}}.m{{border-left:4px solid #ccc;margin:1em 0;padding:0 1em}}pre{{white-space:pre-wrap}}</style></head><body>\n<h1>pi session {}</h1>\n",
+            escape(&title),
+            escape(&title)
+        );
+        for message in self.agent.messages() {
+            let role = message.role();
+            let body = serde_json::to_string_pretty(&message).map_err(|e| e.to_string())?;
+            let text = match &message {
+                AgentMessage::Standard(Message::User(user)) => user_text(&user.content),
+                AgentMessage::Standard(Message::Assistant(a)) => a.text(),
+                AgentMessage::Standard(Message::ToolResult(r)) => r
+                    .content
+                    .iter()
+                    .filter_map(UserBlock::as_text)
+                    .collect::<Vec<_>>()
+                    .join(""),
+                AgentMessage::Custom(_) => String::new(),
+            };
+            html.push_str(&format!(
+                "<div class=\"m {role}\"><h3>{role}</h3><pre>{}</pre><details><summary>JSON</summary><pre>{}</pre></details></div>\n",
+                escape(&text),
+                escape(&body)
+            ));
+        }
+        html.push_str("</body></html>\n");
+        std::fs::write(&path, html).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(path)
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
