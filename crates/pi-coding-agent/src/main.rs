@@ -92,12 +92,7 @@ async fn run(args: Args) -> ExitCode {
             messages.insert(0, text.trim_end().to_owned());
         }
     }
-    if mode == Mode::Text && !args.print && !piped {
-        eprintln!(
-            "Interactive mode is not available in pi-rs yet: pass a prompt with -p, or use --mode json or --mode rpc."
-        );
-        return ExitCode::from(2);
-    }
+    let interactive = mode == Mode::Text && !args.print && !piped;
     let (files, messages) = match process_file_args(&cwd, &messages) {
         Ok(split) => split,
         Err(e) => {
@@ -132,6 +127,15 @@ async fn run(args: Args) -> ExitCode {
     };
     let prompts = prompt_inputs(files, messages);
     let code = match mode {
+        Mode::Text if interactive => {
+            for prompt in prompts {
+                if let Err(e) = app.prompt(prompt).await {
+                    eprintln!("{e}");
+                }
+            }
+            let input = tokio::io::BufReader::new(tokio::io::stdin());
+            modes::interactive::run(Arc::clone(&app), input, shared_writer(std::io::stdout())).await
+        }
         Mode::Text => {
             let mut out = std::io::stdout();
             let mut err = std::io::stderr();
