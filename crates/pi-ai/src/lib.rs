@@ -24,7 +24,8 @@ mod usage;
 pub use partial_json::{PartialJson, parse_partial_json};
 mod transform;
 pub use transform::{
-    ToolCallIdNormalizer, normalize_tool_call_id_anthropic, normalize_tool_call_id_completions,
+    TOOL_IMAGE_PLACEHOLDER, ToolCallIdNormalizer, USER_IMAGE_PLACEHOLDER,
+    normalize_tool_call_id_anthropic, normalize_tool_call_id_completions,
     normalize_tool_call_id_responses, transform_messages,
 };
 mod catalog;

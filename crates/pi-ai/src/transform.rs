@@ -11,17 +11,21 @@
 //! - tool-call ids may be rewritten to the target API's id rules, and the
 //!   matching tool results follow the new id;
 //! - a tool call left without a result before the next assistant or user
-//!   message gets a synthetic error result, since every API requires pairs.
-//!
-//! Images are not touched here: each provider drops them itself when the
-//! model has no image input.
+//!   message gets a synthetic error result, since every API requires pairs;
+//! - a model without image input gets a text placeholder where an image was,
+//!   so no provider encoder ever sees an image it cannot send.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::{
     AssistantContent, AssistantMessage, Message, Model, Provider, TextContent, ThinkingContent,
-    ToolResultMessage, UserBlock,
+    ToolResultMessage, UserBlock, UserContent, UserMessage,
 };
+
+/// What an image in a user message becomes for a model without image input.
+pub const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
+/// What an image in a tool result becomes for a model without image input.
+pub const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
 
 /// Rewrites ids for a provider that restricts tool-call ids; gets the id, the
 /// target model and the assistant message the call comes from.
@@ -33,8 +37,14 @@ const NO_RESULT_TEXT: &str = "No result provided";
 /// pi's `transformMessages`: rewrites `messages` for replay to `model`.
 ///
 /// Returns a new vector; the input is untouched and every message is cloned
-/// at most once (failed assistant turns are not cloned at all).
-/// - User messages pass unchanged.
+/// at most once (failed assistant turns are not cloned at all; the images a
+/// message loses are not cloned either).
+/// - Images, when the model has no image input (pi 0.73.1): in user block
+///   content each image becomes a [`USER_IMAGE_PLACEHOLDER`] text block, in
+///   tool results a [`TOOL_IMAGE_PLACEHOLDER`] one, except right after that
+///   same placeholder text (one already in the content counts), so a run of
+///   images leaves one placeholder. Plain-string user content is untouched.
+/// - User messages otherwise pass unchanged.
 /// - Assistant messages with stop reason `error`/`aborted` are dropped; a
 ///   call of theirs gets no synthetic result.
 /// - Thinking: redacted blocks stay only for the same model; for the same
@@ -74,15 +84,49 @@ pub(crate) fn transform_messages_at(
     // still wait for results. Everything pushed after it is a tool result,
     // since a user or assistant message settles the pending calls first.
     let mut pending: Option<usize> = None;
+    let images = model.supports_images();
 
     for message in messages {
         match message {
             Message::User(user) => {
                 settle_orphans(&mut out, &mut pending, now);
-                out.push(Message::User(user.clone()));
+                let downgraded = match &user.content {
+                    UserContent::Blocks(blocks) if !images => {
+                        replace_images(blocks, USER_IMAGE_PLACEHOLDER)
+                    }
+                    UserContent::Blocks(_) | UserContent::Text(_) => None,
+                };
+                out.push(Message::User(match downgraded {
+                    Some(blocks) => UserMessage {
+                        content: UserContent::Blocks(blocks),
+                        timestamp: user.timestamp,
+                        extra: user.extra.clone(),
+                    },
+                    None => user.clone(),
+                }));
             }
             Message::ToolResult(result) => {
-                let mut result = result.clone();
+                let downgraded = if images {
+                    None
+                } else {
+                    replace_images(&result.content, TOOL_IMAGE_PLACEHOLDER)
+                };
+                let mut result = match downgraded {
+                    // Every field but the content is copied, so the images
+                    // that go are never cloned.
+                    Some(content) => ToolResultMessage {
+                        content,
+                        tool_call_id: result.tool_call_id.clone(),
+                        tool_name: result.tool_name.clone(),
+                        details: result.details.clone(),
+                        usage: result.usage,
+                        added_tool_names: result.added_tool_names.clone(),
+                        is_error: result.is_error,
+                        timestamp: result.timestamp,
+                        extra: result.extra.clone(),
+                    },
+                    None => result.clone(),
+                };
                 // pi ignores an empty mapped id (falsy) and keeps the old one.
                 match mapped_id(&id_map, &result.tool_call_id) {
                     Some(new_id) if !new_id.is_empty() => result.tool_call_id = new_id.to_owned(),
@@ -213,6 +257,32 @@ fn replay_thinking(block: &ThinkingContent, same: bool) -> Option<AssistantConte
     Some(AssistantContent::Text(TextContent::new(
         block.thinking.clone(),
     )))
+}
+
+/// `blocks` with every image replaced by a `placeholder` text block, except
+/// right after a text block that is exactly `placeholder`; `None` when there
+/// is no image, so the caller keeps the message as it is.
+fn replace_images(blocks: &[UserBlock], placeholder: &str) -> Option<Vec<UserBlock>> {
+    if !blocks.iter().any(|b| matches!(b, UserBlock::Image(_))) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(blocks.len());
+    let mut previous_was_placeholder = false;
+    for block in blocks {
+        match block {
+            UserBlock::Image(_) => {
+                if !previous_was_placeholder {
+                    out.push(UserBlock::text(placeholder));
+                }
+                previous_was_placeholder = true;
+            }
+            UserBlock::Text(text) => {
+                previous_was_placeholder = text.text == placeholder;
+                out.push(block.clone());
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Records `old -> new_id` when they differ; true when recorded.

@@ -504,6 +504,110 @@ fn input_is_not_modified() {
     assert_ne!(out, input);
 }
 
+/// The target model without image input.
+fn text_only() -> Model {
+    Model {
+        input: vec![InputModality::Text],
+        ..target()
+    }
+}
+
+fn image() -> UserBlock {
+    UserBlock::image("AAAA", "image/png")
+}
+
+fn user_blocks(content: Vec<UserBlock>) -> Message {
+    Message::User(UserMessage {
+        content: content.into(),
+        timestamp: 1,
+        extra: crate::ExtraFields::new(),
+    })
+}
+
+fn result_blocks(id: &str, content: Vec<UserBlock>) -> Message {
+    Message::ToolResult(ToolResultMessage {
+        tool_call_id: id.to_owned(),
+        tool_name: "read".to_owned(),
+        content,
+        details: Some(json!({"path": "a.png"})),
+        is_error: true,
+        timestamp: 3,
+        ..ToolResultMessage::default()
+    })
+}
+
+#[test]
+fn images_become_one_placeholder_per_run_for_a_text_only_model() {
+    let (user_ph, tool_ph) = (USER_IMAGE_PLACEHOLDER, TOOL_IMAGE_PLACEHOLDER);
+    let text = UserBlock::text;
+    let input = vec![
+        user_blocks(vec![image(), image(), text("between"), image()]),
+        // A placeholder already there counts; the other role's does not.
+        user_blocks(vec![
+            text(user_ph),
+            image(),
+            text(tool_ph),
+            image(),
+            image(),
+        ]),
+        user_blocks(vec![image()]),
+        user("plain strings are untouched"),
+        assistant(&target(), StopReason::ToolUse, vec![call("t1", "read")]),
+        result_blocks("t1", vec![text("Read image file"), image(), image()]),
+        result_blocks("t2", vec![text(user_ph), image(), text(tool_ph), image()]),
+    ];
+    let expected = vec![
+        user_blocks(vec![text(user_ph), text("between"), text(user_ph)]),
+        user_blocks(vec![text(user_ph), text(tool_ph), text(user_ph)]),
+        user_blocks(vec![text(user_ph)]),
+        user("plain strings are untouched"),
+        assistant(&target(), StopReason::ToolUse, vec![call("t1", "read")]),
+        // Every other field of a result survives the rewrite.
+        result_blocks("t1", vec![text("Read image file"), text(tool_ph)]),
+        result_blocks("t2", vec![text(user_ph), text(tool_ph), text(tool_ph)]),
+    ];
+    assert_eq!(
+        transform_messages_at(&input, &text_only(), None, NOW),
+        expected
+    );
+}
+
+#[test]
+fn images_stay_for_a_model_with_image_input() {
+    let input = vec![
+        user_blocks(vec![image(), UserBlock::text("what is it?")]),
+        assistant(&target(), StopReason::ToolUse, vec![call("t1", "read")]),
+        result_blocks("t1", vec![image(), image()]),
+    ];
+    assert_eq!(run(&input, None), input);
+}
+
+#[test]
+fn a_downgraded_message_keeps_its_extra_fields_and_follows_renamed_ids() {
+    let mut asked = UserMessage {
+        content: vec![image()].into(),
+        timestamp: 7,
+        extra: crate::ExtraFields::new(),
+    };
+    asked.extra.insert("future".to_owned(), json!(true));
+    let mut expected_user = asked.clone();
+    expected_user.content = vec![UserBlock::text(USER_IMAGE_PLACEHOLDER)].into();
+    let input = vec![
+        Message::User(asked),
+        assistant(&other(), StopReason::ToolUse, vec![call("x:1", "read")]),
+        result_blocks("x:1", vec![image()]),
+    ];
+    let expected = vec![
+        Message::User(expected_user),
+        assistant(&other(), StopReason::ToolUse, vec![call("x_1", "read")]),
+        result_blocks("x_1", vec![UserBlock::text(TOOL_IMAGE_PLACEHOLDER)]),
+    ];
+    assert_eq!(
+        transform_messages_at(&input, &text_only(), Some(&anthropic_ids), NOW),
+        expected
+    );
+}
+
 #[test]
 fn anthropic_ids_are_sanitized_and_cut_to_64() {
     assert_eq!(

@@ -2,14 +2,14 @@
 //!
 //! It follows pi 0.73.1's `buildParams`/`convertMessages`: the transcript is
 //! first rewritten by [`pi_ai::transform_messages`] (with Anthropic tool-call
-//! ids), images become text placeholders for models without image input,
-//! blank text is skipped, consecutive tool results share one user turn, and
-//! cache breakpoints go on the system prompt, the last tool and the last
-//! block of a trailing user turn.
+//! ids; for models without image input it also turns images into text
+//! placeholders), blank text is skipped, consecutive tool results share one
+//! user turn, and cache breakpoints go on the system prompt, the last tool
+//! and the last block of a trailing user turn.
 
 use pi_ai::{
     AssistantContent, CacheRetention, Context, Message, Model, Tool, ToolResultMessage, UserBlock,
-    UserContent, normalize_tool_call_id_anthropic, now_ms, transform_messages,
+    UserContent, normalize_tool_call_id_anthropic, transform_messages,
 };
 use serde_json::{Map, Value};
 
@@ -23,12 +23,6 @@ use crate::wire::{
     ThinkingParam, ToolChoice, ToolParam,
 };
 
-/// Replaces user images for models without image input.
-pub const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
-/// Replaces tool-result images for models without image input.
-pub const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
-/// The text of a synthetic result for a tool call that never got one.
-pub const NO_RESULT_TEXT: &str = "No result provided";
 /// Text put before a tool result made only of images.
 pub const IMAGE_ONLY_RESULT_TEXT: &str = "(see attached image)";
 /// The first system block of OAuth (Claude Code) requests.
@@ -246,9 +240,7 @@ fn convert_messages(
 ) -> Vec<MessageParam> {
     let normalize =
         |id: &str, _: &Model, _: &pi_ai::AssistantMessage| normalize_tool_call_id_anthropic(id);
-    let mut transformed = transform_messages(messages, model, Some(&normalize));
-    settle_trailing_tool_calls(&mut transformed);
-    let images = model.supports_images();
+    let transformed = transform_messages(messages, model, Some(&normalize));
     let mut params: Vec<MessageParam> = Vec::with_capacity(transformed.len());
     let mut iter = transformed.iter().peekable();
     while let Some(message) = iter.next() {
@@ -259,13 +251,13 @@ fn convert_messages(
                         (!is_blank(text)).then(|| MessageContent::Text(text.clone()))
                     }
                     UserContent::Blocks(blocks) => {
-                        let blocks: Vec<ContentBlock> =
-                            with_image_placeholders(blocks, images, USER_IMAGE_PLACEHOLDER)
-                                .filter_map(|block| match block {
-                                    Part::Text(text) if is_blank(text) => None,
-                                    part => Some(part.to_block()),
-                                })
-                                .collect();
+                        let blocks: Vec<ContentBlock> = blocks
+                            .iter()
+                            .filter_map(|block| match block {
+                                UserBlock::Text(text) if is_blank(&text.text) => None,
+                                block => Some(user_block(block)),
+                            })
+                            .collect();
                         (!blocks.is_empty()).then_some(MessageContent::Blocks(blocks))
                     }
                 };
@@ -290,9 +282,9 @@ fn convert_messages(
                 }
             }
             Message::ToolResult(first) => {
-                let mut results = vec![tool_result_block(first, images)];
+                let mut results = vec![tool_result_block(first)];
                 while let Some(Message::ToolResult(next)) = iter.peek() {
-                    results.push(tool_result_block(next, images));
+                    results.push(tool_result_block(next));
                     iter.next();
                 }
                 params.push(MessageParam {
@@ -306,45 +298,6 @@ fn convert_messages(
         mark_last_user_turn(&mut params, cache_control);
     }
     params
-}
-
-/// pi 0.73.1's `transformMessages` also answers the calls of a transcript
-/// that ends with unanswered tool calls (`No result provided`, an error);
-/// `pi_ai::transform_messages` (pi 0.58) leaves them, so it is done here.
-fn settle_trailing_tool_calls(messages: &mut Vec<Message>) {
-    let Some(at) = messages
-        .iter()
-        .rposition(|m| matches!(m, Message::Assistant(_)))
-    else {
-        return;
-    };
-    let (head, answers) = messages.split_at(at + 1);
-    let Some(Message::Assistant(assistant)) = head.last() else {
-        return;
-    };
-    let answered = |id: &str| {
-        answers
-            .iter()
-            .any(|m| matches!(m, Message::ToolResult(r) if r.tool_call_id == id))
-    };
-    if answers.iter().any(|m| matches!(m, Message::User(_))) {
-        return;
-    }
-    let synthetic: Vec<Message> = assistant
-        .tool_calls()
-        .filter(|call| !answered(&call.id))
-        .map(|call| {
-            Message::ToolResult(ToolResultMessage {
-                tool_call_id: call.id.clone(),
-                tool_name: call.name.clone(),
-                content: vec![UserBlock::text(NO_RESULT_TEXT)],
-                is_error: true,
-                timestamp: now_ms(),
-                ..ToolResultMessage::default()
-            })
-        })
-        .collect();
-    messages.extend(synthetic);
 }
 
 /// Puts the cache breakpoint on the last block of a trailing user turn (a
@@ -427,23 +380,23 @@ fn assistant_block(
 
 /// A `tool_result` block: text only -> the texts joined by newlines;
 /// with images -> blocks, led by a placeholder text when there is no text.
-fn tool_result_block(result: &ToolResultMessage, images: bool) -> ContentBlock {
-    let parts: Vec<Part<'_>> =
-        with_image_placeholders(&result.content, images, TOOL_IMAGE_PLACEHOLDER).collect();
-    let content = if parts.iter().any(|part| matches!(part, Part::Image(..))) {
-        let mut blocks = Vec::with_capacity(parts.len() + 1);
-        if !parts.iter().any(|part| matches!(part, Part::Text(_))) {
-            blocks.push(Part::Text(IMAGE_ONLY_RESULT_TEXT).to_block());
+fn tool_result_block(result: &ToolResultMessage) -> ContentBlock {
+    let is_image = |block: &UserBlock| matches!(block, UserBlock::Image(_));
+    let content = if result.content.iter().any(is_image) {
+        let mut blocks = Vec::with_capacity(result.content.len() + 1);
+        if result.content.iter().all(is_image) {
+            blocks.push(ContentBlock::Text {
+                text: IMAGE_ONLY_RESULT_TEXT.to_owned(),
+                cache_control: None,
+            });
         }
-        blocks.extend(parts.iter().copied().map(Part::to_block));
+        blocks.extend(result.content.iter().map(user_block));
         MessageContent::Blocks(blocks)
     } else {
-        let texts: Vec<&str> = parts
+        let texts: Vec<&str> = result
+            .content
             .iter()
-            .filter_map(|part| match part {
-                Part::Text(text) => Some(*text),
-                Part::Image(..) => None,
-            })
+            .filter_map(UserBlock::as_text)
             .collect();
         MessageContent::Text(texts.join("\n"))
     };
@@ -455,52 +408,22 @@ fn tool_result_block(result: &ToolResultMessage, images: bool) -> ContentBlock {
     }
 }
 
-/// A user or tool-result block after image downgrading.
-#[derive(Debug, Clone, Copy)]
-enum Part<'a> {
-    /// Text.
-    Text(&'a str),
-    /// An image: MIME type and base64 data.
-    Image(&'a str, &'a str),
-}
-
-impl Part<'_> {
-    fn to_block(self) -> ContentBlock {
-        match self {
-            Part::Text(text) => ContentBlock::Text {
-                text: text.to_owned(),
-                cache_control: None,
+/// A user or tool-result block as a content block.
+fn user_block(block: &UserBlock) -> ContentBlock {
+    match block {
+        UserBlock::Text(text) => ContentBlock::Text {
+            text: text.text.clone(),
+            cache_control: None,
+        },
+        UserBlock::Image(image) => ContentBlock::Image {
+            source: ImageSource {
+                kind: ImageSourceKind::Base64,
+                media_type: image.mime_type.clone(),
+                data: image.data.clone(),
             },
-            Part::Image(media_type, data) => ContentBlock::Image {
-                source: ImageSource {
-                    kind: ImageSourceKind::Base64,
-                    media_type: media_type.to_owned(),
-                    data: data.to_owned(),
-                },
-                cache_control: None,
-            },
-        }
+            cache_control: None,
+        },
     }
-}
-
-/// The blocks as parts; when the model takes no images, each image becomes
-/// `placeholder`, except right after a placeholder (pi's `downgradeUnsupportedImages`).
-fn with_image_placeholders<'a>(
-    blocks: &'a [UserBlock],
-    images: bool,
-    placeholder: &'static str,
-) -> impl Iterator<Item = Part<'a>> {
-    let mut previous_is_placeholder = false;
-    blocks.iter().filter_map(move |block| {
-        let part = match block {
-            UserBlock::Text(text) => Part::Text(&text.text),
-            UserBlock::Image(image) if images => Part::Image(&image.mime_type, &image.data),
-            UserBlock::Image(_) if previous_is_placeholder => return None,
-            UserBlock::Image(_) => Part::Text(placeholder),
-        };
-        previous_is_placeholder = matches!(part, Part::Text(text) if text == placeholder);
-        Some(part)
-    })
 }
 
 /// True when `text` is empty after JavaScript's `trim` (pi skips such text).

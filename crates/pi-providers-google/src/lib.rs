@@ -33,10 +33,7 @@ pub use provider::{
     API_KEY_HEADER, DEFAULT_BASE_URL, build_http_request, endpoint_url, resolve_api_key,
     stream_google,
 };
-pub use request::{
-    SKIP_THOUGHT_SIGNATURE, TOOL_IMAGE_PLACEHOLDER, USER_IMAGE_PLACEHOLDER, build_request_body,
-    convert_messages,
-};
+pub use request::{SKIP_THOUGHT_SIGNATURE, build_request_body, convert_messages};
 
 /// The source id of this crate's registration.
 pub const SOURCE_ID: &str = "pi-providers-google";

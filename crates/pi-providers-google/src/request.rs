@@ -1,8 +1,8 @@
 //! The pure encoder: a `pi_ai::Context` to a `streamGenerateContent` body.
 //!
 //! Rules (pi 0.73.1's `google.ts` / `google-shared.ts`):
-//! - The transcript first goes through [`transform_messages`]; for a model
-//!   without image input every image becomes a text placeholder first.
+//! - The transcript first goes through [`transform_messages`], which also
+//!   turns images into text placeholders for a model without image input.
 //! - User turns are `user` contents of text and `inlineData` parts.
 //! - Assistant turns are `model` contents. Blank text and thinking are
 //!   skipped. Thinking stays a `thought: true` part only for the same
@@ -16,8 +16,6 @@
 //!   inside the response for Gemini 3 and non-Gemini models, else into a
 //!   separate `user` turn after it.
 //! - Call ids are sent only for models that need them (Claude, gpt-oss).
-
-use std::borrow::Cow;
 
 use pi_ai::{
     AssistantContent, AssistantMessage, Context, Message, Model, ToolResultMessage, UserBlock,
@@ -38,12 +36,6 @@ use crate::wire::{
 /// Tells Gemini 3 to skip signature validation for a function call that has
 /// no signature of its own (one replayed from another provider).
 pub const SKIP_THOUGHT_SIGNATURE: &str = "skip_thought_signature_validator";
-
-/// Replaces an image in a user message sent to a model without image input.
-pub const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
-
-/// Replaces an image in a tool result sent to a model without image input.
-pub const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
 
 /// Builds the request body pi would send for `context` to `model`.
 pub fn build_request_body(
@@ -93,12 +85,11 @@ pub fn build_request_body(
 
 /// The `contents` array for `messages`.
 pub fn convert_messages(model: &Model, messages: &[Message]) -> Vec<Content> {
-    let messages = downgrade_unsupported_images(model, messages);
     let normalize =
         |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id_anthropic(id);
     let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> =
         requires_tool_call_id(model).then_some(&normalize);
-    let transformed = transform_messages(&messages, model, normalizer);
+    let transformed = transform_messages(messages, model, normalizer);
 
     let mut contents: Vec<Content> = Vec::with_capacity(transformed.len());
     for message in &transformed {
@@ -205,11 +196,10 @@ fn push_tool_result(model: &Model, result: &ToolResultMessage, contents: &mut Ve
                 text_blocks += 1;
                 text.push_str(&t.text);
             }
-            UserBlock::Image(image) if model.supports_images() => images.push(Blob {
+            UserBlock::Image(image) => images.push(Blob {
                 data: image.data.clone(),
                 mime_type: image.mime_type.clone(),
             }),
-            UserBlock::Image(_) => {}
         }
     }
     let value = if !text.is_empty() {
@@ -286,64 +276,6 @@ fn user_block_part(block: &UserBlock) -> Part {
             ..Part::default()
         },
     }
-}
-
-/// For a model without image input, each run of images in user and tool
-/// result content becomes one placeholder text block (pi 0.73.1). Borrows
-/// when nothing changes.
-fn downgrade_unsupported_images<'m>(model: &Model, messages: &'m [Message]) -> Cow<'m, [Message]> {
-    let has_image = |blocks: &[UserBlock]| blocks.iter().any(|b| matches!(b, UserBlock::Image(_)));
-    let any_image = messages.iter().any(|m| match m {
-        Message::User(u) => matches!(&u.content, UserContent::Blocks(b) if has_image(b)),
-        Message::ToolResult(r) => has_image(&r.content),
-        Message::Assistant(_) => false,
-    });
-    if model.supports_images() || !any_image {
-        return Cow::Borrowed(messages);
-    }
-    let downgraded = messages
-        .iter()
-        .map(|message| match message {
-            Message::User(user) => match &user.content {
-                UserContent::Blocks(blocks) if has_image(blocks) => {
-                    let mut user = user.clone();
-                    user.content =
-                        UserContent::Blocks(replace_images(blocks, USER_IMAGE_PLACEHOLDER));
-                    Message::User(user)
-                }
-                UserContent::Blocks(_) | UserContent::Text(_) => message.clone(),
-            },
-            Message::ToolResult(result) if has_image(&result.content) => {
-                let mut result = result.clone();
-                result.content = replace_images(&result.content, TOOL_IMAGE_PLACEHOLDER);
-                Message::ToolResult(result)
-            }
-            Message::ToolResult(_) | Message::Assistant(_) => message.clone(),
-        })
-        .collect();
-    Cow::Owned(downgraded)
-}
-
-/// `blocks` with every image replaced by `placeholder`, never two
-/// placeholders in a row (a placeholder text already there counts).
-fn replace_images(blocks: &[UserBlock], placeholder: &str) -> Vec<UserBlock> {
-    let mut out = Vec::with_capacity(blocks.len());
-    let mut previous_was_placeholder = false;
-    for block in blocks {
-        match block {
-            UserBlock::Image(_) => {
-                if !previous_was_placeholder {
-                    out.push(UserBlock::text(placeholder));
-                }
-                previous_was_placeholder = true;
-            }
-            UserBlock::Text(text) => {
-                previous_was_placeholder = text.text == placeholder;
-                out.push(block.clone());
-            }
-        }
-    }
-    out
 }
 
 /// Thought signatures are bytes on the wire: only non-empty base64 of a

@@ -1,6 +1,3 @@
-use pi_ai::UserBlock;
-use pretty_assertions::assert_eq;
-
 use super::*;
 
 #[test]
@@ -32,30 +29,4 @@ fn blank_means_javascript_trim_leaves_nothing() {
     assert!(is_blank(" \n\t\u{a0}\u{feff}\u{2028}"));
     assert!(!is_blank("\u{85}"), "NEL is not whitespace to JavaScript");
     assert!(!is_blank(" x "));
-}
-
-#[test]
-fn runs_of_images_become_one_placeholder() {
-    let image = || UserBlock::image("AAAA", "image/png");
-    let blocks = vec![
-        image(),
-        image(),
-        UserBlock::text("between"),
-        image(),
-        UserBlock::text(USER_IMAGE_PLACEHOLDER),
-        image(),
-    ];
-    let texts: Vec<_> = replace_images(&blocks, USER_IMAGE_PLACEHOLDER)
-        .iter()
-        .map(|b| b.as_text().unwrap_or("<image>").to_owned())
-        .collect();
-    assert_eq!(
-        texts,
-        [
-            USER_IMAGE_PLACEHOLDER,
-            "between",
-            USER_IMAGE_PLACEHOLDER,
-            USER_IMAGE_PLACEHOLDER
-        ]
-    );
 }

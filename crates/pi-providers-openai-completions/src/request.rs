@@ -308,7 +308,7 @@ pub fn convert_messages(
                 if compat.requires_assistant_after_tool_result && last_was_tool_result {
                     out.push(bridge_message());
                 }
-                let Some(content) = user_content(model, &user.content) else {
+                let Some(content) = user_content(&user.content) else {
                     continue;
                 };
                 out.push(ChatMessage::User { content });
@@ -325,9 +325,9 @@ pub fn convert_messages(
                 // Consecutive results are converted together so their images
                 // can follow in a single user message.
                 let mut images = Vec::new();
-                push_tool_result(model, compat, first, &mut out, &mut images);
+                push_tool_result(compat, first, &mut out, &mut images);
                 while let Some(Message::ToolResult(next)) = messages.get(i) {
-                    push_tool_result(model, compat, next, &mut out, &mut images);
+                    push_tool_result(compat, next, &mut out, &mut images);
                     i += 1;
                 }
                 last_was_tool_result = images.is_empty();
@@ -372,21 +372,17 @@ fn image_part(data: &str, mime_type: &str) -> ContentPart {
     }
 }
 
-/// User content: a string stays a string; blocks become parts, images
-/// dropped for models without image input. `None` when nothing is left.
-fn user_content(model: &Model, content: &UserContent) -> Option<TextOrParts> {
+/// User content: a string stays a string; blocks become parts. `None` when
+/// there are no blocks.
+fn user_content(content: &UserContent) -> Option<TextOrParts> {
     match content {
         UserContent::Text(text) => Some(TextOrParts::Text(text.clone())),
         UserContent::Blocks(blocks) => {
-            let images = model.supports_images();
             let parts: Vec<ContentPart> = blocks
                 .iter()
-                .filter_map(|block| match block {
-                    UserBlock::Text(t) => Some(text_part(t.text.clone())),
-                    UserBlock::Image(image) if images => {
-                        Some(image_part(&image.data, &image.mime_type))
-                    }
-                    UserBlock::Image(_) => None,
+                .map(|block| match block {
+                    UserBlock::Text(t) => text_part(t.text.clone()),
+                    UserBlock::Image(image) => image_part(&image.data, &image.mime_type),
                 })
                 .collect();
             (!parts.is_empty()).then_some(TextOrParts::Parts(parts))
@@ -488,10 +484,9 @@ fn assistant_message(
     (has_content || wire.tool_calls.is_some()).then_some(wire)
 }
 
-/// Pushes one `tool` message and collects the result's images (for models
-/// with image input) into `images`.
+/// Pushes one `tool` message and collects the result's images into `images`
+/// (after `transform_messages`, only a model with image input still has any).
 fn push_tool_result(
-    model: &Model,
     compat: &ResolvedCompat,
     result: &ToolResultMessage,
     out: &mut Vec<ChatMessage>,
@@ -513,12 +508,10 @@ fn push_tool_result(
         name: (compat.requires_tool_result_name && !result.tool_name.is_empty())
             .then(|| result.tool_name.clone()),
     });
-    if model.supports_images() {
-        images.extend(result.content.iter().filter_map(|block| match block {
-            UserBlock::Image(image) => Some(image_part(&image.data, &image.mime_type)),
-            UserBlock::Text(_) => None,
-        }));
-    }
+    images.extend(result.content.iter().filter_map(|block| match block {
+        UserBlock::Image(image) => Some(image_part(&image.data, &image.mime_type)),
+        UserBlock::Text(_) => None,
+    }));
 }
 
 /// Anthropic-style cache markers: the system prompt, the last tool and the

@@ -47,18 +47,21 @@ fn user_blocks_with_images() {
         messages(&vision)[1]["content"][1],
         json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{PNG}")}})
     );
-    // Without image input the image is dropped; an image-only message is skipped.
+    // Without image input each image becomes pi 0.73.1's placeholder text, so
+    // an image-only message is still sent.
     let only_image = user_blocks(vec![UserBlock::image(PNG, "image/jpeg")]);
     let text_only = body(
         &model("mock-gpt", false, false),
         &ctx(vec![user_blocks(blocks), only_image, user("next")]),
     );
     insta::assert_json_snapshot!("user_blocks_with_images_text_model", text_only);
-    assert_eq!(messages(&text_only).len(), 3);
+    let placeholder = json!({"type": "text", "text": pi_ai::USER_IMAGE_PLACEHOLDER});
+    assert_eq!(messages(&text_only).len(), 4);
     assert_eq!(
         messages(&text_only)[1]["content"],
-        json!([{"type": "text", "text": "What is this?"}])
+        json!([{"type": "text", "text": "What is this?"}, placeholder])
     );
+    assert_eq!(messages(&text_only)[2]["content"], json!([placeholder]));
 }
 
 #[test]
@@ -293,10 +296,18 @@ fn tool_results_with_images() {
     );
     let text_model = body(&model("mock-gpt", false, false), &context);
     insta::assert_json_snapshot!("tool_results_with_images_text_model", text_model);
+    let ms = messages(&text_model);
+    assert_eq!(ms.len(), 7, "no image message for a text-only model");
     assert_eq!(
-        messages(&text_model).len(),
-        7,
-        "no image message for a text-only model"
+        (&ms[3]["content"], &ms[4]["content"]),
+        (
+            &json!(pi_ai::TOOL_IMAGE_PLACEHOLDER),
+            &json!(format!(
+                "Read image file [image/png]\n{}",
+                pi_ai::TOOL_IMAGE_PLACEHOLDER
+            ))
+        ),
+        "images become placeholder text in the tool message"
     );
 }
 

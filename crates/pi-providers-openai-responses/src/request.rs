@@ -2,8 +2,6 @@
 //! request body, following pi 0.73.1's `buildParams` and
 //! `convertResponsesMessages`.
 
-use std::borrow::Cow;
-
 use pi_ai::{
     AssistantContent, AssistantMessage, CacheRetention, Context, Message, Model, Tool,
     ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_responses,
@@ -21,10 +19,6 @@ use crate::wire::{
 /// id rules when replayed from another model.
 const OPENAI_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
 
-/// What a user image becomes for a model without image input.
-const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
-/// What a tool-result image becomes for a model without image input.
-const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
 /// Function output of a tool result that has images but no text.
 const IMAGE_ONLY_OUTPUT: &str = "(see attached image)";
 /// Longest message item id the API accepts.
@@ -34,8 +28,8 @@ const MAX_ITEM_ID_LEN: usize = 64;
 /// cache retention (`PI_CACHE_RETENTION`) into `options.base.cache_retention`.
 ///
 /// - `input`: the system prompt (`developer` for reasoning models, else
-///   `system`), then the transcript after `transform_messages` (images
-///   replaced by a placeholder for models without image input).
+///   `system`), then the transcript after `transform_messages` (which also
+///   replaces images by a placeholder for models without image input).
 /// - `prompt_cache_key` is the session id unless retention is `none`;
 ///   `prompt_cache_retention` is `24h` for `long` unless the model's
 ///   `compat.supportsLongCacheRetention` is false.
@@ -136,13 +130,12 @@ fn convert_tools(tools: &[Tool]) -> Vec<FunctionTool> {
 
 /// The `input` items: system prompt, then every replayable message.
 fn convert_messages(model: &Model, context: &Context) -> Vec<InputItem> {
-    let messages = downgrade_images(&context.messages, model);
     let normalize =
         |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id_responses(id);
     let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> = OPENAI_TOOL_CALL_PROVIDERS
         .contains(&model.provider.as_str())
         .then_some(&normalize);
-    let transformed = transform_messages(&messages, model, normalizer);
+    let transformed = transform_messages(&context.messages, model, normalizer);
 
     let mut items = Vec::with_capacity(transformed.len() + 1);
     if let Some(prompt) = context.system_prompt.as_ref().filter(|p| !p.is_empty()) {
@@ -175,7 +168,7 @@ fn convert_messages(model: &Model, context: &Context) -> Vec<InputItem> {
                     continue;
                 }
             }
-            Message::ToolResult(result) => items.push(tool_output(result, model)),
+            Message::ToolResult(result) => items.push(tool_output(result)),
         }
         msg_index += 1;
     }
@@ -269,8 +262,9 @@ fn push_assistant(
 }
 
 /// A tool result as `function_call_output`: joined text, or text and image
-/// parts when it has images and the model takes them.
-fn tool_output(result: &ToolResultMessage, model: &Model) -> InputItem {
+/// parts when it has images (after `transform_messages`, only a model with
+/// image input still gets any).
+fn tool_output(result: &ToolResultMessage) -> InputItem {
     let texts: Vec<&str> = result
         .content
         .iter()
@@ -281,7 +275,7 @@ fn tool_output(result: &ToolResultMessage, model: &Model) -> InputItem {
         .content
         .iter()
         .any(|block| matches!(block, UserBlock::Image(_)));
-    let output = if has_images && model.supports_images() {
+    let output = if has_images {
         let mut parts = Vec::with_capacity(result.content.len());
         if !text.is_empty() {
             parts.push(InputContent::InputText { text });
@@ -306,63 +300,6 @@ fn tool_output(result: &ToolResultMessage, model: &Model) -> InputItem {
         .unwrap_or_default()
         .to_owned();
     InputItem::Typed(TypedItem::FunctionCallOutput { call_id, output })
-}
-
-/// pi 0.73.1's image downgrade: for a model without image input, each run
-/// of images in user and tool-result content becomes one placeholder text.
-fn downgrade_images<'m>(messages: &'m [Message], model: &Model) -> Cow<'m, [Message]> {
-    let has_image = |blocks: &[UserBlock]| blocks.iter().any(|b| matches!(b, UserBlock::Image(_)));
-    let needed = !model.supports_images()
-        && messages.iter().any(|message| match message {
-            Message::User(user) => match &user.content {
-                UserContent::Blocks(blocks) => has_image(blocks),
-                UserContent::Text(_) => false,
-            },
-            Message::ToolResult(result) => has_image(&result.content),
-            Message::Assistant(_) => false,
-        });
-    if !needed {
-        return Cow::Borrowed(messages);
-    }
-    let replace = |blocks: &[UserBlock], placeholder: &str| {
-        let mut out: Vec<UserBlock> = Vec::with_capacity(blocks.len());
-        let mut previous_was_placeholder = false;
-        for block in blocks {
-            match block {
-                UserBlock::Image(_) => {
-                    if !previous_was_placeholder {
-                        out.push(UserBlock::text(placeholder));
-                    }
-                    previous_was_placeholder = true;
-                }
-                UserBlock::Text(text) => {
-                    previous_was_placeholder = text.text == placeholder;
-                    out.push(block.clone());
-                }
-            }
-        }
-        out
-    };
-    let downgraded = messages
-        .iter()
-        .map(|message| match message {
-            Message::User(user) => match &user.content {
-                UserContent::Blocks(blocks) if has_image(blocks) => {
-                    let mut user = user.clone();
-                    user.content = UserContent::Blocks(replace(blocks, USER_IMAGE_PLACEHOLDER));
-                    Message::User(user)
-                }
-                UserContent::Blocks(_) | UserContent::Text(_) => message.clone(),
-            },
-            Message::ToolResult(result) if has_image(&result.content) => {
-                let mut result = result.clone();
-                result.content = replace(&result.content, TOOL_IMAGE_PLACEHOLDER);
-                Message::ToolResult(result)
-            }
-            Message::ToolResult(_) | Message::Assistant(_) => message.clone(),
-        })
-        .collect();
-    Cow::Owned(downgraded)
 }
 
 /// pi's `parseTextSignature`: the `{v:1,id,phase?}` JSON, or a legacy plain
