@@ -311,3 +311,26 @@ async fn a_pi_session_file_continues_with_pis_request() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_thinking_suffix_on_the_model_sets_the_level() {
+    let s = Scenario::fixture("a-text-ant").await;
+    let out = s
+        .run(&[
+            "-p",
+            "--model",
+            "mock-ant/mock-claude-think:high",
+            "What is 2 + 2? Also say hello.",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let entries = jsonl(&s.session_files()[0]);
+    let level = entries
+        .iter()
+        .find(|e| e["type"] == "thinking_level_change")
+        .unwrap();
+    assert_eq!(level["thinkingLevel"], "high");
+    let body = s.requests()[0].json();
+    assert_eq!(body["model"], "mock-claude-think");
+    assert_eq!(body["thinking"]["type"], "enabled", "{}", body["thinking"]);
+}

@@ -186,7 +186,16 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         .model
         .as_ref()
         .and_then(|r| registry.find(Some(&r.provider), &r.model_id).ok());
-    let model = match (&options.model, &options.provider) {
+    // `--model provider/id:level` carries a thinking level, as in pi.
+    let (model_arg, suffix_level) = match options.model.as_deref().and_then(|m| m.rsplit_once(':'))
+    {
+        Some((id, level)) if parse_thinking_level(level).is_ok() => {
+            (Some(id.to_owned()), Some(level.to_owned()))
+        }
+        _ => (options.model.clone(), None),
+    };
+    let thinking_arg = options.thinking.clone().or(suffix_level);
+    let model = match (&model_arg, &options.provider) {
         (Some(model), provider) => registry.find(provider.as_deref(), model)?,
         (None, Some(provider)) => registry
             .first_of(provider)
@@ -202,7 +211,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             })?,
     };
 
-    let requested_level = match &options.thinking {
+    let requested_level = match &thinking_arg {
         Some(text) => parse_thinking_level(text).map_err(SetupError::Other)?,
         None if resumed => parse_thinking_level(&context.thinking_level).unwrap_or(None),
         None => parse_thinking_level(
@@ -225,7 +234,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     if model_changed {
         session.append_model_change(model.provider.as_str(), &model.id)?;
     }
-    if !resumed || model_changed || options.thinking.is_some() {
+    if !resumed || model_changed || thinking_arg.is_some() {
         let previous = parse_thinking_level(&context.thinking_level).unwrap_or(None);
         if !resumed || previous != thinking_level {
             session.append_thinking_level_change(thinking_level_name(thinking_level))?;
