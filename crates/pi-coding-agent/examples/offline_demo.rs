@@ -100,7 +100,7 @@ async fn main() {
     let mut err = std::io::stderr();
     let code = print::run(
         &app,
-        prompt_inputs(Default::default(), vec![PROMPT.to_owned()]),
+        prompt_inputs(None, Default::default(), vec![PROMPT.to_owned()]),
         &mut out,
         &mut err,
     )

@@ -83,17 +83,18 @@ async fn run(args: Args) -> ExitCode {
         }
     };
     let mode = args.effective_mode();
-    let mut messages = args.messages.clone();
     let stdin = std::io::stdin();
     let piped = !stdin.is_terminal();
+    // Piped stdin is the start of the first prompt (pi: trimmed, `undefined` when empty).
+    let mut stdin_text = None;
     if piped && mode != Mode::Rpc {
         let mut text = String::new();
         if stdin.lock().read_to_string(&mut text).is_ok() && !text.trim().is_empty() {
-            messages.insert(0, text.trim_end().to_owned());
+            stdin_text = Some(text.trim().to_owned());
         }
     }
     let interactive = mode == Mode::Text && !args.print && !piped;
-    let (files, messages) = match process_file_args(&cwd, &messages) {
+    let (files, messages) = match process_file_args(&cwd, &args.messages) {
         Ok(split) => split,
         Err(e) => {
             eprintln!("{e}");
@@ -125,7 +126,7 @@ async fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let prompts = prompt_inputs(files, messages);
+    let prompts = prompt_inputs(stdin_text, files, messages);
     let code = match mode {
         Mode::Text if interactive => {
             for prompt in prompts {

@@ -334,3 +334,53 @@ async fn a_thinking_suffix_on_the_model_sets_the_level() {
     assert_eq!(body["model"], "mock-claude-think");
     assert_eq!(body["thinking"]["type"], "enabled", "{}", body["thinking"]);
 }
+
+/// pi's initial message: piped stdin (trimmed), then `@file` texts, then the
+/// first message, joined without separator.
+#[tokio::test(flavor = "multi_thread")]
+async fn piped_stdin_and_file_arguments_build_the_first_prompt() {
+    use std::io::Write as _;
+    let s = Scenario::fixture("a-text-oai").await;
+    let dir = s.sessions_dir();
+    let mut command = s.command(&[
+        "--session-dir",
+        dir.to_str().unwrap(),
+        "--model",
+        "mock-oai/mock-gpt",
+        "@notes.txt",
+        "Summarize.",
+    ]);
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let out = tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"  Context first.\n\n")
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "piped stdin means print mode: {}",
+        text(&out.stderr)
+    );
+    assert_eq!(text(&out.stdout), "Hello! I am a mock model. 2 + 2 = 4.\n");
+    let body = s.requests()[0].json();
+    let user = &body["messages"][1]["content"][0]["text"];
+    let notes = s.work.path().join("notes.txt");
+    assert_eq!(
+        user.as_str().unwrap(),
+        format!(
+            "Context first.<file name=\"{}\">\nalpha\nbeta\ngamma\n\n</file>\nSummarize.",
+            notes.display()
+        )
+    );
+}

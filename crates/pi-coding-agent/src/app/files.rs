@@ -1,6 +1,7 @@
-//! `@file` arguments: text files are inlined as
-//! `<file name="/abs/path">\n...\n</file>\n` before the first message, images
-//! are attached to it.
+//! `@file` arguments, as pi handles them: a text file is inlined as
+//! `<file name="/abs/path">\n{content}\n</file>\n`, an image is attached
+//! and named by an empty `<file name="/abs/path"></file>\n`; the texts go
+//! before the first message.
 
 use std::path::{Path, PathBuf};
 
@@ -27,13 +28,24 @@ fn image_mime(path: &Path) -> Option<&'static str> {
     }
 }
 
+/// The absolute path of `raw` (with `~` expanded), normalized lexically
+/// like Node's `path.resolve` (symlinks are not followed).
 fn resolve(cwd: &Path, raw: &str) -> PathBuf {
-    if let Some(rest) = raw.strip_prefix("~/")
-        && let Some(home) = dirs::home_dir()
-    {
-        return home.join(rest);
+    let joined = match raw.strip_prefix("~/").zip(dirs::home_dir()) {
+        Some((rest, home)) => home.join(rest),
+        None => cwd.join(raw),
+    };
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
     }
-    cwd.join(raw)
+    out
 }
 
 /// Splits `args` into `@file` inputs and plain messages. A missing or
@@ -56,15 +68,16 @@ pub fn process_file_args(cwd: &Path, args: &[String]) -> Result<(FileInputs, Vec
                 mime_type: mime.to_owned(),
                 extra: serde_json::Map::new(),
             });
+            inputs
+                .text
+                .push_str(&format!("<file name=\"{}\"></file>\n", path.display()));
             continue;
         }
         let text =
             String::from_utf8(bytes).map_err(|_| format!("File {} is not text", path.display()))?;
-        let shown = std::fs::canonicalize(&path).unwrap_or(path);
         inputs.text.push_str(&format!(
-            "<file name=\"{}\">\n{}\n</file>\n",
-            shown.display(),
-            text.trim_end_matches('\n')
+            "<file name=\"{}\">\n{text}\n</file>\n",
+            path.display()
         ));
     }
     Ok((inputs, messages))
@@ -86,10 +99,14 @@ mod tests {
         ];
         let (inputs, messages) = process_file_args(dir.path(), &args).unwrap();
         assert_eq!(messages, ["explain"]);
-        let abs = std::fs::canonicalize(dir.path().join("a.txt")).unwrap();
+        let (a, p) = (dir.path().join("a.txt"), dir.path().join("p.png"));
         assert_eq!(
             inputs.text,
-            format!("<file name=\"{}\">\nalpha\n</file>\n", abs.display())
+            format!(
+                "<file name=\"{}\">\nalpha\n\n</file>\n<file name=\"{}\"></file>\n",
+                a.display(),
+                p.display()
+            )
         );
         assert_eq!(inputs.images.len(), 1);
         assert_eq!(inputs.images[0].mime_type, "image/png");

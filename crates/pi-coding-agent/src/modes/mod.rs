@@ -47,13 +47,24 @@ pub fn write_json_line(out: &SharedWriter, value: &impl Serialize) {
     }
 }
 
-/// The prompts of a run: the first carries the `@file` inputs.
-pub fn prompt_inputs(files: FileInputs, messages: Vec<String>) -> Vec<PromptInput<CodingMessage>> {
+/// The prompts of a run, as pi builds them: the first is piped stdin, then
+/// the `@file` texts, then the first message, joined without separator
+/// (with the `@file` images attached); each further message is a prompt.
+pub fn prompt_inputs(
+    stdin: Option<String>,
+    files: FileInputs,
+    messages: Vec<String>,
+) -> Vec<PromptInput<CodingMessage>> {
     let mut prompts = Vec::new();
     let mut messages = messages.into_iter();
     let first = messages.next();
-    if first.is_some() || !files.text.is_empty() || !files.images.is_empty() {
-        let text = format!("{}{}", files.text, first.unwrap_or_default());
+    if stdin.is_some() || first.is_some() || !files.text.is_empty() || !files.images.is_empty() {
+        let text = format!(
+            "{}{}{}",
+            stdin.unwrap_or_default(),
+            files.text,
+            first.unwrap_or_default()
+        );
         prompts.push(PromptInput::text_with_images(text, files.images));
     }
     prompts.extend(messages.map(PromptInput::from));
