@@ -110,7 +110,11 @@ fn open_session(
         SessionChoice::Continue => Ok(SessionManager::continue_recent(cwd, dir)?),
         SessionChoice::Open(target) => {
             let path = Path::new(target);
-            if path.is_file() || target.ends_with(".jsonl") {
+            if target.contains('/')
+                || target.contains('\\')
+                || target.ends_with(".jsonl")
+                || path.is_file()
+            {
                 return Ok(SessionManager::open(path, dir)?);
             }
             let mut found = list_sessions(cwd, dir)?;
