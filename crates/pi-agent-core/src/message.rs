@@ -1,11 +1,12 @@
 //! `AgentMessage<C>`: a standard [`Message`] or the app's own message `C`,
 //! kept in pi's flat role-tagged JSON.
 
-use serde::de::{DeserializeOwned, Error as _};
+use serde::de::{self, DeserializeOwned, MapAccess};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use pi_ai::Message;
+use pi_ai::fast_de::{self, TaggedMap};
 
 /// The app's own message roles. Implementors are role-tagged serde types
 /// (usually `#[serde(tag = "role")]` enums) that list their roles.
@@ -50,8 +51,6 @@ pub enum AgentMessage<C = NoCustom> {
     Custom(C),
 }
 
-const STANDARD_ROLES: [&str; 3] = ["user", "assistant", "toolResult"];
-
 impl<C: CustomMessage> AgentMessage<C> {
     /// The `role` as written in JSON.
     pub fn role(&self) -> &'static str {
@@ -89,23 +88,23 @@ impl<C: CustomMessage> AgentMessage<C> {
     /// roles to [`Message`], the app's roles to `C`, anything else to an
     /// error naming the role.
     pub fn from_value(value: Value) -> Result<Self, serde_json::Error> {
-        let role = match value.get("role") {
-            Some(Value::String(role)) => role.as_str(),
-            Some(other) => {
-                return Err(serde_json::Error::custom(format!(
-                    "message role must be a string, found {other}"
-                )));
-            }
-            None => return Err(serde_json::Error::custom("message has no role")),
-        };
-        if STANDARD_ROLES.contains(&role) {
-            return serde_json::from_value(value).map(Self::Standard);
+        serde_json::from_value(value)
+    }
+}
+
+impl<C: CustomMessage> TaggedMap for AgentMessage<C> {
+    const TAG: &'static str = "role";
+    const EXPECTING: &'static str = "a message";
+
+    fn from_tag<'de, A: MapAccess<'de>>(role: &str, rest: A) -> Result<Self, A::Error> {
+        if Message::ROLES.contains(&role) {
+            return Message::from_tag(role, rest).map(Self::Standard);
         }
         if C::ROLES.contains(&role) {
-            return serde_json::from_value(value).map(Self::Custom);
+            return fast_de::with_tag("role", role, rest).map(Self::Custom);
         }
-        let known: Vec<&str> = STANDARD_ROLES.iter().chain(C::ROLES).copied().collect();
-        Err(serde_json::Error::custom(format!(
+        let known: Vec<&str> = Message::ROLES.iter().chain(C::ROLES).copied().collect();
+        Err(de::Error::custom(format_args!(
             "unknown message role \"{role}\" (known roles: {})",
             known.join(", ")
         )))
@@ -158,9 +157,10 @@ impl<C: CustomMessage> Serialize for AgentMessage<C> {
 }
 
 impl<'de, C: CustomMessage> Deserialize<'de> for AgentMessage<C> {
+    /// Reads `role` first and builds the message straight from the JSON
+    /// (no intermediate value when `role` is the first key, as pi writes it).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        Self::from_value(value).map_err(D::Error::custom)
+        fast_de::deserialize_tagged(deserializer)
     }
 }
 

@@ -1,9 +1,11 @@
 //! Content blocks: `text`, `thinking`, `image` and `toolCall`.
 
-use serde::{Deserialize, Serialize};
+use serde::de::{self, MapAccess};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::ExtraFields;
+use crate::fast_de::{self, TaggedMap};
 
 /// `{type:"text", text, textSignature?}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -71,7 +73,7 @@ pub struct ToolCall {
 }
 
 /// A block of user or tool-result content: `text` or `image`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum UserBlock {
     /// Text.
@@ -81,7 +83,7 @@ pub enum UserBlock {
 }
 
 /// A block of assistant content: `text`, `thinking` or `toolCall`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum AssistantContent {
     /// Visible text.
@@ -90,6 +92,48 @@ pub enum AssistantContent {
     Thinking(ThinkingContent),
     /// A call of a tool.
     ToolCall(ToolCall),
+}
+
+impl TaggedMap for UserBlock {
+    const TAG: &'static str = "type";
+    const EXPECTING: &'static str = "a text or image block";
+
+    fn from_tag<'de, A: MapAccess<'de>>(kind: &str, rest: A) -> Result<Self, A::Error> {
+        match kind {
+            "text" => fast_de::from_rest(rest).map(Self::Text),
+            "image" => fast_de::from_rest(rest).map(Self::Image),
+            other => Err(de::Error::unknown_variant(other, &["text", "image"])),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for UserBlock {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        fast_de::deserialize_tagged(deserializer)
+    }
+}
+
+impl TaggedMap for AssistantContent {
+    const TAG: &'static str = "type";
+    const EXPECTING: &'static str = "a text, thinking or toolCall block";
+
+    fn from_tag<'de, A: MapAccess<'de>>(kind: &str, rest: A) -> Result<Self, A::Error> {
+        match kind {
+            "text" => fast_de::from_rest(rest).map(Self::Text),
+            "thinking" => fast_de::from_rest(rest).map(Self::Thinking),
+            "toolCall" => fast_de::from_rest(rest).map(Self::ToolCall),
+            other => Err(de::Error::unknown_variant(
+                other,
+                &["text", "thinking", "toolCall"],
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AssistantContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        fast_de::deserialize_tagged(deserializer)
+    }
 }
 
 impl TextContent {

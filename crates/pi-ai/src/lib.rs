@@ -11,6 +11,7 @@
 mod api;
 mod content;
 mod context;
+pub mod fast_de;
 mod json_number;
 mod message;
 mod model;

@@ -1,19 +1,54 @@
 //! The three standard messages and their role-tagged union.
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use serde::de::value::SeqAccessDeserializer;
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use crate::fast_de::{self, TaggedMap};
 use crate::{Api, AssistantContent, ExtraFields, Provider, StopReason, Usage, UserBlock};
 
 /// User content: a plain string or a list of text/image blocks. Both forms
 /// round-trip unchanged (a string stays a string).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum UserContent {
     /// A plain string.
     Text(String),
     /// Text and image blocks.
     Blocks(Vec<UserBlock>),
+}
+
+impl<'de> Deserialize<'de> for UserContent {
+    /// A string or a list of blocks, told apart by the JSON type (serde's
+    /// untagged derive would buffer the content and try each form in turn).
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ContentVisitor;
+
+        impl<'de> Visitor<'de> for ContentVisitor {
+            type Value = UserContent;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or a list of text and image blocks")
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<UserContent, E> {
+                Ok(UserContent::Text(v.to_owned()))
+            }
+
+            fn visit_string<E: de::Error>(self, v: String) -> Result<UserContent, E> {
+                Ok(UserContent::Text(v))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<UserContent, A::Error> {
+                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(UserContent::Blocks)
+            }
+        }
+
+        deserializer.deserialize_any(ContentVisitor)
+    }
 }
 
 impl Default for UserContent {
@@ -171,7 +206,7 @@ pub struct ToolResultMessage {
 }
 
 /// A message the model sees: user, assistant or tool result, tagged by `role`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "camelCase")]
 pub enum Message {
     /// `role: "user"`.
@@ -183,6 +218,9 @@ pub enum Message {
 }
 
 impl Message {
+    /// Every `role` a standard message has.
+    pub const ROLES: &'static [&'static str] = &["user", "assistant", "toolResult"];
+
     /// The `role` discriminant as written in JSON.
     pub fn role(&self) -> &'static str {
         match self {
@@ -199,6 +237,26 @@ impl Message {
             Self::Assistant(m) => m.timestamp,
             Self::ToolResult(m) => m.timestamp,
         }
+    }
+}
+
+impl TaggedMap for Message {
+    const TAG: &'static str = "role";
+    const EXPECTING: &'static str = "a message (user, assistant or toolResult)";
+
+    fn from_tag<'de, A: MapAccess<'de>>(role: &str, rest: A) -> Result<Self, A::Error> {
+        match role {
+            "user" => fast_de::from_rest(rest).map(Self::User),
+            "assistant" => fast_de::from_rest(rest).map(Self::Assistant),
+            "toolResult" => fast_de::from_rest(rest).map(Self::ToolResult),
+            other => Err(de::Error::unknown_variant(other, Self::ROLES)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        fast_de::deserialize_tagged(deserializer)
     }
 }
 
@@ -225,7 +283,7 @@ impl From<ToolResultMessage> for Message {
 /// wherever a message appears on its own (events, session entries).
 pub mod tagged {
     macro_rules! tagged_module {
-        ($(#[$meta:meta])* $module:ident, $ty:ident, $variant:ident) => {
+        ($(#[$meta:meta])* $module:ident, $ty:ident, $variant:ident, $role:literal) => {
             $(#[$meta])*
             pub mod $module {
                 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -238,12 +296,6 @@ pub mod tagged {
                     $variant(&'a Inner),
                 }
 
-                #[derive(Deserialize)]
-                #[serde(tag = "role", rename_all = "camelCase")]
-                enum Owned {
-                    $variant(Inner),
-                }
-
                 /// Serializes with the role tag.
                 pub fn serialize<S: Serializer>(value: &Inner, serializer: S) -> Result<S::Ok, S::Error> {
                     Ref::$variant(value).serialize(serializer)
@@ -251,8 +303,10 @@ pub mod tagged {
 
                 /// Deserializes, requiring the role tag.
                 pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Inner, D::Error> {
-                    let Owned::$variant(inner) = Owned::deserialize(deserializer)?;
-                    Ok(inner)
+                    match crate::Message::deserialize(deserializer)? {
+                        crate::Message::$variant(inner) => Ok(inner),
+                        other => Err(serde::de::Error::unknown_variant(other.role(), &[$role])),
+                    }
                 }
             }
         };
@@ -260,14 +314,14 @@ pub mod tagged {
 
     tagged_module!(
         /// `{"role":"user",...}`.
-        user, UserMessage, User
+        user, UserMessage, User, "user"
     );
     tagged_module!(
         /// `{"role":"assistant",...}`.
-        assistant, AssistantMessage, Assistant
+        assistant, AssistantMessage, Assistant, "assistant"
     );
     tagged_module!(
         /// `{"role":"toolResult",...}`.
-        tool_result, ToolResultMessage, ToolResult
+        tool_result, ToolResultMessage, ToolResult, "toolResult"
     );
 }

@@ -1,10 +1,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
-//! Loads a 100,000-entry session file and builds the context of its leaf.
-//! Allocation counts and bytes come from divan's allocation profiler; peak
-//! RSS is measured by `cargo run --release --example session_load_rss`.
+//! Loads a session of 20,000 and of 100,000 messages and builds the context
+//! of its leaf. Allocation counts and bytes come from divan's allocation
+//! profiler; peak RSS is measured by
+//! `cargo run --release --example session_load_rss`.
 
 #[path = "support/gen.rs"]
 mod generator;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use pi_coding_agent::session::{SessionManager, load_session_file};
 use pi_coding_agent::{build_session_context, convert_to_llm};
@@ -12,41 +16,49 @@ use pi_coding_agent::{build_session_context, convert_to_llm};
 #[global_allocator]
 static ALLOC: divan::AllocProfiler = divan::AllocProfiler::system();
 
-const ENTRIES: usize = 100_000;
+/// Session sizes, in messages (every entry of the generated files is one).
+const SIZES: [usize; 2] = [20_000, 100_000];
 
 fn main() {
+    // Written before timing starts, not inside the first sample.
+    fixture(SIZES[0]);
     divan::main();
 }
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    path: std::path::PathBuf,
-}
-
-fn fixture() -> &'static Fixture {
-    static FIXTURE: std::sync::OnceLock<Fixture> = std::sync::OnceLock::new();
-    FIXTURE.get_or_init(|| {
+/// The generated session with `entries` messages.
+fn fixture(entries: usize) -> &'static Path {
+    static FIXTURES: OnceLock<(tempfile::TempDir, Vec<PathBuf>)> = OnceLock::new();
+    let (_dir, paths) = FIXTURES.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big.jsonl");
-        generator::write_session(&path, ENTRIES);
-        Fixture { _dir: dir, path }
-    })
+        let paths = SIZES
+            .iter()
+            .map(|&n| {
+                let path = dir.path().join(format!("session-{n}.jsonl"));
+                generator::write_session(&path, n);
+                path
+            })
+            .collect();
+        (dir, paths)
+    });
+    let position = SIZES.iter().position(|&n| n == entries).unwrap();
+    &paths[position]
 }
 
 /// Parse every line, then rebuild the context of the last entry.
-#[divan::bench(sample_count = 10, sample_size = 1)]
-fn load_and_build_context() -> usize {
-    let loaded = load_session_file(&fixture().path).unwrap();
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn load_and_build_context(entries: usize) -> usize {
+    let loaded = load_session_file(fixture(entries)).unwrap();
     let leaf = loaded.entries.last().map(|e| e.id().to_owned());
     let context = build_session_context(&loaded.entries, leaf.as_deref());
-    assert_eq!(context.messages.len(), ENTRIES);
+    assert_eq!(context.messages.len(), entries);
     context.messages.len()
 }
 
-/// The same through `SessionManager::open` (index + labels), plus convert_to_llm.
-#[divan::bench(sample_count = 10, sample_size = 1)]
-fn open_build_and_convert() -> usize {
-    let session = SessionManager::open(&fixture().path, None).unwrap();
-    let context = session.build_session_context();
+/// What a resume does: `SessionManager::open` (index + labels) and the
+/// context of the leaf taken from it, plus convert_to_llm.
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn open_take_context_and_convert(entries: usize) -> usize {
+    let mut session = SessionManager::open(fixture(entries), None).unwrap();
+    let context = session.take_session_context();
     convert_to_llm(&context.messages).len()
 }

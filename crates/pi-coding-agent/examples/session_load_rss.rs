@@ -1,8 +1,13 @@
-//! Peak memory of loading a 100,000-entry session: writes the file, then in
-//! a fresh child process (so the writer's memory does not count) opens it,
-//! builds the context and prints the time and VmHWM from /proc/self/status.
+//! Peak memory of resuming large sessions (20,000 and 100,000 messages):
+//! writes each file, then in a fresh child process (so the writer's memory
+//! does not count) opens it, takes the context as a resume does and prints
+//! the times and VmHWM from /proc/self/status.
 //!
 //! `cargo run --release -p pi-coding-agent --example session_load_rss`
+//!
+//! `... --example session_load_rss -- --write N FILE` only writes a session
+//! of N messages to FILE (to time the `pi` binary resuming it);
+//! `... -- --load FILE` only measures FILE.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -13,6 +18,7 @@
 #[path = "../benches/support/gen.rs"]
 mod generator;
 
+use std::path::Path;
 use std::time::Instant;
 
 use pi_coding_agent::session::SessionManager;
@@ -26,36 +32,42 @@ fn vm_hwm() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+fn load(path: &Path) {
+    let before = vm_hwm();
+    let start = Instant::now();
+    let mut session = SessionManager::open(path, None).unwrap();
+    let loaded = start.elapsed();
+    let context = session.take_session_context();
+    let total = start.elapsed();
+    println!(
+        "entries {}, context messages {}, open {loaded:?}, open+context {total:?}, VmHWM before {before}, after {}",
+        session.entry_count(),
+        context.messages.len(),
+        vm_hwm()
+    );
+}
+
 fn main() {
-    let mut args = std::env::args().skip(1);
-    if let (Some(flag), Some(path)) = (args.next(), args.next())
-        && flag == "--load"
-    {
-        let before = vm_hwm();
-        let start = Instant::now();
-        let session = SessionManager::open(std::path::Path::new(&path), None).unwrap();
-        let loaded = start.elapsed();
-        let context = session.build_session_context();
-        let total = start.elapsed();
-        println!(
-            "entries {}, context messages {}, open {:?}, open+context {:?}, VmHWM before {before}, after {}",
-            session.entries().len(),
-            context.messages.len(),
-            loaded,
-            total,
-            vm_hwm()
-        );
-        return;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [flag, path] if flag == "--load" => return load(Path::new(path)),
+        [flag, count, path] if flag == "--write" => {
+            generator::write_session(Path::new(path), count.parse().unwrap());
+            return;
+        }
+        _ => {}
     }
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("big.jsonl");
-    generator::write_session(&path, 100_000);
-    let size = std::fs::metadata(&path).unwrap().len();
-    println!("file {size} bytes");
-    let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .arg("--load")
-        .arg(&path)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    for entries in [20_000, 100_000] {
+        let path = dir.path().join(format!("session-{entries}.jsonl"));
+        generator::write_session(&path, entries);
+        let size = std::fs::metadata(&path).unwrap().len();
+        println!("{entries} messages, file {size} bytes");
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .arg("--load")
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
 }

@@ -33,7 +33,8 @@ pub struct SessionContext {
 }
 
 impl SessionContext {
-    fn empty() -> Self {
+    /// The context before the first entry: no messages, thinking off, no model.
+    pub(crate) fn empty() -> Self {
         Self {
             messages: Vec::new(),
             thinking_level: "off".to_owned(),
@@ -47,33 +48,50 @@ impl SessionContext {
 /// non-empty summary) a `branchSummary`, `compaction` a `compactionSummary`;
 /// every other entry nothing.
 pub fn session_entry_to_context_messages(entry: &SessionEntry) -> Vec<CodingAgentMessage> {
+    context_message(entry).into_iter().collect()
+}
+
+/// True when [`context_message`] gives a message for `entry`.
+pub(crate) fn adds_message(entry: &SessionEntry) -> bool {
     match entry {
-        SessionEntry::Message(e) => vec![e.message.clone()],
-        SessionEntry::CustomMessage(e) => vec![create_custom_message(
+        SessionEntry::Message(_) | SessionEntry::CustomMessage(_) | SessionEntry::Compaction(_) => {
+            true
+        }
+        SessionEntry::BranchSummary(e) => !e.summary.is_empty(),
+        SessionEntry::ThinkingLevelChange(_)
+        | SessionEntry::ModelChange(_)
+        | SessionEntry::Custom(_)
+        | SessionEntry::Label(_)
+        | SessionEntry::SessionInfo(_) => false,
+    }
+}
+
+/// The message (at most one) an entry contributes: see
+/// [`session_entry_to_context_messages`].
+pub(crate) fn context_message(entry: &SessionEntry) -> Option<CodingAgentMessage> {
+    match entry {
+        SessionEntry::Message(e) => Some(e.message.clone()),
+        SessionEntry::CustomMessage(e) => Some(create_custom_message(
             &e.custom_type,
             e.content.clone(),
             e.display,
             e.details.clone(),
             &e.timestamp,
-        )],
-        SessionEntry::BranchSummary(e) if !e.summary.is_empty() => {
-            vec![create_branch_summary_message(
-                &e.summary,
-                &e.from_id,
-                &e.timestamp,
-            )]
-        }
-        SessionEntry::Compaction(e) => vec![create_compaction_summary_message(
+        )),
+        SessionEntry::BranchSummary(e) if !e.summary.is_empty() => Some(
+            create_branch_summary_message(&e.summary, &e.from_id, &e.timestamp),
+        ),
+        SessionEntry::Compaction(e) => Some(create_compaction_summary_message(
             &e.summary,
             e.tokens_before,
             &e.timestamp,
-        )],
+        )),
         SessionEntry::BranchSummary(_)
         | SessionEntry::ThinkingLevelChange(_)
         | SessionEntry::ModelChange(_)
         | SessionEntry::Custom(_)
         | SessionEntry::Label(_)
-        | SessionEntry::SessionInfo(_) => Vec::new(),
+        | SessionEntry::SessionInfo(_) => None,
     }
 }
 
@@ -136,70 +154,150 @@ pub fn build_session_context_indexed(
         None => entries.len() - 1,
     };
     let path = path_to_root(entries, index, leaf_index);
+    let view: Vec<PathEntry<'_>> = path.iter().map(|e| PathEntry::Entry(e)).collect();
+    ContextPlan::new(&view).build(|position| context_message(path[position]))
+}
 
-    let mut context = SessionContext::empty();
-    let mut compaction: Option<(usize, &CompactionEntry)> = None;
-    for (position, entry) in path.iter().enumerate() {
-        match entry {
-            SessionEntry::ThinkingLevelChange(e) => {
-                context.thinking_level.clone_from(&e.thinking_level);
-            }
-            SessionEntry::ModelChange(e) => {
-                context.model = Some(ModelRef {
-                    provider: e.provider.clone(),
-                    model_id: e.model_id.clone(),
-                });
-            }
-            SessionEntry::Message(e) => {
-                if let AgentMessage::Standard(Message::Assistant(a)) = &e.message {
-                    context.model = Some(ModelRef {
-                        provider: a.provider.to_string(),
-                        model_id: a.model.clone(),
+/// An entry of a path as [`ContextPlan`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum PathEntry<'a> {
+    /// An entry in memory.
+    Entry(&'a SessionEntry),
+    /// A message entry not in memory as a whole (see
+    /// [`SessionManager`](crate::session::SessionManager)), with the model of
+    /// an assistant message.
+    Message {
+        /// The entry id.
+        id: &'a str,
+        /// Provider and model of an assistant message.
+        model: Option<&'a ModelRef>,
+    },
+}
+
+impl PathEntry<'_> {
+    fn id(&self) -> &str {
+        match self {
+            Self::Entry(entry) => entry.id(),
+            Self::Message { id, .. } => id,
+        }
+    }
+}
+
+/// What the context of a path is made of: the settings found on it and
+/// the positions whose messages form the transcript.
+#[derive(Debug)]
+pub(crate) struct ContextPlan {
+    thinking_level: String,
+    model: Option<ModelRef>,
+    /// The summary of the latest compaction on the path, which comes first.
+    summary: Option<CodingAgentMessage>,
+    /// Positions in the path whose messages follow, in order.
+    kept: Vec<usize>,
+}
+
+impl ContextPlan {
+    /// Plans the context of `path` (root first).
+    pub(crate) fn new(path: &[PathEntry<'_>]) -> Self {
+        let mut thinking_level = "off";
+        let mut model = None;
+        let mut compaction: Option<(usize, &CompactionEntry)> = None;
+        for (position, entry) in path.iter().enumerate() {
+            let entry = match entry {
+                PathEntry::Entry(entry) => entry,
+                PathEntry::Message { model: found, .. } => {
+                    if let Some(found) = found {
+                        model = Some((*found).clone());
+                    }
+                    continue;
+                }
+            };
+            match entry {
+                SessionEntry::ThinkingLevelChange(e) => thinking_level = &e.thinking_level,
+                SessionEntry::ModelChange(e) => {
+                    model = Some(ModelRef {
+                        provider: e.provider.clone(),
+                        model_id: e.model_id.clone(),
                     });
                 }
+                SessionEntry::Message(e) => {
+                    if let AgentMessage::Standard(Message::Assistant(a)) = &e.message {
+                        model = Some(ModelRef {
+                            provider: a.provider.to_string(),
+                            model_id: a.model.clone(),
+                        });
+                    }
+                }
+                SessionEntry::Compaction(e) => compaction = Some((position, e)),
+                SessionEntry::BranchSummary(_)
+                | SessionEntry::Custom(_)
+                | SessionEntry::CustomMessage(_)
+                | SessionEntry::Label(_)
+                | SessionEntry::SessionInfo(_) => {}
             }
-            SessionEntry::Compaction(e) => compaction = Some((position, e)),
-            SessionEntry::BranchSummary(_)
-            | SessionEntry::Custom(_)
-            | SessionEntry::CustomMessage(_)
-            | SessionEntry::Label(_)
-            | SessionEntry::SessionInfo(_) => {}
+        }
+        // Compaction entries on the path contribute only through the latest
+        // one, whose summary comes first.
+        let not_compaction =
+            |&p: &usize| !matches!(path[p], PathEntry::Entry(SessionEntry::Compaction(_)));
+        let (summary, kept) = match compaction {
+            Some((position, compaction)) => {
+                let kept_start = path[..position]
+                    .iter()
+                    .position(|e| e.id() == compaction.first_kept_entry_id)
+                    .unwrap_or(position);
+                let kept = (kept_start..position)
+                    .chain(position + 1..path.len())
+                    .filter(not_compaction)
+                    .collect();
+                let summary = create_compaction_summary_message(
+                    &compaction.summary,
+                    compaction.tokens_before,
+                    &compaction.timestamp,
+                );
+                (Some(summary), kept)
+            }
+            None => (None, (0..path.len()).filter(not_compaction).collect()),
+        };
+        Self {
+            thinking_level: thinking_level.to_owned(),
+            model,
+            summary,
+            kept,
         }
     }
 
-    // Compaction entries on the path contribute only through the latest one,
-    // whose summary comes first.
-    let push = |entry: &SessionEntry, messages: &mut Vec<CodingAgentMessage>| {
-        if !matches!(entry, SessionEntry::Compaction(_)) {
-            messages.extend(session_entry_to_context_messages(entry));
+    /// Positions in the path whose messages form the transcript (after the
+    /// compaction summary, if any), in order.
+    pub(crate) fn kept(&self) -> &[usize] {
+        &self.kept
+    }
+
+    /// The context whose transcript is `messages`, the messages of the kept
+    /// positions, already gathered.
+    pub(crate) fn build_from(self, mut messages: Vec<CodingAgentMessage>) -> SessionContext {
+        if let Some(summary) = self.summary {
+            messages.insert(0, summary);
         }
-    };
-    let mut messages = Vec::with_capacity(path.len());
-    match compaction {
-        Some((position, compaction)) => {
-            messages.push(create_compaction_summary_message(
-                &compaction.summary,
-                compaction.tokens_before,
-                &compaction.timestamp,
-            ));
-            let kept_start = path[..position]
-                .iter()
-                .position(|e| e.id() == compaction.first_kept_entry_id);
-            if let Some(start) = kept_start {
-                for entry in &path[start..position] {
-                    push(entry, &mut messages);
-                }
-            }
-            for entry in &path[position + 1..] {
-                push(entry, &mut messages);
-            }
-        }
-        None => {
-            for entry in &path {
-                push(entry, &mut messages);
-            }
+        SessionContext {
+            messages,
+            thinking_level: self.thinking_level,
+            model: self.model,
         }
     }
-    context.messages = messages;
-    context
+
+    /// The context, with `message(position)` giving the message (if any)
+    /// of each kept position of the path, in order.
+    pub(crate) fn build(
+        self,
+        mut message: impl FnMut(usize) -> Option<CodingAgentMessage>,
+    ) -> SessionContext {
+        let mut messages = Vec::with_capacity(self.kept.len() + 1);
+        messages.extend(self.summary);
+        messages.extend(self.kept.into_iter().filter_map(&mut message));
+        SessionContext {
+            messages,
+            thinking_level: self.thinking_level,
+            model: self.model,
+        }
+    }
 }

@@ -148,6 +148,10 @@ async fn run(args: Args) -> ExitCode {
             modes::rpc::run(Arc::clone(&app), input, shared_writer(std::io::stdout())).await
         }
     };
+    // The process ends here: the OS takes the transcript back at once, where
+    // dropping a resumed session message by message costs tens of
+    // milliseconds. Session lines are written unbuffered, so nothing is lost.
+    std::mem::forget(app);
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 

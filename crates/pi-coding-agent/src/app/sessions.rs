@@ -32,7 +32,9 @@ impl App {
 
     /// Rebuilds the transcript, model and thinking level from the session.
     fn load_from_session(&self) {
-        let context = self.session().build_session_context();
+        // The branch's messages move into the agent, not copied; the session
+        // reads entries again from its file if it needs them.
+        let context = self.session().take_session_context();
         if let Some(model) = context
             .model
             .as_ref()

@@ -183,7 +183,9 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     for diagnostic in session.diagnostics() {
         tracing::warn!("session file: {diagnostic:?}");
     }
-    let context = session.build_session_context();
+    // The branch's messages move into the agent, not copied; the session
+    // reads entries again from its file if it needs them.
+    let context = session.take_session_context();
     let resumed = !context.messages.is_empty() || context.model.is_some();
 
     let session_model = context

@@ -45,7 +45,7 @@ pub fn collect_entries_for_branch_summary<'a>(
             break;
         };
         entries.push(entry);
-        if entries.len() > session.entries().len() {
+        if entries.len() > session.entry_count() {
             break;
         }
         current = entry.parent_id();

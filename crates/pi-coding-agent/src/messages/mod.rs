@@ -11,7 +11,9 @@
 mod convert;
 
 use pi_agent_core::AgentMessage;
+use pi_ai::fast_de::{self, TaggedMap};
 use pi_ai::{ExtraFields, UserContent};
+use serde::de::{self, MapAccess};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
@@ -114,7 +116,7 @@ pub struct CompactionSummaryMessage {
 }
 
 /// The coding agent's own roles, the `C` of [`AgentMessage<C>`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "camelCase")]
 pub enum CodingMessage {
     /// `role: "bashExecution"`.
@@ -125,6 +127,31 @@ pub enum CodingMessage {
     BranchSummary(BranchSummaryMessage),
     /// `role: "compactionSummary"`.
     CompactionSummary(CompactionSummaryMessage),
+}
+
+impl TaggedMap for CodingMessage {
+    const TAG: &'static str = "role";
+    const EXPECTING: &'static str =
+        "a bashExecution, custom, branchSummary or compactionSummary message";
+
+    fn from_tag<'de, A: MapAccess<'de>>(role: &str, rest: A) -> Result<Self, A::Error> {
+        match role {
+            "bashExecution" => fast_de::from_rest(rest).map(Self::BashExecution),
+            "custom" => fast_de::from_rest(rest).map(Self::Custom),
+            "branchSummary" => fast_de::from_rest(rest).map(Self::BranchSummary),
+            "compactionSummary" => fast_de::from_rest(rest).map(Self::CompactionSummary),
+            other => Err(de::Error::unknown_variant(
+                other,
+                <Self as pi_agent_core::CustomMessage>::ROLES,
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CodingMessage {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        fast_de::deserialize_tagged(deserializer)
+    }
 }
 
 impl pi_agent_core::CustomMessage for CodingMessage {

@@ -2,8 +2,11 @@
 //! line, serialized with pi's key order (struct field order plus
 //! serde_json's `preserve_order`) and with unknown fields kept.
 
+use std::fmt;
+
+use pi_ai::fast_de::{self, CowStr, TaggedMap};
 use pi_ai::{ExtraFields, UserContent};
-use serde::de::Error as _;
+use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -40,7 +43,7 @@ pub struct SessionHeader {
 }
 
 /// `type: "message"`: one transcript message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageEntry {
     /// Short entry id.
@@ -54,6 +57,62 @@ pub struct MessageEntry {
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: ExtraFields,
+}
+
+impl<'de> Deserialize<'de> for MessageEntry {
+    /// The hot path of loading, by hand: the derive with a flattened
+    /// `extra` would buffer the whole entry, message included, first.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(MessageEntryVisitor)
+    }
+}
+
+struct MessageEntryVisitor;
+
+impl<'de> Visitor<'de> for MessageEntryVisitor {
+    type Value = MessageEntry;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a message entry")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MessageEntry, A::Error> {
+        fn set<T, E: de::Error>(
+            slot: &mut Option<T>,
+            key: &'static str,
+            value: T,
+        ) -> Result<(), E> {
+            match slot.replace(value) {
+                Some(_) => Err(E::duplicate_field(key)),
+                None => Ok(()),
+            }
+        }
+        let (mut id, mut parent_id, mut timestamp, mut message) = (None, None, None, None);
+        let mut extra = ExtraFields::new();
+        while let Some(key) = map.next_key::<CowStr<'de>>()? {
+            match &*key.0 {
+                "id" => set(&mut id, "id", map.next_value::<String>()?)?,
+                "parentId" => set(
+                    &mut parent_id,
+                    "parentId",
+                    map.next_value::<Option<String>>()?,
+                )?,
+                "timestamp" => set(&mut timestamp, "timestamp", map.next_value::<String>()?)?,
+                "message" => set(&mut message, "message", map.next_value()?)?,
+                _ => {
+                    let value = map.next_value()?;
+                    extra.insert(key.0.into_owned(), value);
+                }
+            }
+        }
+        Ok(MessageEntry {
+            id: id.ok_or_else(|| de::Error::missing_field("id"))?,
+            parent_id: parent_id.flatten(),
+            timestamp: timestamp.ok_or_else(|| de::Error::missing_field("timestamp"))?,
+            message: message.ok_or_else(|| de::Error::missing_field("message"))?,
+            extra,
+        })
+    }
 }
 
 /// `type: "thinking_level_change"`.
@@ -342,39 +401,7 @@ impl SessionEntry {
 
     /// Parses one entry from a JSON object, dispatching on `type`.
     pub fn from_value(value: Value) -> Result<Self, serde_json::Error> {
-        let Value::Object(mut map) = value else {
-            return Err(serde_json::Error::custom("entry is not a JSON object"));
-        };
-        let kind = match map.shift_remove("type") {
-            Some(Value::String(kind)) => kind,
-            Some(other) => {
-                return Err(serde_json::Error::custom(format!(
-                    "entry type must be a string, found {other}"
-                )));
-            }
-            None => return Err(serde_json::Error::custom("entry has no type")),
-        };
-        if kind == "message" {
-            return message_entry_from_map(map).map(Self::Message);
-        }
-        let value = Value::Object(map);
-        let entry = match kind.as_str() {
-            "thinking_level_change" => Self::ThinkingLevelChange(serde_json::from_value(value)?),
-            "model_change" => Self::ModelChange(serde_json::from_value(value)?),
-            "compaction" => Self::Compaction(serde_json::from_value(value)?),
-            "branch_summary" => Self::BranchSummary(serde_json::from_value(value)?),
-            "custom" => Self::Custom(serde_json::from_value(value)?),
-            "custom_message" => Self::CustomMessage(serde_json::from_value(value)?),
-            "label" => Self::Label(serde_json::from_value(value)?),
-            "session_info" => Self::SessionInfo(serde_json::from_value(value)?),
-            other => {
-                return Err(serde_json::Error::custom(format!(
-                    "unknown entry type \"{other}\" (known types: {})",
-                    ENTRY_TYPES.join(", ")
-                )));
-            }
-        };
-        Ok(entry)
+        serde_json::from_value(value)
     }
 
     /// The entry as one JSON line without the trailing newline, as pi writes it.
@@ -383,47 +410,36 @@ impl SessionEntry {
     }
 }
 
-fn take_string(map: &mut ExtraFields, key: &str) -> Result<String, serde_json::Error> {
-    match map.shift_remove(key) {
-        Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(serde_json::Error::custom(format!(
-            "{key} must be a string, found {other}"
-        ))),
-        None => Err(serde_json::Error::custom(format!("missing field `{key}`"))),
+impl TaggedMap for SessionEntry {
+    const TAG: &'static str = "type";
+    const EXPECTING: &'static str = "a session entry";
+
+    fn from_tag<'de, A: MapAccess<'de>>(kind: &str, rest: A) -> Result<Self, A::Error> {
+        let entry = match kind {
+            "message" => Self::Message(fast_de::from_rest(rest)?),
+            "thinking_level_change" => Self::ThinkingLevelChange(fast_de::from_rest(rest)?),
+            "model_change" => Self::ModelChange(fast_de::from_rest(rest)?),
+            "compaction" => Self::Compaction(fast_de::from_rest(rest)?),
+            "branch_summary" => Self::BranchSummary(fast_de::from_rest(rest)?),
+            "custom" => Self::Custom(fast_de::from_rest(rest)?),
+            "custom_message" => Self::CustomMessage(fast_de::from_rest(rest)?),
+            "label" => Self::Label(fast_de::from_rest(rest)?),
+            "session_info" => Self::SessionInfo(fast_de::from_rest(rest)?),
+            other => {
+                return Err(de::Error::custom(format_args!(
+                    "unknown entry type \"{other}\" (known types: {})",
+                    ENTRY_TYPES.join(", ")
+                )));
+            }
+        };
+        Ok(entry)
     }
 }
 
-/// The hot path of loading: a `message` entry built straight from its JSON
-/// map (the derive with a flattened `extra` would buffer the whole entry,
-/// message included, once more).
-fn message_entry_from_map(mut map: ExtraFields) -> Result<MessageEntry, serde_json::Error> {
-    let message = map
-        .shift_remove("message")
-        .ok_or_else(|| serde_json::Error::custom("missing field `message`"))?;
-    let message = CodingAgentMessage::from_value(message)?;
-    let id = take_string(&mut map, "id")?;
-    let parent_id = match map.shift_remove("parentId") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
-        Some(other) => {
-            return Err(serde_json::Error::custom(format!(
-                "parentId must be a string or null, found {other}"
-            )));
-        }
-    };
-    let timestamp = take_string(&mut map, "timestamp")?;
-    Ok(MessageEntry {
-        id,
-        parent_id,
-        timestamp,
-        message,
-        extra: map,
-    })
-}
-
 impl<'de> Deserialize<'de> for SessionEntry {
+    /// Reads `type` first and builds the entry straight from the JSON (no
+    /// intermediate value when `type` is the first key, as pi writes it).
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        Self::from_value(value).map_err(D::Error::custom)
+        fast_de::deserialize_tagged(deserializer)
     }
 }

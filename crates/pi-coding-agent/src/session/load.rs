@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::Path;
 
 use serde_json::Value;
@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::SessionError;
 use super::entry::{CURRENT_SESSION_VERSION, SessionEntry, SessionHeader};
 use super::ids::generate_entry_id;
+use super::lines::{self, LineReader, LineSpan, json_diagnostic};
 
 /// Why a line of a session file was skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,72 +65,87 @@ pub struct LoadedSession {
 /// ([`SessionError::InvalidHeader`]). Every other bad line becomes a
 /// [`LoadDiagnostic`] (also logged with `tracing::warn!`).
 pub fn load_session_file(path: &Path) -> Result<LoadedSession, SessionError> {
+    let read = read_session_file(path, false, |entry, _| entry)?;
+    Ok(LoadedSession {
+        header: read.header,
+        entries: read.entries,
+        diagnostics: read.diagnostics,
+        migrated_from: read.migrated_from,
+        ends_with_newline: read.ends_with_newline,
+    })
+}
+
+/// A session file as read, each entry made into a `T`.
+pub(super) struct ReadFile<T> {
+    /// See [`LoadedSession::header`].
+    pub(super) header: SessionHeader,
+    /// The entries in file order.
+    pub(super) entries: Vec<T>,
+    /// See [`LoadedSession::diagnostics`].
+    pub(super) diagnostics: Vec<LoadDiagnostic>,
+    /// See [`LoadedSession::migrated_from`].
+    pub(super) migrated_from: Option<u32>,
+    /// See [`LoadedSession::ends_with_newline`].
+    pub(super) ends_with_newline: bool,
+}
+
+/// [`load_session_file`], with `make` building what is kept of each entry
+/// from the entry and, with `keep_spans`, where the line of a message entry
+/// is in the file (`None` for other entries and for migrated files).
+pub(super) fn read_session_file<T>(
+    path: &Path,
+    keep_spans: bool,
+    mut make: impl FnMut(SessionEntry, Option<LineSpan>) -> T,
+) -> Result<ReadFile<T>, SessionError> {
     let io = |source| SessionError::Io {
         path: path.to_path_buf(),
         source,
     };
     let file = File::open(path).map_err(io)?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
-    let mut buf = Vec::new();
-    let mut line_no = 0usize;
+    let mut reader = LineReader::new(BufReader::with_capacity(1 << 16, file));
+    let mut text = Vec::new();
     let mut header: Option<SessionHeader> = None;
-    let mut version = CURRENT_SESSION_VERSION;
     let mut entries = Vec::new();
-    let mut old_values: Vec<(usize, Value)> = Vec::new();
     let mut diagnostics = Vec::new();
-    let mut ends_with_newline = true;
 
-    loop {
-        buf.clear();
-        let read = reader.read_until(b'\n', &mut buf).map_err(io)?;
-        if read == 0 {
-            break;
-        }
-        line_no += 1;
-        let terminated = buf.last() == Some(&b'\n');
-        ends_with_newline = terminated;
-        let bytes = trim_ascii(&buf);
-        if bytes.is_empty() {
-            continue;
-        }
-        let value = match parse_line(bytes) {
-            Ok(value) => value,
-            Err(err) => {
-                let kind = if terminated {
-                    DiagnosticKind::InvalidJson
-                } else {
-                    DiagnosticKind::TornLastLine
-                };
-                diagnostics.push(LoadDiagnostic {
-                    line: line_no,
-                    kind,
-                    reason: format!("not valid JSON: {err}"),
-                });
-                continue;
+    while let Some(line) = reader.next_into(&mut text).map_err(io)? {
+        match parse_line(&text[line.range.clone()]) {
+            Ok(value) => {
+                let parsed = parse_header(value).ok_or_else(|| SessionError::InvalidHeader {
+                    path: path.to_path_buf(),
+                    line: line.number,
+                })?;
+                header = Some(parsed);
+                break;
             }
-        };
-        if header.is_none() {
-            let parsed = parse_header(value).ok_or_else(|| SessionError::InvalidHeader {
-                path: path.to_path_buf(),
-                line: line_no,
-            })?;
-            version = parsed.version.unwrap_or(1);
-            header = Some(parsed);
-            continue;
+            Err(err) => diagnostics.push(json_diagnostic(&line, &err)),
         }
-        if version < CURRENT_SESSION_VERSION {
-            old_values.push((line_no, value));
-            continue;
-        }
-        match SessionEntry::from_value(value) {
-            Ok(entry) => entries.push(entry),
-            Err(err) => diagnostics.push(LoadDiagnostic {
-                line: line_no,
-                kind: DiagnosticKind::InvalidEntry,
-                reason: err.to_string(),
-            }),
+        text.clear();
+    }
+    let version = header
+        .as_ref()
+        .map_or(CURRENT_SESSION_VERSION, |h| h.version.unwrap_or(1));
+    let mut old_values: Vec<(usize, Value)> = Vec::new();
+    if version >= CURRENT_SESSION_VERSION {
+        lines::read_entries(
+            &mut reader,
+            keep_spans,
+            &mut make,
+            &mut entries,
+            &mut diagnostics,
+        )
+        .map_err(io)?;
+    } else {
+        text.clear();
+        while let Some(line) = reader.next_into(&mut text).map_err(io)? {
+            match parse_line(&text[line.range.clone()]) {
+                Ok(value) => old_values.push((line.number, value)),
+                Err(err) => diagnostics.push(json_diagnostic(&line, &err)),
+            }
+            text.clear();
         }
     }
+    let ends_with_newline = reader.ends_with_newline();
 
     let Some(mut header) = header else {
         if diagnostics.is_empty() {
@@ -148,7 +164,7 @@ pub fn load_session_file(path: &Path) -> Result<LoadedSession, SessionError> {
         header.version = Some(CURRENT_SESSION_VERSION);
         for (line, value) in old_values {
             match SessionEntry::from_value(value) {
-                Ok(entry) => entries.push(entry),
+                Ok(entry) => entries.push(make(entry, None)),
                 Err(err) => diagnostics.push(LoadDiagnostic {
                     line,
                     kind: DiagnosticKind::InvalidEntry,
@@ -166,25 +182,13 @@ pub fn load_session_file(path: &Path) -> Result<LoadedSession, SessionError> {
         tracing::warn!(path = %path.display(), "skipped session line {diagnostic}");
     }
 
-    Ok(LoadedSession {
+    Ok(ReadFile {
         header,
         entries,
         diagnostics,
         migrated_from,
         ends_with_newline,
     })
-}
-
-fn trim_ascii(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(start, |i| i + 1);
-    &bytes[start..end]
 }
 
 /// Parses one line; a line that fails only because of lone UTF-16 surrogate
@@ -207,7 +211,7 @@ fn hex4(bytes: &[u8]) -> Option<u16> {
 
 /// Replaces `\uD800`-`\uDFFF` escapes that are not part of a valid pair with
 /// `\uFFFD`; `None` when there are none.
-fn replace_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
+pub(super) fn replace_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut changed = false;
     let mut i = 0;

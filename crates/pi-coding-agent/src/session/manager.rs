@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use pi_agent_core::AgentMessage;
-use pi_ai::{ExtraFields, Message, UserContent};
+use pi_ai::{ExtraFields, UserContent};
 use serde_json::Value;
 
 use super::entry::{
@@ -15,11 +15,11 @@ use super::entry::{
     ThinkingLevelChangeEntry,
 };
 use super::ids::{generate_entry_id, new_session_id, now_iso};
-use super::load::{LoadDiagnostic, LoadedSession, load_session_file};
+use super::lines::LineSource;
+use super::load::{LoadDiagnostic, ReadFile, load_session_file, read_session_file};
 use super::paths::{agent_dir, default_session_dir, session_file_name};
-use super::tree::SessionTree;
+use super::store::{LoadedMessages, Stored};
 use super::{SessionError, list};
-use crate::context::{SessionContext, build_session_context_indexed, path_to_root};
 use crate::messages::{CodingAgentMessage, CodingMessage};
 
 /// Options of [`SessionManager::new_session`].
@@ -41,22 +41,31 @@ pub struct NewSessionOptions {
 /// (`serde_json::to_string(entry) + "\n"`, one `write_all` on a file opened
 /// in append mode). Earlier lines are never rewritten, except when a file
 /// in an old format is migrated (as pi does).
+///
+/// A message entry read from the file is kept as its id, parent and place
+/// in the file; its message waits in one list, in file order, that a resume
+/// moves into the agent's transcript ([`Self::take_session_context`]).
+/// Asked for as a whole, such an entry is read again from its line.
 #[derive(Debug)]
 pub struct SessionManager {
-    cwd: String,
-    session_dir: Option<PathBuf>,
-    file: Option<PathBuf>,
-    header: SessionHeader,
-    entries: Vec<SessionEntry>,
-    index: HashMap<String, usize>,
-    labels: HashMap<String, String>,
-    leaf: Option<usize>,
+    pub(super) cwd: String,
+    pub(super) session_dir: Option<PathBuf>,
+    pub(super) file: Option<PathBuf>,
+    pub(super) header: SessionHeader,
+    pub(super) entries: Vec<Stored>,
+    /// The session file, to read message entries again.
+    pub(super) source: Option<LineSource>,
+    /// The messages of the message entries read from it, until the context is taken.
+    pub(super) loaded: LoadedMessages,
+    pub(super) index: HashMap<String, usize>,
+    pub(super) labels: HashMap<String, String>,
+    pub(super) leaf: Option<usize>,
     has_assistant: bool,
     /// Entries already on disk; `None` while not even the header is.
     written: Option<usize>,
     needs_newline: bool,
     writer: Option<File>,
-    diagnostics: Vec<LoadDiagnostic>,
+    pub(super) diagnostics: Vec<LoadDiagnostic>,
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SessionError + '_ {
@@ -64,16 +73,6 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SessionError + '_ {
         path: path.to_path_buf(),
         source,
     }
-}
-
-fn is_assistant(entry: &SessionEntry) -> bool {
-    matches!(
-        entry,
-        SessionEntry::Message(MessageEntry {
-            message: AgentMessage::Standard(Message::Assistant(_)),
-            ..
-        })
-    )
 }
 
 fn new_header(id: String, cwd: &str, parent_session: Option<String>) -> SessionHeader {
@@ -96,6 +95,8 @@ impl SessionManager {
             file: None,
             header: new_header(new_session_id(), cwd, None),
             entries: Vec::new(),
+            source: None,
+            loaded: LoadedMessages::new(),
             index: HashMap::new(),
             labels: HashMap::new(),
             leaf: None,
@@ -138,7 +139,10 @@ impl SessionManager {
                 .parent()
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         };
-        let loaded = match load_session_file(path) {
+        let mut messages = LoadedMessages::new();
+        let loaded = match read_session_file(path, true, |entry, span| {
+            Stored::read(entry, span, &mut messages)
+        }) {
             Ok(loaded) => Some(loaded),
             Err(SessionError::EmptyFile { .. }) => None,
             Err(SessionError::Io { source, .. })
@@ -150,7 +154,7 @@ impl SessionManager {
         };
         Self::ensure_dir(&dir)?;
         match loaded {
-            Some(loaded) => Self::from_loaded(path, dir, loaded),
+            Some(loaded) => Self::from_loaded(path, dir, loaded, messages),
             None => {
                 let cwd = std::env::current_dir()
                     .map(|d| d.to_string_lossy().into_owned())
@@ -162,11 +166,18 @@ impl SessionManager {
         }
     }
 
-    fn from_loaded(path: &Path, dir: PathBuf, loaded: LoadedSession) -> Result<Self, SessionError> {
+    fn from_loaded(
+        path: &Path,
+        dir: PathBuf,
+        loaded: ReadFile<Stored>,
+        messages: LoadedMessages,
+    ) -> Result<Self, SessionError> {
         let mut manager = Self::blank(&loaded.header.cwd, Some(dir));
         manager.file = Some(path.to_path_buf());
+        manager.source = Some(LineSource::new(path));
         manager.header = loaded.header;
         manager.entries = loaded.entries;
+        manager.loaded = messages;
         manager.diagnostics = loaded.diagnostics;
         manager.rebuild_index();
         manager.written = Some(manager.entries.len());
@@ -187,8 +198,8 @@ impl SessionManager {
         }
         let mut content = serde_json::to_string(&self.header)?;
         content.push('\n');
-        for entry in &self.entries {
-            content.push_str(&entry.to_line()?);
+        for stored in &self.entries {
+            content.push_str(&stored.get(self.source.as_ref()).to_line()?);
             content.push('\n');
         }
         let mut tmp = path.as_os_str().to_owned();
@@ -247,6 +258,8 @@ impl SessionManager {
         let id = options.id.unwrap_or_else(new_session_id);
         self.header = new_header(id, &self.cwd, options.parent_session);
         self.entries.clear();
+        self.source = None;
+        self.loaded.clear();
         self.index.clear();
         self.labels.clear();
         self.leaf = None;
@@ -264,12 +277,14 @@ impl SessionManager {
 
     fn rebuild_index(&mut self) {
         self.index.clear();
+        self.index.reserve(self.entries.len());
         self.has_assistant = false;
         let mut labels = HashMap::new();
-        for (i, entry) in self.entries.iter().enumerate() {
-            self.index.insert(entry.id().to_owned(), i);
-            self.has_assistant |= is_assistant(entry);
-            if let SessionEntry::Label(label) = entry {
+        for (i, stored) in self.entries.iter().enumerate() {
+            self.index.insert(stored.id().to_owned(), i);
+            self.has_assistant |= stored.is_assistant();
+            // Labels are always in memory: only message entries are not.
+            if let Some(SessionEntry::Label(label)) = stored.in_memory() {
                 match label.label.as_deref().filter(|l| !l.is_empty()) {
                     Some(text) => {
                         labels.insert(label.target_id.clone(), text.to_owned());
@@ -312,8 +327,8 @@ impl SessionManager {
             content.push_str(&serde_json::to_string(&self.header)?);
             content.push('\n');
         }
-        for entry in &self.entries[start..] {
-            content.push_str(&entry.to_line()?);
+        for stored in &self.entries[start..] {
+            content.push_str(&stored.get(self.source.as_ref()).to_line()?);
             content.push('\n');
         }
         if self.writer.is_none() {
@@ -347,10 +362,11 @@ impl SessionManager {
     /// with the next append).
     fn append_entry(&mut self, entry: SessionEntry) -> Result<String, SessionError> {
         let id = entry.id().to_owned();
-        self.has_assistant |= is_assistant(&entry);
+        let stored = Stored::new(entry);
+        self.has_assistant |= stored.is_assistant();
         self.index.insert(id.clone(), self.entries.len());
         self.leaf = Some(self.entries.len());
-        self.entries.push(entry);
+        self.entries.push(stored);
         self.persist()?;
         Ok(id)
     }
@@ -564,8 +580,10 @@ impl SessionManager {
             .get(leaf_id)
             .copied()
             .ok_or_else(|| SessionError::EntryNotFound(leaf_id.to_owned()))?;
-        let path: Vec<SessionEntry> = path_to_root(&self.entries, &self.index, leaf)
+        let path: Vec<SessionEntry> = self
+            .path_indices(leaf)
             .into_iter()
+            .map(|i| self.entries[i].get(self.source.as_ref()))
             .filter(|e| !matches!(e, SessionEntry::Label(_)))
             .cloned()
             .collect();
@@ -599,109 +617,9 @@ impl SessionManager {
             id: None,
             parent_session,
         });
-        self.entries = entries;
+        self.entries = entries.into_iter().map(Stored::new).collect();
         self.rebuild_index();
         self.persist()?;
         Ok(self.file.clone())
-    }
-
-    // ----- queries -------------------------------------------------------
-
-    /// The working directory of the session.
-    pub fn cwd(&self) -> &str {
-        &self.cwd
-    }
-
-    /// Directory of new session files (`None` in memory).
-    pub fn session_dir(&self) -> Option<&Path> {
-        self.session_dir.as_deref()
-    }
-
-    /// The session id.
-    pub fn session_id(&self) -> &str {
-        &self.header.id
-    }
-
-    /// The session file (`None` in memory). It may not exist yet: see the
-    /// type's documentation on lazy persistence.
-    pub fn session_file(&self) -> Option<&Path> {
-        self.file.as_deref()
-    }
-
-    /// True when the session is stored in a file.
-    pub fn is_persisted(&self) -> bool {
-        self.session_dir.is_some()
-    }
-
-    /// The header.
-    pub fn header(&self) -> &SessionHeader {
-        &self.header
-    }
-
-    /// Every entry in append order (the header excluded).
-    pub fn entries(&self) -> &[SessionEntry] {
-        &self.entries
-    }
-
-    /// Lines skipped when the file was loaded.
-    pub fn diagnostics(&self) -> &[LoadDiagnostic] {
-        &self.diagnostics
-    }
-
-    /// Id of the active leaf (`None` before the first entry).
-    pub fn leaf_id(&self) -> Option<&str> {
-        self.leaf
-            .and_then(|i| self.entries.get(i))
-            .map(SessionEntry::id)
-    }
-
-    /// The active leaf entry.
-    pub fn leaf_entry(&self) -> Option<&SessionEntry> {
-        self.leaf.and_then(|i| self.entries.get(i))
-    }
-
-    /// The entry with this id.
-    pub fn entry(&self, id: &str) -> Option<&SessionEntry> {
-        self.index.get(id).and_then(|&i| self.entries.get(i))
-    }
-
-    /// The direct children of `parent_id`, in append order.
-    pub fn children(&self, parent_id: &str) -> Vec<&SessionEntry> {
-        self.entries
-            .iter()
-            .filter(|e| e.parent_id() == Some(parent_id))
-            .collect()
-    }
-
-    /// The label of an entry.
-    pub fn label(&self, id: &str) -> Option<&str> {
-        self.labels.get(id).map(String::as_str)
-    }
-
-    /// The path from the root to `from_id` (default: the leaf), root first.
-    pub fn branch_path(&self, from_id: Option<&str>) -> Vec<&SessionEntry> {
-        let start = match from_id {
-            Some(id) => self.index.get(id).copied(),
-            None => self.leaf,
-        };
-        start.map_or_else(Vec::new, |i| path_to_root(&self.entries, &self.index, i))
-    }
-
-    /// The context of the active leaf.
-    pub fn build_session_context(&self) -> SessionContext {
-        build_session_context_indexed(&self.entries, &self.index, self.leaf_id())
-    }
-
-    /// The tree of all entries with resolved labels.
-    pub fn tree(&self) -> SessionTree<'_> {
-        SessionTree::build(&self.entries, &self.index, &self.labels)
-    }
-
-    /// The display name from the latest named `session_info`.
-    pub fn session_name(&self) -> Option<&str> {
-        self.entries.iter().rev().find_map(|e| match e {
-            SessionEntry::SessionInfo(info) => info.name.as_deref().filter(|n| !n.is_empty()),
-            _ => None,
-        })
     }
 }

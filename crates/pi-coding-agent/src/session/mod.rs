@@ -12,10 +12,13 @@
 
 mod entry;
 mod ids;
+mod lines;
 mod list;
 mod load;
 mod manager;
 mod paths;
+mod queries;
+mod store;
 mod tree;
 
 use std::path::PathBuf;
@@ -77,3 +80,7 @@ pub enum SessionError {
 #[cfg(test)]
 #[path = "tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "resume_tests.rs"]
+mod resume_tests;

@@ -119,15 +119,15 @@ fn entry_lines_keep_pi_key_order() {
     };
     let e = s.entries();
     assert_eq!(
-        keys(&e[0]),
+        keys(e[0]),
         ["type", "id", "parentId", "timestamp", "message"]
     );
     assert_eq!(
-        keys(&e[1]),
+        keys(e[1]),
         ["type", "customType", "data", "id", "parentId", "timestamp"]
     );
     assert_eq!(
-        keys(&e[2]),
+        keys(e[2]),
         [
             "type",
             "customType",
@@ -139,7 +139,7 @@ fn entry_lines_keep_pi_key_order() {
         ]
     );
     assert_eq!(
-        keys(&e[3]),
+        keys(e[3]),
         [
             "type",
             "id",
@@ -152,7 +152,7 @@ fn entry_lines_keep_pi_key_order() {
         ]
     );
     assert_eq!(
-        keys(&e[4]),
+        keys(e[4]),
         [
             "type",
             "id",
@@ -212,7 +212,7 @@ fn v1_files_are_migrated_to_a_chain_with_ids() {
     let again = load_session_file(&path).unwrap();
     assert_eq!(again.migrated_from, None);
     assert_eq!(again.header.version, Some(3));
-    assert_eq!(again.entries, s.entries());
+    assert_eq!(again.entries.iter().collect::<Vec<_>>(), s.entries());
 }
 
 #[test]

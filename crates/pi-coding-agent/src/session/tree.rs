@@ -31,13 +31,13 @@ pub struct SessionTree<'a> {
 impl<'a> SessionTree<'a> {
     /// Builds the tree; children are sorted by timestamp (stable).
     pub fn build(
-        entries: &'a [SessionEntry],
+        entries: &[&'a SessionEntry],
         index: &HashMap<String, usize>,
         labels: &'a HashMap<String, String>,
     ) -> Self {
         let mut nodes: Vec<TreeNode<'a>> = entries
             .iter()
-            .map(|entry| TreeNode {
+            .map(|&entry| TreeNode {
                 entry,
                 children: Vec::new(),
                 label: labels.get(entry.id()).map(String::as_str),

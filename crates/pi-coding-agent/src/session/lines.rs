@@ -1,0 +1,215 @@
+//! The lines of a session file and the entries parsed from them.
+//!
+//! Entry lines are parsed straight into [`SessionEntry`] values (no JSON
+//! tree in between), one line at a time from a buffered reader. Each line
+//! knows where it is in the file, so that an entry can be read again later
+//! ([`LineSource`]).
+
+use std::fs::File;
+use std::io::{self, BufRead, Read, Seek, SeekFrom};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use super::entry::SessionEntry;
+use super::load::{DiagnosticKind, LoadDiagnostic, replace_lone_surrogates};
+
+/// One non-blank line: where it is in its buffer and in the file.
+pub(super) struct Line {
+    /// 1-based line number in the file.
+    pub(super) number: usize,
+    /// False for a last line without a newline.
+    pub(super) terminated: bool,
+    /// The line without surrounding whitespace, as a range of its buffer.
+    pub(super) range: Range<usize>,
+    /// The same bytes in the file.
+    pub(super) span: LineSpan,
+}
+
+/// Where a line is in its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct LineSpan {
+    /// Offset of its first byte.
+    pub(super) offset: u64,
+    /// Its length in bytes.
+    pub(super) len: usize,
+}
+
+/// Reads a file line by line, counting lines and bytes.
+pub(super) struct LineReader<R> {
+    reader: R,
+    line_no: usize,
+    offset: u64,
+    ends_with_newline: bool,
+}
+
+impl<R: BufRead> LineReader<R> {
+    pub(super) fn new(reader: R) -> Self {
+        Self {
+            reader,
+            line_no: 0,
+            offset: 0,
+            ends_with_newline: true,
+        }
+    }
+
+    /// False when the last line read has no newline.
+    pub(super) fn ends_with_newline(&self) -> bool {
+        self.ends_with_newline
+    }
+
+    /// Appends the next non-blank line to `text`; `None` at the end of the file.
+    pub(super) fn next_into(&mut self, text: &mut Vec<u8>) -> io::Result<Option<Line>> {
+        loop {
+            let start = text.len();
+            let read = self.reader.read_until(b'\n', text)?;
+            if read == 0 {
+                return Ok(None);
+            }
+            let line_offset = self.offset;
+            self.offset += read as u64;
+            self.line_no += 1;
+            let terminated = text.last() == Some(&b'\n');
+            self.ends_with_newline = terminated;
+            let raw = &text[start..];
+            let trimmed = raw.trim_ascii();
+            if trimmed.is_empty() {
+                text.truncate(start);
+                continue;
+            }
+            let leading = raw.len() - raw.trim_ascii_start().len();
+            let begin = start + leading;
+            return Ok(Some(Line {
+                number: self.line_no,
+                terminated,
+                range: begin..begin + trimmed.len(),
+                span: LineSpan {
+                    offset: line_offset + leading as u64,
+                    len: trimmed.len(),
+                },
+            }));
+        }
+    }
+}
+
+/// Parses every remaining line as an entry, in file order, pushing
+/// `make(entry, span)` (the span of message entries, with `keep_spans`)
+/// and a diagnostic for each line skipped.
+pub(super) fn read_entries<R, T>(
+    lines: &mut LineReader<R>,
+    keep_spans: bool,
+    mut make: impl FnMut(SessionEntry, Option<LineSpan>) -> T,
+    entries: &mut Vec<T>,
+    diagnostics: &mut Vec<LoadDiagnostic>,
+) -> io::Result<()>
+where
+    R: BufRead,
+{
+    let mut text = Vec::new();
+    while let Some(line) = lines.next_into(&mut text)? {
+        match parse_entry(&text[line.range.clone()]) {
+            Ok(entry) => {
+                let keep = keep_spans && matches!(entry, SessionEntry::Message(_));
+                entries.push(make(entry, keep.then_some(line.span)));
+            }
+            Err(LineError::Json(err)) => diagnostics.push(json_diagnostic(&line, &err)),
+            Err(LineError::Entry(err)) => diagnostics.push(LoadDiagnostic {
+                line: line.number,
+                kind: DiagnosticKind::InvalidEntry,
+                reason: err.to_string(),
+            }),
+        }
+        text.clear();
+    }
+    Ok(())
+}
+
+/// A diagnostic for a line that is not JSON (a torn last line when it has no newline).
+pub(super) fn json_diagnostic(line: &Line, err: &serde_json::Error) -> LoadDiagnostic {
+    LoadDiagnostic {
+        line: line.number,
+        kind: if line.terminated {
+            DiagnosticKind::InvalidJson
+        } else {
+            DiagnosticKind::TornLastLine
+        },
+        reason: format!("not valid JSON: {err}"),
+    }
+}
+
+/// Why a line is not an entry.
+enum LineError {
+    /// Not JSON at all.
+    Json(serde_json::Error),
+    /// JSON, but not an entry.
+    Entry(serde_json::Error),
+}
+
+/// Parses one line as an entry; a line with lone UTF-16 surrogate escapes
+/// (which JavaScript writes, serde_json rejects) is retried with them
+/// replaced by U+FFFD. A line that fails as an entry before its end is
+/// checked for JSON syntax, so a broken line is reported as such.
+fn parse_entry(bytes: &[u8]) -> Result<SessionEntry, LineError> {
+    let err = match serde_json::from_slice(bytes) {
+        Ok(entry) => return Ok(entry),
+        Err(err) => err,
+    };
+    if let Some(fixed) = replace_lone_surrogates(bytes) {
+        return match serde_json::from_slice(&fixed) {
+            Ok(entry) => Ok(entry),
+            Err(again) => match classify(&fixed, again) {
+                LineError::Json(_) => Err(classify(bytes, err)),
+                entry_error @ LineError::Entry(_) => Err(entry_error),
+            },
+        };
+    }
+    Err(classify(bytes, err))
+}
+
+fn classify(bytes: &[u8], err: serde_json::Error) -> LineError {
+    if !err.is_data() {
+        return LineError::Json(err);
+    }
+    match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+        Ok(_) => LineError::Entry(err),
+        Err(syntax) => LineError::Json(syntax),
+    }
+}
+
+/// The file a session was read from, to read single entries again.
+#[derive(Debug)]
+pub(super) struct LineSource {
+    path: PathBuf,
+    /// Opened on first use.
+    file: Mutex<Option<File>>,
+}
+
+impl LineSource {
+    pub(super) fn new(path: &Path) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            file: Mutex::new(None),
+        }
+    }
+
+    /// The entry at `span`, parsed as when the file was loaded.
+    pub(super) fn read_entry(&self, span: LineSpan) -> Result<SessionEntry, String> {
+        let mut bytes = vec![0; span.len];
+        let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        let read = match &mut *file {
+            Some(file) => read_at(file, span.offset, &mut bytes),
+            None => File::open(&self.path).and_then(|mut opened| {
+                read_at(&mut opened, span.offset, &mut bytes)?;
+                *file = Some(opened);
+                Ok(())
+            }),
+        };
+        read.map_err(|e| format!("{}: {e}", self.path.display()))?;
+        parse_entry(&bytes).map_err(|(LineError::Json(e) | LineError::Entry(e))| e.to_string())
+    }
+}
+
+fn read_at(file: &mut File, offset: u64, bytes: &mut [u8]) -> io::Result<()> {
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(bytes)
+}

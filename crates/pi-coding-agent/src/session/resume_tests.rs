@@ -1,0 +1,191 @@
+//! Resuming: the context taken from a freshly opened file equals the one
+//! built by copy, and the entries handed out read back unchanged.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use pi_agent_core::AgentMessage;
+use pi_ai::{AssistantContent, AssistantMessage, Message, UserContent, UserMessage};
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::messages::CodingAgentMessage;
+
+fn user(text: &str) -> CodingAgentMessage {
+    AgentMessage::Standard(Message::User(UserMessage {
+        content: UserContent::Text(text.into()),
+        timestamp: 1,
+        ..UserMessage::default()
+    }))
+}
+
+fn assistant(text: &str, model: &str) -> CodingAgentMessage {
+    let mut m = AssistantMessage::empty("anthropic-messages".into(), "anthropic".into(), model, 2);
+    m.stop_reason = pi_ai::StopReason::Stop;
+    m.content.push(AssistantContent::text(text));
+    AgentMessage::Standard(Message::Assistant(m))
+}
+
+fn file_of(s: &SessionManager) -> PathBuf {
+    s.session_file().unwrap().to_path_buf()
+}
+
+/// Opens `path` twice: the context built by copy and the entries, then the
+/// context taken; both contexts must be equal, and the entries read back.
+fn resume(path: &Path) -> (SessionManager, crate::context::SessionContext) {
+    let reference = SessionManager::open(path, None).unwrap();
+    let built = reference.build_session_context();
+    let entries: Vec<SessionEntry> = reference.entries().into_iter().cloned().collect();
+    let mut resumed = SessionManager::open(path, None).unwrap();
+    let taken = resumed.take_session_context();
+    assert_eq!(taken, built);
+    assert_eq!(
+        resumed.build_session_context(),
+        built,
+        "built again after the take"
+    );
+    assert_eq!(resumed.entries(), entries.iter().collect::<Vec<_>>());
+    assert_eq!(resumed.leaf_id(), reference.leaf_id());
+    (resumed, taken)
+}
+
+fn user_texts(context: &crate::context::SessionContext) -> Vec<String> {
+    crate::messages::convert_to_llm(&context.messages)
+        .iter()
+        .map(|m| match m {
+            Message::User(u) => match &u.content {
+                UserContent::Text(t) => t.clone(),
+                UserContent::Blocks(b) => b.iter().filter_map(|b| b.as_text()).collect(),
+            },
+            Message::Assistant(a) => a.text(),
+            Message::ToolResult(_) => "<tool>".into(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_linear_session_resumes_by_move_and_appends_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = SessionManager::create("/w", Some(dir.path())).unwrap();
+    s.append_model_change("anthropic", "first").unwrap();
+    s.append_thinking_level_change("high").unwrap();
+    s.append_message(user("one")).unwrap();
+    s.append_message(assistant("two", "second")).unwrap();
+    s.append_custom_entry("ext", None).unwrap();
+    s.append_message(user("three")).unwrap();
+    let path = file_of(&s);
+
+    let (mut resumed, context) = resume(&path);
+    assert_eq!(user_texts(&context), ["one", "two", "three"]);
+    assert_eq!(context.thinking_level, "high");
+    assert_eq!(context.model.unwrap().model_id, "second");
+    let id = resumed.append_message(assistant("four", "second")).unwrap();
+    assert_eq!(resumed.entry(&id).unwrap().parent_id(), s.leaf_id());
+    let (_, context) = resume(&path);
+    assert_eq!(user_texts(&context), ["one", "two", "three", "four"]);
+}
+
+#[test]
+fn a_compacted_session_resumes_from_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = SessionManager::create("/w", Some(dir.path())).unwrap();
+    s.append_message(user("u1")).unwrap();
+    s.append_message(assistant("a1", "m")).unwrap();
+    let kept = s.append_message(user("u2")).unwrap();
+    s.append_message(assistant("a2", "m")).unwrap();
+    s.append_compaction("earlier", &kept, 10, None, None)
+        .unwrap();
+    s.append_message(user("u3")).unwrap();
+
+    let (_, context) = resume(&file_of(&s));
+    let texts = user_texts(&context);
+    assert!(texts[0].contains("earlier"), "{texts:?}");
+    assert_eq!(texts[1..], ["u2", "a2", "u3"]);
+}
+
+#[test]
+fn a_branched_session_with_extension_messages_resumes_its_leafs_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = SessionManager::create("/w", Some(dir.path())).unwrap();
+    s.append_message(user("u1")).unwrap();
+    let a1 = s.append_message(assistant("a1", "m")).unwrap();
+    s.append_message(user("left behind")).unwrap();
+    s.append_message(assistant("also left", "m")).unwrap();
+    s.branch(&a1).unwrap();
+    s.append_custom_message_entry("ext", UserContent::Text("note".into()), true, None)
+        .unwrap();
+    s.append_message(user("u2")).unwrap();
+
+    let (resumed, context) = resume(&file_of(&s));
+    assert_eq!(user_texts(&context), ["u1", "a1", "note", "u2"]);
+    assert_eq!(resumed.children(&a1).len(), 2);
+    assert_eq!(resumed.tree().roots.len(), 1);
+}
+
+#[test]
+fn an_entry_changed_behind_our_back_reads_as_unreadable() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = SessionManager::create("/w", Some(dir.path())).unwrap();
+    let u1 = s.append_message(user("u1")).unwrap();
+    s.append_message(assistant("a1", "m")).unwrap();
+    let path = file_of(&s);
+    let mut resumed = SessionManager::open(&path, None).unwrap();
+    assert_eq!(user_texts(&resumed.take_session_context()), ["u1", "a1"]);
+    fs::write(&path, "").unwrap();
+    let SessionEntry::Custom(custom) = resumed.entry(&u1).unwrap() else {
+        panic!("expected the stand-in entry");
+    };
+    assert_eq!(custom.custom_type, "pi-rs:unreadable-entry");
+    assert_eq!(custom.id, u1);
+    assert_eq!(resumed.branch_path(None).len(), 2);
+}
+
+#[test]
+fn entry_lines_in_any_key_order_load_and_bad_ones_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let lines = [
+        r#"{"type":"session","version":3,"id":"sid","timestamp":"t","cwd":"/w"}"#,
+        r#"{"message":{"timestamp":1,"content":"late tags","role":"user"},"parentId":null,"timestamp":"t","id":"00000001","type":"message"}"#,
+        r#"{"type":"message","id":"00000002","id":"00000003","parentId":null,"timestamp":"t","message":{"role":"user","content":"x","timestamp":1}}"#,
+        r#"{"type":"message","id":"00000004","parentId":null,"timestamp":"t"}"#,
+        r#"{"type":"mystery","id":"00000005", oops"#,
+        r#"{"type":"message","id":"00000006","parentId":"00000001","timestamp":"t","message":{"role":"user","content":"x","timestamp":1},"later":[1]}"#,
+        r#"{"type":"message","id":"00000007","parentId":"00000006","timestamp":"t","message":{"role":"user","content":"half \ud83d","timestamp":1}}"#,
+    ];
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let loaded = load_session_file(&path).unwrap();
+    let ids: Vec<&str> = loaded.entries.iter().map(SessionEntry::id).collect();
+    assert_eq!(ids, ["00000001", "00000006", "00000007"]);
+    let reported: Vec<(usize, DiagnosticKind)> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| (d.line, d.kind))
+        .collect();
+    assert_eq!(
+        reported,
+        [
+            (3, DiagnosticKind::InvalidEntry),
+            (4, DiagnosticKind::InvalidEntry),
+            (5, DiagnosticKind::InvalidJson)
+        ]
+    );
+    assert!(
+        loaded.diagnostics[0]
+            .reason
+            .contains("duplicate field `id`")
+    );
+    assert!(
+        loaded.diagnostics[1]
+            .reason
+            .contains("missing field `message`")
+    );
+    assert_eq!(
+        loaded.entries[1].to_line().unwrap(),
+        lines[5],
+        "unknown fields are written back"
+    );
+    // Read again after a resume, the repaired line gives the same entry.
+    let (_, context) = resume(&path);
+    assert_eq!(user_texts(&context), ["late tags", "x", "half \u{fffd}"]);
+}

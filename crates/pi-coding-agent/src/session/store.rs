@@ -1,0 +1,217 @@
+//! How a [`SessionManager`](super::SessionManager) keeps its entries.
+//!
+//! Entries are parsed and in memory, except the message entries read from
+//! the session file: those are known by id, parent and place in the file,
+//! while their messages wait, in file order, in a [`LoadedMessages`] list
+//! until a resume moves them into the agent's transcript
+//! ([`SessionManager::take_session_context`](super::SessionManager::take_session_context)).
+//! Asked for as a whole entry, such a message entry is read again from its
+//! line (and kept).
+
+use std::sync::OnceLock;
+
+use pi_ai::ExtraFields;
+
+use super::entry::{CustomEntry, SessionEntry};
+use super::lines::{LineSource, LineSpan};
+use crate::context::{ModelRef, PathEntry, context_message};
+use crate::messages::CodingAgentMessage;
+
+/// The messages of the message entries read from the file, in file order;
+/// `None` once handed out.
+pub(super) type LoadedMessages = Vec<Option<CodingAgentMessage>>;
+
+/// One entry of a session.
+#[derive(Debug)]
+pub(super) enum Stored {
+    /// An entry in memory.
+    Parsed(Box<SessionEntry>),
+    /// A message entry read from the session file.
+    Read(ReadMessage),
+}
+
+/// A message entry known by its line in the session file.
+#[derive(Debug)]
+pub(super) struct ReadMessage {
+    id: String,
+    parent_id: Option<String>,
+    /// Provider and model of an assistant message.
+    model: Option<ModelRef>,
+    span: LineSpan,
+    /// Its message's position in the [`LoadedMessages`], until handed out.
+    slot: Option<usize>,
+    /// The entry read again, on first use.
+    entry: OnceLock<Box<SessionEntry>>,
+}
+
+/// Where the whole entries of [`Stored::Read`] come from.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Sources<'a> {
+    /// The session file.
+    pub(super) file: Option<&'a LineSource>,
+    /// The messages not handed out yet.
+    pub(super) loaded: &'a [Option<CodingAgentMessage>],
+}
+
+impl Stored {
+    /// An entry in memory only.
+    pub(super) fn new(entry: SessionEntry) -> Self {
+        Self::Parsed(Box::new(entry))
+    }
+
+    /// An entry read from the file line at `span` (`None`: keep it in
+    /// memory); a message entry's message goes to `loaded`.
+    pub(super) fn read(
+        entry: SessionEntry,
+        span: Option<LineSpan>,
+        loaded: &mut LoadedMessages,
+    ) -> Self {
+        match (entry, span) {
+            (SessionEntry::Message(e), Some(span)) => {
+                let read = ReadMessage {
+                    model: e.message.as_assistant().map(|a| ModelRef {
+                        provider: a.provider.to_string(),
+                        model_id: a.model.clone(),
+                    }),
+                    id: e.id,
+                    parent_id: e.parent_id,
+                    span,
+                    slot: Some(loaded.len()),
+                    entry: OnceLock::new(),
+                };
+                loaded.push(Some(e.message));
+                Self::Read(read)
+            }
+            (entry, _) => Self::new(entry),
+        }
+    }
+
+    /// The entry id.
+    pub(super) fn id(&self) -> &str {
+        match self {
+            Self::Parsed(entry) => entry.id(),
+            Self::Read(read) => &read.id,
+        }
+    }
+
+    /// The parent entry id.
+    pub(super) fn parent_id(&self) -> Option<&str> {
+        match self {
+            Self::Parsed(entry) => entry.parent_id(),
+            Self::Read(read) => read.parent_id.as_deref(),
+        }
+    }
+
+    /// True for an assistant message.
+    pub(super) fn is_assistant(&self) -> bool {
+        match self {
+            Self::Parsed(entry) => entry
+                .as_message()
+                .is_some_and(|m| m.as_assistant().is_some()),
+            Self::Read(read) => read.model.is_some(),
+        }
+    }
+
+    /// The entry, if it is in memory as a whole.
+    pub(super) fn in_memory(&self) -> Option<&SessionEntry> {
+        match self {
+            Self::Parsed(entry) => Some(entry),
+            Self::Read(read) => read.entry.get().map(|e| &**e),
+        }
+    }
+
+    /// The entry, read again from the file (and kept) if needed.
+    pub(super) fn get(&self, file: Option<&LineSource>) -> &SessionEntry {
+        match self {
+            Self::Parsed(entry) => entry,
+            Self::Read(read) => read.entry.get_or_init(|| Box::new(read.read_again(file))),
+        }
+    }
+
+    /// The entry as the context plan sees it, without reading it again.
+    pub(super) fn path_entry(&self) -> PathEntry<'_> {
+        match (self, self.in_memory()) {
+            (_, Some(entry)) => PathEntry::Entry(entry),
+            (Self::Read(read), None) => PathEntry::Message {
+                id: &read.id,
+                model: read.model.as_ref(),
+            },
+            (Self::Parsed(entry), None) => PathEntry::Entry(entry),
+        }
+    }
+
+    /// The position in the loaded messages of a message not handed out.
+    pub(super) fn slot(&self) -> Option<usize> {
+        match self {
+            Self::Parsed(_) => None,
+            Self::Read(read) => read.slot,
+        }
+    }
+
+    /// The message this entry adds to a context, as a copy (for a message
+    /// entry neither loaded nor kept, read again from the file).
+    pub(super) fn context_message(&self, sources: Sources<'_>) -> Option<CodingAgentMessage> {
+        if let Some(entry) = self.in_memory() {
+            return context_message(entry);
+        }
+        let Self::Read(read) = self else {
+            return None;
+        };
+        match read.slot.and_then(|slot| sources.loaded.get(slot)) {
+            Some(Some(message)) => Some(message.clone()),
+            _ => context_message(&read.read_again(sources.file)),
+        }
+    }
+
+    /// Hands out the loaded message of this entry, taking it from `loaded`,
+    /// or gives a copy as [`Self::context_message`].
+    pub(super) fn take_context_message(
+        &mut self,
+        file: Option<&LineSource>,
+        loaded: &mut LoadedMessages,
+    ) -> Option<CodingAgentMessage> {
+        if let Self::Read(read) = self
+            && let Some(message) = read
+                .slot
+                .take()
+                .and_then(|slot| loaded.get_mut(slot)?.take())
+        {
+            return Some(message);
+        }
+        self.context_message(Sources { file, loaded })
+    }
+
+    /// Forgets the loaded message (it was handed out or dropped).
+    pub(super) fn unload(&mut self) {
+        if let Self::Read(read) = self {
+            read.slot = None;
+        }
+    }
+}
+
+impl ReadMessage {
+    /// Reads the entry again. A session file is only ever appended to, so
+    /// this fails only if the file was changed behind our back; the entry
+    /// then reads as a `custom` entry (never part of a context) naming the
+    /// problem, with its id and parent kept.
+    fn read_again(&self, file: Option<&LineSource>) -> SessionEntry {
+        let read = match file {
+            Some(file) => file.read_entry(self.span),
+            None => Err("the session has no file to read it from".to_owned()),
+        };
+        let problem = match read {
+            Ok(entry) if entry.id() == self.id => return entry,
+            Ok(entry) => format!("the line now holds entry {}", entry.id()),
+            Err(problem) => problem,
+        };
+        tracing::error!(id = %self.id, "cannot read a session entry again: {problem}");
+        SessionEntry::Custom(CustomEntry {
+            custom_type: "pi-rs:unreadable-entry".to_owned(),
+            data: Some(serde_json::Value::String(problem)),
+            id: self.id.clone(),
+            parent_id: self.parent_id.clone(),
+            timestamp: String::new(),
+            extra: ExtraFields::new(),
+        })
+    }
+}
