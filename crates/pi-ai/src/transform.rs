@@ -439,3 +439,7 @@ pub fn normalize_tool_call_id_responses(id: &str) -> String {
 #[cfg(test)]
 #[path = "transform_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "transform_id_tests.rs"]
+mod id_tests;
