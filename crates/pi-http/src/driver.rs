@@ -39,6 +39,13 @@ pub trait SseDecoder: Send + 'static {
     /// The body ended without a terminal frame. Wires where that is normal
     /// return `Done`; the others return an error naming what was missing.
     fn end_of_stream(&mut self, sink: &mut EventSink) -> StreamEnd;
+
+    /// The `errorMessage` of an HTTP error answer, as the provider's own
+    /// client library words it. The default is [`crate::status_error_message`]
+    /// (the OpenAI client's `"<status> <error.message>"`).
+    fn http_error_message(&self, status: u16, body: &str) -> String {
+        crate::status_error_message(status, body)
+    }
 }
 
 /// Everything about one HTTP call except the wire format.
@@ -87,6 +94,10 @@ pub fn stream_sse<D: SseDecoder>(
         let response = match client.post(&call.request, &call.policy, &cancel).await {
             Ok(response) => response,
             Err(HttpError::Aborted) => return sink.error(ErrorReason::Aborted, ABORTED_MESSAGE),
+            Err(HttpError::Status { status, body, .. }) => {
+                let message = decoder.http_error_message(status, &body);
+                return sink.error(ErrorReason::Error, message);
+            }
             Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
         };
         let mut frames = pin!(sse_frames(response, call.idle_timeout));

@@ -91,6 +91,29 @@ impl HttpError {
     }
 }
 
+/// `"<status> <text>"` as OpenAI-style client libraries word an HTTP error:
+/// the text is `error.message` of a JSON body (other JSON is written
+/// compactly), the raw body when it is not JSON, or `status code (no body)`.
+pub fn status_error_message(status: u16, body: &str) -> String {
+    let text = match serde_json::from_str::<Value>(body.trim()) {
+        Ok(value) => match value.get("error") {
+            Some(Value::Object(error)) => match error.get("message") {
+                Some(Value::String(message)) => message.clone(),
+                Some(other) => other.to_string(),
+                None => Value::Object(error.clone()).to_string(),
+            },
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+        Err(_) => body.trim().to_owned(),
+    };
+    if text.is_empty() {
+        format!("{status} status code (no body)")
+    } else {
+        format!("{status} {text}")
+    }
+}
+
 /// The provider's error text from an error body: `error.message`,
 /// `message`, a string `error`, or `detail`; else the trimmed body; else
 /// `status code (no body)`.
@@ -135,6 +158,28 @@ mod tests {
         );
         assert_eq!(error_text_from_body("upstream down\n"), "upstream down");
         assert_eq!(error_text_from_body(""), "status code (no body)");
+    }
+
+    #[test]
+    fn status_messages_read_like_the_openai_client() {
+        let body = r#"{"error":{"message":"The server had an error","type":"server_error"}}"#;
+        assert_eq!(
+            status_error_message(500, body),
+            "500 The server had an error"
+        );
+        assert_eq!(
+            status_error_message(502, "Bad gateway\n"),
+            "502 Bad gateway"
+        );
+        assert_eq!(status_error_message(500, ""), "500 status code (no body)");
+        assert_eq!(
+            status_error_message(500, r#"{"detail":"x"}"#),
+            "500 status code (no body)"
+        );
+        assert_eq!(
+            status_error_message(401, r#"{"error":"bad key"}"#),
+            "401 \"bad key\""
+        );
     }
 
     #[test]

@@ -14,6 +14,6 @@ mod sse;
 
 pub use client::{HttpClient, HttpRequest};
 pub use driver::{SseCall, SseDecoder, StreamEnd, stream_sse};
-pub use error::{ErrorClass, HttpError, error_text_from_body};
+pub use error::{ErrorClass, HttpError, error_text_from_body, status_error_message};
 pub use retry::RetryPolicy;
 pub use sse::{DEFAULT_IDLE_TIMEOUT, SseFrame, sse_frames};

@@ -236,6 +236,24 @@ fn is_message_event(name: &str) -> bool {
 }
 
 impl SseDecoder for AnthropicDecoder {
+    /// As the Anthropic client words it: `"<status> <message>"` with the
+    /// body's top-level `message`, else the whole JSON body written compactly.
+    fn http_error_message(&self, status: u16, body: &str) -> String {
+        let text = match serde_json::from_str::<serde_json::Value>(body.trim()) {
+            Ok(value) => match value.get("message") {
+                Some(serde_json::Value::String(message)) => message.clone(),
+                Some(other) => other.to_string(),
+                None => value.to_string(),
+            },
+            Err(_) => body.trim().to_owned(),
+        };
+        if text.is_empty() {
+            format!("{status} status code (no body)")
+        } else {
+            format!("{status} {text}")
+        }
+    }
+
     fn frame(
         &mut self,
         frame: &SseFrame,

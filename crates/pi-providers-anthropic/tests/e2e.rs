@@ -149,9 +149,11 @@ async fn http_500_is_retried_then_reported_with_the_provider_text() {
     assert_eq!(kinds, ["start", "error"]);
     let message = final_of(&events);
     assert_eq!(message.stop_reason, StopReason::Error);
+    // The Anthropic client's wording: the body has no top-level `message`,
+    // so the whole body follows the status.
     assert_eq!(
         message.error_message.as_deref(),
-        Some("500 Internal server error")
+        Some(format!("500 {body}").as_str())
     );
     assert!(message.content.is_empty());
     assert_eq!(server.requests().len(), 3, "first attempt + 2 retries");

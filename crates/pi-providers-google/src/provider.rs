@@ -103,7 +103,10 @@ pub fn stream_google(
         }
     };
     let http = build_http_request(model, &options.base, &api_key, body);
-    let call = SseCall::new(http, &options.base);
+    let mut call = SseCall::new(http, &options.base);
+    // pi's Google client is created without retry options, so a failed
+    // request is not sent again by the transport (the app's auto-retry still applies).
+    call.policy = pi_http::RetryPolicy::NONE;
     stream_sse(
         initial,
         call,
