@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use pi_agent_core::{AgentEvent, PromptInput};
-use pi_ai::StopReason;
 
 use super::{SharedWriter, write_json_line};
 use crate::app::App;
@@ -19,7 +18,9 @@ pub fn stream_events(app: &App, out: &SharedWriter) {
     app.subscribe_app_events(Arc::new(move |event| write_json_line(&app_events, event)));
 }
 
-/// Runs `prompts`, writing the header and every event; returns the exit code.
+/// Runs `prompts`, writing the header and every event; returns the exit
+/// code: 0 once the prompts ran, whatever they ended with (pi reports errors
+/// in the event stream only), 1 when a prompt was refused.
 pub async fn run(app: &App, prompts: Vec<PromptInput<CodingMessage>>, out: SharedWriter) -> i32 {
     let header = app.session().header().clone();
     write_json_line(&out, &header);
@@ -29,8 +30,5 @@ pub async fn run(app: &App, prompts: Vec<PromptInput<CodingMessage>>, out: Share
             return 1;
         }
     }
-    match app.last_assistant().map(|m| m.stop_reason) {
-        Some(StopReason::Error | StopReason::Aborted) => 1,
-        _ => 0,
-    }
+    0
 }

@@ -175,10 +175,15 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
         }
         "set_model" => {
             let provider = str_field(command, "provider")?;
+            let id = str_field(command, "modelId")?;
+            // pi matches provider and id exactly.
             let model = app
                 .registry
-                .find(Some(provider), str_field(command, "modelId")?)
-                .map_err(|e| e.to_string())?;
+                .models()
+                .iter()
+                .find(|m| m.provider.as_str() == provider && m.id == id)
+                .cloned()
+                .ok_or_else(|| format!("Model not found: {provider}/{id}"))?;
             app.set_model(model.clone());
             Ok(Some(model_json(&model)))
         }
