@@ -59,13 +59,13 @@ async fn crossing_the_threshold_compacts_and_the_next_request_carries_the_summar
         .collect();
     let start = events
         .iter()
-        .find(|e| e["type"] == "auto_compaction_start")
-        .expect("auto_compaction_start");
+        .find(|e| e["type"] == "compaction_start")
+        .expect("compaction_start");
     assert_eq!(start["reason"], "threshold");
     let end = events
         .iter()
-        .find(|e| e["type"] == "auto_compaction_end")
-        .expect("auto_compaction_end");
+        .find(|e| e["type"] == "compaction_end")
+        .expect("compaction_end");
     assert!(
         end["result"]["summary"]
             .as_str()
@@ -119,5 +119,76 @@ async fn crossing_the_threshold_compacts_and_the_next_request_carries_the_summar
     assert!(
         !sent.contains("First question."),
         "compacted messages are not sent again: {sent}"
+    );
+}
+
+/// pi's auto-retry in `--mode json`: `auto_retry_start` after the failed
+/// run's `agent_end`, and `auto_retry_end` right after the `message_end` of
+/// the answer that succeeded.
+#[tokio::test(flavor = "multi_thread")]
+async fn auto_retry_events_come_in_pis_order() {
+    let failure = r#"{"error":{"message":"The server had an error","type":"server_error"}}"#;
+    let s = Scenario::start(vec![
+        MockResponse::json(500, failure),
+        MockResponse::json(500, failure),
+        MockResponse::json(500, failure),
+        answer("Recovered."),
+    ])
+    .await;
+    std::fs::write(
+        s.agent_dir.path().join("settings.json"),
+        r#"{"retry":{"baseDelayMs":10}}"#,
+    )
+    .unwrap();
+    let out = s
+        .run(&["--mode", "json", "--model", "mock-oai/mock-gpt", "Hello?"])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let events: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .filter(|k| *k != "message_update")
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "session",
+            "agent_start",
+            "turn_start",
+            "message_start",
+            "message_end",
+            "message_start",
+            "message_end",
+            "turn_end",
+            "agent_end",
+            "auto_retry_start",
+            "agent_start",
+            "turn_start",
+            "message_start",
+            "message_end",
+            "auto_retry_end",
+            "turn_end",
+            "agent_end",
+        ]
+    );
+    let start = events
+        .iter()
+        .find(|e| e["type"] == "auto_retry_start")
+        .unwrap();
+    assert_eq!(start["attempt"], 1);
+    assert_eq!(start["maxAttempts"], 3);
+    assert_eq!(start["delayMs"], 10);
+    assert_eq!(start["errorMessage"], "500 The server had an error");
+    let end = events
+        .iter()
+        .find(|e| e["type"] == "auto_retry_end")
+        .unwrap();
+    assert_eq!(
+        end,
+        &json!({"type": "auto_retry_end", "success": true, "attempt": 1})
     );
 }

@@ -24,11 +24,10 @@ use crate::config::{AuthStorage, ModelRegistry, Settings};
 use crate::messages::CodingMessage;
 use crate::session::SessionManager;
 
+use persist::EventHub;
+pub use persist::{AppEvent, AppListener};
 pub use retry::is_retryable_error;
 pub use setup::{SessionChoice, SetupError, StartOptions, build_app, register_providers};
-
-/// A listener of the app's own events (`auto_retry_start`, ...), as JSON.
-pub type AppEventListener = Arc<dyn Fn(&Value) + Send + Sync>;
 
 /// The coding agent: agent, session, configuration.
 pub struct App {
@@ -51,7 +50,7 @@ pub struct App {
     retry_cancel: Mutex<Option<CancellationToken>>,
     bash_cancel: Mutex<Option<CancellationToken>>,
     pending_bash: Mutex<Vec<AgentMessage<CodingMessage>>>,
-    listeners: Mutex<Vec<AppEventListener>>,
+    hub: Arc<EventHub>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -69,16 +68,14 @@ impl App {
         lock(&self.session)
     }
 
-    /// Adds a listener of the app's own events.
-    pub fn subscribe_app_events(&self, listener: AppEventListener) {
-        lock(&self.listeners).push(listener);
+    /// Adds a listener of every agent event and app event, in pi's order
+    /// (an agent event reaches listeners before it is persisted).
+    pub fn subscribe(&self, listener: AppListener) {
+        self.hub.subscribe(listener);
     }
 
     fn emit(&self, event: &Value) {
-        let listeners = lock(&self.listeners).clone();
-        for listener in listeners {
-            listener(event);
-        }
+        self.hub.emit(AppEvent::App(event));
     }
 
     /// Whether transient errors are retried automatically.
@@ -133,13 +130,21 @@ impl App {
         self.last_assistant().map(|m| m.text())
     }
 
+    /// The last message, when it is an assistant message.
+    fn trailing_assistant(&self) -> Option<AssistantMessage> {
+        self.agent
+            .with_state(|s| s.messages.last().and_then(|m| m.as_assistant().cloned()))
+    }
+
+    /// pi's checks after a run: overflow recovery (compact, then retry once),
+    /// auto-retry of transient errors (2 s, 4 s, 8 s, ...), then threshold
+    /// compaction.
     async fn after_run(&self) {
         let retry = self.settings.retry();
         let window = self.agent.model().context_window;
-        let mut attempt = 0u32;
         let mut overflow_recovered = false;
         loop {
-            let Some(last) = self.last_assistant() else {
+            let Some(last) = self.trailing_assistant() else {
                 return;
             };
             if last.stop_reason == StopReason::Error
@@ -149,58 +154,58 @@ impl App {
             {
                 overflow_recovered = true;
                 self.drop_last_assistant();
-                if self.run_compaction("overflow", None, true).await.is_ok() {
-                    if self.agent.continue_().await.is_err() {
-                        return;
-                    }
-                    continue;
-                }
-                return;
-            }
-            let retryable = self.auto_retry.load(Ordering::SeqCst)
-                && retry.enabled
-                && is_retryable_error(&last, window);
-            if retryable && attempt < retry.max_retries {
-                attempt += 1;
-                let delay = Duration::from_millis(
-                    retry
-                        .base_delay_ms
-                        .saturating_mul(1 << (attempt - 1).min(20)),
-                );
-                self.emit(&json!({
-                    "type": "auto_retry_start",
-                    "attempt": attempt,
-                    "maxAttempts": retry.max_retries,
-                    "delayMs": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                    "errorMessage": last.error_message.clone().unwrap_or_default(),
-                }));
-                self.drop_last_assistant();
-                let token = CancellationToken::new();
-                *lock(&self.retry_cancel) = Some(token.clone());
-                let cancelled = tokio::select! {
-                    () = token.cancelled() => true,
-                    () = tokio::time::sleep(delay) => false,
-                };
-                *lock(&self.retry_cancel) = None;
-                if cancelled {
-                    self.emit(&json!({"type": "auto_retry_end", "success": false, "attempt": attempt, "finalError": "Retry cancelled"}));
-                    return;
-                }
-                if self.agent.continue_().await.is_err() {
+                if self.run_compaction("overflow", None, true).await.is_err()
+                    || self.agent.continue_().await.is_err()
+                {
                     return;
                 }
                 continue;
             }
-            if attempt > 0 {
-                let success = last.stop_reason != StopReason::Error;
-                let mut end =
-                    json!({"type": "auto_retry_end", "success": success, "attempt": attempt});
-                if !success {
-                    end["finalError"] = json!(last.error_message.clone().unwrap_or_default());
-                }
-                self.emit(&end);
+            let retryable = self.auto_retry.load(Ordering::SeqCst)
+                && retry.enabled
+                && is_retryable_error(&last, window);
+            if !retryable {
+                break;
             }
-            break;
+            let attempt = self.hub.retry_attempt.fetch_add(1, Ordering::SeqCst) + 1;
+            if attempt > retry.max_retries {
+                self.hub.retry_attempt.store(0, Ordering::SeqCst);
+                self.emit(&json!({
+                    "type": "auto_retry_end",
+                    "success": false,
+                    "attempt": attempt - 1,
+                    "finalError": last.error_message.clone().unwrap_or_default(),
+                }));
+                break;
+            }
+            let delay = Duration::from_millis(
+                retry
+                    .base_delay_ms
+                    .saturating_mul(1 << (attempt - 1).min(20)),
+            );
+            self.emit(&json!({
+                "type": "auto_retry_start",
+                "attempt": attempt,
+                "maxAttempts": retry.max_retries,
+                "delayMs": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                "errorMessage": last.error_message.clone().unwrap_or_else(|| "Unknown error".to_owned()),
+            }));
+            self.drop_last_assistant();
+            let token = CancellationToken::new();
+            *lock(&self.retry_cancel) = Some(token.clone());
+            let cancelled = tokio::select! {
+                () = token.cancelled() => true,
+                () = tokio::time::sleep(delay) => false,
+            };
+            *lock(&self.retry_cancel) = None;
+            if cancelled {
+                self.hub.retry_attempt.store(0, Ordering::SeqCst);
+                self.emit(&json!({"type": "auto_retry_end", "success": false, "attempt": attempt, "finalError": "Retry cancelled"}));
+                return;
+            }
+            if self.agent.continue_().await.is_err() {
+                return;
+            }
         }
         self.check_threshold_compaction().await;
     }
@@ -240,30 +245,34 @@ impl App {
             .await
     }
 
+    /// Runs one compaction with pi's `compaction_start` / `compaction_end` events.
     async fn run_compaction(
         &self,
         reason: &str,
         custom_instructions: Option<&str>,
         will_retry: bool,
     ) -> Result<CompactionResult, String> {
-        let automatic = reason != "manual";
-        if automatic {
-            self.emit(&json!({"type": "auto_compaction_start", "reason": reason}));
-        }
+        self.emit(&json!({"type": "compaction_start", "reason": reason}));
         let result = self.compact_inner(custom_instructions).await;
-        if automatic {
-            let mut end = json!({"type": "auto_compaction_end", "aborted": false, "willRetry": will_retry && result.is_ok()});
-            match &result {
-                Ok(r) => {
-                    end["result"] = json!({"summary": r.summary, "firstKeptEntryId": r.first_kept_entry_id, "tokensBefore": r.tokens_before, "details": r.details});
-                }
-                Err(e) => {
-                    end["result"] = Value::Null;
-                    end["errorMessage"] = json!(e);
-                }
+        let mut end = json!({"type": "compaction_end", "reason": reason});
+        match &result {
+            Ok(r) => {
+                end["result"] = json!({"summary": r.summary, "firstKeptEntryId": r.first_kept_entry_id, "tokensBefore": r.tokens_before, "details": r.details});
+                end["aborted"] = json!(false);
+                end["willRetry"] = json!(will_retry);
             }
-            self.emit(&end);
+            Err(e) => {
+                end["aborted"] = json!(false);
+                end["willRetry"] = json!(false);
+                let prefix = match reason {
+                    "manual" => "Compaction failed",
+                    "overflow" => "Context overflow recovery failed",
+                    _ => "Auto-compaction failed",
+                };
+                end["errorMessage"] = json!(format!("{prefix}: {e}"));
+            }
         }
+        self.emit(&end);
         result
     }
 

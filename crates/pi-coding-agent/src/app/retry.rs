@@ -1,4 +1,5 @@
-//! Which provider errors are worth retrying (pi's list, PI-REFERENCE §6.9).
+//! Which provider errors are worth retrying (pi 0.73.1's list, plus our
+//! transport's own "Stream error" / "Stream idle" wording).
 
 use std::sync::OnceLock;
 
@@ -10,7 +11,7 @@ fn retryable_pattern() -> Option<&'static Regex> {
     PATTERN
         .get_or_init(|| {
             Regex::new(
-                r"(?i)overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|connection.?error|connection.?refused|other side closed|fetch failed|upstream.?connect|reset before headers|terminated|retry delay|stream error|stream idle",
+                r"(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay|stream error|stream idle",
             )
             .map_err(|e| tracing::error!("retry pattern does not compile: {e}"))
             .ok()

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use pi_agent_core::{Agent, AgentMessage, AgentOptions, HookError, QueueMode};
 use pi_ai::{Message, Model, Provider, ThinkingLevel};
 
-use super::persist::persist_listener;
+use super::persist::{EventHub, app_listener};
 use super::{App, thinking_level_name};
 use crate::config::{AuthStorage, ConfigError, ModelRegistry, Settings, parse_thinking_level};
 use crate::messages::{CodingMessage, convert_to_llm};
@@ -298,7 +298,8 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             .flatten()
     }));
     let agent = Arc::new(Agent::new(agent_options));
-    agent.subscribe(persist_listener(Arc::clone(&session)));
+    let hub = Arc::new(EventHub::default());
+    agent.subscribe(app_listener(Arc::clone(&session), Arc::clone(&hub)));
 
     let retry_enabled = settings.retry().enabled;
     let compaction_enabled = settings.compaction().enabled;
@@ -315,7 +316,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         retry_cancel: Mutex::new(None),
         bash_cancel: Mutex::new(None),
         pending_bash: Mutex::new(Vec::new()),
-        listeners: Mutex::new(Vec::new()),
+        hub,
     })
 }
 

@@ -3,19 +3,19 @@
 
 use std::sync::Arc;
 
-use pi_agent_core::{AgentEvent, PromptInput};
+use pi_agent_core::PromptInput;
 
 use super::{SharedWriter, write_json_line};
-use crate::app::App;
+use crate::app::{App, AppEvent};
 use crate::messages::CodingMessage;
 
 /// Streams every event of `app` to `out` from now on.
 pub fn stream_events(app: &App, out: &SharedWriter) {
-    let events = Arc::clone(out);
-    app.agent
-        .subscribe(move |event: &AgentEvent<CodingMessage>| write_json_line(&events, event));
-    let app_events = Arc::clone(out);
-    app.subscribe_app_events(Arc::new(move |event| write_json_line(&app_events, event)));
+    let out = Arc::clone(out);
+    app.subscribe(Arc::new(move |event| match event {
+        AppEvent::Agent(event) => write_json_line(&out, event),
+        AppEvent::App(event) => write_json_line(&out, event),
+    }));
 }
 
 /// Runs `prompts`, writing the header and every event; returns the exit
