@@ -94,7 +94,7 @@ async fn read_and_edit_change_the_file() {
             std::fs::read_to_string(s.work.path().join("notes.txt")).unwrap(),
             "alpha\nBETA\ngamma\n"
         );
-        assert_eq!(s.requests().len(), 3, "{folder}");
+        assert_same_requests(&s, folder);
     }
 }
 
@@ -173,42 +173,78 @@ async fn continue_with_thinking_replays_signatures() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn json_mode_streams_pi_event_lines() {
-    let s = Scenario::fixture("h-json-bash-oai").await;
-    let out = s
-        .run(&[
-            "--mode",
-            "json",
-            "--model",
+    for (folder, model, prompt) in [
+        (
+            "h-json-bash-oai",
             "mock-oai/mock-gpt",
             "List the files in the current directory.",
-        ])
-        .await;
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let ours: Vec<Value> = text(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let pis = jsonl(&e2e_common::fixtures().join("h-json-bash-oai/events.jsonl"));
-    let kinds = |events: &[Value]| -> Vec<String> {
-        events
-            .iter()
-            .map(|e| e["type"].as_str().unwrap().to_owned())
-            .collect()
-    };
-    assert_eq!(kinds(&ours), kinds(&pis));
-    for (ours, pi) in ours.iter().zip(&pis) {
-        let keys = |v: &Value| -> Vec<String> {
-            v.as_object()
-                .unwrap()
-                .keys()
-                .cloned()
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
+        ),
+        (
+            "h-json-thinking-ant",
+            "mock-ant/mock-claude-think",
+            "List the files in the current directory.",
+        ),
+        (
+            "h-json-parallel-resp",
+            "mock-resp/mock-resp",
+            "Show notes.txt and run a quick shell check at the same time.",
+        ),
+    ] {
+        let s = Scenario::fixture(folder).await;
+        let out = s.run(&["--mode", "json", "--model", model, prompt]).await;
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{folder}: {}",
+            text(&out.stderr)
+        );
+        let ours: Vec<Value> = text(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let pis = jsonl(&e2e_common::fixtures().join(folder).join("events.jsonl"));
+        // The number of message_update events depends on how the stream was
+        // chunked on the way; everything else is compared one to one.
+        let shape = |events: &[Value]| -> Vec<(String, Vec<String>)> {
+            events
+                .iter()
+                .filter(|e| e["type"] != "message_update")
+                .map(|e| {
+                    let keys: std::collections::BTreeSet<String> =
+                        e.as_object().unwrap().keys().cloned().collect();
+                    (
+                        e["type"].as_str().unwrap().to_owned(),
+                        keys.into_iter().collect(),
+                    )
+                })
                 .collect()
         };
-        assert_eq!(keys(ours), keys(pi), "fields of {}", pi["type"]);
+        let (mut ours_shape, mut pis_shape) = (shape(&ours), shape(&pis));
+        if folder == "h-json-parallel-resp" {
+            // Parallel tools interleave their updates and ends by timing.
+            ours_shape.sort();
+            pis_shape.sort();
+        }
+        assert_eq!(ours_shape, pis_shape, "{folder}");
+        let updates = |events: &[Value]| -> Vec<String> {
+            events
+                .iter()
+                .filter(|e| e["type"] == "message_update")
+                .map(|e| {
+                    e["assistantMessageEvent"]["type"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned()
+                })
+                .collect()
+        };
+        assert_eq!(
+            updates(&ours),
+            updates(&pis),
+            "{folder}: assistant event types"
+        );
+        assert_same_requests(&s, folder);
     }
-    assert_same_requests(&s, "h-json-bash-oai");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -383,4 +419,35 @@ async fn piped_stdin_and_file_arguments_build_the_first_prompt() {
             notes.display()
         )
     );
+}
+
+/// Every recorded print-mode scenario on every wire: same answer on stdout,
+/// same requests as pi (within docs/payload-differences.md).
+#[tokio::test(flavor = "multi_thread")]
+async fn every_wire_sends_pis_requests() {
+    for (suffix, model) in [
+        ("oai", "mock-oai/mock-gpt"),
+        ("ant", "mock-ant/mock-claude"),
+        ("resp", "mock-resp/mock-resp"),
+        ("goog", "mock-goog/mock-gemini"),
+    ] {
+        for (scenario, prompt) in [
+            ("a-text", "What is 2 + 2? Also say hello."),
+            ("b-bash", "List the files in the current directory."),
+        ] {
+            let folder = format!("{scenario}-{suffix}");
+            let s = Scenario::fixture(&folder).await;
+            let out = s.run(&["-p", "--model", model, prompt]).await;
+            let expected =
+                std::fs::read_to_string(e2e_common::fixtures().join(&folder).join("stdout.txt"))
+                    .unwrap();
+            assert_eq!(
+                text(&out.stdout),
+                expected,
+                "{folder}: {}",
+                text(&out.stderr)
+            );
+            assert_same_requests(&s, &folder);
+        }
+    }
 }

@@ -332,7 +332,10 @@ async fn run(
     let mut status: Option<Option<i32>> = None;
     let mut drain_until: Option<Instant> = None;
     let mut killed: Option<Outcome> = None;
-    let mut last_update: Option<Instant> = None;
+    // The empty update sent before the command started counts as the last
+    // one: output of a command that ends within the interval arrives as one
+    // final update (as pi's throttle does), longer runs stream every 100 ms.
+    let mut last_update: Option<Instant> = Some(Instant::now());
     let mut dirty = false;
 
     let emit = |output: &OutputAccumulator, last_update: &mut Option<Instant>| {

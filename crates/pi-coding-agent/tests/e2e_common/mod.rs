@@ -130,7 +130,10 @@ fn strip_descriptions(value: &mut Value) {
 /// ("The app") blanked: the system prompt text and tool descriptions.
 pub fn comparable_body(body: &Value) -> Value {
     let mut body = body.clone();
-    if let Some(Value::Array(messages)) = body.get_mut("messages") {
+    for key in ["messages", "input"] {
+        let Some(Value::Array(messages)) = body.get_mut(key) else {
+            continue;
+        };
         for m in messages.iter_mut() {
             if m["role"] == "system" || m["role"] == "developer" {
                 m["content"] = Value::String("<system prompt>".into());
@@ -145,6 +148,10 @@ pub fn comparable_body(body: &Value) -> Value {
     }
     if let Some(system) = body.get_mut("systemInstruction") {
         *system = Value::String("<system prompt>".into());
+    }
+    // The session id (random per session) keys the prompt cache.
+    if let Some(key) = body.get_mut("prompt_cache_key") {
+        *key = Value::String("<session id>".into());
     }
     if let Some(tools) = body.get_mut("tools") {
         strip_descriptions(tools);
