@@ -9,7 +9,7 @@ use clap::Parser;
 use pi_coding_agent::app::files::process_file_args;
 use pi_coding_agent::app::{SessionChoice, StartOptions, build_app};
 use pi_coding_agent::cli::{Args, Mode};
-use pi_coding_agent::config::ModelRegistry;
+use pi_coding_agent::config::{AuthStorage, ModelRegistry};
 use pi_coding_agent::modes::{self, prompt_inputs, shared_writer};
 
 fn init_logging() {
@@ -26,34 +26,21 @@ fn init_logging() {
 
 fn list_models(search: &str) -> ExitCode {
     let agent_dir = pi_coding_agent::session::agent_dir();
-    let registry = match ModelRegistry::load(&agent_dir) {
-        Ok(registry) => registry,
+    let loaded =
+        ModelRegistry::load(&agent_dir).and_then(|r| AuthStorage::load(&agent_dir).map(|a| (r, a)));
+    match loaded {
+        Ok((registry, auth)) => {
+            print!(
+                "{}",
+                pi_coding_agent::cli::list_models(&registry, &auth, Some(search))
+            );
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("{e}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
-    };
-    let models = registry.search(Some(search).filter(|s| !s.is_empty()));
-    if models.is_empty() {
-        println!("No models match \"{search}\"");
-        return ExitCode::SUCCESS;
     }
-    println!(
-        "{:<24} {:<40} {:>9} {:>9} {:<8} {:<6}",
-        "provider", "model", "context", "max-out", "thinking", "images"
-    );
-    for m in models {
-        println!(
-            "{:<24} {:<40} {:>9} {:>9} {:<8} {:<6}",
-            m.provider.as_str(),
-            m.id,
-            m.context_window,
-            m.max_tokens,
-            if m.reasoning { "yes" } else { "no" },
-            if m.supports_images() { "yes" } else { "no" },
-        );
-    }
-    ExitCode::SUCCESS
 }
 
 fn session_choice(args: &Args) -> SessionChoice {

@@ -1,5 +1,7 @@
 //! The command line: flags (named as pi names them) and what they select.
 
 mod args;
+mod list_models;
 
 pub use args::{Args, Mode};
+pub use list_models::list_models;

@@ -112,21 +112,6 @@ impl ModelRegistry {
             None => Ok(None),
         }
     }
-
-    /// Models whose id, name or provider contains `search` (all when `None`).
-    pub fn search(&self, search: Option<&str>) -> Vec<&Model> {
-        let needle = search.map(str::to_lowercase);
-        self.models
-            .iter()
-            .filter(|m| {
-                needle.as_ref().is_none_or(|n| {
-                    m.id.to_lowercase().contains(n)
-                        || m.name.to_lowercase().contains(n)
-                        || m.provider.as_str().to_lowercase().contains(n)
-                })
-            })
-            .collect()
-    }
 }
 
 fn has_date_suffix(id: &str) -> bool {
