@@ -10,6 +10,19 @@ use e2e_common::{Scenario, comparable_body, jsonl, pi_bodies, text};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
+/// The session file we wrote equals pi's, entry for entry, but for ids and times.
+fn assert_same_session(scenario: &Scenario, folder: &str) {
+    let ours: Vec<Value> = jsonl(&scenario.session_files()[0])
+        .iter()
+        .map(e2e_common::comparable_entry)
+        .collect();
+    let pis: Vec<Value> = jsonl(&e2e_common::fixtures().join(folder).join("session.jsonl"))
+        .iter()
+        .map(e2e_common::comparable_entry)
+        .collect();
+    assert_eq!(ours, pis, "session file of {folder}");
+}
+
 fn assert_same_requests(scenario: &Scenario, folder: &str) {
     let ours: Vec<Value> = scenario
         .requests()
@@ -95,6 +108,7 @@ async fn read_and_edit_change_the_file() {
             "alpha\nBETA\ngamma\n"
         );
         assert_same_requests(&s, folder);
+        assert_same_session(&s, folder);
     }
 }
 
@@ -244,6 +258,7 @@ async fn json_mode_streams_pi_event_lines() {
             "{folder}: assistant event types"
         );
         assert_same_requests(&s, folder);
+        assert_same_session(&s, folder);
     }
 }
 

@@ -170,3 +170,38 @@ pub fn pi_bodies(scenario: &str) -> Vec<Value> {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// A session entry without what differs per run: ids, parent ids, times, cwd.
+pub fn comparable_entry(entry: &Value) -> Value {
+    let mut entry = entry.clone();
+    if let Some(map) = entry.as_object_mut() {
+        for key in ["id", "parentId", "timestamp", "cwd", "firstKeptEntryId"] {
+            map.remove(key);
+        }
+        if let Some(Value::Object(message)) = map.get_mut("message") {
+            message.remove("timestamp");
+            // Google gives calls no ids; they are made up as `<name>_<unix ms>_<n>`.
+            let generated = |id: &str| {
+                let parts: Vec<&str> = id.rsplitn(3, '_').collect();
+                parts.len() == 3
+                    && parts[1].len() == 13
+                    && parts[1].chars().all(|c| c.is_ascii_digit())
+            };
+            if let Some(Value::String(id)) = message.get_mut("toolCallId")
+                && generated(id)
+            {
+                *id = "<generated>".into();
+            }
+            if let Some(Value::Array(blocks)) = message.get_mut("content") {
+                for block in blocks {
+                    if let Some(Value::String(id)) = block.get_mut("id")
+                        && generated(id)
+                    {
+                        *id = "<generated>".into();
+                    }
+                }
+            }
+        }
+    }
+    entry
+}
