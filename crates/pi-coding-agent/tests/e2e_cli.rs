@@ -147,6 +147,7 @@ async fn continue_replays_the_history() {
         .map(|e| e["type"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(kinds, pi_kinds);
+    assert_same_session(&s, "f-continue-oai");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -183,6 +184,7 @@ async fn continue_with_thinking_replays_signatures() {
     // pi ran `ls` in a workspace we reproduce exactly, so even tool output matches.
     assert_eq!(ours.len(), pis.len());
     assert_eq!(ours.pop(), pis.pop(), "the continued request");
+    assert_same_session(&s, "f-continue-ant");
 }
 
 #[tokio::test(flavor = "multi_thread")]
