@@ -76,9 +76,10 @@ impl SseCall {
 }
 
 /// Runs `call` and decodes its SSE body with `decoder` into an event stream
-/// that starts from `initial`. `start` is emitted before the request, as pi
-/// does; HTTP errors become `"<status> <provider text>"`, transport errors
-/// describe themselves, cancellation ends with `aborted`.
+/// that starts from `initial`. `start` is emitted once the response status
+/// is a success, as pi does (a request that fails yields only `error`);
+/// HTTP errors are worded by [`SseDecoder::http_error_message`], transport
+/// errors describe themselves, cancellation ends with `aborted`.
 pub fn stream_sse<D: SseDecoder>(
     initial: AssistantMessage,
     call: SseCall,
@@ -86,7 +87,6 @@ pub fn stream_sse<D: SseDecoder>(
     mut decoder: D,
 ) -> AssistantMessageEventStream {
     AssistantMessageEventStream::new(initial, cancel.clone(), move |mut sink| async move {
-        sink.start();
         let client = match HttpClient::shared() {
             Ok(client) => client,
             Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
@@ -100,6 +100,8 @@ pub fn stream_sse<D: SseDecoder>(
             }
             Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
         };
+        // As pi: the stream starts once the provider has accepted the request.
+        sink.start();
         let mut frames = pin!(sse_frames(response, call.idle_timeout));
         while let Some(item) = frames.next().await {
             let frame = match item {

@@ -141,10 +141,12 @@ pub fn final_message(events: &[AssistantMessageEvent]) -> AssistantMessage {
         .expect("the stream ends with done or error")
 }
 
-/// Asserts the stream contract: `start` first, exactly one terminal event, last.
+/// Asserts the stream contract: `start` first (unless the request was
+/// refused: then the `error` is the only event), exactly one terminal event, last.
 pub fn assert_well_formed(events: &[AssistantMessageEvent]) {
     assert!(
-        matches!(events.first(), Some(AssistantMessageEvent::Start { .. })),
+        matches!(events.first(), Some(AssistantMessageEvent::Start { .. }))
+            || matches!(events, [AssistantMessageEvent::Error { .. }]),
         "start comes first"
     );
     let terminals = events.iter().filter(|e| e.is_terminal()).count();
