@@ -33,7 +33,7 @@ impl ModelRegistry {
     /// A registry of `built_in` models plus `custom`.
     pub fn from_parts(mut built_in: Vec<Model>, custom: ModelsFile) -> Result<Self, ConfigError> {
         custom.apply_overrides(&mut built_in);
-        let extra = custom.models()?;
+        let extra = custom.models(&built_in)?;
         built_in.retain(|m| {
             !extra
                 .iter()

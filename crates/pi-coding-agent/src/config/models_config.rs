@@ -72,6 +72,8 @@ pub struct ModelConfig {
     pub headers: Option<BTreeMap<String, String>>,
     /// Compatibility switches.
     pub compat: Option<Value>,
+    /// Per-level provider values for reasoning (kept on the model for the providers).
+    pub thinking_level_map: Option<Value>,
 }
 
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -93,11 +95,13 @@ impl ModelsFile {
         }
     }
 
-    /// The models this file defines, or an error naming the provider and
-    /// model that lack a base URL or an api.
-    pub fn models(&self) -> Result<Vec<Model>, ConfigError> {
+    /// The models this file defines. A model without an api or base URL
+    /// takes those of the built-in provider of the same name (from
+    /// `built_in`), as pi does; one that still lacks them is an error naming it.
+    pub fn models(&self, built_in: &[Model]) -> Result<Vec<Model>, ConfigError> {
         let mut out = Vec::new();
         for (provider, config) in &self.providers {
+            let defaults = built_in.iter().find(|m| m.provider.as_str() == provider);
             for model in &config.models {
                 let invalid = |what: &str| ConfigError::InvalidModel {
                     provider: provider.clone(),
@@ -108,12 +112,18 @@ impl ModelsFile {
                     .api
                     .clone()
                     .or_else(|| config.api.clone())
+                    .or_else(|| defaults.map(|d| d.api.clone()))
                     .ok_or_else(|| invalid("api"))?;
                 let base_url = model
                     .base_url
                     .clone()
                     .or_else(|| config.base_url.clone())
+                    .or_else(|| defaults.map(|d| d.base_url.clone()))
                     .ok_or_else(|| invalid("baseUrl"))?;
+                let mut extra = serde_json::Map::new();
+                if let Some(map) = &model.thinking_level_map {
+                    extra.insert("thinkingLevelMap".to_owned(), map.clone());
+                }
                 let headers = merge_headers(config.headers.as_ref(), model.headers.as_ref());
                 out.push(Model {
                     id: model.id.clone(),
@@ -130,8 +140,8 @@ impl ModelsFile {
                     context_window: model.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
                     max_tokens: model.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
                     headers,
-                    compat: model.compat.clone().or_else(|| config.compat.clone()),
-                    extra: serde_json::Map::new(),
+                    compat: merge_compat(config.compat.as_ref(), model.compat.as_ref()),
+                    extra,
                 });
             }
         }
@@ -164,6 +174,18 @@ impl ModelsFile {
         self.providers
             .get(provider)
             .and_then(|p| p.api_key.as_deref())
+    }
+}
+
+/// The provider's compat switches with the model's on top (objects merge key by key).
+fn merge_compat(provider: Option<&Value>, model: Option<&Value>) -> Option<Value> {
+    match (provider, model) {
+        (Some(Value::Object(base)), Some(Value::Object(overlay))) => {
+            let mut merged = base.clone();
+            merged.extend(overlay.iter().map(|(k, v)| (k.clone(), v.clone())));
+            Some(Value::Object(merged))
+        }
+        (base, overlay) => overlay.or(base).cloned(),
     }
 }
 
@@ -226,7 +248,7 @@ mod tests {
 
     #[test]
     fn the_fixture_models_file_defines_the_mock_providers() {
-        let models = fixture().models().unwrap();
+        let models = fixture().models(&[]).unwrap();
         assert_eq!(models.len(), 8);
         let gpt = models.iter().find(|m| m.id == "mock-gpt").unwrap();
         assert_eq!(gpt.provider.as_str(), "mock-oai");
@@ -251,10 +273,30 @@ mod tests {
             r#"{"providers":{"local":{"baseUrl":"http://x","models":[{"id":"m"}]}}}"#,
         )
         .unwrap();
-        let err = file.models().unwrap_err();
+        let err = file.models(&[]).unwrap_err();
         assert_eq!(
             err.to_string(),
             "models.json: model local/m: no api (set it on the provider or the model)"
+        );
+    }
+
+    #[test]
+    fn custom_models_of_a_built_in_provider_take_its_api_and_base_url_and_merge_compat() {
+        let file: ModelsFile = serde_json::from_str(
+            r#"{"providers":{"anthropic":{"compat":{"a":1,"b":1},"models":[{"id":"claude-next","compat":{"b":2},"thinkingLevelMap":{"high":"max"}}]}}}"#,
+        )
+        .unwrap();
+        let built_in: Vec<Model> = pi_ai::get_models("anthropic")
+            .into_iter()
+            .cloned()
+            .collect();
+        let models = file.models(&built_in).unwrap();
+        assert_eq!(models[0].api, Api::ANTHROPIC_MESSAGES);
+        assert_eq!(models[0].base_url, built_in[0].base_url);
+        assert_eq!(models[0].compat, Some(serde_json::json!({"a": 1, "b": 2})));
+        assert_eq!(
+            models[0].extra.get("thinkingLevelMap"),
+            Some(&serde_json::json!({"high": "max"}))
         );
     }
 
