@@ -15,7 +15,7 @@
 //! - a model without image input gets a text placeholder where an image was,
 //!   so no provider encoder ever sees an image it cannot send.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use crate::now_ms;
 
 use crate::{
     AssistantContent, AssistantMessage, Message, Model, Provider, TextContent, ThinkingContent,
@@ -349,13 +349,6 @@ fn is_blank(text: &str) -> bool {
 fn is_js_whitespace(c: char) -> bool {
     // Rust's White_Space adds U+0085 and lacks U+FEFF compared with JavaScript.
     c == '\u{feff}' || (c != '\u{85}' && c.is_whitespace())
-}
-
-/// Current Unix time in milliseconds.
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Replaces every UTF-16 code unit outside `[a-zA-Z0-9_-]` with `_`, as

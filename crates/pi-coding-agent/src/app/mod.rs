@@ -131,7 +131,7 @@ impl App {
     }
 
     /// The last message, when it is an assistant message.
-    fn trailing_assistant(&self) -> Option<AssistantMessage> {
+    pub fn trailing_assistant(&self) -> Option<AssistantMessage> {
         self.agent
             .with_state(|s| s.messages.last().and_then(|m| m.as_assistant().cloned()))
     }
@@ -229,7 +229,9 @@ impl App {
         }
         let settings = self.settings.compaction();
         let model = self.agent.model();
-        let tokens = compaction::estimate_context_tokens(&self.agent.messages()).tokens;
+        let tokens = self
+            .agent
+            .with_state(|s| compaction::estimate_context_tokens(&s.messages).tokens);
         if compaction::should_compact(tokens, model.context_window, &settings) {
             let _ = self.run_compaction("threshold", None, false).await;
         }

@@ -158,16 +158,9 @@ fn default_model(
         return Some(model.clone());
     }
     registry
-        .models()
-        .iter()
-        .find(|m| {
-            registry
-                .api_key(m.provider.as_str(), None, auth)
-                .ok()
-                .flatten()
-                .is_some()
-        })
-        .cloned()
+        .available_models(None, auth)
+        .first()
+        .map(|m| (*m).clone())
 }
 
 /// Builds the app for `options`.

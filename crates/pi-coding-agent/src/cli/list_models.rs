@@ -38,17 +38,7 @@ fn fuzzy_matches(text: &str, pattern: &str) -> bool {
 
 /// The table (or pi's message when nothing matches).
 pub fn list_models(registry: &ModelRegistry, auth: &AuthStorage, search: Option<&str>) -> String {
-    let mut models: Vec<&Model> = registry
-        .models()
-        .iter()
-        .filter(|m| {
-            registry
-                .api_key(m.provider.as_str(), None, auth)
-                .ok()
-                .flatten()
-                .is_some()
-        })
-        .collect();
+    let mut models: Vec<&Model> = registry.available_models(None, auth);
     if models.is_empty() {
         return "No models available. Set an API key (e.g. ANTHROPIC_API_KEY) or add models in models.json.\n".to_owned();
     }

@@ -85,6 +85,25 @@ impl ModelRegistry {
         })
     }
 
+    /// The models whose provider has a key (`cli_key`, auth.json, the
+    /// environment or models.json), in registry order. Each provider's key is
+    /// resolved once, so an `!command` key runs once, not once per model.
+    pub fn available_models(&self, cli_key: Option<&str>, auth: &AuthStorage) -> Vec<&Model> {
+        let mut known: std::collections::HashMap<&str, bool> = std::collections::HashMap::new();
+        self.models
+            .iter()
+            .filter(|m| {
+                let provider = m.provider.as_str();
+                *known.entry(provider).or_insert_with(|| {
+                    self.api_key(provider, cli_key, auth)
+                        .ok()
+                        .flatten()
+                        .is_some()
+                })
+            })
+            .collect()
+    }
+
     /// The first model of `provider`.
     pub fn first_of(&self, provider: &str) -> Option<&Model> {
         self.models.iter().find(|m| m.provider.as_str() == provider)
@@ -201,6 +220,30 @@ mod tests {
             Some("cli")
         );
         assert_eq!(r.api_key("nobody", None, &auth).unwrap(), None);
+    }
+
+    #[test]
+    fn available_models_resolve_each_providers_key_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("calls");
+        let json = format!(
+            r#"{{"providers":{{"local":{{"baseUrl":"http://x","api":"openai-completions","apiKey":"!echo run >> {} && echo k","models":[{{"id":"a"}},{{"id":"b"}},{{"id":"c"}}]}}}}}}"#,
+            log.display()
+        );
+        let custom: ModelsFile = serde_json::from_str(&json).unwrap();
+        let registry = ModelRegistry::from_parts(Vec::new(), custom).unwrap();
+        let auth = AuthStorage::load(dir.path()).unwrap();
+        let ids: Vec<&str> = registry
+            .available_models(None, &auth)
+            .iter()
+            .map(|m| m.id.as_str())
+            .collect();
+        assert_eq!(ids, ["a", "b", "c"]);
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            "run\n",
+            "the key command ran once"
+        );
     }
 
     #[test]

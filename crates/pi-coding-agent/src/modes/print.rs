@@ -23,7 +23,8 @@ pub async fn run(
             return 1;
         }
     }
-    let Some(last) = app.last_assistant() else {
+    // As pi: the answer is printed only when the transcript ends with it.
+    let Some(last) = app.trailing_assistant() else {
         return 0;
     };
     match last.stop_reason {

@@ -189,17 +189,9 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
         }
         "cycle_model" => {
             let current = app.agent.model();
-            let models = app.registry.models();
-            let usable: Vec<&pi_ai::Model> = models
-                .iter()
-                .filter(|m| {
-                    app.registry
-                        .api_key(m.provider.as_str(), app.cli_api_key.as_deref(), &app.auth)
-                        .ok()
-                        .flatten()
-                        .is_some()
-                })
-                .collect();
+            let usable = app
+                .registry
+                .available_models(app.cli_api_key.as_deref(), &app.auth);
             if usable.len() < 2 {
                 return Ok(Some(Value::Null));
             }
