@@ -112,79 +112,63 @@ async fn read_and_edit_change_the_file() {
     }
 }
 
+/// Run 1, then `-c` in the same directory: the continued request replays
+/// the whole history (thinking blocks with their signatures on Anthropic).
 #[tokio::test(flavor = "multi_thread")]
 async fn continue_replays_the_history() {
-    let s = Scenario::fixture("f-continue-oai").await;
-    let first = s
-        .run(&[
-            "-p",
-            "--model",
+    for (folder, model, first_prompt, second_prompt) in [
+        (
+            "f-continue-oai",
             "mock-oai/mock-gpt",
             "Remember the code word: pineapple.",
-        ])
-        .await;
-    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
-    let second = s
-        .run(&[
-            "-c",
-            "-p",
-            "--model",
-            "mock-oai/mock-gpt",
             "What is the code word?",
-        ])
-        .await;
-    assert_eq!(text(&second.stdout), "The code word is pineapple.\n");
-    assert_same_requests(&s, "f-continue-oai");
-    let files = s.session_files();
-    assert_eq!(files.len(), 1, "-c appends to the same session file");
-    let entries = jsonl(&files[0]);
-    let kinds: Vec<&str> = entries
-        .iter()
-        .map(|e| e["type"].as_str().unwrap())
-        .collect();
-    let pi_kinds: Vec<String> = jsonl(&e2e_common::fixtures().join("f-continue-oai/session.jsonl"))
-        .iter()
-        .map(|e| e["type"].as_str().unwrap().to_owned())
-        .collect();
-    assert_eq!(kinds, pi_kinds);
-    assert_same_session(&s, "f-continue-oai");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn continue_with_thinking_replays_signatures() {
-    let s = Scenario::fixture("f-continue-ant").await;
-    let first = s
-        .run(&[
-            "-p",
-            "--model",
+        ),
+        (
+            "f-continue-ant",
             "mock-ant/mock-claude-think",
             "List the files in the current directory.",
-        ])
-        .await;
-    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
-    let second = s
-        .run(&[
-            "-c",
-            "-p",
-            "--model",
-            "mock-ant/mock-claude-think",
             "What did you find earlier?",
-        ])
-        .await;
-    assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
-    let mut ours: Vec<Value> = s
-        .requests()
-        .iter()
-        .map(|r| comparable_body(&r.json()))
-        .collect();
-    let mut pis: Vec<Value> = pi_bodies("f-continue-ant")
-        .iter()
-        .map(comparable_body)
-        .collect();
-    // pi ran `ls` in a workspace we reproduce exactly, so even tool output matches.
-    assert_eq!(ours.len(), pis.len());
-    assert_eq!(ours.pop(), pis.pop(), "the continued request");
-    assert_same_session(&s, "f-continue-ant");
+        ),
+    ] {
+        let s = Scenario::fixture(folder).await;
+        let first = s.run(&["-p", "--model", model, first_prompt]).await;
+        assert_eq!(
+            first.status.code(),
+            Some(0),
+            "{folder}: {}",
+            text(&first.stderr)
+        );
+        let second = s.run(&["-c", "-p", "--model", model, second_prompt]).await;
+        assert_eq!(
+            second.status.code(),
+            Some(0),
+            "{folder}: {}",
+            text(&second.stderr)
+        );
+        let expected =
+            std::fs::read_to_string(e2e_common::fixtures().join(folder).join("stdout.run2.txt"))
+                .unwrap();
+        assert_eq!(text(&second.stdout), expected, "{folder}");
+        // pi ran `ls` in a workspace we reproduce exactly, so even tool output matches.
+        assert_same_requests(&s, folder);
+        let files = s.session_files();
+        assert_eq!(
+            files.len(),
+            1,
+            "{folder}: -c appends to the same session file"
+        );
+        let kinds: Vec<String> = jsonl(&files[0])
+            .iter()
+            .map(|e| e["type"].as_str().unwrap().to_owned())
+            .collect();
+        let pi_kinds: Vec<String> =
+            jsonl(&e2e_common::fixtures().join(folder).join("session.jsonl"))
+                .iter()
+                .map(|e| e["type"].as_str().unwrap().to_owned())
+                .collect();
+        assert_eq!(kinds, pi_kinds, "{folder}");
+        assert_same_session(&s, folder);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
