@@ -163,6 +163,17 @@ fn default_model(
         .map(|m| (*m).clone())
 }
 
+/// The settings' default thinking level (pi's `medium` when unset or unknown).
+pub(crate) fn default_thinking_level(settings: &Settings) -> Option<ThinkingLevel> {
+    parse_thinking_level(
+        settings
+            .default_thinking_level
+            .as_deref()
+            .unwrap_or("medium"),
+    )
+    .unwrap_or(Some(ThinkingLevel::Medium))
+}
+
 /// Builds the app for `options`.
 pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     register_providers();
@@ -176,15 +187,28 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     for diagnostic in session.diagnostics() {
         tracing::warn!("session file: {diagnostic:?}");
     }
+    // pi restores the model and thinking level only for a session that has
+    // messages; one without is set up like a new session.
+    let has_thinking_entry = session.branch_has_thinking_level_change();
     // The branch's messages move into the agent, not copied; the session
     // reads entries again from its file if it needs them.
     let context = session.take_session_context();
-    let resumed = !context.messages.is_empty() || context.model.is_some();
+    let resumed = !context.messages.is_empty();
 
+    // The session's model, when it is known and has a key (else pi falls
+    // back to the default model).
     let session_model = context
         .model
         .as_ref()
-        .and_then(|r| registry.find(Some(&r.provider), &r.model_id).ok());
+        .filter(|_| resumed)
+        .and_then(|r| registry.find(Some(&r.provider), &r.model_id).ok())
+        .filter(|m| {
+            registry
+                .api_key(m.provider.as_str(), options.api_key.as_deref(), &auth)
+                .ok()
+                .flatten()
+                .is_some()
+        });
     // `--model provider/id:level` carries a thinking level, as in pi.
     let (model_arg, suffix_level) = match options.model.as_deref().and_then(|m| m.rsplit_once(':'))
     {
@@ -201,7 +225,6 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             .cloned()
             .ok_or_else(|| SetupError::Other(format!("No models found for provider \"{provider}\"")))?,
         (None, None) => session_model
-            .clone()
             .or_else(|| default_model(&registry, &settings, &auth))
             .ok_or_else(|| {
                 SetupError::Other(
@@ -212,14 +235,10 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
 
     let requested_level = match &thinking_arg {
         Some(text) => parse_thinking_level(text).map_err(SetupError::Other)?,
-        None if resumed => parse_thinking_level(&context.thinking_level).unwrap_or(None),
-        None => parse_thinking_level(
-            settings
-                .default_thinking_level
-                .as_deref()
-                .unwrap_or("medium"),
-        )
-        .unwrap_or(Some(ThinkingLevel::Medium)),
+        None if resumed && has_thinking_entry => {
+            parse_thinking_level(&context.thinking_level).unwrap_or(None)
+        }
+        None => default_thinking_level(&settings),
     };
     let thinking_level = if model.reasoning {
         requested_level
@@ -227,17 +246,15 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         None
     };
 
-    let model_changed = session_model
-        .as_ref()
-        .is_none_or(|m| m.provider != model.provider || m.id != model.id);
-    if model_changed {
+    // What pi records: a new session (or one without messages) gets the
+    // model and the thinking level; a resumed one only the thinking level,
+    // and only when it has none yet. A model or level from the command line
+    // changes the run, not the file.
+    if !resumed {
         session.append_model_change(model.provider.as_str(), &model.id)?;
-    }
-    if !resumed || model_changed || thinking_arg.is_some() {
-        let previous = parse_thinking_level(&context.thinking_level).unwrap_or(None);
-        if !resumed || previous != thinking_level {
-            session.append_thinking_level_change(thinking_level_name(thinking_level))?;
-        }
+        session.append_thinking_level_change(thinking_level_name(thinking_level))?;
+    } else if !has_thinking_entry {
+        session.append_thinking_level_change(thinking_level_name(thinking_level))?;
     }
 
     let names: Vec<String> = options

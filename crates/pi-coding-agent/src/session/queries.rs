@@ -112,6 +112,19 @@ impl SessionManager {
         })
     }
 
+    /// Whether the active branch records a thinking level (holds a
+    /// `thinking_level_change` entry). Reads nothing from the file.
+    pub fn branch_has_thinking_level_change(&self) -> bool {
+        self.leaf.is_some_and(|leaf| {
+            self.path_indices(leaf).into_iter().any(|i| {
+                matches!(
+                    self.entries[i].path_entry(),
+                    PathEntry::Entry(SessionEntry::ThinkingLevelChange(_))
+                )
+            })
+        })
+    }
+
     /// Positions of the entries from the root to `leaf` (inclusive), root
     /// first. Follows `parentId`; stops at a missing parent and never loops
     /// on a cycle.
