@@ -103,6 +103,9 @@ impl App {
         self.refuse_while_streaming()?;
         let dir = self.session().session_dir().map(Path::to_path_buf);
         let opened = SessionManager::open(path, dir.as_deref()).map_err(|e| e.to_string())?;
+        if let Some(message) = super::setup::missing_session_cwd(&opened, &self.cwd) {
+            return Err(message);
+        }
         *self.session() = opened;
         self.load_from_session();
         Ok(())

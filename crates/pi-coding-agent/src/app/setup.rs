@@ -29,9 +29,29 @@ pub enum SetupError {
     /// The session file.
     #[error(transparent)]
     Session(#[from] SessionError),
+    /// The opened session's working directory is gone (pi's wording).
+    #[error("{0}")]
+    MissingSessionCwd(String),
     /// Anything else, with its message.
     #[error("{0}")]
     Other(String),
+}
+
+/// pi's refusal of a stored session whose working directory no longer
+/// exists, naming the session file and `current_cwd`; `None` when the
+/// session is not a file or its directory exists.
+pub(crate) fn missing_session_cwd(session: &SessionManager, current_cwd: &Path) -> Option<String> {
+    let file = session.session_file()?;
+    let cwd = session.cwd();
+    if cwd.is_empty() || Path::new(cwd).exists() {
+        return None;
+    }
+    let file = std::path::absolute(current_cwd.join(file)).unwrap_or_else(|_| file.to_path_buf());
+    Some(format!(
+        "Stored session working directory does not exist: {cwd}\nSession file: {}\nCurrent working directory: {}",
+        file.display(),
+        current_cwd.display()
+    ))
 }
 
 /// Which session to use.
@@ -184,6 +204,13 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     let auth = AuthStorage::load(&agent_dir)?;
 
     let mut session = open_session(&options, &cwd_text, &agent_dir)?;
+    // As pi: a session opened by path or id must still have its stored
+    // working directory (`-c` is not checked: pi continues in the current one).
+    if matches!(options.session, SessionChoice::Open(_))
+        && let Some(message) = missing_session_cwd(&session, &options.cwd)
+    {
+        return Err(SetupError::MissingSessionCwd(message));
+    }
     for diagnostic in session.diagnostics() {
         tracing::warn!("session file: {diagnostic:?}");
     }
