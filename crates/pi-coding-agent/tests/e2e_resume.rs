@@ -88,7 +88,7 @@ async fn a_missing_session_cwd_stops_before_any_request() {
     let folder = e2e_common::fixtures().join("m-missing-cwd-oai");
     let runs: Value =
         serde_json::from_str(&std::fs::read_to_string(folder.join("runs.json")).unwrap()).unwrap();
-    let entries = jsonl(&folder.join("session.jsonl"));
+    let entries = jsonl(&folder.join("stored-session.jsonl"));
     assert!(
         !std::path::Path::new(entries[0]["cwd"].as_str().unwrap()).exists(),
         "the fixture's cwd must not exist"

@@ -254,7 +254,7 @@ async fn an_rpc_session_prompts_runs_bash_reads_state_and_aborts() {
 #[tokio::test(flavor = "multi_thread")]
 async fn switching_to_a_session_whose_cwd_is_gone_is_refused() {
     let s = Scenario::start(Vec::new()).await;
-    let gone = e2e_common::fixtures().join("m-missing-cwd-oai/session.jsonl");
+    let gone = e2e_common::fixtures().join("m-missing-cwd-oai/stored-session.jsonl");
     let file = s.work.path().join("gone.jsonl");
     std::fs::copy(&gone, &file).unwrap();
     let mut rpc = Rpc::start(&s);
