@@ -151,6 +151,21 @@ pub trait AgentTool: Send + Sync {
         on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError>;
 
+    /// pi's `prepareArguments`: adapts the arguments the model sent before
+    /// they are validated against [`AgentTool::parameters`] (for example an
+    /// older argument shape, or an array the model sent as a JSON string).
+    ///
+    /// Changes made to `arguments` in place are also made to the tool call
+    /// recorded in the assistant message, so that form is what the model sees
+    /// when the transcript is replayed (as pi's in-place edits of the call's
+    /// arguments object are). A returned value is validated and executed
+    /// instead, leaving the recorded call as the model sent it. The default
+    /// changes nothing.
+    fn prepare_arguments(&self, arguments: &mut Value) -> Option<Value> {
+        let _ = arguments;
+        None
+    }
+
     /// The declaration sent to the model.
     fn to_tool(&self) -> Tool {
         Tool {
