@@ -48,7 +48,7 @@ impl AgentTool for Lister {
         _cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
-        self.executed.lock().unwrap().push(args.clone());
+        self.executed.lock().unwrap().push(args);
         Ok(AgentToolResult::text("listed"))
     }
 }
