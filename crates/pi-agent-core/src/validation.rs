@@ -208,7 +208,8 @@ fn js_f64(f: f64) -> String {
 /// Coerces scalar values in place to the types the schema asks for, as AJV's
 /// `coerceTypes: true` does: `"5"` to `5` for a number or integer, `5` to
 /// `"5"` for a string, `"true"`/`1` to `true` for a boolean, `""`/`0`/`false`
-/// to `null` for null, and `null` to `""`/`0`/`false`. A value that already
+/// to `null` for null, `null` to `""`/`0`/`false`, and any other value `v`
+/// to `[v]` for an array (TypeBox's conversion in pi 0.73.1). A value that already
 /// has one of the allowed types is left alone; with several allowed types the
 /// first that accepts the value wins. The pass follows `properties`,
 /// `additionalProperties`, `items`, `prefixItems`, `additionalItems` and
@@ -330,6 +331,9 @@ fn coerce_to(type_name: &str, value: &Value) -> Option<Value> {
         ("null", Value::String(s)) if s.is_empty() => Some(Value::Null),
         ("null", Value::Number(n)) if n.as_f64() == Some(0.0) => Some(Value::Null),
         ("null", Value::Bool(false)) => Some(Value::Null),
+        // pi 0.73.1 converts with TypeBox first, which wraps a lone value
+        // for an array (a string `edits` becomes `[string]`).
+        ("array", other) => Some(Value::Array(vec![other.clone()])),
         _ => None,
     }
 }

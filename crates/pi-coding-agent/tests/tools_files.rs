@@ -348,7 +348,10 @@ async fn edit_errors_use_pi_texts() {
     )
     .await
     .unwrap_err();
-    assert_eq!(err.message(), "File not found: gone.txt");
+    assert_eq!(
+        err.message(),
+        "Could not edit file: gone.txt. Error code: ENOENT."
+    );
     // Nothing was written by the failed calls.
     assert_eq!(
         fs::read_to_string(dir.path().join("f.txt")).unwrap(),
@@ -360,12 +363,15 @@ async fn edit_errors_use_pi_texts() {
 async fn edit_accepts_the_legacy_single_replacement() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("f.txt"), "keep\nold\n").unwrap();
-    let result = run(
-        &EditTool::new(dir.path()),
-        json!({"path": "f.txt", "oldText": "old", "newText": "new"}),
-    )
-    .await
-    .unwrap();
+    // The loop prepares the arguments before validating and executing them.
+    let tool = EditTool::new(dir.path());
+    let mut sent = json!({"path": "f.txt", "oldText": "old", "newText": "new"});
+    let prepared = tool.prepare_arguments(&mut sent).unwrap();
+    assert_eq!(
+        prepared,
+        json!({"path": "f.txt", "edits": [{"oldText": "old", "newText": "new"}]})
+    );
+    let result = run(&tool, prepared).await.unwrap();
     assert_eq!(text(&result), "Successfully replaced 1 block(s) in f.txt.");
     assert_eq!(
         fs::read_to_string(dir.path().join("f.txt")).unwrap(),
