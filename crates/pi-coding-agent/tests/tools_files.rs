@@ -379,6 +379,38 @@ async fn edit_accepts_the_legacy_single_replacement() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_edits_of_one_file_all_land() {
+    // pi's file mutation queue: calls on one file run one after the other.
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = (0..40).map(|i| format!("line{i}")).collect();
+    fs::write(dir.path().join("f.txt"), lines.join("\n")).unwrap();
+    let tool = std::sync::Arc::new(EditTool::new(dir.path()));
+    let calls: Vec<_> = (0..40)
+        .map(|i| {
+            let tool = std::sync::Arc::clone(&tool);
+            tokio::spawn(async move {
+                let edits =
+                    json!([{"oldText": format!("line{i}\n"), "newText": format!("LINE{i}\n")}]);
+                let edits = if i == 39 {
+                    json!([{"oldText": "line39", "newText": "LINE39"}])
+                } else {
+                    edits
+                };
+                run(tool.as_ref(), json!({"path": "f.txt", "edits": edits})).await
+            })
+        })
+        .collect();
+    for call in calls {
+        call.await.unwrap().unwrap();
+    }
+    let expected: Vec<String> = (0..40).map(|i| format!("LINE{i}")).collect();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+        expected.join("\n")
+    );
+}
+
 #[tokio::test]
 async fn cancelled_calls_answer_operation_aborted() {
     let dir = tempfile::tempdir().unwrap();

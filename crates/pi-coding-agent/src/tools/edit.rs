@@ -16,6 +16,7 @@ use super::edit_diff::{
 };
 use nix::unistd::{AccessFlags, access};
 
+use super::mutation_queue::lock_file;
 use super::path::resolve_to_cwd;
 use super::{node_io_error, parse_args, run_blocking};
 
@@ -160,7 +161,10 @@ impl AgentTool for EditTool {
             ));
         }
         let absolute = resolve_to_cwd(&args.path, &self.cwd);
+        // Held until the file work ends, even if the call is cancelled first.
+        let turn = lock_file(&absolute, &cancel).await?;
         run_blocking(&cancel, move |stop| {
+            let _turn = turn;
             let result = edit_file(&absolute, &args.path, &args.edits)?;
             if stop.is_set() {
                 return Err(ToolError::new(super::OPERATION_ABORTED));

@@ -14,6 +14,7 @@ pub mod edit_diff;
 mod find;
 mod grep;
 mod ls;
+mod mutation_queue;
 pub mod path;
 mod read;
 pub mod truncate;
