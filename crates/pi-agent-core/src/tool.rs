@@ -10,6 +10,8 @@ use serde_json::Value;
 
 use pi_ai::{CancellationToken, Tool, UserBlock};
 
+use crate::validation::ArgumentConversion;
+
 /// The text of a tool result for a call skipped because the user queued a
 /// steering message (pi's wording).
 pub const SKIPPED_FOR_STEERING_MESSAGE: &str = "Skipped due to queued user message.";
@@ -164,6 +166,13 @@ pub trait AgentTool: Send + Sync {
     fn prepare_arguments(&self, arguments: &mut Value) -> Option<Value> {
         let _ = arguments;
         None
+    }
+
+    /// How the arguments are converted before validation: pi converts the
+    /// arguments of its built-in tools (TypeBox schemas) with TypeBox, those
+    /// of other tools with its JSON-Schema coercion (the default).
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::JsonSchema
     }
 
     /// The declaration sent to the model.

@@ -48,7 +48,9 @@ impl ToolSet {
 
     fn find(&self, name: &str) -> Option<(&Arc<dyn AgentTool>, &ArgumentValidator)> {
         let (tool, validator) = self.entries.iter().find(|(t, _)| t.name() == name)?;
-        let validator = validator.get_or_init(|| ArgumentValidator::new(name, tool.parameters()));
+        let validator = validator.get_or_init(|| {
+            ArgumentValidator::with_conversion(name, tool.parameters(), tool.argument_conversion())
+        });
         Some((tool, validator))
     }
 }

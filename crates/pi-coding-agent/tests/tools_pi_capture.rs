@@ -14,7 +14,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use pi_agent_core::{AgentTool, ArgumentValidator, ignore_updates};
 use pi_ai::CancellationToken;
-use pi_coding_agent::tools::{EditTool, ImageInputProbe, LsTool, ReadTool};
+use pi_coding_agent::tools::{ImageInputProbe, ToolOptions, create_tool_with_options};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -51,22 +51,16 @@ fn set_up(cwd: &Path, files: &Value) {
 }
 
 fn tool_for(case: &Value, cwd: &Path) -> Arc<dyn AgentTool> {
-    match case["tool"].as_str().unwrap() {
-        "edit" => Arc::new(EditTool::new(cwd)),
-        "ls" => Arc::new(LsTool::new(cwd)),
-        "read" => {
-            let probe = case.get("model").map(|model| {
-                let images = model["input"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .any(|i| i == "image");
-                ImageInputProbe::new(move || Some(images))
-            });
-            Arc::new(ReadTool::with_image_input(cwd, probe))
-        }
-        other => panic!("no tool {other} in the capture"),
-    }
+    let image_input = case.get("model").map(|model| {
+        let images = model["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i == "image");
+        ImageInputProbe::new(move || Some(images))
+    });
+    let options = ToolOptions { image_input };
+    create_tool_with_options(cwd, case["tool"].as_str().unwrap(), &options).unwrap()
 }
 
 /// An `ls` listing with each run of names that are equal once lower-cased
@@ -100,24 +94,30 @@ async fn replay(case: &Value, expected: &Value) {
     assert_eq!(recorded, expected["recorded"], "{name}: recorded call");
     assert_eq!(prepared, expected["prepared"], "{name}: prepared arguments");
 
-    // Validation of the prepared arguments: the same verdict, and the
-    // same arguments shown to the model. (The wording of the error lines
-    // is AJV's, not TypeBox's: see docs/payload-differences.md.)
-    let validation = ArgumentValidator::new(tool.name(), tool.parameters())
-        .validate(&prepared)
-        .err()
-        .map(|e| e.message().to_owned());
-    let received = |message: &str| {
-        message
-            .split_once("\n\nReceived arguments:\n")
-            .map(|(_, a)| a.to_owned())
-    };
-    match (&validation, expected["validation"].as_str()) {
-        (None, None) => {}
-        (Some(ours), Some(pis)) => {
-            assert_eq!(received(ours), received(pis), "{name}: validated arguments");
+    // Validation of the prepared arguments: the converted arguments, or
+    // pi's error text.
+    let validation = ArgumentValidator::with_conversion(
+        tool.name(),
+        tool.parameters(),
+        tool.argument_conversion(),
+    )
+    .validate(&prepared);
+    match validation {
+        Ok(validated) => {
+            assert_eq!(
+                validated, expected["validated"],
+                "{name}: validated arguments"
+            );
+            assert_eq!(expected["validation"], Value::Null, "{name}: pi's verdict");
         }
-        (ours, pis) => panic!("{name}: validation {ours:?}, pi's {pis:?}"),
+        Err(error) => assert_eq!(
+            json!(error.message()),
+            expected["validation"],
+            "{name}: validation error"
+        ),
+    }
+    if case["validateOnly"] == true {
+        return;
     }
 
     // Execution (pi's capture runs it even where validation would stop the loop).

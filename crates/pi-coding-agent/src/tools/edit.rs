@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -141,6 +141,10 @@ impl AgentTool for EditTool {
 
     fn parameters(&self) -> &Value {
         &self.parameters
+    }
+
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::TypeBox
     }
 
     fn prepare_arguments(&self, arguments: &mut Value) -> Option<Value> {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use async_trait::async_trait;
 use icu_collator::Collator;
 use icu_collator::options::CollatorOptions;
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -84,6 +84,10 @@ impl AgentTool for LsTool {
 
     fn parameters(&self) -> &Value {
         &self.parameters
+    }
+
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::TypeBox
     }
 
     async fn execute(

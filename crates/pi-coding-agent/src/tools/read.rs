@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use base64::Engine as _;
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -99,6 +99,10 @@ impl AgentTool for ReadTool {
 
     fn parameters(&self) -> &Value {
         &self.parameters
+    }
+
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::TypeBox
     }
 
     async fn execute(

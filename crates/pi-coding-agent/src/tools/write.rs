@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
 use pi_ai::CancellationToken;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -66,6 +66,10 @@ impl AgentTool for WriteTool {
 
     fn parameters(&self) -> &Value {
         &self.parameters
+    }
+
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::TypeBox
     }
 
     async fn execute(
