@@ -117,7 +117,7 @@ fn string_to_number(text: &str) -> Option<f64> {
 }
 
 /// JavaScript's `Number(text)` for a string (`None` for `NaN`).
-fn js_to_number(text: &str) -> Option<f64> {
+pub(crate) fn js_to_number(text: &str) -> Option<f64> {
     let trimmed = text.trim_matches(is_js_whitespace);
     if trimmed.is_empty() {
         return Some(0.0);
@@ -170,7 +170,7 @@ fn js_to_number(text: &str) -> Option<f64> {
 }
 
 /// Whitespace as JavaScript's `trim` sees it.
-fn is_js_whitespace(c: char) -> bool {
+pub(crate) fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
         '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'

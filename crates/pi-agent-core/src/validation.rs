@@ -6,7 +6,7 @@
 use jsonschema::{Draft, ValidationError, Validator};
 use serde_json::{Map, Number, Value};
 
-use crate::typebox_convert::{js_number_text, typebox_convert};
+use crate::typebox_convert::{is_js_whitespace, js_number_text, js_to_number, typebox_convert};
 use crate::validation_errors::error_lines;
 
 /// How a tool's arguments are converted before they are validated.
@@ -248,19 +248,13 @@ fn coerce_to(type_name: &str, value: &Value) -> Option<Value> {
     }
 }
 
+/// pi's `Number(value)` for a non-blank string, when finite (hex, octal
+/// and binary literals included, `Infinity` and `NaN` not).
 fn parse_number(text: &str) -> Option<f64> {
-    let trimmed = text.trim();
-    if trimmed.is_empty() || trimmed.chars().any(char::is_alphabetic) && !is_exponent(trimmed) {
+    if text.trim_matches(is_js_whitespace).is_empty() {
         return None;
     }
-    trimmed.parse::<f64>().ok().filter(|f| f.is_finite())
-}
-
-/// True for decimal numbers written with an exponent (`1e3`), the only
-/// letters a numeric string may contain here (no `inf`, `NaN`, hex).
-fn is_exponent(text: &str) -> bool {
-    text.chars()
-        .all(|c| c.is_ascii_digit() || matches!(c, 'e' | 'E' | '+' | '-' | '.'))
+    js_to_number(text).filter(|f| f.is_finite())
 }
 
 fn number_value(f: f64) -> Value {

@@ -241,3 +241,35 @@ fn limits_print_as_javascript_numbers() {
         error.message()
     );
 }
+
+/// pi 0.73.1's `validateToolArguments` on a plain JSON schema (run under
+/// Node): its JSON-Schema coercion, then TypeBox's error text.
+#[test]
+fn plain_schemas_coerce_as_pi_does() {
+    let schema = json!({"type": "object", "properties": {
+        "n": {"type": "number"}, "i": {"type": "integer"},
+        "s": {"type": "string"}, "b": {"type": "boolean"}
+    }});
+    let validator = ArgumentValidator::new("t", &schema);
+    let outcome = |arguments: Value| match validator.validate(&arguments) {
+        Ok(value) => value.to_string(),
+        Err(error) => error.message().split("\n\nRec").next().unwrap().to_owned(),
+    };
+    assert_eq!(
+        outcome(json!({"n": "0x10", "i": "0b11", "s": null, "b": "TRUE"})),
+        "Validation failed for tool \"t\":\n  - b: must be boolean"
+    );
+    assert_eq!(
+        outcome(json!({"n": "Infinity", "i": "2.5", "s": 1.5, "b": 1})),
+        "Validation failed for tool \"t\":\n  - n: must be number\n  - i: must be integer"
+    );
+    assert_eq!(
+        outcome(json!({"n": " 7 ", "i": "1e3", "s": true, "b": null})),
+        r#"{"n":7,"i":1000,"s":"true","b":false}"#
+    );
+    assert_eq!(
+        outcome(json!({"n": "", "i": "", "s": [], "b": "1"})),
+        "Validation failed for tool \"t\":\n  - n: must be number\n  - i: must be integer\n  \
+         - s: must be string\n  - b: must be boolean"
+    );
+}
