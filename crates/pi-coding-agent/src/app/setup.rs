@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use pi_agent_core::{Agent, AgentMessage, AgentOptions, HookError, QueueMode};
 use pi_ai::{Message, Model, Provider, ThinkingLevel};
@@ -289,7 +289,17 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         .clone()
         .unwrap_or_else(|| DEFAULT_TOOLS.iter().map(|s| (*s).to_owned()).collect());
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let tools = tools::create_tools(&options.cwd, &name_refs)
+    // `read` asks the agent's current model whether it takes images; the
+    // agent exists only once the tools do, so the probe finds it through a cell.
+    let agent_cell: Arc<OnceLock<Weak<Agent<CodingMessage>>>> = Arc::new(OnceLock::new());
+    let probe_cell = Arc::clone(&agent_cell);
+    let tool_options = tools::ToolOptions {
+        image_input: Some(tools::ImageInputProbe::new(move || {
+            let agent = probe_cell.get()?.upgrade()?;
+            Some(agent.model().supports_images())
+        })),
+    };
+    let tools = tools::create_tools_with_options(&options.cwd, &name_refs, &tool_options)
         .map_err(|e| SetupError::Other(e.to_string()))?;
     let summaries = names
         .iter()
@@ -335,6 +345,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             .flatten()
     }));
     let agent = Arc::new(Agent::new(agent_options));
+    let _ = agent_cell.set(Arc::downgrade(&agent));
     let hub = Arc::new(EventHub::default());
     agent.subscribe(app_listener(Arc::clone(&session), Arc::clone(&hub)));
 
