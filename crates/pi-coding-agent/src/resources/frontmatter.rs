@@ -66,7 +66,10 @@ pub fn parse_frontmatter(content: &str) -> Result<Frontmatter, FrontmatterError>
     let (yaml, body) = split(content);
     let fields = match yaml.filter(|y| !y.is_empty()) {
         None => Mapping::new(),
-        Some(yaml) => match serde_yaml_ng::from_str::<Value>(&yaml)? {
+        // pi's YAML parser ends a block scalar on the last line with a line
+        // break (clip chomping), as if the text ended with one; libyaml
+        // needs to see it.
+        Some(yaml) => match serde_yaml_ng::from_str::<Value>(&format!("{yaml}\n"))? {
             Value::Mapping(map) => map,
             _ => Mapping::new(),
         },
