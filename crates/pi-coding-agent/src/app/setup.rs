@@ -302,7 +302,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         .collect();
     let resources = Arc::new(Resources::load(&ResourceOptions {
         cwd: options.cwd.clone(),
-        agent_dir: agent_dir.clone(),
+        agent_dir,
         home: dirs::home_dir().unwrap_or_default(),
         skill_paths: options.skills.clone(),
         prompt_template_paths: options.prompt_templates.clone(),

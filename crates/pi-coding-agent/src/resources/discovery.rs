@@ -278,7 +278,7 @@ fn collect_prompt_entries(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Every `.md` file under `dir`, recursively (prompt directories named in settings).
-fn collect_md_files(dir: &Path, root: &Path, rules: &mut IgnoreRules, out: &mut Vec<PathBuf>) {
+fn collect_md_files(dir: &Path, rules: &mut IgnoreRules, out: &mut Vec<PathBuf>) {
     rules.add_dir(dir);
     for entry in read_dir_sorted(dir) {
         if entry.name.starts_with('.') || entry.name == "node_modules" {
@@ -288,7 +288,7 @@ fn collect_md_files(dir: &Path, root: &Path, rules: &mut IgnoreRules, out: &mut 
             continue;
         }
         if entry.is_dir {
-            collect_md_files(&entry.path, root, rules, out);
+            collect_md_files(&entry.path, rules, out);
         } else if entry.is_file && entry.name.ends_with(".md") {
             out.push(entry.path);
         }
@@ -400,7 +400,7 @@ fn settings_paths(
                 Kind::Prompts => {
                     let mut rules = IgnoreRules::new(&path);
                     let mut files = Vec::new();
-                    collect_md_files(&path, &path, &mut rules, &mut files);
+                    collect_md_files(&path, &mut rules, &mut files);
                     files
                 }
             };
