@@ -374,3 +374,121 @@ fn captures_cover_every_scenario() {
         assert!(!jsonl(&dir.join("requests.jsonl")).is_empty());
     }
 }
+
+/// The scenario named `name`, and pi's expansion of each of its prompts
+/// (the text of the last user message of each captured request).
+fn scenario_and_expansions(name: &str) -> (Value, Vec<(String, String)>) {
+    let scenario = scenarios().into_iter().find(|s| s["name"] == name).unwrap();
+    let requests = jsonl(
+        &fixtures()
+            .join("resources")
+            .join(name)
+            .join("requests.jsonl"),
+    );
+    let pairs = scenario["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(&requests)
+        .map(|(prompt, request)| {
+            let last = request["messages"].as_array().unwrap().last().unwrap();
+            (
+                prompt.as_str().unwrap().to_owned(),
+                last["content"][0]["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    (scenario, pairs)
+}
+
+fn last_user_text(body: &Value) -> String {
+    let messages = body["messages"].as_array().unwrap();
+    let last = messages.iter().rev().find(|m| m["role"] == "user").unwrap();
+    last["content"][0]["text"].as_str().unwrap().to_owned()
+}
+
+/// JSON mode expands skills and templates as print mode does.
+#[tokio::test(flavor = "multi_thread")]
+async fn json_mode_expands_input() {
+    let (scenario, pairs) = scenario_and_expansions("prompts");
+    let server = MockServer::start((0..3).map(|_| capture_answer("ok")))
+        .await
+        .unwrap();
+    let tree = Tree::build(&scenario, &server.url());
+    let mut args = vec!["--mode".to_owned(), "json".to_owned()];
+    args.extend(tree.args(&scenario));
+    args.extend(pairs[..3].iter().map(|(prompt, _)| prompt.clone()));
+    let mut command = tree.command(&args);
+    command.stdin(Stdio::null());
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let sent: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| last_user_text(&r.json()))
+        .collect();
+    let expected: Vec<String> = pairs[..3]
+        .iter()
+        .map(|(_, expanded)| expanded.replace("<root>", &tree.root_text()))
+        .collect();
+    assert_eq!(sent, expected);
+}
+
+/// rpc `prompt` and `follow_up` expand skills and templates.
+#[tokio::test(flavor = "multi_thread")]
+async fn rpc_mode_expands_prompts_and_follow_ups() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (scenario, pairs) = scenario_and_expansions("skills-discovery");
+    let server = MockServer::start((0..3).map(|_| capture_answer("ok")))
+        .await
+        .unwrap();
+    let tree = Tree::build(&scenario, &server.url());
+    let mut args = vec!["--mode".to_owned(), "rpc".to_owned()];
+    args.extend(tree.args(&scenario));
+    let mut command = tokio::process::Command::from(tree.command(&args));
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // A follow-up sent while idle waits for the next run, then runs after it.
+    for (kind, text) in [("follow_up", &pairs[4].0), ("prompt", &pairs[0].0)] {
+        let line = json!({"type": kind, "message": text}).to_string();
+        stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    stdin.flush().await.unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut ends = 0;
+    while ends < 1 {
+        let line = tokio::time::timeout_at(deadline, lines.next_line())
+            .await
+            .expect("timed out")
+            .unwrap()
+            .expect("pi exited");
+        let value: Value = serde_json::from_str(&line).unwrap();
+        if value["type"] == "agent_end" {
+            ends += 1;
+        }
+    }
+    drop(stdin);
+    let sent: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| last_user_text(&r.json()))
+        .collect();
+    let root = tree.root_text();
+    assert_eq!(
+        sent,
+        [
+            pairs[0].1.replace("<root>", &root),
+            pairs[4].1.replace("<root>", &root)
+        ]
+    );
+}

@@ -123,7 +123,14 @@ mod tests {
 
     #[test]
     fn invalid_yaml_is_an_error() {
-        assert!(parse_frontmatter("---\ndescription: [unclosed\n---\n").is_err());
+        let error = parse_frontmatter("---\nname: x\ndescription: [unclosed bracket\n---\n")
+            .unwrap_err()
+            .to_string();
+        // Lines count from the start of the YAML block, as in pi's message.
+        assert!(
+            error.contains("line 3") || error.contains("line 2"),
+            "{error}"
+        );
         assert!(parse_frontmatter("---\na: 1\na: 2\n---\n").is_err());
     }
 
