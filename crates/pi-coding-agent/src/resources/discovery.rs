@@ -341,7 +341,8 @@ impl Discovered {
     }
 }
 
-/// The string entries of `key` in a settings file (missing or invalid: none).
+/// The string entries of `key` in a settings file (missing or invalid:
+/// none). pi's older `skills` object form counts by its `customDirectories`.
 fn settings_entries(file: &Path, key: &str) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(file) else {
         return Vec::new();
@@ -349,9 +350,11 @@ fn settings_entries(file: &Path, key: &str) -> Vec<String> {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
         return Vec::new();
     };
-    value
-        .get(key)
-        .and_then(serde_json::Value::as_array)
+    let list = match value.get(key) {
+        Some(serde_json::Value::Object(legacy)) => legacy.get("customDirectories"),
+        other => other,
+    };
+    list.and_then(serde_json::Value::as_array)
         .map(|items| {
             items
                 .iter()
@@ -508,6 +511,50 @@ mod tests {
         assert_eq!(prefix_pattern("# note", ""), None);
         assert_eq!(prefix_pattern("\\#hash", "").as_deref(), Some("\\#hash"));
         assert_eq!(prefix_pattern("   ", ""), None);
+    }
+
+    #[test]
+    fn settings_lists_and_the_legacy_skills_object() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("settings.json");
+        std::fs::write(&file, r#"{"skills": ["a", 1, "b"], "prompts": "x"}"#).unwrap();
+        assert_eq!(settings_entries(&file, "skills"), ["a", "b"]);
+        assert!(settings_entries(&file, "prompts").is_empty());
+        std::fs::write(
+            &file,
+            r#"{"skills": {"enableSkillCommands": true, "customDirectories": ["~/s"]}}"#,
+        )
+        .unwrap();
+        assert_eq!(settings_entries(&file, "skills"), ["~/s"]);
+        assert!(settings_entries(&dir.path().join("none.json"), "skills").is_empty());
+    }
+
+    #[test]
+    fn skill_dirs_stop_at_skill_md_and_honour_ignore_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |rel: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        };
+        write("a/SKILL.md");
+        write("a/inner/SKILL.md");
+        write("b/c/SKILL.md");
+        write("top.md");
+        write("skip/SKILL.md");
+        write(".hidden/SKILL.md");
+        write("b/.gitignore");
+        std::fs::write(root.join(".ignore"), "skip/\n").unwrap();
+        std::fs::write(root.join("b/.gitignore"), "c/\n").unwrap();
+        let rel = |mode| -> Vec<String> {
+            collect_skill_entries(root, mode)
+                .iter()
+                .map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(rel(SkillDirMode::Pi), ["a/SKILL.md", "top.md"]);
+        assert_eq!(rel(SkillDirMode::Agents), ["a/SKILL.md"]);
     }
 
     #[test]
