@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use serde::Serialize;
 
+use super::patterns;
+
 /// Where a resource came from, as pi reports it (`sourceInfo`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -311,33 +313,55 @@ impl Kind {
     }
 }
 
+/// A discovered path.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    pub path: PathBuf,
+    pub metadata: Metadata,
+    /// False when a settings pattern turned it off.
+    pub enabled: bool,
+}
+
 /// Discovered paths with their metadata, in pi's precedence order.
 #[derive(Debug, Default)]
 pub(crate) struct Discovered {
-    pub entries: Vec<(PathBuf, Metadata)>,
+    pub entries: Vec<Found>,
 }
 
 impl Discovered {
-    fn add(&mut self, path: PathBuf, metadata: &Metadata) {
-        if !self.entries.iter().any(|(p, _)| *p == path) {
-            self.entries.push((path, metadata.clone()));
+    fn add(&mut self, path: PathBuf, metadata: &Metadata, enabled: bool) {
+        if !self.entries.iter().any(|f| f.path == path) {
+            self.entries.push(Found {
+                path,
+                metadata: metadata.clone(),
+                enabled,
+            });
         }
     }
 
     fn finish(mut self) -> Self {
-        self.entries.sort_by_key(|(_, m)| m.rank());
+        self.entries.sort_by_key(|f| f.metadata.rank());
         let mut seen = std::collections::HashSet::new();
-        self.entries.retain(|(p, _)| seen.insert(canonical(p)));
+        self.entries.retain(|f| seen.insert(canonical(&f.path)));
         self
+    }
+
+    /// The enabled paths, in order.
+    pub fn enabled(&self) -> Vec<PathBuf> {
+        self.entries
+            .iter()
+            .filter(|f| f.enabled)
+            .map(|f| f.path.clone())
+            .collect()
     }
 
     /// The metadata of `path`: its own entry, else the first entry it lies under.
     pub fn metadata_for(&self, path: &Path) -> Option<&Metadata> {
         self.entries
             .iter()
-            .find(|(p, _)| p == path)
-            .or_else(|| self.entries.iter().find(|(p, _)| is_under(path, p)))
-            .map(|(_, m)| m)
+            .find(|f| f.path == path)
+            .or_else(|| self.entries.iter().find(|f| is_under(path, &f.path)))
+            .map(|f| &f.metadata)
     }
 }
 
@@ -381,24 +405,17 @@ fn settings_paths(
     roots: &Roots<'_>,
     kind: Kind,
     base: &Path,
-    file: &Path,
+    entries: &[String],
     meta: &Metadata,
     out: &mut Discovered,
 ) {
-    for entry in settings_entries(file, kind.key()) {
-        if is_pattern(&entry) {
-            tracing::warn!(
-                "{}: patterns in \"{}\" are not supported: {entry}",
-                file.display(),
-                kind.key()
-            );
-            continue;
-        }
-        let path = resolve_user_path(&entry, base, roots.home);
-        if path.is_file() {
-            out.add(path, meta);
+    let patterns: Vec<String> = entries.iter().filter(|e| is_pattern(e)).cloned().collect();
+    for entry in entries.iter().filter(|e| !is_pattern(e)) {
+        let path = resolve_user_path(entry, base, roots.home);
+        let files = if path.is_file() {
+            vec![path]
         } else if path.is_dir() {
-            let files = match kind {
+            match kind {
                 Kind::Skills => collect_skill_entries(&path, SkillDirMode::Pi),
                 Kind::Prompts => {
                     let mut rules = IgnoreRules::new(&path);
@@ -406,11 +423,29 @@ fn settings_paths(
                     collect_md_files(&path, &mut rules, &mut files);
                     files
                 }
-            };
-            for file in files {
-                out.add(file, meta);
             }
+        } else {
+            Vec::new()
+        };
+        for file in files {
+            let enabled = patterns::enabled_by_patterns(&file, &patterns, base);
+            out.add(file, meta, enabled);
         }
+    }
+}
+
+/// Adds auto-discovered `paths`, each enabled unless its scope's settings
+/// entries turn it off.
+fn add_auto(
+    out: &mut Discovered,
+    paths: Vec<PathBuf>,
+    meta: &Metadata,
+    entries: &[String],
+    base: &Path,
+) {
+    for path in paths {
+        let enabled = patterns::enabled_by_overrides(&path, entries, base);
+        out.add(path, meta, enabled);
     }
 }
 
@@ -442,12 +477,14 @@ pub(crate) fn discover(roots: &Roots<'_>, kind: Kind) -> Discovered {
         scope: "user",
         base_dir: Some(roots.agent_dir.to_path_buf()),
     };
+    let project_entries = settings_entries(&project_base.join("settings.json"), kind.key());
+    let user_entries = settings_entries(&roots.agent_dir.join("settings.json"), kind.key());
     let mut out = Discovered::default();
     settings_paths(
         roots,
         kind,
         &project_base,
-        &project_base.join("settings.json"),
+        &project_entries,
         &project_local,
         &mut out,
     );
@@ -455,11 +492,11 @@ pub(crate) fn discover(roots: &Roots<'_>, kind: Kind) -> Discovered {
         roots,
         kind,
         roots.agent_dir,
-        &roots.agent_dir.join("settings.json"),
+        &user_entries,
         &user_local,
         &mut out,
     );
-    match kind {
+    let (project, user) = match kind {
         Kind::Skills => {
             let home_agents = roots.home.join(".agents").join("skills");
             let mut project = collect_skill_entries(&project_base.join("skills"), SkillDirMode::Pi);
@@ -473,24 +510,23 @@ pub(crate) fn discover(roots: &Roots<'_>, kind: Kind) -> Discovered {
                     break;
                 }
             }
-            for path in project {
-                out.add(path, &project_auto);
-            }
             let mut user = collect_skill_entries(&roots.agent_dir.join("skills"), SkillDirMode::Pi);
             user.extend(collect_skill_entries(&home_agents, SkillDirMode::Agents));
-            for path in user {
-                out.add(path, &user_auto);
-            }
+            (project, user)
         }
-        Kind::Prompts => {
-            for path in collect_prompt_entries(&project_base.join("prompts")) {
-                out.add(path, &project_auto);
-            }
-            for path in collect_prompt_entries(&roots.agent_dir.join("prompts")) {
-                out.add(path, &user_auto);
-            }
-        }
-    }
+        Kind::Prompts => (
+            collect_prompt_entries(&project_base.join("prompts")),
+            collect_prompt_entries(&roots.agent_dir.join("prompts")),
+        ),
+    };
+    add_auto(
+        &mut out,
+        project,
+        &project_auto,
+        &project_entries,
+        &project_base,
+    );
+    add_auto(&mut out, user, &user_auto, &user_entries, roots.agent_dir);
     out.finish()
 }
 

@@ -9,6 +9,7 @@
 
 pub mod discovery;
 pub mod frontmatter;
+mod patterns;
 pub mod prompt_templates;
 pub mod skills;
 
@@ -179,7 +180,7 @@ impl Resources {
         let auto = if options.no_skills {
             Vec::new()
         } else {
-            found.entries.iter().map(|(p, _)| p.clone()).collect()
+            found.enabled()
         };
         let paths = merge_paths(auto, &cli_skills, cwd, &options.home);
         let mut skills = skills::load_skills(&paths, &options.agent_dir, cwd, &found);
@@ -204,7 +205,7 @@ impl Resources {
         let auto = if options.no_prompt_templates {
             Vec::new()
         } else {
-            found.entries.iter().map(|(p, _)| p.clone()).collect()
+            found.enabled()
         };
         let paths = merge_paths(auto, &cli_prompts, cwd, &options.home);
         let mut templates =
