@@ -275,26 +275,18 @@ fn check_loaded(scenario: &Value) {
     let mut argv = vec!["pi".to_owned()];
     argv.extend(tree.args(scenario));
     let args = Args::try_parse_from(expand_short_flags(argv.iter().map(Into::into))).unwrap();
-    // pi reads files given by relative path from the process's cwd.
-    let resources = {
-        let _guard = CWD_LOCK.lock().unwrap();
-        let previous = std::env::current_dir().unwrap();
-        std::env::set_current_dir(&tree.cwd).unwrap();
-        let loaded = Resources::load(&ResourceOptions {
-            cwd: tree.cwd.clone(),
-            agent_dir: tree.root.path().join("agent"),
-            home: tree.root.path().join("home"),
-            skill_paths: args.skills,
-            prompt_template_paths: args.prompt_templates,
-            no_skills: args.no_skills,
-            no_prompt_templates: args.no_prompt_templates,
-            no_context_files: args.no_context_files,
-            system_prompt: args.system_prompt,
-            append_system_prompt: args.append_system_prompt,
-        });
-        std::env::set_current_dir(previous).unwrap();
-        loaded
-    };
+    let resources = Resources::load(&ResourceOptions {
+        cwd: tree.cwd.clone(),
+        agent_dir: tree.root.path().join("agent"),
+        home: tree.root.path().join("home"),
+        skill_paths: args.skills,
+        prompt_template_paths: args.prompt_templates,
+        no_skills: args.no_skills,
+        no_prompt_templates: args.no_prompt_templates,
+        no_context_files: args.no_context_files,
+        system_prompt: args.system_prompt,
+        append_system_prompt: args.append_system_prompt,
+    });
     let mut pis: Value = serde_json::from_str(&tree.pi(scenario, "resources.json")).unwrap();
     blank_yaml_errors(&mut pis["skillDiagnostics"]);
     let mut skill_diagnostics = serde_json::to_value(&resources.skills.diagnostics).unwrap();
@@ -315,8 +307,6 @@ fn check_loaded(scenario: &Value) {
     });
     assert_eq!(ours, pis, "{name}: loaded resources");
 }
-
-static CWD_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]
 fn loaded_resources_and_diagnostics_match_pi() {

@@ -131,11 +131,12 @@ pub struct Resources {
     pub context_files: Vec<ContextFile>,
 }
 
-/// `input` itself, or the file it names (pi's `resolvePromptInput`).
-fn text_or_file(input: &str) -> String {
-    let path = Path::new(input);
-    if path.exists() {
-        match std::fs::read_to_string(path) {
+/// `input` itself, or the file it names relative to `cwd` (pi's
+/// `resolvePromptInput`, which resolves against the process's directory).
+fn text_or_file(input: &str, cwd: &Path) -> String {
+    let path = cwd.join(input);
+    if !input.is_empty() && path.exists() {
+        match std::fs::read_to_string(&path) {
             Ok(text) => return text,
             Err(e) => tracing::warn!("Could not read {}: {e}", path.display()),
         }
@@ -235,7 +236,7 @@ impl Resources {
             .system_prompt
             .clone()
             .or_else(|| discover_file(cwd, &options.agent_dir, "SYSTEM.md"))
-            .map(|s| text_or_file(&s));
+            .map(|s| text_or_file(&s, cwd));
         let append_system_prompt = if options.append_system_prompt.is_empty() {
             discover_file(cwd, &options.agent_dir, "APPEND_SYSTEM.md")
                 .into_iter()
@@ -249,7 +250,7 @@ impl Resources {
             system_prompt,
             append_system_prompt: append_system_prompt
                 .iter()
-                .map(|s| text_or_file(s))
+                .map(|s| text_or_file(s, cwd))
                 .collect(),
             context_files,
         }
