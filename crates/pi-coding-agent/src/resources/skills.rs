@@ -141,9 +141,18 @@ pub(crate) fn load_skill_file(
         ),
         Some(_) => {}
     }
-    let name = frontmatter
-        .non_empty_str("name")
-        .map_or_else(|| parent_name.clone(), str::to_owned);
+    // A falsy name (missing, empty, null, false, 0) falls back to the
+    // directory's; any other non-string makes pi's validation throw, which
+    // skips the skill.
+    let name = match frontmatter.get("name") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        None | Some(Value::Null | Value::Bool(false) | Value::String(_)) => parent_name.clone(),
+        Some(Value::Number(n)) if n.as_f64() == Some(0.0) => parent_name.clone(),
+        Some(_) => {
+            warn(diagnostics, "name must be a string".to_owned());
+            return None;
+        }
+    };
     for error in validate_name(&name, &parent_name) {
         warn(diagnostics, error);
     }
@@ -350,6 +359,37 @@ mod tests {
             validate_name(&"a".repeat(65), &"a".repeat(65)),
             ["name exceeds 64 characters (65)"]
         );
+    }
+
+    fn load(frontmatter: &str) -> (Option<Skill>, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("my-skill").join("SKILL.md");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, format!("---\n{frontmatter}\n---\nBody\n")).unwrap();
+        let mut diagnostics = Vec::new();
+        let skill = load_skill_file(&file, SkillSource::Path, &mut diagnostics);
+        (skill, diagnostics.into_iter().map(|d| d.message).collect())
+    }
+
+    #[test]
+    fn frontmatter_values_as_pi_reads_them() {
+        let (skill, warnings) = load("description: d\nname: false\ndisable-model-invocation: yes");
+        let skill = skill.unwrap();
+        assert_eq!(skill.name, "my-skill");
+        assert!(!skill.disable_model_invocation, "only a real true counts");
+        assert!(warnings.is_empty());
+        let (skill, warnings) = load("description: d\nname: 12");
+        assert!(skill.is_none());
+        assert_eq!(warnings, ["name must be a string"]);
+        let (skill, warnings) = load("description: 5");
+        assert!(skill.is_none());
+        assert_eq!(warnings, ["description must be a string"]);
+        let (skill, warnings) = load(&format!("description: {}", "x".repeat(1025)));
+        assert!(skill.is_some(), "a long description warns but loads");
+        assert_eq!(warnings, ["description exceeds 1024 characters (1025)"]);
+        let (skill, warnings) = load("description: '  '");
+        assert!(skill.is_none());
+        assert_eq!(warnings, ["description is required"]);
     }
 
     #[test]
