@@ -20,15 +20,9 @@ impl App {
         command: &str,
         exclude_from_context: bool,
     ) -> Result<Value, String> {
+        let shell = ShellConfig::resolve(self.settings.shell_path.as_deref())?;
         let cancel = CancellationToken::new();
         *lock(&self.bash_cancel) = Some(cancel.clone());
-        let shell = match &self.settings.shell_path {
-            Some(path) => ShellConfig {
-                program: path.into(),
-                args: vec!["-c".to_owned()],
-            },
-            None => ShellConfig::detect(),
-        };
         let full_command = match &self.settings.shell_command_prefix {
             Some(prefix) => format!("{prefix}\n{command}"),
             None => command.to_owned(),

@@ -5,6 +5,7 @@
 
 mod bash;
 mod compact;
+mod export;
 pub mod files;
 mod persist;
 mod retry;
@@ -20,15 +21,19 @@ use pi_agent_core::{Agent, AgentError, AgentMessage, PromptInput};
 use pi_ai::{AssistantMessage, CancellationToken, Message, Model, ThinkingLevel};
 use serde_json::{Value, json};
 
-use crate::config::{AuthStorage, ModelRegistry, Settings};
+use crate::config::{AuthStorage, ModelRegistry, Settings, SettingsWarning, SettingsWriter};
 use crate::messages::CodingMessage;
 use crate::resources::Resources;
 use crate::session::SessionManager;
 
+pub use export::export_from_file;
 use persist::EventHub;
 pub use persist::{AppEvent, AppListener};
 pub use retry::is_retryable_error;
-pub use setup::{SessionChoice, SetupError, StartOptions, build_app, register_providers};
+pub use setup::{
+    SESSION_DIR_ENV, SessionChoice, SetupError, StartOptions, build_app, register_providers,
+    resolve_session_dir,
+};
 
 /// The coding agent: agent, session, configuration.
 pub struct App {
@@ -44,6 +49,12 @@ pub struct App {
     pub cli_api_key: Option<String>,
     /// Merged settings.
     pub settings: Settings,
+    /// Writes changed defaults (model, thinking level) to the global settings file.
+    pub settings_writer: SettingsWriter,
+    /// Settings files that could not be used (their defaults apply).
+    pub settings_warnings: Vec<SettingsWarning>,
+    /// Model patterns scoping model cycling: `--models`, else `enabledModels`.
+    pub model_patterns: Option<Vec<String>>,
     /// Working directory.
     pub cwd: PathBuf,
     auto_retry: AtomicBool,
@@ -267,6 +278,13 @@ impl App {
         {
             tracing::error!("cannot save the model change: {e}");
         }
+        // As pi: the chosen model becomes the default for the next start.
+        if let Err(e) = self.settings_writer.set(&[
+            ("defaultProvider", Some(json!(model.provider.as_str()))),
+            ("defaultModel", Some(json!(model.id))),
+        ]) {
+            tracing::error!("cannot save the default model: {e}");
+        }
         let level = self.agent.with_state(|s| s.thinking_level);
         if !model.reasoning && level.is_some() {
             self.set_thinking_level(None);
@@ -287,6 +305,17 @@ impl App {
             .append_thinking_level_change(thinking_level_name(level))
         {
             tracing::error!("cannot save the thinking level change: {e}");
+        }
+        // As pi: a changed level of a reasoning model becomes the default.
+        let changed = self.agent.with_state(|s| s.thinking_level) != level;
+        if changed
+            && self.agent.model().reasoning
+            && let Err(e) = self.settings_writer.set(&[(
+                "defaultThinkingLevel",
+                Some(json!(thinking_level_name(level))),
+            )])
+        {
+            tracing::error!("cannot save the default thinking level: {e}");
         }
         self.agent.set_thinking_level(level);
     }

@@ -150,6 +150,29 @@ impl App {
         Ok(text)
     }
 
+    /// rpc `clone`: continues in a new session file holding the current
+    /// branch up to and including the leaf (pi's fork "at" the leaf).
+    pub fn clone_session(&self) -> Result<(), String> {
+        self.refuse_while_streaming()?;
+        {
+            let mut session = self.session();
+            let leaf = session
+                .leaf_id()
+                .map(str::to_owned)
+                .ok_or_else(|| "Cannot clone session: no current entry selected".to_owned())?;
+            // pi forks from the file: before its first write (no assistant
+            // message yet) the leaf is not found there.
+            if session.session_file().is_some_and(|f| !f.exists()) {
+                return Err(format!("Entry {leaf} not found"));
+            }
+            session
+                .create_branched_session(&leaf)
+                .map_err(|e| e.to_string())?;
+        }
+        self.load_from_session();
+        Ok(())
+    }
+
     /// Writes the transcript as a self-contained HTML page; returns its path
     /// (`output` or `<session file>.html`, else `pi-session-<id>.html` in the cwd).
     pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, String> {
@@ -167,40 +190,8 @@ impl App {
                 session.session_id().to_owned(),
             )
         };
-        let mut html = format!(
-            "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>pi session {}</title>\n<style>body{{font-family:sans-serif;max-width:60em;margin:auto}}.m{{border-left:4px solid #ccc;margin:1em 0;padding:0 1em}}pre{{white-space:pre-wrap}}</style></head><body>\n<h1>pi session {}</h1>\n",
-            escape(&title),
-            escape(&title)
-        );
-        for message in self.agent.messages() {
-            let role = message.role();
-            let body = serde_json::to_string_pretty(&message).map_err(|e| e.to_string())?;
-            let text = match &message {
-                AgentMessage::Standard(Message::User(user)) => user_text(&user.content),
-                AgentMessage::Standard(Message::Assistant(a)) => a.text(),
-                AgentMessage::Standard(Message::ToolResult(r)) => r
-                    .content
-                    .iter()
-                    .filter_map(UserBlock::as_text)
-                    .collect::<Vec<_>>()
-                    .join(""),
-                AgentMessage::Custom(_) => String::new(),
-            };
-            html.push_str(&format!(
-                "<div class=\"m {role}\"><h3>{role}</h3><pre>{}</pre><details><summary>JSON</summary><pre>{}</pre></details></div>\n",
-                escape(&text),
-                escape(&body)
-            ));
-        }
-        html.push_str("</body></html>\n");
+        let html = super::export::render_html(&title, &self.agent.messages())?;
         std::fs::write(&path, html).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(path)
     }
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

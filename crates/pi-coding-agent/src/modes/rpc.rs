@@ -208,7 +208,13 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
             ))
         }
         "get_available_models" => {
-            let models: Vec<Value> = app.registry.models().iter().map(model_json).collect();
+            // As pi: only the models whose provider has a key.
+            let models: Vec<Value> = app
+                .registry
+                .available_models(app.cli_api_key.as_deref(), &app.auth)
+                .into_iter()
+                .map(model_json)
+                .collect();
             Ok(Some(json!({"models": models})))
         }
         "set_thinking_level" => {
@@ -330,6 +336,10 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
         }
         "switch_session" => {
             app.switch_session(std::path::Path::new(str_field(command, "sessionPath")?))?;
+            Ok(Some(json!({"cancelled": false})))
+        }
+        "clone" => {
+            app.clone_session()?;
             Ok(Some(json!({"cancelled": false})))
         }
         "fork" => {

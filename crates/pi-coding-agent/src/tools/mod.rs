@@ -84,6 +84,10 @@ impl std::fmt::Debug for ImageInputProbe {
 pub struct ToolOptions {
     /// Tells `read` whether the current model takes images.
     pub image_input: Option<ImageInputProbe>,
+    /// `shellPath`: the shell `bash` runs commands with (instead of detecting one).
+    pub shell_path: Option<String>,
+    /// `shellCommandPrefix`: put (with a newline) before every `bash` command.
+    pub command_prefix: Option<String>,
 }
 
 /// Builds the named tools, in the order given, working in `cwd`.
@@ -116,7 +120,11 @@ pub fn create_tool_with_options(
 ) -> Result<Arc<dyn AgentTool>, ToolSetError> {
     let tool: Arc<dyn AgentTool> = match name {
         "read" => Arc::new(ReadTool::with_image_input(cwd, options.image_input.clone())),
-        "bash" => Arc::new(BashTool::new(cwd)),
+        "bash" => Arc::new(BashTool::with_settings(
+            cwd,
+            options.shell_path.as_deref(),
+            options.command_prefix.clone(),
+        )),
         "edit" => Arc::new(EditTool::new(cwd)),
         "write" => Arc::new(WriteTool::new(cwd)),
         "grep" => Arc::new(GrepTool::new(cwd)),
