@@ -285,11 +285,20 @@ impl App {
         ]) {
             tracing::error!("cannot save the default model: {e}");
         }
-        let level = self.agent.with_state(|s| s.thinking_level);
-        if !model.reasoning && level.is_some() {
-            self.set_thinking_level(None);
-        }
+        // pi's level after a switch: the current one, or, coming from a
+        // model without reasoning, the settings' default; clamped to the new model.
+        let current = self.agent.with_state(|s| s.thinking_level);
+        let wanted = if self.agent.model().reasoning {
+            current
+        } else {
+            setup::default_thinking_level(&self.settings)
+        };
+        let reasoning = model.reasoning;
         self.agent.set_model(model);
+        let effective = if reasoning { wanted } else { None };
+        if effective != current {
+            self.set_thinking_level(effective);
+        }
     }
 
     /// Sets the thinking level (`None` is off; forced off for models
