@@ -184,7 +184,26 @@ fn main() -> ExitCode {
         }
         return ExitCode::FAILURE;
     }
-    let mut args = Args::parse_from(screened.args);
+    // pi sends what it prints to stderr once stdout belongs to a
+    // non-interactive mode (stdin not a terminal, `-p`, `--mode`).
+    let console_to_stderr = !std::io::stdin().is_terminal()
+        || screened
+            .args
+            .iter()
+            .any(|a| a == "-p" || a == "--print" || a == "--mode");
+    let mut args = match Args::try_parse_from(screened.args) {
+        Ok(args) => args,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
+            let help = e.render().to_string();
+            if console_to_stderr {
+                eprint!("{help}");
+            } else {
+                print!("{help}");
+            }
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => e.exit(),
+    };
     if args.version {
         println!("{}", pi_coding_agent::VERSION);
         return ExitCode::SUCCESS;
@@ -203,7 +222,12 @@ fn main() -> ExitCode {
         let output = args.messages.first().map(std::path::Path::new);
         return match pi_coding_agent::app::export_from_file(input, output) {
             Ok(path) => {
-                println!("Exported to: {}", path.display());
+                let line = format!("Exported to: {}", path.display());
+                if console_to_stderr {
+                    eprintln!("{line}");
+                } else {
+                    println!("{line}");
+                }
                 ExitCode::SUCCESS
             }
             Err(e) => {
