@@ -279,3 +279,35 @@ async fn session_dir_comes_from_the_flag_then_the_environment_then_settings() {
     assert_eq!(files("from-flag"), 1);
     assert!(!root.join("from-env2").exists());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shell_settings_reach_the_bash_tool() {
+    // pi's recorded bash round trip, with a prefix and a shell from settings.json.
+    let s = Scenario::fixture("b-bash-oai").await;
+    write_file(
+        &s,
+        "agent/settings.json",
+        &json!({"shellPath": "/bin/sh", "shellCommandPrefix": "echo FROM-PREFIX"}).to_string(),
+    );
+    let out = s
+        .run(&[
+            "-p",
+            "--model",
+            "mock-oai/mock-gpt",
+            "List the files in the current directory.",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The tool result sent back to the model starts with the prefix's output.
+    let second = s.requests()[1].json();
+    let tool_message = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap()
+        .clone();
+    let content = tool_message["content"].to_string();
+    assert!(content.contains("FROM-PREFIX\\n"), "{content}");
+    assert!(content.contains("notes.txt"), "{content}");
+}

@@ -53,8 +53,6 @@ pub struct App {
     pub settings_writer: SettingsWriter,
     /// Settings files that could not be used (their defaults apply).
     pub settings_warnings: Vec<SettingsWarning>,
-    /// Model patterns scoping model cycling: `--models`, else `enabledModels`.
-    pub model_patterns: Option<Vec<String>>,
     /// Working directory.
     pub cwd: PathBuf,
     auto_retry: AtomicBool,

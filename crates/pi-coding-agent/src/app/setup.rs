@@ -106,7 +106,8 @@ pub struct StartOptions {
     pub session_dir: Option<PathBuf>,
     /// The agent directory; `None` for `$PI_CODING_AGENT_DIR` or `~/.pi/agent`.
     pub agent_dir: Option<PathBuf>,
-    /// `--models` patterns; `None` for the settings' `enabledModels`.
+    /// `--models` patterns scoping the models (and Ctrl+P cycling); `None`
+    /// for the settings' `enabledModels`.
     pub models: Option<Vec<String>>,
     /// `--no-builtin-tools`: no built-in tool unless named by `--tools`.
     pub no_builtin_tools: bool,
@@ -413,11 +414,6 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     let hub = Arc::new(EventHub::default());
     agent.subscribe(app_listener(Arc::clone(&session), Arc::clone(&hub)));
 
-    let model_patterns = options
-        .models
-        .clone()
-        .or_else(|| settings.enabled_models.clone())
-        .filter(|p| !p.is_empty());
     let retry_enabled = settings.retry().enabled;
     let compaction_enabled = settings.compaction().enabled;
     Ok(App {
@@ -429,7 +425,6 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         settings,
         settings_writer: loaded.writer,
         settings_warnings: loaded.warnings,
-        model_patterns,
         cwd: options.cwd,
         auto_retry: AtomicBool::new(retry_enabled),
         auto_compaction: AtomicBool::new(compaction_enabled),

@@ -101,9 +101,6 @@ pub struct Settings {
     /// Image handling.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<ImageSettings>,
-    /// Model patterns that scope model cycling (as `--models`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub enabled_models: Option<Vec<String>>,
     /// Every other key, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -147,6 +144,14 @@ impl Settings {
             .as_deref()
             .filter(|s| !s.is_empty())
             .map(|s| expand_tilde(s, home))
+    }
+
+    /// `enabledModels`: model patterns scoping model cycling (as `--models`).
+    pub fn enabled_models(&self) -> Option<Vec<String>> {
+        self.extra
+            .get("enabledModels")
+            .and_then(Value::as_array)
+            .map(|_| self.string_list("enabledModels"))
     }
 
     /// `theme`.

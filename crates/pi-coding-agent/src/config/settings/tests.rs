@@ -38,7 +38,7 @@ fn defaults_are_pis() {
     assert_eq!(settings.autocomplete_max_visible(), 5);
     assert!(settings.enable_skill_commands() && settings.show_images());
     assert!(!settings.quiet_startup() && !settings.hide_thinking_block());
-    assert_eq!(settings.enabled_models, None);
+    assert_eq!(settings.enabled_models(), None);
 }
 
 #[test]
@@ -63,7 +63,7 @@ fn project_layer_merges_one_level_deep_as_pi() {
     assert!(!settings.show_images());
     // pi replaces second-level objects whole.
     assert_eq!(settings.extra["terminal"]["deep"], json!({"x": 3}));
-    assert_eq!(settings.enabled_models, Some(vec!["a/*".to_owned()]));
+    assert_eq!(settings.enabled_models(), Some(vec!["a/*".to_owned()]));
 }
 
 #[test]
