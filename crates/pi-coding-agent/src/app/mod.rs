@@ -4,6 +4,7 @@
 //! The modes (print, json, rpc) drive it.
 
 mod bash;
+mod block_images;
 mod compact;
 mod export;
 pub mod files;

@@ -393,9 +393,15 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     agent_options.messages = context.messages;
     agent_options.steering_mode = queue_mode(settings.steering_mode.as_deref());
     agent_options.follow_up_mode = queue_mode(settings.follow_up_mode.as_deref());
+    let block = settings.block_images();
     agent_options.settings.convert_to_llm = Arc::new(
-        |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> {
-            Ok(convert_to_llm(messages))
+        move |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> {
+            let converted = convert_to_llm(messages);
+            Ok(if block {
+                super::block_images::block_images(converted)
+            } else {
+                converted
+            })
         },
     );
     agent_options.settings.stream_options.session_id = Some(session_id);
