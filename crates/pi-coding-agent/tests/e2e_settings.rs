@@ -311,3 +311,30 @@ async fn shell_settings_reach_the_bash_tool() {
     assert!(content.contains("FROM-PREFIX\\n"), "{content}");
     assert!(content.contains("notes.txt"), "{content}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn queue_modes_and_auto_switches_are_written_back_as_pi() {
+    let s = answering(1).await;
+    let path = write_file(
+        &s,
+        "agent/settings.json",
+        "{\"compaction\": {\"reserveTokens\": 1000}, \"theme\": \"dark\"}",
+    );
+    rpc(
+        &s,
+        &[
+            json!({"id": "1", "type": "set_steering_mode", "mode": "all"}),
+            json!({"id": "2", "type": "set_follow_up_mode", "mode": "all"}),
+            json!({"id": "3", "type": "set_auto_compaction", "enabled": false}),
+            json!({"id": "4", "type": "set_auto_retry", "enabled": false}),
+        ],
+    )
+    .await;
+    // pi's setters: top-level modes; `enabled` merged into the existing
+    // objects — byte for byte what pi wrote for the same commands.
+    let pi = pi_capture("settings-write-back/setters.json");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        pi["settings_after"].as_str().unwrap()
+    );
+}

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use pi_agent_core::{Agent, AgentError, AgentMessage, PromptInput};
+use pi_agent_core::{Agent, AgentError, AgentMessage, PromptInput, QueueMode};
 use pi_ai::{AssistantMessage, CancellationToken, Message, Model, ThinkingLevel};
 use serde_json::{Value, json};
 
@@ -70,6 +70,14 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// A queue mode as pi writes it.
+fn queue_mode_name(mode: QueueMode) -> &'static str {
+    match mode {
+        QueueMode::All => "all",
+        QueueMode::OneAtATime => "one-at-a-time",
+    }
+}
+
 /// The thinking level as pi writes it (`off` for none).
 pub fn thinking_level_name(level: Option<ThinkingLevel>) -> &'static str {
     level.map_or("off", ThinkingLevel::as_str)
@@ -94,11 +102,45 @@ impl App {
     /// Whether transient errors are retried automatically.
     pub fn set_auto_retry(&self, enabled: bool) {
         self.auto_retry.store(enabled, Ordering::SeqCst);
+        // As pi: remembered in the global settings (`retry.enabled`).
+        if let Err(e) = self
+            .settings_writer
+            .set_nested("retry", "enabled", json!(enabled))
+        {
+            tracing::error!("cannot save retry.enabled: {e}");
+        }
     }
 
     /// Whether the context is compacted automatically.
     pub fn set_auto_compaction(&self, enabled: bool) {
         self.auto_compaction.store(enabled, Ordering::SeqCst);
+        // As pi: remembered in the global settings (`compaction.enabled`).
+        if let Err(e) = self
+            .settings_writer
+            .set_nested("compaction", "enabled", json!(enabled))
+        {
+            tracing::error!("cannot save compaction.enabled: {e}");
+        }
+    }
+
+    /// Sets how steering messages are delivered and remembers it in the
+    /// global settings (`steeringMode`), as pi.
+    pub fn set_steering_mode(&self, mode: QueueMode) {
+        self.agent.set_steering_mode(mode);
+        self.save_setting("steeringMode", json!(queue_mode_name(mode)));
+    }
+
+    /// Sets how follow-up messages are delivered and remembers it in the
+    /// global settings (`followUpMode`), as pi.
+    pub fn set_follow_up_mode(&self, mode: QueueMode) {
+        self.agent.set_follow_up_mode(mode);
+        self.save_setting("followUpMode", json!(queue_mode_name(mode)));
+    }
+
+    fn save_setting(&self, key: &str, value: Value) {
+        if let Err(e) = self.settings_writer.set(&[(key, Some(value))]) {
+            tracing::error!("cannot save {key}: {e}");
+        }
     }
 
     /// Whether the context is compacted automatically.

@@ -242,11 +242,11 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
             Ok(Some(json!({"level": next})))
         }
         "set_steering_mode" => {
-            app.agent.set_steering_mode(queue_mode(command)?);
+            app.set_steering_mode(queue_mode(command)?);
             Ok(None)
         }
         "set_follow_up_mode" => {
-            app.agent.set_follow_up_mode(queue_mode(command)?);
+            app.set_follow_up_mode(queue_mode(command)?);
             Ok(None)
         }
         "compact" => {

@@ -35,6 +35,38 @@ impl SettingsWriter {
     /// Sets top-level keys (`None` removes one), keeping every other key
     /// of the file as it is now. Does nothing when writing is disabled.
     pub fn set(&self, changes: &[(&str, Option<Value>)]) -> Result<(), ConfigError> {
+        self.update(|current| {
+            for (key, value) in changes {
+                match value {
+                    Some(value) => {
+                        current.insert((*key).to_owned(), value.clone());
+                    }
+                    None => {
+                        current.remove(*key);
+                    }
+                }
+            }
+        })
+    }
+
+    /// Sets `key.nested` (as pi's `compaction.enabled`), keeping the
+    /// object's other members as the file has them now.
+    pub fn set_nested(&self, key: &str, nested: &str, value: Value) -> Result<(), ConfigError> {
+        self.update(|current| {
+            let object = current
+                .entry(key)
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !object.is_object() {
+                *object = Value::Object(Map::new());
+            }
+            if let Value::Object(object) = object {
+                object.insert(nested.to_owned(), value);
+            }
+        })
+    }
+
+    /// Under the lock: reads the file again, applies `change`, writes it back.
+    fn update(&self, change: impl FnOnce(&mut Map<String, Value>)) -> Result<(), ConfigError> {
         let Some(path) = &self.path else {
             return Ok(());
         };
@@ -64,16 +96,7 @@ impl SettingsWriter {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
             Err(e) => return Err(io(e)),
         };
-        for (key, value) in changes {
-            match value {
-                Some(value) => {
-                    current.insert((*key).to_owned(), value.clone());
-                }
-                None => {
-                    current.remove(*key);
-                }
-            }
-        }
+        change(&mut current);
         let text = serde_json::to_string_pretty(&Value::Object(current)).map_err(|source| {
             ConfigError::Json {
                 path: path.clone(),
