@@ -88,6 +88,12 @@ pub fn screen(args: Vec<OsString>) -> Screened {
             out.args.push(arg.clone());
             continue;
         }
+        // pi ignores a `--mode` it does not know (the value with it).
+        let next = rest.get(i + 1).and_then(|n| n.to_str());
+        if text == "--mode" && next.is_some_and(|m| !["text", "json", "rpc"].contains(&m)) {
+            skip_value = true;
+            continue;
+        }
         if let Some(long) = text.strip_prefix("--") {
             match known(text) {
                 Some(takes_value) => {
@@ -201,5 +207,9 @@ mod tests {
         );
         let s = run(&["--no-builtin-tools", "--help"]);
         assert!(s.errors().is_empty());
+        // An unknown mode is dropped with its value, as pi drops it.
+        let s = run(&["--mode", "xml", "-p", "Hi", "--mode", "json"]);
+        assert!(s.errors().is_empty());
+        assert_eq!(s.args, ["pi", "-p", "Hi", "--mode", "json"]);
     }
 }
