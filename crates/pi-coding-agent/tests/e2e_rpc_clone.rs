@@ -114,6 +114,17 @@ async fn clone_continues_in_a_copy_of_the_branch_as_pi() {
     rpc.send(&json!({"id": "1", "type": "prompt", "message": "Hello"}))
         .await;
     rpc.until(|v| v["type"] == "agent_end").await;
+    // The run settles just after `agent_end`: wait until the state says idle.
+    for attempt in 0.. {
+        let state = rpc
+            .call(json!({"id": format!("idle{attempt}"), "type": "get_state"}))
+            .await;
+        if state["data"]["isStreaming"] == false {
+            break;
+        }
+        assert!(attempt < 100, "still streaming");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let source = s.session_files()[0].clone();
 
     let clone = rpc.call(json!({"id": "2", "type": "clone"})).await;
