@@ -338,3 +338,44 @@ async fn queue_modes_and_auto_switches_are_written_back_as_pi() {
         pi["settings_after"].as_str().unwrap()
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_switch_back_to_a_reasoning_model_takes_the_level_saved_in_this_run() {
+    let s = answering(1).await;
+    let path = write_file(
+        &s,
+        "agent/settings.json",
+        "{\"defaultThinkingLevel\": \"low\"}",
+    );
+    let model = |id: &str, n: &str| json!({"id": n, "type": "set_model", "provider": "mock-oai", "modelId": id});
+    let seen = rpc(
+        &s,
+        &[
+            model("mock-gpt-think", "1"),
+            json!({"id": "2", "type": "get_state"}),
+            json!({"id": "3", "type": "set_thinking_level", "level": "high"}),
+            model("mock-gpt", "4"),
+            json!({"id": "5", "type": "get_state"}),
+            model("mock-gpt-think", "6"),
+            json!({"id": "7", "type": "get_state"}),
+        ],
+    )
+    .await;
+    let level = |id: &str| {
+        seen.iter()
+            .find(|v| v["type"] == "response" && v["id"] == id)
+            .unwrap()["data"]["thinkingLevel"]
+            .clone()
+    };
+    // pi's capture of the same commands: from a model without reasoning the
+    // settings' default; its setter changed its in-memory default too.
+    let pi = pi_capture("settings-write-back/thinking-switch.json");
+    for id in ["2", "5", "7"] {
+        assert_eq!(level(id), pi["levels"][id], "get_state {id}");
+    }
+    assert_eq!(level("7"), "high");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        pi["settings_after"].as_str().unwrap()
+    );
+}

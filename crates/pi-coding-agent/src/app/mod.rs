@@ -137,6 +137,16 @@ impl App {
         self.save_setting("followUpMode", json!(queue_mode_name(mode)));
     }
 
+    /// The default thinking level: the one saved during this run, else the settings'.
+    fn default_thinking_level(&self) -> Option<ThinkingLevel> {
+        match self.settings_writer.changed("defaultThinkingLevel") {
+            Some(Value::String(level)) => {
+                crate::config::parse_thinking_level(&level).unwrap_or(Some(ThinkingLevel::Medium))
+            }
+            _ => setup::default_thinking_level(&self.settings),
+        }
+    }
+
     fn save_setting(&self, key: &str, value: Value) {
         if let Err(e) = self.settings_writer.set(&[(key, Some(value))]) {
             tracing::error!("cannot save {key}: {e}");
@@ -332,7 +342,7 @@ impl App {
         let wanted = if self.agent.model().reasoning {
             current
         } else {
-            setup::default_thinking_level(&self.settings)
+            self.default_thinking_level()
         };
         let reasoning = model.reasoning;
         self.agent.set_model(model);

@@ -275,3 +275,22 @@ fn concurrent_writers_lose_no_key() {
     let now: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(now.as_object().unwrap().len(), 8, "{now}");
 }
+
+#[test]
+fn values_set_in_this_run_are_remembered_even_when_the_file_is_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let disabled = SettingsWriter::new(dir.path().join("settings.json"), false);
+    assert_eq!(disabled.changed("defaultThinkingLevel"), None);
+    disabled
+        .set(&[("defaultThinkingLevel", Some(json!("high")))])
+        .unwrap();
+    assert_eq!(
+        disabled.changed("defaultThinkingLevel"),
+        Some(json!("high"))
+    );
+    assert!(!dir.path().join("settings.json").exists());
+    // Clones share what was set.
+    let clone = disabled.clone();
+    clone.set(&[("defaultThinkingLevel", None)]).unwrap();
+    assert_eq!(disabled.changed("defaultThinkingLevel"), Some(Value::Null));
+}

@@ -5,6 +5,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
@@ -12,10 +13,13 @@ use super::layers;
 use super::lock::FileLock;
 use crate::config::ConfigError;
 
-/// Writes setting changes to one settings file.
+/// Writes setting changes to one settings file, and remembers the
+/// top-level values set during this run (pi's in-memory settings follow its
+/// setters even when the file cannot be written).
 #[derive(Debug, Clone, Default)]
 pub struct SettingsWriter {
     path: Option<PathBuf>,
+    changed: Arc<Mutex<Map<String, Value>>>,
 }
 
 impl SettingsWriter {
@@ -24,7 +28,17 @@ impl SettingsWriter {
     pub fn new(path: PathBuf, enabled: bool) -> Self {
         Self {
             path: enabled.then_some(path),
+            changed: Arc::default(),
         }
+    }
+
+    /// The value last set for top-level `key` in this run, if any.
+    pub fn changed(&self, key: &str) -> Option<Value> {
+        self.changed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+            .cloned()
     }
 
     /// The file written, when writing is enabled.
@@ -35,6 +49,12 @@ impl SettingsWriter {
     /// Sets top-level keys (`None` removes one), keeping every other key
     /// of the file as it is now. Does nothing when writing is disabled.
     pub fn set(&self, changes: &[(&str, Option<Value>)]) -> Result<(), ConfigError> {
+        {
+            let mut changed = self.changed.lock().unwrap_or_else(PoisonError::into_inner);
+            for (key, value) in changes {
+                changed.insert((*key).to_owned(), value.clone().unwrap_or(Value::Null));
+            }
+        }
         self.update(|current| {
             for (key, value) in changes {
                 match value {
