@@ -104,7 +104,7 @@ async fn abort_when_quick_ends(mode: ToolExecutionMode) -> (Arc<Agent>, Recorder
 async fn abort_during_a_parallel_batch_cancels_the_tools_and_records_aborted_results() {
     let (agent, recorder) = abort_when_quick_ends(ToolExecutionMode::Parallel).await;
     assert!(agent.pending_tool_calls().is_empty());
-    assert_eq!(agent.error().as_deref(), Some("Request was aborted"));
+    assert_eq!(agent.error().as_deref(), Some("Request was aborted."));
     insta::assert_snapshot!(recorder.lines());
 }
 

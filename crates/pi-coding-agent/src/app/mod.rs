@@ -5,6 +5,7 @@
 
 mod bash;
 mod compact;
+mod controls;
 pub mod files;
 mod persist;
 mod retry;
@@ -24,6 +25,7 @@ use crate::config::{AuthStorage, ModelRegistry, Settings};
 use crate::messages::CodingMessage;
 use crate::session::SessionManager;
 
+pub use controls::{clamp_level, js_number, supported_levels};
 use persist::EventHub;
 pub use persist::{AppEvent, AppListener};
 pub use retry::is_retryable_error;
@@ -50,6 +52,11 @@ pub struct App {
     retry_cancel: Mutex<Option<CancellationToken>>,
     bash_cancel: Mutex<Option<CancellationToken>>,
     pending_bash: Mutex<Vec<AgentMessage<CodingMessage>>>,
+    /// Manual or automatic compactions running now (pi's `isCompacting`).
+    compactions: std::sync::atomic::AtomicUsize,
+    /// The level a switch to a reasoning model starts from (pi's settings
+    /// `defaultThinkingLevel`, updated by every level change; kept in memory).
+    default_thinking: Mutex<Option<ThinkingLevel>>,
     hub: Arc<EventHub>,
 }
 
@@ -128,9 +135,21 @@ impl App {
         })
     }
 
-    /// The text of the last assistant message (`None` when there is none).
+    /// The text of the last assistant message, trimmed, skipping aborted
+    /// messages without content (`None` when there is none or it is empty),
+    /// as pi's `getLastAssistantText`.
     pub fn last_assistant_text(&self) -> Option<String> {
-        self.last_assistant().map(|m| m.text())
+        let text = self.agent.with_state(|state| {
+            state.messages.iter().rev().find_map(|m| {
+                m.as_assistant()
+                    .filter(|a| {
+                        !(a.stop_reason == pi_ai::StopReason::Aborted && a.content.is_empty())
+                    })
+                    .map(AssistantMessage::text)
+            })
+        })?;
+        let trimmed = text.trim();
+        (!trimmed.is_empty()).then(|| trimmed.to_owned())
     }
 
     /// The last message, when it is an assistant message.
@@ -240,37 +259,5 @@ impl App {
                 tracing::warn!("{e}");
                 None
             })
-    }
-
-    /// Switches the model and records a `model_change`.
-    pub fn set_model(&self, model: Model) {
-        if let Err(e) = self
-            .session()
-            .append_model_change(model.provider.as_str(), &model.id)
-        {
-            tracing::error!("cannot save the model change: {e}");
-        }
-        let level = self.agent.with_state(|s| s.thinking_level);
-        if !model.reasoning && level.is_some() {
-            self.set_thinking_level(None);
-        }
-        self.agent.set_model(model);
-    }
-
-    /// Sets the thinking level (`None` is off; forced off for models
-    /// without reasoning) and records a `thinking_level_change`.
-    pub fn set_thinking_level(&self, level: Option<ThinkingLevel>) {
-        let level = if self.agent.model().reasoning {
-            level
-        } else {
-            None
-        };
-        if let Err(e) = self
-            .session()
-            .append_thinking_level_change(thinking_level_name(level))
-        {
-            tracing::error!("cannot save the thinking level change: {e}");
-        }
-        self.agent.set_thinking_level(level);
     }
 }

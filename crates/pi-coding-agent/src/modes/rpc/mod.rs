@@ -1,0 +1,181 @@
+//! RPC mode (`--mode rpc`): one JSON command per line on the input, one
+//! `{"id"?, "type":"response", "command", "success", "data"? | "error"?}`
+//! per command, and every agent and app event streamed as it happens.
+//!
+//! The loop never waits for long work: a prompt, a user shell command, a
+//! compaction and an abort run as tasks that answer when done, so every
+//! other command (state, `abort_bash`, ...) is answered at once, and
+//! responses interleave with events as pi's do. Malformed input gets an
+//! error response; nothing crashes the loop.
+
+mod commands;
+mod state;
+
+use std::sync::Arc;
+
+use pi_agent_core::PromptInput;
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+use tokio::task::JoinHandle;
+
+use super::{SharedWriter, json::stream_events, write_json_line};
+use crate::app::App;
+
+/// The result of one command: `Ok(data)` or `Err(message)`.
+type Reply = Result<Option<Value>, String>;
+
+/// pi's answer to a prompt sent while the agent works without saying how to queue it.
+const ALREADY_PROCESSING: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
+
+/// Writes a response in pi's key order; `id` is left out when the command had none.
+fn respond(out: &SharedWriter, id: Option<&Value>, command: &str, reply: Reply) {
+    let mut response = Map::new();
+    if let Some(id) = id {
+        response.insert("id".to_owned(), id.clone());
+    }
+    response.insert("type".to_owned(), json!("response"));
+    response.insert("command".to_owned(), json!(command));
+    match reply {
+        Ok(data) => {
+            response.insert("success".to_owned(), json!(true));
+            if let Some(data) = data {
+                response.insert("data".to_owned(), data);
+            }
+        }
+        Err(error) => {
+            response.insert("success".to_owned(), json!(false));
+            response.insert("error".to_owned(), json!(error));
+        }
+    }
+    write_json_line(out, &Value::Object(response));
+}
+
+/// The tasks started by the loop; a prompt task running means the agent is busy.
+#[derive(Default)]
+struct Tasks {
+    prompt: Option<JoinHandle<()>>,
+    other: Vec<JoinHandle<()>>,
+}
+
+impl Tasks {
+    fn prompt_running(&self) -> bool {
+        self.prompt.as_ref().is_some_and(|t| !t.is_finished())
+    }
+
+    fn spawn(&mut self, task: impl Future<Output = ()> + Send + 'static) {
+        self.other.retain(|t| !t.is_finished());
+        self.other.push(tokio::spawn(task));
+    }
+
+    async fn finish(self) {
+        for task in self.prompt.into_iter().chain(self.other) {
+            let _ = task.await;
+        }
+    }
+}
+
+/// Parses one input line into a command object, or the parse error response.
+fn parse(line: &str) -> Result<Value, String> {
+    match serde_json::from_str(line) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(_) => Err("Failed to parse command: expected a JSON object".to_owned()),
+        Err(e) => Err(format!("Failed to parse command: {e}")),
+    }
+}
+
+/// Runs the protocol until the input ends; returns the exit code.
+pub async fn run(app: Arc<App>, input: impl AsyncBufRead + Unpin, out: SharedWriter) -> i32 {
+    stream_events(&app, &out);
+    let mut lines = input.lines();
+    let mut tasks = Tasks::default();
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => {
+                respond(
+                    &out,
+                    None,
+                    "parse",
+                    Err(format!("Failed to read command: {e}")),
+                );
+                break;
+            }
+        };
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        let command = match parse(line) {
+            Ok(command) => command,
+            Err(error) => {
+                respond(&out, None, "parse", Err(error));
+                continue;
+            }
+        };
+        dispatch(&app, command, &out, &mut tasks);
+    }
+    tasks.finish().await;
+    0
+}
+
+/// Answers one command, or starts the task that will.
+fn dispatch(app: &Arc<App>, command: Value, out: &SharedWriter, tasks: &mut Tasks) {
+    let id = command.get("id").cloned();
+    let kind = command
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("undefined")
+        .to_owned();
+    match kind.as_str() {
+        "prompt" => start_prompt(app, &command, out, tasks),
+        "bash" | "compact" | "abort" => {
+            let (app, out) = (Arc::clone(app), Arc::clone(out));
+            tasks.spawn(async move {
+                let reply = commands::handle_long(&app, &kind, &command).await;
+                respond(&out, id.as_ref(), &kind, reply);
+            });
+        }
+        _ => match commands::handle(app, &kind, &command, tasks.prompt_running()) {
+            // pi answers an unknown command without its id.
+            Err(error) if error.starts_with("Unknown command: ") => {
+                respond(out, None, &kind, Err(error));
+            }
+            reply => respond(out, id.as_ref(), &kind, reply),
+        },
+    }
+}
+
+/// Starts a prompt: answered once it is accepted (queued while the agent
+/// works, when the command says how), then run as a task.
+fn start_prompt(app: &Arc<App>, command: &Value, out: &SharedWriter, tasks: &mut Tasks) {
+    let id = command.get("id").cloned();
+    let accepted = (|| {
+        let text = commands::str_field(command, "message")?.to_owned();
+        let images = commands::images(command)?;
+        if app.agent.is_streaming() || tasks.prompt_running() {
+            match command.get("streamingBehavior").and_then(Value::as_str) {
+                Some("steer") => app.steer(&text, images),
+                Some("followUp") => app.follow_up(&text, images),
+                _ => return Err(ALREADY_PROCESSING.to_owned()),
+            }
+            return Ok(None);
+        }
+        Ok(Some((text, images)))
+    })();
+    let (text, images) = match accepted {
+        Ok(Some(input)) => input,
+        Ok(None) => return respond(out, id.as_ref(), "prompt", Ok(None)),
+        Err(error) => return respond(out, id.as_ref(), "prompt", Err(error)),
+    };
+    respond(out, id.as_ref(), "prompt", Ok(None));
+    let (app, out) = (Arc::clone(app), Arc::clone(out));
+    tasks.prompt = Some(tokio::spawn(async move {
+        if let Err(e) = app
+            .prompt(PromptInput::text_with_images(text, images))
+            .await
+        {
+            respond(&out, id.as_ref(), "prompt", Err(e.to_string()));
+        }
+    }));
+}
