@@ -70,3 +70,10 @@ async fn abort_retry_ends_the_retry() {
 async fn errors_and_export() {
     scenario("errors-export").await;
 }
+
+/// Steering and follow-up delivered: each leaves its queue
+/// (`queue_update`) as its user message starts.
+#[tokio::test(flavor = "multi_thread")]
+async fn queued_messages_are_delivered() {
+    scenario("queue-delivery").await;
+}

@@ -211,6 +211,10 @@ impl App {
         base_delay_ms: u64,
     ) -> bool {
         let delay = Duration::from_millis(base_delay_ms.saturating_mul(1 << (attempt - 1).min(20)));
+        // Cancellable from the moment it is announced: a client may answer
+        // `auto_retry_start` with `abort_retry` at once.
+        let token = CancellationToken::new();
+        *lock(&self.retry_cancel) = Some(token.clone());
         self.emit(&json!({
             "type": "auto_retry_start",
             "attempt": attempt,
@@ -219,8 +223,6 @@ impl App {
             "errorMessage": last.error_message.clone().unwrap_or_else(|| "Unknown error".to_owned()),
         }));
         self.drop_last_assistant();
-        let token = CancellationToken::new();
-        *lock(&self.retry_cancel) = Some(token.clone());
         let cancelled = tokio::select! {
             () = token.cancelled() => true,
             () = tokio::time::sleep(delay) => false,

@@ -61,8 +61,8 @@ pub(super) async fn handle_long(app: &Arc<App>, kind: &str, command: &Value) -> 
     }
 }
 
-/// Handles a command that answers at once; `busy` is true while a prompt
-/// the loop started still runs.
+/// Handles a command that answers at once; `busy` is true between a
+/// prompt's acceptance and the start of its run.
 pub(super) fn handle(app: &Arc<App>, kind: &str, command: &Value, busy: bool) -> Reply {
     match kind {
         "steer" => {

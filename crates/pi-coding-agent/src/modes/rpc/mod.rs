@@ -12,14 +12,15 @@ mod commands;
 mod state;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use pi_agent_core::PromptInput;
+use pi_agent_core::{AgentEvent, PromptInput};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 use tokio::task::JoinHandle;
 
 use super::{SharedWriter, json::stream_events, write_json_line};
-use crate::app::App;
+use crate::app::{App, AppEvent};
 
 /// The result of one command: `Ok(data)` or `Err(message)`.
 type Reply = Result<Option<Value>, String>;
@@ -50,25 +51,28 @@ fn respond(out: &SharedWriter, id: Option<&Value>, command: &str, reply: Reply) 
     write_json_line(out, &Value::Object(response));
 }
 
-/// The tasks started by the loop; a prompt task running means the agent is busy.
+/// The tasks started by the loop.
 #[derive(Default)]
 struct Tasks {
-    prompt: Option<JoinHandle<()>>,
-    other: Vec<JoinHandle<()>>,
+    /// The number of the prompt accepted whose agent run has not started
+    /// yet (0: none): the agent counts as busy from the answer on, as pi's.
+    starting: Arc<AtomicU64>,
+    prompts: u64,
+    tasks: Vec<JoinHandle<()>>,
 }
 
 impl Tasks {
-    fn prompt_running(&self) -> bool {
-        self.prompt.as_ref().is_some_and(|t| !t.is_finished())
+    fn prompt_starting(&self) -> bool {
+        self.starting.load(Ordering::SeqCst) != 0
     }
 
     fn spawn(&mut self, task: impl Future<Output = ()> + Send + 'static) {
-        self.other.retain(|t| !t.is_finished());
-        self.other.push(tokio::spawn(task));
+        self.tasks.retain(|t| !t.is_finished());
+        self.tasks.push(tokio::spawn(task));
     }
 
     async fn finish(self) {
-        for task in self.prompt.into_iter().chain(self.other) {
+        for task in self.tasks {
             let _ = task.await;
         }
     }
@@ -88,6 +92,12 @@ pub async fn run(app: Arc<App>, input: impl AsyncBufRead + Unpin, out: SharedWri
     stream_events(&app, &out);
     let mut lines = input.lines();
     let mut tasks = Tasks::default();
+    let starting = Arc::clone(&tasks.starting);
+    app.subscribe(Arc::new(move |event| {
+        if let AppEvent::Agent(AgentEvent::AgentStart) = event {
+            starting.store(0, Ordering::SeqCst);
+        }
+    }));
     loop {
         let line = match lines.next_line().await {
             Ok(Some(line)) => line,
@@ -136,7 +146,7 @@ fn dispatch(app: &Arc<App>, command: Value, out: &SharedWriter, tasks: &mut Task
                 respond(&out, id.as_ref(), &kind, reply);
             });
         }
-        _ => match commands::handle(app, &kind, &command, tasks.prompt_running()) {
+        _ => match commands::handle(app, &kind, &command, tasks.prompt_starting()) {
             // pi answers an unknown command without its id.
             Err(error) if error.starts_with("Unknown command: ") => {
                 respond(out, None, &kind, Err(error));
@@ -153,7 +163,7 @@ fn start_prompt(app: &Arc<App>, command: &Value, out: &SharedWriter, tasks: &mut
     let accepted = (|| {
         let text = commands::str_field(command, "message")?.to_owned();
         let images = commands::images(command)?;
-        if app.agent.is_streaming() || tasks.prompt_running() {
+        if app.agent.is_streaming() || tasks.prompt_starting() {
             match command.get("streamingBehavior").and_then(Value::as_str) {
                 Some("steer") => app.steer(&text, images),
                 Some("followUp") => app.follow_up(&text, images),
@@ -168,14 +178,23 @@ fn start_prompt(app: &Arc<App>, command: &Value, out: &SharedWriter, tasks: &mut
         Ok(None) => return respond(out, id.as_ref(), "prompt", Ok(None)),
         Err(error) => return respond(out, id.as_ref(), "prompt", Err(error)),
     };
+    tasks.prompts += 1;
+    let number = tasks.prompts;
+    tasks.starting.store(number, Ordering::SeqCst);
     respond(out, id.as_ref(), "prompt", Ok(None));
-    let (app, out) = (Arc::clone(app), Arc::clone(out));
-    tasks.prompt = Some(tokio::spawn(async move {
-        if let Err(e) = app
+    let (app, out, starting) = (
+        Arc::clone(app),
+        Arc::clone(out),
+        Arc::clone(&tasks.starting),
+    );
+    tasks.spawn(async move {
+        let result = app
             .prompt(PromptInput::text_with_images(text, images))
-            .await
-        {
+            .await;
+        // A run that failed before starting no longer holds the agent.
+        let _ = starting.compare_exchange(number, 0, Ordering::SeqCst, Ordering::SeqCst);
+        if let Err(e) = result {
             respond(&out, id.as_ref(), "prompt", Err(e.to_string()));
         }
-    }));
+    });
 }
