@@ -198,7 +198,7 @@ impl App {
                             .map(|a| calculate_context_tokens(&a.usage)),
                         _ => None,
                     });
-                    !usage.is_some_and(|tokens| tokens > 0)
+                    usage.is_none_or(|tokens| tokens == 0)
                 })
         };
         if unknown_since_compaction {
@@ -210,5 +210,70 @@ impl App {
         #[allow(clippy::cast_precision_loss)]
         let percent = js_number(tokens as f64 / window as f64 * 100.0);
         Some(json!({"tokens": tokens, "contextWindow": window, "percent": percent}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(id: &str, reasoning: bool, extra: Value) -> Model {
+        serde_json::from_value(json!({
+            "id": id, "name": id, "api": "openai-completions", "provider": "p",
+            "baseUrl": "http://x", "reasoning": reasoning, "contextWindow": 1000, "maxTokens": 100,
+        }))
+        .map(|mut m: Model| {
+            if let Value::Object(map) = extra {
+                m.extra.extend(map);
+            }
+            m
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn levels_are_clamped_to_what_the_model_supports() {
+        let plain = model("plain", false, json!({}));
+        let think = model("think", true, json!({}));
+        let xhigh = model("gpt-5.2", true, json!({}));
+        assert_eq!(clamp_level(&plain, Some(ThinkingLevel::High)), None);
+        assert_eq!(
+            clamp_level(&think, Some(ThinkingLevel::Xhigh)),
+            Some(ThinkingLevel::High)
+        );
+        assert_eq!(
+            clamp_level(&xhigh, Some(ThinkingLevel::Xhigh)),
+            Some(ThinkingLevel::Xhigh)
+        );
+        assert_eq!(supported_levels(&plain), [None]);
+        assert_eq!(supported_levels(&think).len(), 5, "off to high");
+        assert_eq!(supported_levels(&xhigh).len(), 6);
+        let mapped = model(
+            "mapped",
+            true,
+            json!({"thinkingLevelMap": {"minimal": null, "xhigh": "max"}}),
+        );
+        assert_eq!(
+            supported_levels(&mapped),
+            [
+                None,
+                Some(ThinkingLevel::Low),
+                Some(ThinkingLevel::Medium),
+                Some(ThinkingLevel::High),
+                Some(ThinkingLevel::Xhigh)
+            ]
+        );
+        assert_eq!(
+            clamp_level(&mapped, Some(ThinkingLevel::Minimal)),
+            Some(ThinkingLevel::Low),
+            "the nearest supported level above"
+        );
+    }
+
+    #[test]
+    fn numbers_are_written_as_javascript_writes_them() {
+        assert_eq!(js_number(0.0).to_string(), "0");
+        assert_eq!(js_number(12.0).to_string(), "12");
+        assert_eq!(js_number(0.40625).to_string(), "0.40625");
     }
 }
