@@ -12,6 +12,11 @@ async fn scenario(name: &str) {
     let captured = rpc_fixture::captured();
     let pi = &captured[name];
     let run = rpc_fixture::replay(name, pi).await;
+    if let Some(dir) = std::env::var_os("PI_RPC_DUMP") {
+        // For a look at a failing run: PI_RPC_DUMP=<dir> writes <dir>/<scenario>.json.
+        let file = std::path::Path::new(&dir).join(format!("{name}.json"));
+        std::fs::write(file, run.to_string()).unwrap();
+    }
     rpc_fixture::assert_same(name, pi, &run);
 }
 

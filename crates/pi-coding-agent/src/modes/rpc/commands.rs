@@ -61,8 +61,8 @@ pub(super) async fn handle_long(app: &Arc<App>, kind: &str, command: &Value) -> 
     }
 }
 
-/// Handles a command that answers at once; `busy` is true between a
-/// prompt's acceptance and the start of its run.
+/// Handles a command that answers at once; `busy`: the agent works for
+/// the client (from a prompt's acceptance to its run's `agent_end`).
 pub(super) fn handle(app: &Arc<App>, kind: &str, command: &Value, busy: bool) -> Reply {
     match kind {
         "steer" => {

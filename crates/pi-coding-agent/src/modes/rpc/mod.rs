@@ -12,7 +12,7 @@ mod commands;
 mod state;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use pi_agent_core::{AgentEvent, PromptInput};
 use serde_json::{Map, Value, json};
@@ -51,19 +51,44 @@ fn respond(out: &SharedWriter, id: Option<&Value>, command: &str, reply: Reply) 
     write_json_line(out, &Value::Object(response));
 }
 
-/// The tasks started by the loop.
-#[derive(Default)]
+/// The tasks started by the loop, and whether the agent counts as busy
+/// for a client: pi's is busy from a prompt's acceptance to its
+/// `agent_end` (the agent itself still winds down after that event).
 struct Tasks {
     /// The number of the prompt accepted whose agent run has not started
-    /// yet (0: none): the agent counts as busy from the answer on, as pi's.
+    /// yet (0: none).
     starting: Arc<AtomicU64>,
+    /// The last run sent `agent_end` (or none ran yet).
+    run_ended: Arc<AtomicBool>,
     prompts: u64,
     tasks: Vec<JoinHandle<()>>,
 }
 
 impl Tasks {
-    fn prompt_starting(&self) -> bool {
+    fn new(app: &App) -> Self {
+        let tasks = Self {
+            starting: Arc::new(AtomicU64::new(0)),
+            run_ended: Arc::new(AtomicBool::new(true)),
+            prompts: 0,
+            tasks: Vec::new(),
+        };
+        let (starting, ended) = (Arc::clone(&tasks.starting), Arc::clone(&tasks.run_ended));
+        app.subscribe(Arc::new(move |event| match event {
+            AppEvent::Agent(AgentEvent::AgentStart) => {
+                starting.store(0, Ordering::SeqCst);
+                ended.store(false, Ordering::SeqCst);
+            }
+            AppEvent::Agent(AgentEvent::AgentEnd { .. }) => ended.store(true, Ordering::SeqCst),
+            _ => {}
+        }));
+        tasks
+    }
+
+    /// Whether the agent works for a client: a prompt accepted or a run
+    /// before its `agent_end`.
+    fn busy(&self, app: &App) -> bool {
         self.starting.load(Ordering::SeqCst) != 0
+            || (app.agent.is_streaming() && !self.run_ended.load(Ordering::SeqCst))
     }
 
     fn spawn(&mut self, task: impl Future<Output = ()> + Send + 'static) {
@@ -89,15 +114,11 @@ fn parse(line: &str) -> Result<Value, String> {
 
 /// Runs the protocol until the input ends; returns the exit code.
 pub async fn run(app: Arc<App>, input: impl AsyncBufRead + Unpin, out: SharedWriter) -> i32 {
+    // Before the output listener: a client that reads `agent_end` finds
+    // the agent idle.
+    let mut tasks = Tasks::new(&app);
     stream_events(&app, &out);
     let mut lines = input.lines();
-    let mut tasks = Tasks::default();
-    let starting = Arc::clone(&tasks.starting);
-    app.subscribe(Arc::new(move |event| {
-        if let AppEvent::Agent(AgentEvent::AgentStart) = event {
-            starting.store(0, Ordering::SeqCst);
-        }
-    }));
     loop {
         let line = match lines.next_line().await {
             Ok(Some(line)) => line,
@@ -146,7 +167,7 @@ fn dispatch(app: &Arc<App>, command: Value, out: &SharedWriter, tasks: &mut Task
                 respond(&out, id.as_ref(), &kind, reply);
             });
         }
-        _ => match commands::handle(app, &kind, &command, tasks.prompt_starting()) {
+        _ => match commands::handle(app, &kind, &command, tasks.busy(app)) {
             // pi answers an unknown command without its id.
             Err(error) if error.starts_with("Unknown command: ") => {
                 respond(out, None, &kind, Err(error));
@@ -163,7 +184,7 @@ fn start_prompt(app: &Arc<App>, command: &Value, out: &SharedWriter, tasks: &mut
     let accepted = (|| {
         let text = commands::str_field(command, "message")?.to_owned();
         let images = commands::images(command)?;
-        if app.agent.is_streaming() || tasks.prompt_starting() {
+        if tasks.busy(app) {
             match command.get("streamingBehavior").and_then(Value::as_str) {
                 Some("steer") => app.steer(&text, images),
                 Some("followUp") => app.follow_up(&text, images),
@@ -188,6 +209,8 @@ fn start_prompt(app: &Arc<App>, command: &Value, out: &SharedWriter, tasks: &mut
         Arc::clone(&tasks.starting),
     );
     tasks.spawn(async move {
+        // The previous run may still be winding down after its `agent_end`.
+        app.agent.wait_for_idle().await;
         let result = app
             .prompt(PromptInput::text_with_images(text, images))
             .await;

@@ -27,13 +27,12 @@ fn insert_some(map: &mut Map<String, Value>, key: &str, value: Option<impl Into<
     }
 }
 
-/// `get_state`.
+/// `get_state`; `busy` is `isStreaming` as the client sees it.
 pub(super) fn state(app: &App, busy: bool) -> Value {
-    let (model, level, streaming, count) = app.agent.with_state(|s| {
+    let (model, level, count) = app.agent.with_state(|s| {
         (
             model_json(&s.model),
             thinking_level_name(s.thinking_level),
-            s.is_streaming,
             s.messages.len(),
         )
     });
@@ -48,7 +47,7 @@ pub(super) fn state(app: &App, busy: bool) -> Value {
     let mut state = Map::new();
     state.insert("model".to_owned(), model);
     state.insert("thinkingLevel".to_owned(), json!(level));
-    state.insert("isStreaming".to_owned(), json!(streaming || busy));
+    state.insert("isStreaming".to_owned(), json!(busy));
     state.insert("isCompacting".to_owned(), json!(app.is_compacting()));
     state.insert(
         "steeringMode".to_owned(),
