@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use pi_http::mock_server::MockResponse;
@@ -215,6 +216,11 @@ fn requests(s: &Scenario) -> Vec<Value> {
         .collect()
 }
 
+static PORT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"127\.0\.0\.1:\d+").unwrap());
+static STAMP: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\d{4}-\d\d-\d\dT[\d-]+Z_[0-9a-f-]{36}").unwrap());
+static WORDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(word\d+ )+").unwrap());
+
 /// Values that differ from run to run, replaced by placeholders: ids,
 /// timestamps, ports, session file names, the streamed words of an
 /// aborted answer (how many arrive before the abort is timing).
@@ -241,12 +247,9 @@ fn normalize(value: &Value, key: Option<&str>) -> Value {
             json!(format!("<{}>", key.unwrap_or_default()))
         }
         Value::String(text) => {
-            let port = Regex::new(r"127\.0\.0\.1:\d+").unwrap();
-            let stamp = Regex::new(r"\d{4}-\d\d-\d\dT[\d-]+Z_[0-9a-f-]{36}").unwrap();
-            let words = Regex::new(r"(word\d+ )+").unwrap();
-            let text = port.replace_all(text, "127.0.0.1:PORT");
-            let text = stamp.replace_all(&text, "<stamp_uuid>");
-            json!(words.replace_all(&text, "<words>"))
+            let text = PORT.replace_all(text, "127.0.0.1:PORT");
+            let text = STAMP.replace_all(&text, "<stamp_uuid>");
+            json!(WORDS.replace_all(&text, "<words>"))
         }
         other => other.clone(),
     }
