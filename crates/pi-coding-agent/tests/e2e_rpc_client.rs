@@ -82,3 +82,10 @@ async fn errors_and_export() {
 async fn queued_messages_are_delivered() {
     scenario("queue-delivery").await;
 }
+
+/// Fork at a message, new session, switch back, queue modes and
+/// auto-compaction switches, a user command: what already matched stays so.
+#[tokio::test(flavor = "multi_thread")]
+async fn session_operations() {
+    scenario("sessions").await;
+}

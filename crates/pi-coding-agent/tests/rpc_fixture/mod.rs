@@ -138,7 +138,7 @@ pub async fn replay(name: &str, scenario: &Value) -> Value {
         lines: BufReader::new(child.stdout.take().unwrap()).lines(),
         seen: Vec::new(),
     };
-    let mut steps = Vec::new();
+    let mut steps: Vec<Value> = Vec::new();
     let mut started = Map::new();
     let (mut cursor, mut next_id) = (0, 0);
     for step in scenario["steps"].as_array().unwrap() {
@@ -149,6 +149,24 @@ pub async fn replay(name: &str, scenario: &Value) -> Value {
                 let id = format!("req_{next_id}");
                 let mut sent = step["command"].clone();
                 sent["id"] = json!(id);
+                // Values pi took from an earlier response come from this run's.
+                for (field, path) in step
+                    .get("refs")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                {
+                    let path = path.as_array().unwrap();
+                    let at = usize::try_from(path[0].as_u64().unwrap()).unwrap();
+                    let mut value = &steps[at]["response"]["data"];
+                    for key in &path[1..] {
+                        value = match key.as_u64() {
+                            Some(index) => &value[usize::try_from(index).unwrap()],
+                            None => &value[key.as_str().unwrap()],
+                        };
+                    }
+                    sent[field] = value.clone();
+                }
                 stdin
                     .write_all(format!("{sent}\n").as_bytes())
                     .await
