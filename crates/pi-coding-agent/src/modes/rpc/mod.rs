@@ -167,6 +167,18 @@ fn dispatch(app: &Arc<App>, command: Value, out: &SharedWriter, tasks: &mut Task
                 respond(&out, id.as_ref(), &kind, reply);
             });
         }
+        // A run that sent its `agent_end` is over for the client, but the
+        // agent may still be winding down: the session changes wait for it.
+        "new_session" | "switch_session" | "fork"
+            if !tasks.busy(app) && app.agent.is_streaming() =>
+        {
+            let (app, out) = (Arc::clone(app), Arc::clone(out));
+            tasks.spawn(async move {
+                app.agent.wait_for_idle().await;
+                let reply = commands::handle(&app, &kind, &command, false);
+                respond(&out, id.as_ref(), &kind, reply);
+            });
+        }
         _ => match commands::handle(app, &kind, &command, tasks.busy(app)) {
             // pi answers an unknown command without its id.
             Err(error) if error.starts_with("Unknown command: ") => {
