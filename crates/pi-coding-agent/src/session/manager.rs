@@ -139,10 +139,7 @@ impl SessionManager {
                 .parent()
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         };
-        let mut messages = LoadedMessages::new();
-        let loaded = match read_session_file(path, true, |entry, span| {
-            Stored::read(entry, span, &mut messages)
-        }) {
+        let loaded = match Self::read(path) {
             Ok(loaded) => Some(loaded),
             Err(SessionError::EmptyFile { .. }) => None,
             Err(SessionError::Io { source, .. })
@@ -154,7 +151,7 @@ impl SessionManager {
         };
         Self::ensure_dir(&dir)?;
         match loaded {
-            Some(loaded) => Self::from_loaded(path, dir, loaded, messages),
+            Some((loaded, messages)) => Self::from_loaded(path, dir, loaded, messages),
             None => {
                 let cwd = std::env::current_dir()
                     .map(|d| d.to_string_lossy().into_owned())
@@ -166,12 +163,73 @@ impl SessionManager {
         }
     }
 
+    /// Reads a session file, message entries kept by their line.
+    fn read(path: &Path) -> Result<(ReadFile<Stored>, LoadedMessages), SessionError> {
+        let mut messages = LoadedMessages::new();
+        let loaded = read_session_file(path, true, |entry, span| {
+            Stored::read(entry, span, &mut messages)
+        })?;
+        Ok((loaded, messages))
+    }
+
+    /// A manager for a file just read. A file in an old format is migrated
+    /// as pi does, and rewritten in place atomically when nothing is lost
+    /// by it (then read again); otherwise the file is left untouched and
+    /// the session continues in a new file.
     fn from_loaded(
+        path: &Path,
+        dir: PathBuf,
+        mut loaded: ReadFile<Stored>,
+        messages: LoadedMessages,
+    ) -> Result<Self, SessionError> {
+        match loaded.migrated_text.take() {
+            Some(Ok(text)) => {
+                super::atomic::replace_file(path, &text).map_err(io_error(path))?;
+                tracing::info!(
+                    path = %path.display(),
+                    "migrated the session file from version {} to {CURRENT_SESSION_VERSION}",
+                    loaded.migrated_from.unwrap_or(1)
+                );
+                let (loaded, messages) = Self::read(path)?;
+                Ok(Self::build(path, dir, loaded, messages))
+            }
+            Some(Err(reason)) => {
+                let mut manager = Self::build(path, dir, loaded, messages);
+                manager.continue_in_new_file(path, &reason);
+                Ok(manager)
+            }
+            None => Ok(Self::build(path, dir, loaded, messages)),
+        }
+    }
+
+    /// Leaves an old-format file that cannot be rewritten untouched: the
+    /// session (all its entries) continues in a new file naming it as
+    /// `parentSession`, written with the next append.
+    fn continue_in_new_file(&mut self, old: &Path, reason: &str) {
+        let parent = old.to_string_lossy().into_owned();
+        self.header = new_header(new_session_id(), &self.cwd, Some(parent));
+        self.file = self
+            .session_dir
+            .as_ref()
+            .map(|dir| dir.join(session_file_name(&self.header.timestamp, &self.header.id)));
+        tracing::warn!(
+            path = %old.display(),
+            "the session file is in an old format and is not migrated in place ({reason}); \
+             it is left unchanged and the session continues in {}",
+            self.file.as_deref().map_or_else(String::new, |p| p.display().to_string())
+        );
+        self.source = None;
+        self.written = None;
+        self.needs_newline = false;
+        self.writer = None;
+    }
+
+    fn build(
         path: &Path,
         dir: PathBuf,
         loaded: ReadFile<Stored>,
         messages: LoadedMessages,
-    ) -> Result<Self, SessionError> {
+    ) -> Self {
         let mut manager = Self::blank(&loaded.header.cwd, Some(dir));
         manager.file = Some(path.to_path_buf());
         manager.source = Some(LineSource::new(path));
@@ -182,33 +240,7 @@ impl SessionManager {
         manager.rebuild_index();
         manager.written = Some(manager.entries.len());
         manager.needs_newline = !loaded.ends_with_newline;
-        if loaded.migrated_from.is_some() {
-            manager.rewrite_migrated(path)?;
-        }
-        Ok(manager)
-    }
-
-    /// Rewrites a migrated file (temp file + rename). When lines were
-    /// skipped, the original is kept next to it as `<file>.bak` first.
-    fn rewrite_migrated(&mut self, path: &Path) -> Result<(), SessionError> {
-        if !self.diagnostics.is_empty() {
-            let mut backup = path.as_os_str().to_owned();
-            backup.push(".bak");
-            fs::copy(path, &backup).map_err(io_error(path))?;
-        }
-        let mut content = serde_json::to_string(&self.header)?;
-        content.push('\n');
-        for stored in &self.entries {
-            content.push_str(&stored.get(self.source.as_ref()).to_line()?);
-            content.push('\n');
-        }
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
-        fs::write(&tmp, content).map_err(io_error(&tmp))?;
-        fs::rename(&tmp, path).map_err(io_error(path))?;
-        self.needs_newline = false;
-        Ok(())
+        manager
     }
 
     /// Opens the most recently modified valid session of `cwd`, or creates

@@ -10,6 +10,7 @@
 //! [`list_sessions`] and [`list_all_sessions`] describe the files of a
 //! project or of every project.
 
+mod atomic;
 mod entry;
 mod ids;
 mod lines;
@@ -18,6 +19,7 @@ mod load;
 mod manager;
 mod paths;
 mod queries;
+mod raw;
 mod store;
 mod tree;
 
@@ -36,6 +38,7 @@ pub use paths::{
     AGENT_DIR_ENV, agent_dir, agent_dir_from, default_session_dir, encode_cwd, session_file_name,
     sessions_dir,
 };
+pub use raw::RawEntry;
 pub use tree::{SessionTree, TreeNode};
 
 /// Errors of the session layer.
