@@ -212,7 +212,9 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
 
     let requested_level = match &thinking_arg {
         Some(text) => parse_thinking_level(text).map_err(SetupError::Other)?,
-        None if resumed => parse_thinking_level(&context.thinking_level).unwrap_or(None),
+        None if resumed && context.thinking_level_recorded => {
+            parse_thinking_level(&context.thinking_level).unwrap_or(None)
+        }
         None => parse_thinking_level(
             settings
                 .default_thinking_level
@@ -233,9 +235,9 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     if model_changed {
         session.append_model_change(model.provider.as_str(), &model.id)?;
     }
-    if !resumed || model_changed || thinking_arg.is_some() {
+    if !resumed || model_changed || thinking_arg.is_some() || !context.thinking_level_recorded {
         let previous = parse_thinking_level(&context.thinking_level).unwrap_or(None);
-        if !resumed || previous != thinking_level {
+        if !resumed || !context.thinking_level_recorded || previous != thinking_level {
             session.append_thinking_level_change(thinking_level_name(thinking_level))?;
         }
     }
