@@ -87,3 +87,7 @@ mod tests;
 #[cfg(test)]
 #[path = "resume_tests.rs"]
 mod resume_tests;
+
+#[cfg(test)]
+#[path = "migration_tests.rs"]
+mod migration_tests;
