@@ -280,3 +280,89 @@ fn a_v1_file_with_hundreds_of_assistant_messages_keeps_them_all() {
     let record = &jsonl(&corpus().join("v1-pi-2025-hundreds/pi-requests.jsonl"))[0];
     assert_eq!(record["body"]["messages"].as_array().unwrap().len(), 898);
 }
+
+/// Every id of a file's lines replaced by the position of its line.
+fn positional_lines(lines: &[Value]) -> Vec<Value> {
+    let positions: HashMap<String, usize> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| Some((l.get("id")?.as_str()?.to_owned(), i)))
+        .collect();
+    lines
+        .iter()
+        .map(|line| {
+            let mut line = line.clone();
+            if line["type"] != "session"
+                && let Some(map) = line.as_object_mut()
+            {
+                for key in ["id", "parentId", "firstKeptEntryId", "targetId", "fromId"] {
+                    let position = map
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .and_then(|id| positions.get(id));
+                    if let Some(&i) = position {
+                        map.insert(key.to_owned(), json!(i));
+                    }
+                }
+            }
+            line
+        })
+        .collect()
+}
+
+/// The keys of every object, depth first, in order.
+fn key_order(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                out.push(key.clone());
+                key_order(v, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| key_order(v, out)),
+        _ => {}
+    }
+}
+
+/// Our rewrite of a v1/v2 file equals pi's (ids aside), key order included;
+/// lines that are not JSON, which pi drops, stay in ours.
+#[test]
+fn old_files_are_rewritten_as_pi_rewrites_them() {
+    let mut checked = 0;
+    for dir in corpus_files() {
+        let pis_path = dir.join("pi-migrated.jsonl");
+        if !pis_path.is_file() {
+            continue;
+        }
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("session.jsonl");
+        std::fs::copy(dir.join("session.jsonl"), &file).unwrap();
+        drop(SessionManager::open(&file, Some(tmp.path())).unwrap());
+        let text = std::fs::read_to_string(&file).unwrap();
+        let (ours, verbatim): (Vec<&str>, Vec<&str>) = text
+            .lines()
+            .partition(|l| serde_json::from_str::<Value>(l).is_ok());
+        let original = std::fs::read_to_string(dir.join("session.jsonl")).unwrap();
+        let not_json: Vec<&str> = original
+            .lines()
+            .filter(|l| serde_json::from_str::<Value>(l).is_err())
+            .collect();
+        assert_eq!(verbatim, not_json, "{name}: other lines kept verbatim");
+        let ours: Vec<Value> = ours
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let pis = jsonl(&pis_path);
+        let (ours, pis) = (positional_lines(&ours), positional_lines(&pis));
+        assert_eq!(ours, pis, "{name}");
+        for (a, b) in ours.iter().zip(&pis) {
+            let (mut ka, mut kb) = (Vec::new(), Vec::new());
+            key_order(a, &mut ka);
+            key_order(b, &mut kb);
+            assert_eq!(ka, kb, "{name}: key order");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 5);
+}
