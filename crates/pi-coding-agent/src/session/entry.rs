@@ -411,8 +411,8 @@ impl SessionEntry {
 
     /// Parses one entry from a JSON object; a value this version cannot
     /// type becomes a [`RawEntry`] (never an error, never dropped).
-    pub fn from_value_or_raw(value: Value) -> Result<Self, serde_json::Error> {
-        match serde_json::from_value::<Self>(value.clone()) {
+    pub fn from_value_or_raw(value: &Value) -> Result<Self, serde_json::Error> {
+        match Self::deserialize(value) {
             Ok(entry) => Ok(entry),
             Err(err) => Ok(Self::Raw(RawEntry::from_value(&value, err.to_string())?)),
         }

@@ -213,7 +213,7 @@ pub(super) fn read_session_file<T>(
             ))
         });
         for (line, value) in old_values {
-            let entry = SessionEntry::from_value_or_raw(value)?;
+            let entry = SessionEntry::from_value_or_raw(&value)?;
             if let SessionEntry::Raw(raw) = &entry {
                 diagnostics.push(LoadDiagnostic {
                     line,

@@ -11,14 +11,14 @@ use serde_json::{Value, json};
 
 use super::*;
 
-const V1_HEADER: &str =
-    r#"{"type":"session","id":"0b6f1c1e-3c2d-4d7a-9a53-5d0f3c1b2a10","timestamp":"2025-06-01T10:00:00.000Z","cwd":"/w"}"#;
+const V1_HEADER: &str = r#"{"type":"session","id":"0b6f1c1e-3c2d-4d7a-9a53-5d0f3c1b2a10","timestamp":"2025-06-01T10:00:00.000Z","cwd":"/w"}"#;
 const V1_USER: &str = r#"{"type":"message","timestamp":"2025-06-01T10:00:01.000Z","message":{"role":"user","content":"first","timestamp":1748772001000}}"#;
 /// An assistant message as pi wrote it in 2025: no `api`, no `usage.totalTokens`.
 const V1_ASSISTANT: &str = r#"{"type":"message","timestamp":"2025-06-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"answer"}],"provider":"anthropic","model":"claude-sonnet-4-20250514","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"cost":{"input":0.00003,"output":0.000075,"cacheRead":0,"cacheWrite":0,"total":0.000105}},"stopReason":"stop","timestamp":1748772002000}}"#;
 const V1_UNKNOWN: &str = r#"{"type":"future_feature","timestamp":"2025-06-01T10:00:03.000Z","payload":{"kept":[1,2,3]}}"#;
 const V1_USER_2: &str = r#"{"type":"message","timestamp":"2025-06-01T10:00:04.000Z","message":{"role":"user","content":"second","timestamp":1748772004000}}"#;
-const TORN: &str = r#"{"type":"message","timestamp":"2025-06-01T10:00:05.000Z","message":{"role":"us"#;
+const TORN: &str =
+    r#"{"type":"message","timestamp":"2025-06-01T10:00:05.000Z","message":{"role":"us"#;
 
 fn without_ids(line: &str) -> Value {
     let mut value: Value = serde_json::from_str(line).unwrap();
@@ -51,9 +51,16 @@ fn a_v1_file_with_an_unknown_entry_and_a_torn_last_line_loses_nothing() {
     let mut expected_header: Value = serde_json::from_str(V1_HEADER).unwrap();
     expected_header["version"] = json!(3);
     assert_eq!(header, expected_header);
-    assert!(rewritten[0].ends_with(r#","version":3}"#), "a new key goes last");
+    assert!(
+        rewritten[0].ends_with(r#","version":3}"#),
+        "a new key goes last"
+    );
     for (old, new) in lines[1..].iter().zip(&rewritten[1..5]) {
-        assert_eq!(without_ids(new), without_ids(old), "absent fields stay absent");
+        assert_eq!(
+            without_ids(new),
+            without_ids(old),
+            "absent fields stay absent"
+        );
     }
     assert_eq!(rewritten[5], TORN, "the torn line is kept verbatim");
 
@@ -127,7 +134,11 @@ fn a_v1_file_that_cannot_be_written_back_unchanged_is_left_alone() {
             extra: Default::default(),
         })
         .unwrap();
-    assert_eq!(fs::read_to_string(&path).unwrap(), original, "still untouched");
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        original,
+        "still untouched"
+    );
     let continued = load_session_file(&new_file).unwrap();
     assert_eq!(
         continued.header.parent_session.as_deref(),
