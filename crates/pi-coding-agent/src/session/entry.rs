@@ -414,7 +414,7 @@ impl SessionEntry {
     pub fn from_value_or_raw(value: &Value) -> Result<Self, serde_json::Error> {
         match Self::deserialize(value) {
             Ok(entry) => Ok(entry),
-            Err(err) => Ok(Self::Raw(RawEntry::from_value(&value, err.to_string())?)),
+            Err(err) => Ok(Self::Raw(RawEntry::from_value(value, err.to_string())?)),
         }
     }
 
