@@ -279,6 +279,37 @@ fn migrated_file_text(
 /// Parses one line; a line that fails only because of lone UTF-16 surrogate
 /// escapes (which JavaScript writes, serde_json rejects) is retried with
 /// those escapes replaced by U+FFFD.
+/// The entry lines of a session file in the current format, as pi's fork
+/// copies them: every JSON line after the header, verbatim (for an old
+/// file: migrated). `None` when an old file cannot be migrated unchanged.
+pub(super) fn current_entry_lines(path: &Path) -> Result<Option<Vec<String>>, SessionError> {
+    let read = read_session_file(path, false, |_, _| ())?;
+    let text = match read.migrated_text {
+        Some(Ok(text)) => text,
+        Some(Err(_)) => return Ok(None),
+        None => std::fs::read(path).map_err(|source| SessionError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?,
+    };
+    let mut lines = Vec::new();
+    let mut header_seen = false;
+    for line in text.split(|&b| b == b'\n').map(<[u8]>::trim_ascii) {
+        // Blank lines and lines that are not JSON are not entries.
+        let Ok(line) = std::str::from_utf8(line) else {
+            continue;
+        };
+        if line.is_empty() || parse_line(line.as_bytes()).is_err() {
+            continue;
+        }
+        if header_seen {
+            lines.push(line.to_owned());
+        }
+        header_seen = true;
+    }
+    Ok(Some(lines))
+}
+
 /// The flag is true when escapes were replaced.
 fn parse_line(bytes: &[u8]) -> Result<(Value, bool), serde_json::Error> {
     match serde_json::from_slice(bytes) {

@@ -16,7 +16,9 @@ use super::entry::{
 };
 use super::ids::{generate_entry_id, new_session_id, now_iso};
 use super::lines::LineSource;
-use super::load::{LoadDiagnostic, ReadFile, load_session_file, read_session_file};
+use super::load::{
+    LoadDiagnostic, ReadFile, current_entry_lines, load_session_file, read_session_file,
+};
 use super::paths::{agent_dir, default_session_dir, session_file_name};
 use super::store::{LoadedMessages, Stored};
 use super::{SessionError, list};
@@ -261,7 +263,15 @@ impl SessionManager {
         target_cwd: &str,
         session_dir: Option<&Path>,
     ) -> Result<Self, SessionError> {
-        let loaded = load_session_file(source)?;
+        // The source's lines as they are (migrated if old), as pi copies them.
+        let lines = match current_entry_lines(source)? {
+            Some(lines) => lines,
+            None => load_session_file(source)?
+                .entries
+                .iter()
+                .map(SessionEntry::to_line)
+                .collect::<Result<_, _>>()?,
+        };
         let dir = session_dir.map_or_else(
             || default_session_dir(&agent_dir(), target_cwd),
             Path::to_path_buf,
@@ -275,8 +285,8 @@ impl SessionManager {
         let path = dir.join(session_file_name(&header.timestamp, &header.id));
         let mut content = serde_json::to_string(&header)?;
         content.push('\n');
-        for entry in &loaded.entries {
-            content.push_str(&entry.to_line()?);
+        for line in &lines {
+            content.push_str(line);
             content.push('\n');
         }
         fs::write(&path, content).map_err(io_error(&path))?;

@@ -166,3 +166,29 @@ fn fields_later_versions_added_read_as_pi_reads_them_and_stay_absent() {
         assert!(message.get(absent).is_none(), "{absent} stays absent");
     }
 }
+
+#[test]
+fn a_fork_copies_the_lines_as_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.jsonl");
+    let lines = [V1_HEADER, V1_USER, V1_ASSISTANT, V1_UNKNOWN, V1_USER_2];
+    let original = lines.join("\n") + "\n" + TORN;
+    fs::write(&path, &original).unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let forked = SessionManager::fork_from(&path, "/elsewhere", Some(other.path())).unwrap();
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        original,
+        "source untouched"
+    );
+    let text = fs::read_to_string(forked.session_file().unwrap()).unwrap();
+    let copied: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(copied.len(), 4, "every entry; the torn line is no entry");
+    for (old, new) in lines[1..].iter().zip(&copied) {
+        assert_eq!(
+            without_ids(new),
+            without_ids(old),
+            "absent fields stay absent"
+        );
+    }
+}
