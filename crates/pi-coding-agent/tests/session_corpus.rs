@@ -205,6 +205,19 @@ fn load_save_load_keeps_every_entry() {
             "{name}: every JSON line but the header is an entry"
         );
 
+        if first.migrated_from.is_none() {
+            // Typed and written again, every entry is its line, value for value.
+            let lines: Vec<Value> = original
+                .split(|&b| b == b'\n')
+                .filter_map(|l| serde_json::from_slice(l).ok())
+                .skip(1)
+                .collect();
+            for (entry, line) in first.entries.iter().zip(&lines) {
+                let written: Value = serde_json::from_str(&entry.to_line().unwrap()).unwrap();
+                assert_eq!(&written, line, "{name}");
+            }
+        }
+
         let mut session = SessionManager::open(&file, Some(tmp.path())).unwrap();
         assert_eq!(session.session_file(), Some(file.as_path()), "{name}");
         session

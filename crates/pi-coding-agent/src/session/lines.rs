@@ -220,6 +220,16 @@ impl LineSource {
 
     /// The entry at `span`, parsed as when the file was loaded.
     pub(super) fn read_entry(&self, span: LineSpan) -> Result<SessionEntry, String> {
+        let bytes = self.read_bytes(span)?;
+        parse_entry(&bytes).map_err(|(LineError::Json(e) | LineError::Entry(e))| e.to_string())
+    }
+
+    /// The text of the line at `span`, as it is in the file.
+    pub(super) fn read_line(&self, span: LineSpan) -> Result<String, String> {
+        String::from_utf8(self.read_bytes(span)?).map_err(|e| e.to_string())
+    }
+
+    fn read_bytes(&self, span: LineSpan) -> Result<Vec<u8>, String> {
         let mut bytes = vec![0; span.len];
         let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
         let read = match &mut *file {
@@ -231,7 +241,7 @@ impl LineSource {
             }),
         };
         read.map_err(|e| format!("{}: {e}", self.path.display()))?;
-        parse_entry(&bytes).map_err(|(LineError::Json(e) | LineError::Entry(e))| e.to_string())
+        Ok(bytes)
     }
 }
 

@@ -192,3 +192,22 @@ fn a_fork_copies_the_lines_as_they_are() {
         );
     }
 }
+
+#[test]
+fn a_branched_session_copies_the_lines_read_from_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.jsonl");
+    fs::write(
+        &path,
+        [V1_HEADER, V1_USER, V1_ASSISTANT, V1_USER_2].join("\n") + "\n",
+    )
+    .unwrap();
+    let mut session = SessionManager::open(&path, None).unwrap();
+    let migrated = fs::read_to_string(&path).unwrap();
+    let leaf = session.leaf_id().unwrap().to_owned();
+    let branched = session.create_branched_session(&leaf).unwrap().unwrap();
+    let text = fs::read_to_string(&branched).unwrap();
+    let copied: Vec<&str> = text.lines().skip(1).collect();
+    let originals: Vec<&str> = migrated.lines().skip(1).collect();
+    assert_eq!(copied, originals, "the message lines, byte for byte");
+}

@@ -17,6 +17,7 @@ mod lines;
 mod list;
 mod load;
 mod manager;
+mod open;
 mod paths;
 mod queries;
 mod raw;
