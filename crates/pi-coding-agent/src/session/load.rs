@@ -1,6 +1,9 @@
-//! Reading a session file: line by line, tolerant and honest. Every line
-//! that cannot be used is skipped and reported with its line number; old
-//! formats (versions 1 and 2) are migrated to version 3.
+//! Reading a session file: line by line, tolerant, honest and lossless.
+//! Fields older pi versions did not write take pi's defaults; a JSON line
+//! that cannot be typed is kept verbatim ([`RawEntry`](super::RawEntry));
+//! a line that is not JSON is skipped and reported with its line number;
+//! old formats (versions 1 and 2) are migrated to version 3, with the text
+//! of the migrated file for an atomic rewrite that keeps every line.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -276,9 +279,6 @@ fn migrated_file_text(
     Ok(out)
 }
 
-/// Parses one line; a line that fails only because of lone UTF-16 surrogate
-/// escapes (which JavaScript writes, serde_json rejects) is retried with
-/// those escapes replaced by U+FFFD.
 /// The entry lines of a session file in the current format, as pi's fork
 /// copies them: every JSON line after the header, verbatim (for an old
 /// file: migrated). `None` when an old file cannot be migrated unchanged.
@@ -310,6 +310,9 @@ pub(super) fn current_entry_lines(path: &Path) -> Result<Option<Vec<String>>, Se
     Ok(Some(lines))
 }
 
+/// Parses one line; a line that fails only because of lone UTF-16 surrogate
+/// escapes (which JavaScript writes, serde_json rejects) is retried with
+/// those escapes replaced by U+FFFD.
 /// The flag is true when escapes were replaced.
 fn parse_line(bytes: &[u8]) -> Result<(Value, bool), serde_json::Error> {
     match serde_json::from_slice(bytes) {

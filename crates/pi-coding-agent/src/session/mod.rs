@@ -6,7 +6,8 @@
 //! entry the next append hangs under; branching moves it back.
 //!
 //! [`SessionManager`] owns one session (in a file or in memory);
-//! [`load_session_file`] reads any pi file, reporting every skipped line;
+//! [`load_session_file`] reads any pi file without losing an entry (what
+//! it cannot type is kept as a [`RawEntry`]), reporting every skipped line;
 //! [`list_sessions`] and [`list_all_sessions`] describe the files of a
 //! project or of every project.
 
