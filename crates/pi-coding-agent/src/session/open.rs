@@ -70,16 +70,23 @@ impl SessionManager {
         messages: LoadedMessages,
     ) -> Result<Self, SessionError> {
         match loaded.migrated_text.take() {
-            Some(Ok(text)) => {
-                super::atomic::replace_file(path, &text).map_err(io_error(path))?;
-                tracing::info!(
-                    path = %path.display(),
-                    "migrated the session file from version {} to {CURRENT_SESSION_VERSION}",
-                    loaded.migrated_from.unwrap_or(1)
-                );
-                let (loaded, messages) = Self::read(path)?;
-                Ok(Self::build(path, dir, loaded, messages))
-            }
+            Some(Ok(text)) => match super::atomic::replace_file(path, &text) {
+                Ok(()) => {
+                    tracing::info!(
+                        path = %path.display(),
+                        "migrated the session file from version {} to {CURRENT_SESSION_VERSION}",
+                        loaded.migrated_from.unwrap_or(1)
+                    );
+                    let (loaded, messages) = Self::read(path)?;
+                    Ok(Self::build(path, dir, loaded, messages))
+                }
+                Err(err) => {
+                    // The old file is intact (the rename never happened).
+                    let mut manager = Self::build(path, dir, loaded, messages);
+                    manager.continue_in_new_file(path, &format!("rewriting it failed: {err}"));
+                    Ok(manager)
+                }
+            },
             Some(Err(reason)) => {
                 let mut manager = Self::build(path, dir, loaded, messages);
                 manager.continue_in_new_file(path, &reason);
