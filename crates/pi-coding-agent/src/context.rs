@@ -28,9 +28,6 @@ pub struct SessionContext {
     pub messages: Vec<CodingAgentMessage>,
     /// Latest thinking level on the path (`"off"` when none was recorded).
     pub thinking_level: String,
-    /// True when the path has a `thinking_level_change` (pi resumes a path
-    /// without one at the default level, not at `off`).
-    pub thinking_level_recorded: bool,
     /// Latest model on the path, from a `model_change` or an assistant message.
     pub model: Option<ModelRef>,
 }
@@ -41,7 +38,6 @@ impl SessionContext {
         Self {
             messages: Vec::new(),
             thinking_level: "off".to_owned(),
-            thinking_level_recorded: false,
             model: None,
         }
     }
@@ -194,7 +190,6 @@ impl PathEntry<'_> {
 #[derive(Debug)]
 pub(crate) struct ContextPlan {
     thinking_level: String,
-    thinking_level_recorded: bool,
     model: Option<ModelRef>,
     /// The summary of the latest compaction on the path, which comes first.
     summary: Option<CodingAgentMessage>,
@@ -206,7 +201,6 @@ impl ContextPlan {
     /// Plans the context of `path` (root first).
     pub(crate) fn new(path: &[PathEntry<'_>]) -> Self {
         let mut thinking_level = "off";
-        let mut thinking_level_recorded = false;
         let mut model = None;
         let mut compaction: Option<(usize, &CompactionEntry)> = None;
         for (position, entry) in path.iter().enumerate() {
@@ -220,10 +214,7 @@ impl ContextPlan {
                 }
             };
             match entry {
-                SessionEntry::ThinkingLevelChange(e) => {
-                    thinking_level = &e.thinking_level;
-                    thinking_level_recorded = true;
-                }
+                SessionEntry::ThinkingLevelChange(e) => thinking_level = &e.thinking_level,
                 SessionEntry::ModelChange(e) => {
                     model = Some(ModelRef {
                         provider: e.provider.clone(),
@@ -272,7 +263,6 @@ impl ContextPlan {
         };
         Self {
             thinking_level: thinking_level.to_owned(),
-            thinking_level_recorded,
             model,
             summary,
             kept,
@@ -294,7 +284,6 @@ impl ContextPlan {
         SessionContext {
             messages,
             thinking_level: self.thinking_level,
-            thinking_level_recorded: self.thinking_level_recorded,
             model: self.model,
         }
     }
@@ -311,7 +300,6 @@ impl ContextPlan {
         SessionContext {
             messages,
             thinking_level: self.thinking_level,
-            thinking_level_recorded: self.thinking_level_recorded,
             model: self.model,
         }
     }

@@ -77,7 +77,7 @@ async fn every_corpus_file_continues_with_pis_request() {
             )
             .unwrap();
             let file = s.work.path().join("session.jsonl");
-            std::fs::copy(dir.join("session.jsonl"), &file).unwrap();
+            copy_with_cwd(&dir.join("session.jsonl"), &file, s.work.path());
             let out = s
                 .run(&[
                     "--session",
@@ -378,4 +378,15 @@ fn old_files_are_rewritten_as_pi_rewrites_them() {
         checked += 1;
     }
     assert_eq!(checked, 5);
+}
+
+/// Copies a session file, its header's `cwd` set to `cwd` (pi, like us,
+/// refuses a session whose stored working directory is gone); every other
+/// line is copied byte for byte.
+fn copy_with_cwd(from: &std::path::Path, to: &std::path::Path, cwd: &std::path::Path) {
+    let text = std::fs::read_to_string(from).unwrap();
+    let (header, rest) = text.split_once('\n').unwrap();
+    let mut header: serde_json::Value = serde_json::from_str(header).unwrap();
+    header["cwd"] = serde_json::Value::String(cwd.to_string_lossy().into_owned());
+    std::fs::write(to, format!("{header}\n{rest}")).unwrap();
 }

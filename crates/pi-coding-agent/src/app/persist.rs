@@ -2,10 +2,10 @@
 //! event goes to the app's listeners first, then the settled message is
 //! persisted (user/assistant/toolResult as `message` entries, `custom` as a
 //! `custom_message` entry; shell records and summaries are written by whoever
-//! made them), then a successful assistant message closes a pending
-//! auto-retry with `auto_retry_end`.
+//! made them), then an assistant message that did not fail closes a pending
+//! auto-retry with `auto_retry_end` and re-arms overflow recovery.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pi_agent_core::{AgentEvent, AgentMessage};
@@ -34,6 +34,9 @@ pub(crate) struct EventHub {
     listeners: Mutex<Vec<AppListener>>,
     /// Auto-retries made since the last successful answer.
     pub(crate) retry_attempt: AtomicU32,
+    /// An overflow was compacted and retried since the last answer that
+    /// did not fail (pi recovers from an overflow once).
+    pub(crate) overflow_attempted: AtomicBool,
 }
 
 impl EventHub {
@@ -91,6 +94,7 @@ pub(crate) fn app_listener(
         if let Some(assistant) = message.as_assistant()
             && assistant.stop_reason != StopReason::Error
         {
+            hub.overflow_attempted.store(false, Ordering::SeqCst);
             let attempt = hub.retry_attempt.swap(0, Ordering::SeqCst);
             if attempt > 0 {
                 let end = json!({"type": "auto_retry_end", "success": true, "attempt": attempt});

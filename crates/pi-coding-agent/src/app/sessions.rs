@@ -30,26 +30,49 @@ impl App {
         Ok(())
     }
 
-    /// Rebuilds the transcript, model and thinking level from the session.
+    /// Rebuilds the transcript, model and thinking level from the session,
+    /// recording what pi records when it opens one: a session with messages
+    /// gets a `thinking_level_change` only when it has none; one without
+    /// messages gets the model and the thinking level, like a new session.
     fn load_from_session(&self) {
-        // The branch's messages move into the agent, not copied; the session
-        // reads entries again from its file if it needs them.
-        let context = self.session().take_session_context();
-        if let Some(model) = context
-            .model
-            .as_ref()
-            .and_then(|r| self.registry.find(Some(&r.provider), &r.model_id).ok())
+        let (context, has_level) = {
+            let mut session = self.session();
+            let has_level = session.branch_has_thinking_level_change();
+            // The branch's messages move into the agent, not copied; the
+            // session reads entries again from its file if it needs them.
+            (session.take_session_context(), has_level)
+        };
+        let resumed = !context.messages.is_empty();
+        if resumed
+            && let Some(model) = context
+                .model
+                .as_ref()
+                .and_then(|r| self.registry.find(Some(&r.provider), &r.model_id).ok())
         {
             self.agent.set_model(model);
         }
-        let level = parse_thinking_level(&context.thinking_level).unwrap_or(None);
-        self.agent
-            .set_thinking_level(if self.agent.model().reasoning {
-                level
-            } else {
-                None
-            });
+        let level = if resumed && has_level {
+            parse_thinking_level(&context.thinking_level).unwrap_or(None)
+        } else {
+            super::setup::default_thinking_level(&self.settings)
+        };
+        let model = self.agent.model();
+        let level = if model.reasoning { level } else { None };
+        self.agent.set_thinking_level(level);
         self.agent.replace_messages(context.messages);
+        let mut session = self.session();
+        let written = if !resumed {
+            session
+                .append_model_change(model.provider.as_str(), &model.id)
+                .and_then(|_| session.append_thinking_level_change(thinking_level_name(level)))
+        } else if !has_level {
+            session.append_thinking_level_change(thinking_level_name(level))
+        } else {
+            return;
+        };
+        if let Err(e) = written {
+            tracing::error!("cannot save the session's model and thinking level: {e}");
+        }
     }
 
     /// Starts a new, empty session (optionally naming its parent) with the
@@ -80,6 +103,9 @@ impl App {
         self.refuse_while_streaming()?;
         let dir = self.session().session_dir().map(Path::to_path_buf);
         let opened = SessionManager::open(path, dir.as_deref()).map_err(|e| e.to_string())?;
+        if let Some(message) = super::setup::missing_session_cwd(&opened, &self.cwd) {
+            return Err(message);
+        }
         *self.session() = opened;
         self.load_from_session();
         Ok(())

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use pi_agent_core::{Agent, AgentMessage, AgentOptions, HookError, QueueMode};
 use pi_ai::{Message, Model, Provider, ThinkingLevel};
@@ -13,11 +13,12 @@ use super::persist::{EventHub, app_listener};
 use super::{App, thinking_level_name};
 use crate::config::{AuthStorage, ConfigError, ModelRegistry, Settings, parse_thinking_level};
 use crate::messages::{CodingMessage, convert_to_llm};
+use crate::resources::{ResourceOptions, Resources};
 use crate::session::{
     SessionError, SessionManager, agent_dir, default_session_dir, list_all_sessions, list_sessions,
     sessions_dir,
 };
-use crate::system_prompt::{SystemPromptOptions, build_system_prompt, collect_context_files};
+use crate::system_prompt::{SystemPromptOptions, build_system_prompt};
 use crate::tools::{self, DEFAULT_TOOLS};
 
 /// Why the app could not start.
@@ -29,9 +30,29 @@ pub enum SetupError {
     /// The session file.
     #[error(transparent)]
     Session(#[from] SessionError),
+    /// The opened session's working directory is gone (pi's wording).
+    #[error("{0}")]
+    MissingSessionCwd(String),
     /// Anything else, with its message.
     #[error("{0}")]
     Other(String),
+}
+
+/// pi's refusal of a stored session whose working directory no longer
+/// exists, naming the session file and `current_cwd`; `None` when the
+/// session is not a file or its directory exists.
+pub(crate) fn missing_session_cwd(session: &SessionManager, current_cwd: &Path) -> Option<String> {
+    let file = session.session_file()?;
+    let cwd = session.cwd();
+    if cwd.is_empty() || Path::new(cwd).exists() {
+        return None;
+    }
+    let file = std::path::absolute(current_cwd.join(file)).unwrap_or_else(|_| file.to_path_buf());
+    Some(format!(
+        "Stored session working directory does not exist: {cwd}\nSession file: {}\nCurrent working directory: {}",
+        file.display(),
+        current_cwd.display()
+    ))
 }
 
 /// Which session to use.
@@ -63,8 +84,18 @@ pub struct StartOptions {
     pub thinking: Option<String>,
     /// `--system-prompt` (text or file).
     pub system_prompt: Option<String>,
-    /// `--append-system-prompt` (text or file).
-    pub append_system_prompt: Option<String>,
+    /// `--append-system-prompt` (texts or files; empty: `APPEND_SYSTEM.md`).
+    pub append_system_prompt: Vec<String>,
+    /// `--skill` paths.
+    pub skills: Vec<String>,
+    /// `--no-skills`.
+    pub no_skills: bool,
+    /// `--prompt-template` paths.
+    pub prompt_templates: Vec<String>,
+    /// `--no-prompt-templates`.
+    pub no_prompt_templates: bool,
+    /// `--no-context-files`.
+    pub no_context_files: bool,
     /// Tool names; `None` for the default set.
     pub tools: Option<Vec<String>>,
     /// The session to use.
@@ -81,17 +112,6 @@ pub fn register_providers() {
     pi_providers_openai_completions::register();
     pi_providers_openai_responses::register();
     pi_providers_google::register();
-}
-
-fn text_or_file(value: &str) -> String {
-    let path = Path::new(value);
-    if path.is_file() {
-        match std::fs::read_to_string(path) {
-            Ok(text) => return text,
-            Err(e) => tracing::warn!("cannot read {}: {e}", path.display()),
-        }
-    }
-    value.to_owned()
 }
 
 fn open_session(
@@ -163,6 +183,17 @@ fn default_model(
         .map(|m| (*m).clone())
 }
 
+/// The settings' default thinking level (pi's `medium` when unset or unknown).
+pub(crate) fn default_thinking_level(settings: &Settings) -> Option<ThinkingLevel> {
+    parse_thinking_level(
+        settings
+            .default_thinking_level
+            .as_deref()
+            .unwrap_or("medium"),
+    )
+    .unwrap_or(Some(ThinkingLevel::Medium))
+}
+
 /// Builds the app for `options`.
 pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     register_providers();
@@ -173,18 +204,38 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     let auth = AuthStorage::load(&agent_dir)?;
 
     let mut session = open_session(&options, &cwd_text, &agent_dir)?;
+    // As pi: a session opened by path or id must still have its stored
+    // working directory (`-c` is not checked: pi continues in the current one).
+    if matches!(options.session, SessionChoice::Open(_))
+        && let Some(message) = missing_session_cwd(&session, &options.cwd)
+    {
+        return Err(SetupError::MissingSessionCwd(message));
+    }
     for diagnostic in session.diagnostics() {
         tracing::warn!("session file: {diagnostic:?}");
     }
+    // pi restores the model and thinking level only for a session that has
+    // messages; one without is set up like a new session.
+    let has_thinking_entry = session.branch_has_thinking_level_change();
     // The branch's messages move into the agent, not copied; the session
     // reads entries again from its file if it needs them.
     let context = session.take_session_context();
-    let resumed = !context.messages.is_empty() || context.model.is_some();
+    let resumed = !context.messages.is_empty();
 
+    // The session's model, when it is known and has a key (else pi falls
+    // back to the default model).
     let session_model = context
         .model
         .as_ref()
-        .and_then(|r| registry.find(Some(&r.provider), &r.model_id).ok());
+        .filter(|_| resumed)
+        .and_then(|r| registry.find(Some(&r.provider), &r.model_id).ok())
+        .filter(|m| {
+            registry
+                .api_key(m.provider.as_str(), options.api_key.as_deref(), &auth)
+                .ok()
+                .flatten()
+                .is_some()
+        });
     // `--model provider/id:level` carries a thinking level, as in pi.
     let (model_arg, suffix_level) = match options.model.as_deref().and_then(|m| m.rsplit_once(':'))
     {
@@ -201,7 +252,6 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             .cloned()
             .ok_or_else(|| SetupError::Other(format!("No models found for provider \"{provider}\"")))?,
         (None, None) => session_model
-            .clone()
             .or_else(|| default_model(&registry, &settings, &auth))
             .ok_or_else(|| {
                 SetupError::Other(
@@ -212,16 +262,10 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
 
     let requested_level = match &thinking_arg {
         Some(text) => parse_thinking_level(text).map_err(SetupError::Other)?,
-        None if resumed && context.thinking_level_recorded => {
+        None if resumed && has_thinking_entry => {
             parse_thinking_level(&context.thinking_level).unwrap_or(None)
         }
-        None => parse_thinking_level(
-            settings
-                .default_thinking_level
-                .as_deref()
-                .unwrap_or("medium"),
-        )
-        .unwrap_or(Some(ThinkingLevel::Medium)),
+        None => default_thinking_level(&settings),
     };
     let thinking_level = if model.reasoning {
         requested_level
@@ -229,17 +273,15 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         None
     };
 
-    let model_changed = session_model
-        .as_ref()
-        .is_none_or(|m| m.provider != model.provider || m.id != model.id);
-    if model_changed {
+    // What pi records: a new session (or one without messages) gets the
+    // model and the thinking level; a resumed one only the thinking level,
+    // and only when it has none yet. A model or level from the command line
+    // changes the run, not the file.
+    if !resumed {
         session.append_model_change(model.provider.as_str(), &model.id)?;
-    }
-    if !resumed || model_changed || thinking_arg.is_some() || !context.thinking_level_recorded {
-        let previous = parse_thinking_level(&context.thinking_level).unwrap_or(None);
-        if !resumed || !context.thinking_level_recorded || previous != thinking_level {
-            session.append_thinking_level_change(thinking_level_name(thinking_level))?;
-        }
+        session.append_thinking_level_change(thinking_level_name(thinking_level))?;
+    } else if !has_thinking_entry {
+        session.append_thinking_level_change(thinking_level_name(thinking_level))?;
     }
 
     let names: Vec<String> = options
@@ -247,7 +289,17 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         .clone()
         .unwrap_or_else(|| DEFAULT_TOOLS.iter().map(|s| (*s).to_owned()).collect());
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let tools = tools::create_tools(&options.cwd, &name_refs)
+    // `read` asks the agent's current model whether it takes images; the
+    // agent exists only once the tools do, so the probe finds it through a cell.
+    let agent_cell: Arc<OnceLock<Weak<Agent<CodingMessage>>>> = Arc::new(OnceLock::new());
+    let probe_cell = Arc::clone(&agent_cell);
+    let tool_options = tools::ToolOptions {
+        image_input: Some(tools::ImageInputProbe::new(move || {
+            let agent = probe_cell.get()?.upgrade()?;
+            Some(agent.model().supports_images())
+        })),
+    };
+    let tools = tools::create_tools_with_options(&options.cwd, &name_refs, &tool_options)
         .map_err(|e| SetupError::Other(e.to_string()))?;
     let summaries = names
         .iter()
@@ -258,12 +310,26 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             )
         })
         .collect();
+    let resources = Arc::new(Resources::load(&ResourceOptions {
+        cwd: options.cwd.clone(),
+        agent_dir,
+        home: dirs::home_dir().unwrap_or_default(),
+        skill_paths: options.skills.clone(),
+        prompt_template_paths: options.prompt_templates.clone(),
+        no_skills: options.no_skills,
+        no_prompt_templates: options.no_prompt_templates,
+        no_context_files: options.no_context_files,
+        system_prompt: options.system_prompt.clone(),
+        append_system_prompt: options.append_system_prompt.clone(),
+    }));
+    resources.log_diagnostics();
     let system_prompt = build_system_prompt(&SystemPromptOptions {
-        custom_prompt: options.system_prompt.as_deref().map(text_or_file),
-        append: options.append_system_prompt.as_deref().map(text_or_file),
+        custom_prompt: resources.system_prompt.clone(),
+        append: resources.append_text(),
         tools: summaries,
-        context_files: collect_context_files(&agent_dir, &options.cwd),
-        date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+        skills: resources.skills.skills.clone(),
+        context_files: resources.context_files.clone(),
+        date: chrono::Local::now().format("%Y-%m-%d").to_string(),
         cwd: options.cwd.clone(),
     });
 
@@ -293,6 +359,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             .flatten()
     }));
     let agent = Arc::new(Agent::new(agent_options));
+    let _ = agent_cell.set(Arc::downgrade(&agent));
     let hub = Arc::new(EventHub::default());
     agent.subscribe(app_listener(Arc::clone(&session), Arc::clone(&hub)));
 
@@ -312,6 +379,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         bash_cancel: Mutex::new(None),
         pending_bash: Mutex::new(Vec::new()),
         hub,
+        resources,
     })
 }
 

@@ -151,14 +151,14 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
     match kind {
         "steer" => {
             app.agent.steer(user_message(
-                str_field(command, "message")?,
+                &app.expand_input(str_field(command, "message")?),
                 images(command)?,
             ));
             Ok(None)
         }
         "follow_up" => {
             app.agent.follow_up(user_message(
-                str_field(command, "message")?,
+                &app.expand_input(str_field(command, "message")?),
                 images(command)?,
             ));
             Ok(None)
@@ -319,7 +319,7 @@ async fn handle(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
                 .collect();
             Ok(Some(json!({"messages": messages})))
         }
-        "get_commands" => Ok(Some(json!({"commands": []}))),
+        "get_commands" => Ok(Some(json!({"commands": app.resources.commands()}))),
         "new_session" => {
             let parent = command
                 .get("parentSession")
@@ -431,11 +431,13 @@ fn start_prompt(
     if app.agent.is_streaming() {
         return match command.get("streamingBehavior").and_then(Value::as_str) {
             Some("steer") => {
-                app.agent.steer(user_message(&text, images));
+                app.agent
+                    .steer(user_message(&app.expand_input(&text), images));
                 Ok(None)
             }
             Some("followUp") => {
-                app.agent.follow_up(user_message(&text, images));
+                app.agent
+                    .follow_up(user_message(&app.expand_input(&text), images));
                 Ok(None)
             }
             _ => Err(pi_agent_core::AgentError::AlreadyProcessingPrompt.to_string()),
