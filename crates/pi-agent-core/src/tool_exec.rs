@@ -57,7 +57,9 @@ impl ToolSet {
 
     fn find(&self, name: &str) -> Option<(&Arc<dyn AgentTool>, &ArgumentValidator)> {
         let (tool, validator) = self.entries.iter().find(|(t, _)| t.name() == name)?;
-        let validator = validator.get_or_init(|| ArgumentValidator::new(name, tool.parameters()));
+        let validator = validator.get_or_init(|| {
+            ArgumentValidator::with_conversion(name, tool.parameters(), tool.argument_conversion())
+        });
         Some((tool, validator))
     }
 }
@@ -70,11 +72,14 @@ enum Prepared {
     Run(Arc<dyn AgentTool>, serde_json::Value),
 }
 
-/// What a batch produced: results in call order, and steering messages that
-/// arrived during it (to inject before the next model call).
+/// What a batch produced: results in call order, steering messages that
+/// arrived during it (to inject before the next model call), and the
+/// arguments that tools' preparation changed in place, by the call's
+/// position among the message's tool calls.
 pub(crate) struct BatchOutcome<C> {
     pub(crate) results: Vec<ToolResultMessage>,
     pub(crate) steering: Vec<AgentMessage<C>>,
+    pub(crate) prepared_arguments: Vec<(usize, serde_json::Value)>,
 }
 
 /// The tool calls of one assistant message.
@@ -117,6 +122,7 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
     ) -> BatchOutcome<C> {
         let mut results = Vec::with_capacity(calls.len());
         let mut steering = Vec::new();
+        let mut prepared_arguments = Vec::new();
         let (tx, mut rx) = mpsc::unbounded_channel();
         for (index, call) in calls.iter().enumerate() {
             emit_start(call, emit).await;
@@ -129,7 +135,11 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
                 emit_end(call, &outcome, emit).await;
                 outcome
             } else {
-                match self.prepare(call).await {
+                let (prepared, rewritten) = self.prepare(call).await;
+                if let Some(arguments) = rewritten {
+                    prepared_arguments.push((index, arguments));
+                }
+                match prepared {
                     Prepared::Immediate(result) => {
                         let outcome = (result, true);
                         emit_end(call, &outcome, emit).await;
@@ -157,7 +167,11 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         if steering.is_empty() {
             steering = self.poll_steering();
         }
-        BatchOutcome { results, steering }
+        BatchOutcome {
+            results,
+            steering,
+            prepared_arguments,
+        }
     }
 
     /// Calls are prepared one by one, then run concurrently;
@@ -169,6 +183,7 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         emit: &mut impl AgentEventSink<C>,
     ) -> BatchOutcome<C> {
         let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
+        let mut prepared_arguments = Vec::new();
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut started = Vec::new();
         for (index, call) in calls.iter().enumerate() {
@@ -176,7 +191,11 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
             let prepared = if self.cancel.is_cancelled() {
                 Prepared::Immediate(AgentToolResult::error(TOOL_ABORTED_MESSAGE))
             } else {
-                self.prepare(call).await
+                let (prepared, rewritten) = self.prepare(call).await;
+                if let Some(arguments) = rewritten {
+                    prepared_arguments.push((index, arguments));
+                }
+                prepared
             };
             match prepared {
                 Prepared::Immediate(result) => {
@@ -202,18 +221,38 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         BatchOutcome {
             results,
             steering: self.poll_steering(),
+            prepared_arguments,
         }
     }
 
-    /// Looks the tool up, validates the arguments and asks `before_tool_call`.
-    async fn prepare(&self, call: &ToolCall) -> Prepared {
+    /// Looks the tool up, lets it prepare the arguments, validates them and
+    /// asks `before_tool_call`. Also returns the call's arguments as the
+    /// preparation changed them in place (`None` when unchanged).
+    async fn prepare(&self, call: &ToolCall) -> (Prepared, Option<serde_json::Value>) {
         let Some((tool, validator)) = self.tools.find(&call.name) else {
-            return Prepared::Immediate(AgentToolResult::error(format!(
-                "Tool {} not found",
-                call.name
-            )));
+            let result = AgentToolResult::error(format!("Tool {} not found", call.name));
+            return (Prepared::Immediate(result), None);
         };
-        let args = match validator.validate(&call.arguments) {
+        let mut recorded = call.arguments.clone();
+        let replaced = tool.prepare_arguments(&mut recorded);
+        let rewritten = (recorded != call.arguments).then(|| recorded.clone());
+        let prepared = replaced.unwrap_or(recorded);
+        (
+            self.validate_and_ask(call, tool, validator, &prepared)
+                .await,
+            rewritten,
+        )
+    }
+
+    /// Validates prepared arguments and asks `before_tool_call`.
+    async fn validate_and_ask(
+        &self,
+        call: &ToolCall,
+        tool: &Arc<dyn AgentTool>,
+        validator: &ArgumentValidator,
+        prepared: &serde_json::Value,
+    ) -> Prepared {
+        let args = match validator.validate(prepared) {
             Ok(args) => args,
             Err(error) => return Prepared::Immediate(AgentToolResult::error(error.message())),
         };

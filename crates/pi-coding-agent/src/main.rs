@@ -101,6 +101,11 @@ async fn run(args: Args) -> ExitCode {
         thinking: args.thinking.clone(),
         system_prompt: args.system_prompt.clone(),
         append_system_prompt: args.append_system_prompt.clone(),
+        skills: args.skills.clone(),
+        no_skills: args.no_skills,
+        prompt_templates: args.prompt_templates.clone(),
+        no_prompt_templates: args.no_prompt_templates,
+        no_context_files: args.no_context_files,
         tools,
         session: session_choice(&args),
         session_dir: args.session_dir.clone(),
@@ -143,7 +148,7 @@ async fn run(args: Args) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = Args::parse_from(pi_coding_agent::cli::expand_short_flags(std::env::args_os()));
     if args.version {
         println!("{}", pi_coding_agent::VERSION);
         return ExitCode::SUCCESS;

@@ -125,8 +125,9 @@ impl App {
         Some(level)
     }
 
-    /// Queues a steering message and announces the queues.
+    /// Queues a steering message (expanded like a prompt) and announces the queues.
     pub fn steer(&self, text: &str, images: Vec<ImageContent>) {
+        let text = &self.expand_input(text);
         self.hub.update_queues(|q| {
             q.steering.push(text.to_owned());
             true
@@ -134,8 +135,9 @@ impl App {
         self.agent.steer(user_message(text, images));
     }
 
-    /// Queues a follow-up message and announces the queues.
+    /// Queues a follow-up message (expanded like a prompt) and announces the queues.
     pub fn follow_up(&self, text: &str, images: Vec<ImageContent>) {
+        let text = &self.expand_input(text);
         self.hub.update_queues(|q| {
             q.follow_up.push(text.to_owned());
             true

@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 
 use crate::config::{AuthStorage, ModelRegistry, Settings};
 use crate::messages::CodingMessage;
+use crate::resources::Resources;
 use crate::session::SessionManager;
 
 pub use controls::{clamp_level, js_number, supported_levels};
@@ -58,6 +59,8 @@ pub struct App {
     /// `defaultThinkingLevel`, updated by every level change; kept in memory).
     default_thinking: Mutex<Option<ThinkingLevel>>,
     hub: Arc<EventHub>,
+    /// Skills, prompt templates and system prompt files.
+    pub resources: Arc<Resources>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -107,12 +110,26 @@ impl App {
         }
     }
 
-    /// Sends a prompt and runs it to completion, retrying transient errors
-    /// and compacting as configured.
+    /// `/skill:name args` and `/template args` expanded as pi expands user
+    /// input (see [`Resources::expand_input`]).
+    pub fn expand_input(&self, text: &str) -> String {
+        self.resources.expand_input(text)
+    }
+
+    /// Sends a prompt (its text expanded by [`App::expand_input`]) and runs
+    /// it to completion, retrying transient errors and compacting as
+    /// configured.
     pub async fn prompt(
         &self,
         input: impl Into<PromptInput<CodingMessage>>,
     ) -> Result<(), AgentError> {
+        let input = match input.into() {
+            PromptInput::Text { text, images } => PromptInput::Text {
+                text: self.expand_input(&text),
+                images,
+            },
+            other => other,
+        };
         if !self.agent.is_streaming() {
             self.check_compaction_before_prompt().await;
         }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use pi_agent_core::{Agent, AgentMessage, AgentOptions, HookError, QueueMode};
 use pi_ai::{Message, Model, Provider, ThinkingLevel};
@@ -13,11 +13,12 @@ use super::persist::{EventHub, app_listener};
 use super::{App, thinking_level_name};
 use crate::config::{AuthStorage, ConfigError, ModelRegistry, Settings, parse_thinking_level};
 use crate::messages::{CodingMessage, convert_to_llm};
+use crate::resources::{ResourceOptions, Resources};
 use crate::session::{
     SessionError, SessionManager, agent_dir, default_session_dir, list_all_sessions, list_sessions,
     sessions_dir,
 };
-use crate::system_prompt::{SystemPromptOptions, build_system_prompt, collect_context_files};
+use crate::system_prompt::{SystemPromptOptions, build_system_prompt};
 use crate::tools::{self, DEFAULT_TOOLS};
 
 /// Why the app could not start.
@@ -83,8 +84,18 @@ pub struct StartOptions {
     pub thinking: Option<String>,
     /// `--system-prompt` (text or file).
     pub system_prompt: Option<String>,
-    /// `--append-system-prompt` (text or file).
-    pub append_system_prompt: Option<String>,
+    /// `--append-system-prompt` (texts or files; empty: `APPEND_SYSTEM.md`).
+    pub append_system_prompt: Vec<String>,
+    /// `--skill` paths.
+    pub skills: Vec<String>,
+    /// `--no-skills`.
+    pub no_skills: bool,
+    /// `--prompt-template` paths.
+    pub prompt_templates: Vec<String>,
+    /// `--no-prompt-templates`.
+    pub no_prompt_templates: bool,
+    /// `--no-context-files`.
+    pub no_context_files: bool,
     /// Tool names; `None` for the default set.
     pub tools: Option<Vec<String>>,
     /// The session to use.
@@ -101,17 +112,6 @@ pub fn register_providers() {
     pi_providers_openai_completions::register();
     pi_providers_openai_responses::register();
     pi_providers_google::register();
-}
-
-fn text_or_file(value: &str) -> String {
-    let path = Path::new(value);
-    if path.is_file() {
-        match std::fs::read_to_string(path) {
-            Ok(text) => return text,
-            Err(e) => tracing::warn!("cannot read {}: {e}", path.display()),
-        }
-    }
-    value.to_owned()
 }
 
 fn open_session(
@@ -289,7 +289,17 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         .clone()
         .unwrap_or_else(|| DEFAULT_TOOLS.iter().map(|s| (*s).to_owned()).collect());
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let tools = tools::create_tools(&options.cwd, &name_refs)
+    // `read` asks the agent's current model whether it takes images; the
+    // agent exists only once the tools do, so the probe finds it through a cell.
+    let agent_cell: Arc<OnceLock<Weak<Agent<CodingMessage>>>> = Arc::new(OnceLock::new());
+    let probe_cell = Arc::clone(&agent_cell);
+    let tool_options = tools::ToolOptions {
+        image_input: Some(tools::ImageInputProbe::new(move || {
+            let agent = probe_cell.get()?.upgrade()?;
+            Some(agent.model().supports_images())
+        })),
+    };
+    let tools = tools::create_tools_with_options(&options.cwd, &name_refs, &tool_options)
         .map_err(|e| SetupError::Other(e.to_string()))?;
     let summaries = names
         .iter()
@@ -300,12 +310,26 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             )
         })
         .collect();
+    let resources = Arc::new(Resources::load(&ResourceOptions {
+        cwd: options.cwd.clone(),
+        agent_dir,
+        home: dirs::home_dir().unwrap_or_default(),
+        skill_paths: options.skills.clone(),
+        prompt_template_paths: options.prompt_templates.clone(),
+        no_skills: options.no_skills,
+        no_prompt_templates: options.no_prompt_templates,
+        no_context_files: options.no_context_files,
+        system_prompt: options.system_prompt.clone(),
+        append_system_prompt: options.append_system_prompt.clone(),
+    }));
+    resources.log_diagnostics();
     let system_prompt = build_system_prompt(&SystemPromptOptions {
-        custom_prompt: options.system_prompt.as_deref().map(text_or_file),
-        append: options.append_system_prompt.as_deref().map(text_or_file),
+        custom_prompt: resources.system_prompt.clone(),
+        append: resources.append_text(),
         tools: summaries,
-        context_files: collect_context_files(&agent_dir, &options.cwd),
-        date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+        skills: resources.skills.skills.clone(),
+        context_files: resources.context_files.clone(),
+        date: chrono::Local::now().format("%Y-%m-%d").to_string(),
         cwd: options.cwd.clone(),
     });
 
@@ -335,6 +359,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             .flatten()
     }));
     let agent = Arc::new(Agent::new(agent_options));
+    let _ = agent_cell.set(Arc::downgrade(&agent));
     let hub = Arc::new(EventHub::default());
     agent.subscribe(app_listener(Arc::clone(&session), Arc::clone(&hub)));
 
@@ -357,6 +382,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         compactions: std::sync::atomic::AtomicUsize::new(0),
         default_thinking: Mutex::new(default_thinking),
         hub,
+        resources,
     })
 }
 

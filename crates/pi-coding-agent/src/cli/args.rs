@@ -55,9 +55,29 @@ pub struct Args {
     #[arg(long, value_name = "TEXT")]
     pub system_prompt: Option<String>,
 
-    /// Append to the system prompt (text, or a path to a file).
+    /// Append to the system prompt (text, or a path to a file); repeatable.
     #[arg(long, value_name = "TEXT")]
-    pub append_system_prompt: Option<String>,
+    pub append_system_prompt: Vec<String>,
+
+    /// Load a skill file or directory; repeatable.
+    #[arg(long = "skill", value_name = "PATH")]
+    pub skills: Vec<String>,
+
+    /// Do not discover skills (`--skill` paths still load). Short: -ns.
+    #[arg(long)]
+    pub no_skills: bool,
+
+    /// Load a prompt template file or directory; repeatable.
+    #[arg(long = "prompt-template", value_name = "PATH")]
+    pub prompt_templates: Vec<String>,
+
+    /// Do not discover prompt templates (`--prompt-template` paths still load). Short: -np.
+    #[arg(long)]
+    pub no_prompt_templates: bool,
+
+    /// Do not load AGENTS.md / CLAUDE.md context files. Short: -nc.
+    #[arg(long)]
+    pub no_context_files: bool,
 
     /// Comma-separated tools to enable (read,bash,edit,write,grep,find,ls).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -96,6 +116,29 @@ pub struct Args {
     pub version: bool,
 }
 
+/// pi's multi-letter short flags and the long flags they stand for.
+const SHORT_ALIASES: [(&str, &str); 4] = [
+    ("-ns", "--no-skills"),
+    ("-np", "--no-prompt-templates"),
+    ("-nc", "--no-context-files"),
+    ("-nt", "--no-tools"),
+];
+
+/// The command line with pi's multi-letter short flags (`-ns`, `-np`,
+/// `-nc`, `-nt`) spelled long, for clap.
+pub fn expand_short_flags<I: IntoIterator<Item = std::ffi::OsString>>(
+    args: I,
+) -> Vec<std::ffi::OsString> {
+    args.into_iter()
+        .map(|arg| {
+            SHORT_ALIASES
+                .iter()
+                .find(|(short, _)| arg == *short)
+                .map_or(arg, |(_, long)| (*long).into())
+        })
+        .collect()
+}
+
 impl Args {
     /// The effective mode: `--mode`, else text.
     pub fn effective_mode(&self) -> Mode {
@@ -129,6 +172,31 @@ mod tests {
             Args::try_parse_from(["pi", "--mode", "json", "--tools", "read,ls", "hi"]).unwrap();
         assert_eq!(args.effective_mode(), Mode::Json);
         assert_eq!(args.tools, Some(vec!["read".to_owned(), "ls".to_owned()]));
+
+        let args = Args::try_parse_from(expand_short_flags(
+            [
+                "pi",
+                "-ns",
+                "-np",
+                "-nc",
+                "--skill",
+                "a",
+                "--skill",
+                "b",
+                "--prompt-template",
+                "t.md",
+                "--append-system-prompt",
+                "x",
+                "--append-system-prompt",
+                "y",
+            ]
+            .map(std::ffi::OsString::from),
+        ))
+        .unwrap();
+        assert!(args.no_skills && args.no_prompt_templates && args.no_context_files);
+        assert_eq!(args.skills, ["a", "b"]);
+        assert_eq!(args.prompt_templates, ["t.md"]);
+        assert_eq!(args.append_system_prompt, ["x", "y"]);
 
         let args = Args::try_parse_from(["pi", "--list-models"]).unwrap();
         assert_eq!(args.list_models.as_deref(), Some(""));

@@ -3,5 +3,5 @@
 mod args;
 mod list_models;
 
-pub use args::{Args, Mode};
+pub use args::{Args, Mode, expand_short_flags};
 pub use list_models::list_models;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -41,23 +41,22 @@ pub struct ShellConfig {
 }
 
 impl ShellConfig {
-    /// The user's shell: `$SHELL` when it is bash or zsh, else `/bin/bash`
-    /// when present, else `sh` from `PATH`; always run with `-c`.
+    /// pi's shell on Unix: `/bin/bash` when present, else the first `bash`
+    /// on `PATH`, else `sh`; always run with `-c`. (`$SHELL` is not
+    /// consulted, so a zsh user's commands still run in bash, as in pi.)
     pub fn detect() -> Self {
-        let from_env = std::env::var_os("SHELL")
-            .map(PathBuf::from)
-            .filter(|shell| {
-                let name = shell.file_name().and_then(|n| n.to_str());
-                matches!(name, Some("bash" | "zsh")) && shell.is_file()
-            });
-        let program = from_env.unwrap_or_else(|| {
-            let bash = PathBuf::from("/bin/bash");
-            if bash.is_file() {
-                bash
-            } else {
-                PathBuf::from("sh")
-            }
-        });
+        let bash = PathBuf::from("/bin/bash");
+        let program = if bash.is_file() {
+            bash
+        } else {
+            std::env::var_os("PATH")
+                .and_then(|path| {
+                    std::env::split_paths(&path)
+                        .map(|dir| dir.join("bash"))
+                        .find(|candidate| candidate.is_file())
+                })
+                .unwrap_or_else(|| PathBuf::from("sh"))
+        };
         Self {
             program,
             args: vec!["-c".to_owned()],
@@ -159,6 +158,10 @@ impl AgentTool for BashTool {
 
     fn parameters(&self) -> &Value {
         &self.parameters
+    }
+
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::TypeBox
     }
 
     async fn execute(

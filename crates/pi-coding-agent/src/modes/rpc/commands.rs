@@ -197,7 +197,7 @@ pub(super) fn handle(app: &Arc<App>, kind: &str, command: &Value, busy: bool) ->
                 .collect();
             Ok(Some(json!({"messages": messages})))
         }
-        "get_commands" => Ok(Some(json!({"commands": []}))),
+        "get_commands" => Ok(Some(json!({"commands": app.resources.commands()}))),
         "new_session" => {
             let parent = command
                 .get("parentSession")
