@@ -51,12 +51,13 @@ impl App {
         } else {
             self.record(message);
         }
-        let mut result = json!({
-            "output": run.output,
-            "exitCode": run.exit_code,
-            "cancelled": run.cancelled,
-            "truncated": run.truncated,
-        });
+        // pi leaves `exitCode` out when the command was killed.
+        let mut result = json!({"output": run.output});
+        if let Some(code) = run.exit_code {
+            result["exitCode"] = json!(code);
+        }
+        result["cancelled"] = json!(run.cancelled);
+        result["truncated"] = json!(run.truncated);
         if let Some(path) = full_output_path {
             result["fullOutputPath"] = json!(path);
         }

@@ -6,6 +6,7 @@
 mod bash;
 mod block_images;
 mod compact;
+mod controls;
 mod export;
 pub mod files;
 mod persist;
@@ -27,6 +28,7 @@ use crate::messages::CodingMessage;
 use crate::resources::Resources;
 use crate::session::SessionManager;
 
+pub use controls::{clamp_level, js_number, supported_levels};
 pub use export::export_from_file;
 use persist::EventHub;
 pub use persist::{AppEvent, AppListener};
@@ -61,6 +63,11 @@ pub struct App {
     retry_cancel: Mutex<Option<CancellationToken>>,
     bash_cancel: Mutex<Option<CancellationToken>>,
     pending_bash: Mutex<Vec<AgentMessage<CodingMessage>>>,
+    /// Manual or automatic compactions running now (pi's `isCompacting`).
+    compactions: std::sync::atomic::AtomicUsize,
+    /// The level a switch to a reasoning model starts from (pi's settings
+    /// `defaultThinkingLevel`, updated by every level change; kept in memory).
+    default_thinking: Mutex<Option<ThinkingLevel>>,
     hub: Arc<EventHub>,
     /// Skills, prompt templates and system prompt files.
     pub resources: Arc<Resources>,
@@ -137,16 +144,6 @@ impl App {
         self.save_setting("followUpMode", json!(queue_mode_name(mode)));
     }
 
-    /// The default thinking level: the one saved during this run, else the settings'.
-    fn default_thinking_level(&self) -> Option<ThinkingLevel> {
-        match self.settings_writer.changed("defaultThinkingLevel") {
-            Some(Value::String(level)) => {
-                crate::config::parse_thinking_level(&level).unwrap_or(Some(ThinkingLevel::Medium))
-            }
-            _ => setup::default_thinking_level(&self.settings),
-        }
-    }
-
     fn save_setting(&self, key: &str, value: Value) {
         if let Err(e) = self.settings_writer.set(&[(key, Some(value))]) {
             tracing::error!("cannot save {key}: {e}");
@@ -207,9 +204,21 @@ impl App {
         })
     }
 
-    /// The text of the last assistant message (`None` when there is none).
+    /// The text of the last assistant message, trimmed, skipping aborted
+    /// messages without content (`None` when there is none or it is empty),
+    /// as pi's `getLastAssistantText`.
     pub fn last_assistant_text(&self) -> Option<String> {
-        self.last_assistant().map(|m| m.text())
+        let text = self.agent.with_state(|state| {
+            state.messages.iter().rev().find_map(|m| {
+                m.as_assistant()
+                    .filter(|a| {
+                        !(a.stop_reason == pi_ai::StopReason::Aborted && a.content.is_empty())
+                    })
+                    .map(AssistantMessage::text)
+            })
+        })?;
+        let trimmed = text.trim();
+        (!trimmed.is_empty()).then(|| trimmed.to_owned())
     }
 
     /// The last message, when it is an assistant message.
@@ -271,6 +280,10 @@ impl App {
         base_delay_ms: u64,
     ) -> bool {
         let delay = Duration::from_millis(base_delay_ms.saturating_mul(1 << (attempt - 1).min(20)));
+        // Cancellable from the moment it is announced: a client may answer
+        // `auto_retry_start` with `abort_retry` at once.
+        let token = CancellationToken::new();
+        *lock(&self.retry_cancel) = Some(token.clone());
         self.emit(&json!({
             "type": "auto_retry_start",
             "attempt": attempt,
@@ -279,8 +292,6 @@ impl App {
             "errorMessage": last.error_message.clone().unwrap_or_else(|| "Unknown error".to_owned()),
         }));
         self.drop_last_assistant();
-        let token = CancellationToken::new();
-        *lock(&self.retry_cancel) = Some(token.clone());
         let cancelled = tokio::select! {
             () = token.cancelled() => true,
             () = tokio::time::sleep(delay) => false,
@@ -319,64 +330,5 @@ impl App {
                 tracing::warn!("{e}");
                 None
             })
-    }
-
-    /// Switches the model and records a `model_change`.
-    pub fn set_model(&self, model: Model) {
-        if let Err(e) = self
-            .session()
-            .append_model_change(model.provider.as_str(), &model.id)
-        {
-            tracing::error!("cannot save the model change: {e}");
-        }
-        // As pi: the chosen model becomes the default for the next start.
-        if let Err(e) = self.settings_writer.set(&[
-            ("defaultProvider", Some(json!(model.provider.as_str()))),
-            ("defaultModel", Some(json!(model.id))),
-        ]) {
-            tracing::error!("cannot save the default model: {e}");
-        }
-        // pi's level after a switch: the current one, or, coming from a
-        // model without reasoning, the settings' default; clamped to the new model.
-        let current = self.agent.with_state(|s| s.thinking_level);
-        let wanted = if self.agent.model().reasoning {
-            current
-        } else {
-            self.default_thinking_level()
-        };
-        let reasoning = model.reasoning;
-        self.agent.set_model(model);
-        let effective = if reasoning { wanted } else { None };
-        if effective != current {
-            self.set_thinking_level(effective);
-        }
-    }
-
-    /// Sets the thinking level (`None` is off; forced off for models
-    /// without reasoning) and records a `thinking_level_change`.
-    pub fn set_thinking_level(&self, level: Option<ThinkingLevel>) {
-        let level = if self.agent.model().reasoning {
-            level
-        } else {
-            None
-        };
-        if let Err(e) = self
-            .session()
-            .append_thinking_level_change(thinking_level_name(level))
-        {
-            tracing::error!("cannot save the thinking level change: {e}");
-        }
-        // As pi: a changed level of a reasoning model becomes the default.
-        let changed = self.agent.with_state(|s| s.thinking_level) != level;
-        if changed
-            && self.agent.model().reasoning
-            && let Err(e) = self.settings_writer.set(&[(
-                "defaultThinkingLevel",
-                Some(json!(thinking_level_name(level))),
-            )])
-        {
-            tracing::error!("cannot save the default thinking level: {e}");
-        }
-        self.agent.set_thinking_level(level);
     }
 }

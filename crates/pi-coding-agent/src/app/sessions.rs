@@ -22,6 +22,9 @@ fn user_text(content: &UserContent) -> String {
     }
 }
 
+/// pi's refusal of a fork at anything but a known user message.
+const INVALID_FORK_ENTRY: &str = "Invalid entry ID for forking";
+
 impl App {
     fn refuse_while_streaming(&self) -> Result<(), String> {
         if self.agent.is_streaming() {
@@ -120,12 +123,12 @@ impl App {
             let session = self.session();
             let entry = session
                 .entry(entry_id)
-                .ok_or_else(|| format!("Entry not found: {entry_id}"))?;
+                .ok_or_else(|| INVALID_FORK_ENTRY.to_owned())?;
             let SessionEntry::Message(message) = entry else {
-                return Err("Can only fork at a user message".to_owned());
+                return Err(INVALID_FORK_ENTRY.to_owned());
             };
             let AgentMessage::Standard(Message::User(user)) = &message.message else {
-                return Err("Can only fork at a user message".to_owned());
+                return Err(INVALID_FORK_ENTRY.to_owned());
             };
             (user_text(&user.content), message.parent_id.clone())
         };
@@ -174,24 +177,28 @@ impl App {
     }
 
     /// Writes the transcript as a self-contained HTML page; returns its path
-    /// (`output` or `<session file>.html`, else `pi-session-<id>.html` in the cwd).
+    /// as pi reports it: `output`, else `pi-session-<session file name>.html`
+    /// (relative, written into the working directory). An in-memory session,
+    /// or one whose file is not written yet, is refused with pi's messages.
     pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, String> {
         let (path, title) = {
             let session = self.session();
-            let default = session
+            let file = session
                 .session_file()
-                .map(|f| f.with_extension("html"))
-                .unwrap_or_else(|| {
-                    self.cwd
-                        .join(format!("pi-session-{}.html", session.session_id()))
-                });
+                .ok_or("Cannot export in-memory session to HTML")?;
+            if !file.exists() {
+                return Err("Nothing to export yet - start a conversation first".to_owned());
+            }
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let default = PathBuf::from(format!("pi-session-{}.html", stem.unwrap_or_default()));
             (
                 output.map_or(default, Path::to_path_buf),
                 session.session_id().to_owned(),
             )
         };
         let html = super::export::render_html(&title, &self.agent.messages())?;
-        std::fs::write(&path, html).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(self.cwd.join(&path), html)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(path)
     }
 }

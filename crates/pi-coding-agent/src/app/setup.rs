@@ -420,6 +420,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     let hub = Arc::new(EventHub::default());
     agent.subscribe(app_listener(Arc::clone(&session), Arc::clone(&hub)));
 
+    let default_thinking = default_thinking_level(&settings);
     let retry_enabled = settings.retry().enabled;
     let compaction_enabled = settings.compaction().enabled;
     Ok(App {
@@ -437,6 +438,8 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         retry_cancel: Mutex::new(None),
         bash_cancel: Mutex::new(None),
         pending_bash: Mutex::new(Vec::new()),
+        compactions: std::sync::atomic::AtomicUsize::new(0),
+        default_thinking: Mutex::new(default_thinking),
         hub,
         resources,
     })
