@@ -102,6 +102,18 @@ impl App {
         self.hub.subscribe(listener);
     }
 
+    /// The last failure to save the session since it was last taken (the
+    /// interactive mode shows it; it is also sent to listeners as a
+    /// `session_save_error` app event).
+    pub fn last_save_error(&self) -> Option<String> {
+        lock(&self.hub.save_error).clone()
+    }
+
+    /// Takes the last failure to save the session, clearing it.
+    pub fn take_save_error(&self) -> Option<String> {
+        lock(&self.hub.save_error).take()
+    }
+
     fn emit(&self, event: &Value) {
         self.hub.emit(AppEvent::App(event));
     }

@@ -40,6 +40,8 @@ pub(crate) struct EventHub {
     /// Texts of the queued steering and follow-up messages (pi's
     /// `_steeringMessages` / `_followUpMessages`).
     pub(crate) queues: Mutex<Queues>,
+    /// The last failure to save to the session file, until taken.
+    pub(crate) save_error: Mutex<Option<String>>,
 }
 
 /// The texts of the queued messages, as `queue_update` reports them.
@@ -112,7 +114,11 @@ impl EventHub {
     }
 }
 
-fn persist(session: &Mutex<SessionManager>, message: &AgentMessage<CodingMessage>) {
+/// Saves a settled message; `Err` is the failure, as the user reads it.
+fn persist(
+    session: &Mutex<SessionManager>,
+    message: &AgentMessage<CodingMessage>,
+) -> Result<(), String> {
     let mut session = session.lock().unwrap_or_else(PoisonError::into_inner);
     let result = match message {
         AgentMessage::Custom(CodingMessage::Custom(custom)) => session.append_custom_message_entry(
@@ -126,10 +132,24 @@ fn persist(session: &Mutex<SessionManager>, message: &AgentMessage<CodingMessage
             CodingMessage::BashExecution(_)
             | CodingMessage::BranchSummary(_)
             | CodingMessage::CompactionSummary(_),
-        ) => return,
+        ) => return Ok(()),
     };
-    if let Err(e) = result {
-        tracing::error!("cannot save the message to the session file: {e}");
+    result
+        .map(|_| ())
+        .map_err(|e| format!("Cannot save the session: {e}"))
+}
+
+impl EventHub {
+    /// Records a save failure and tells the listeners with pi-rs's
+    /// `{"type":"session_save_error","error":...}` app event.
+    pub(crate) fn save_failed(&self, error: String) {
+        tracing::error!("{error}");
+        let event = json!({"type": "session_save_error", "error": error});
+        *self
+            .save_error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(error);
+        self.emit(AppEvent::App(&event));
     }
 }
 
@@ -146,7 +166,9 @@ pub(crate) fn app_listener(
         let AgentEvent::MessageEnd { message } = event else {
             return;
         };
-        persist(&session, message);
+        if let Err(error) = persist(&session, message) {
+            hub.save_failed(error);
+        }
         if let Some(assistant) = message.as_assistant()
             && assistant.stop_reason != StopReason::Error
         {

@@ -104,6 +104,17 @@ impl App {
     /// Switches to the session file at `path`.
     pub fn switch_session(&self, path: &Path) -> Result<(), String> {
         self.refuse_while_streaming()?;
+        // A new file there could never be written: refuse rather than
+        // lose every later message.
+        if !path.exists()
+            && let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
+            && !parent.is_dir()
+        {
+            return Err(format!(
+                "Cannot switch session: directory {} does not exist",
+                parent.display()
+            ));
+        }
         let dir = self.session().session_dir().map(Path::to_path_buf);
         let opened = SessionManager::open(path, dir.as_deref()).map_err(|e| e.to_string())?;
         if let Some(message) = super::setup::missing_session_cwd(&opened, &self.cwd) {

@@ -20,7 +20,9 @@ pub fn stream_events(app: &App, out: &SharedWriter) {
 
 /// Runs `prompts`, writing the header and every event; returns the exit
 /// code: 0 once the prompts ran, whatever they ended with (pi reports errors
-/// in the event stream only), 1 when a prompt was refused.
+/// in the event stream only), 1 when a prompt was refused or the session
+/// could not be saved (the error also goes to stderr and, as a
+/// `session_save_error` event, to the stream).
 pub async fn run(app: &App, prompts: Vec<PromptInput<CodingMessage>>, out: SharedWriter) -> i32 {
     let header = app.session().header().clone();
     write_json_line(&out, &header);
@@ -30,5 +32,14 @@ pub async fn run(app: &App, prompts: Vec<PromptInput<CodingMessage>>, out: Share
             return 1;
         }
     }
-    0
+    match app.take_save_error() {
+        Some(error) => {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("Error: {error}");
+            }
+            1
+        }
+        None => 0,
+    }
 }

@@ -1,6 +1,7 @@
 //! Print mode (`-p`): run the prompts to completion and print every text
 //! block of the last assistant message; on an error or abort print the
-//! error to stderr and exit 1.
+//! error to stderr and exit 1. A failure to save the session is an error
+//! too (exit 1, after the answer).
 
 use std::io::Write;
 
@@ -23,6 +24,19 @@ pub async fn run(
             return 1;
         }
     }
+    let code = print_answer(app, out, err);
+    // Unlike pi, an answer that could not be saved is a failure.
+    match app.take_save_error() {
+        Some(error) => {
+            let _ = writeln!(err, "Error: {error}");
+            1
+        }
+        None => code,
+    }
+}
+
+/// Prints the trailing answer (or its error); returns the exit code.
+fn print_answer(app: &App, out: &mut (dyn Write + Send), err: &mut (dyn Write + Send)) -> i32 {
     // As pi: the answer is printed only when the transcript ends with it.
     let Some(last) = app.trailing_assistant() else {
         return 0;

@@ -230,6 +230,9 @@ fn start_prompt(app: &Arc<App>, command: &Value, out: &SharedWriter, tasks: &mut
         let _ = starting.compare_exchange(number, 0, Ordering::SeqCst, Ordering::SeqCst);
         if let Err(e) = result {
             respond(&out, id.as_ref(), "prompt", Err(e.to_string()));
+        } else if let Some(error) = app.take_save_error() {
+            // The prompt was accepted, but its messages are not saved.
+            respond(&out, id.as_ref(), "prompt", Err(error));
         }
     });
 }
