@@ -34,9 +34,11 @@ pub struct NewSessionOptions {
 /// One session: the header, the entries in append order, the active leaf and
 /// (unless in memory) the JSONL file.
 ///
-/// Persistence follows pi: a new session writes nothing until its first
-/// assistant message exists (a prompt that never got an answer leaves no
-/// file); then the header and every pending entry are written in one write,
+/// Persistence follows pi, except for the first user message: a new
+/// session writes nothing until its first user or assistant message exists
+/// (a session that never sent anything leaves no file; pi waits for the
+/// first assistant message, so a prompt killed before its answer is lost
+/// there); then the header and every pending entry are written in one write,
 /// and after that each entry is appended as one line
 /// (`serde_json::to_string(entry) + "\n"`, one `write_all` on a file opened
 /// in append mode). Earlier lines are never rewritten, except when a file
@@ -197,10 +199,19 @@ impl SessionManager {
         let Some(path) = self.file.clone() else {
             return Ok(());
         };
-        if !self.has_assistant {
+        let start = self.written.unwrap_or(0);
+        // Unlike pi, a user message is written at once too, so that a
+        // prompt is on disk before its request is sent.
+        let durable = self.has_assistant
+            || self.entries[start..].iter().any(|stored| {
+                stored
+                    .in_memory()
+                    .and_then(SessionEntry::as_message)
+                    .is_some_and(|m| matches!(m, AgentMessage::Standard(pi_ai::Message::User(_))))
+            });
+        if !durable {
             return Ok(());
         }
-        let start = self.written.unwrap_or(0);
         let mut content = String::new();
         if self.needs_newline {
             content.push('\n');

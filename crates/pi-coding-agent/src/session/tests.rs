@@ -62,7 +62,7 @@ fn lines(path: &Path) -> Vec<String> {
 }
 
 #[test]
-fn nothing_is_written_before_the_first_assistant_message() {
+fn nothing_is_written_before_the_first_user_message() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = SessionManager::create("/work/p", Some(dir.path())).unwrap();
     let file = s.session_file().unwrap().to_path_buf();
@@ -74,11 +74,10 @@ fn nothing_is_written_before_the_first_assistant_message() {
             .ends_with(&format!("_{}.jsonl", s.session_id()))
     );
     s.append_model_change("anthropic", "claude").unwrap();
+    assert!(!file.exists(), "a session that sent nothing has no file");
+    // Unlike pi, the prompt is durable before its answer exists.
     s.append_message(user("hi")).unwrap();
-    assert!(
-        !file.exists(),
-        "pi writes nothing until an assistant message exists"
-    );
+    assert_eq!(lines(&file).len(), 3);
     s.append_message(assistant("hello")).unwrap();
     let written = lines(&file);
     assert_eq!(written.len(), 4);
