@@ -126,6 +126,10 @@ async fn run(args: Args) -> ExitCode {
         eprintln!("Warning: {warning}");
     }
     let prompts = prompt_inputs(stdin_text, files, messages);
+    #[cfg(unix)]
+    if !interactive {
+        tokio::spawn(on_signals(Arc::clone(&app)));
+    }
     let code = match mode {
         Mode::Text if interactive => {
             for prompt in prompts {
@@ -151,7 +155,60 @@ async fn run(args: Args) -> ExitCode {
     // dropping a resumed session message by message costs tens of
     // milliseconds. Session lines are written unbuffered, so nothing is lost.
     std::mem::forget(app);
+    let code = match SIGNALLED.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => code,
+        signalled => signalled,
+    };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// The exit code asked for by the first signal (0: none came).
+static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The next of SIGINT, SIGTERM, SIGHUP, as the exit code it asks for
+/// (128 + its number).
+#[cfg(unix)]
+async fn next_signal(
+    int: &mut tokio::signal::unix::Signal,
+    term: &mut tokio::signal::unix::Signal,
+    hup: &mut tokio::signal::unix::Signal,
+) -> i32 {
+    tokio::select! {
+        _ = int.recv() => 130,
+        _ = term.recv() => 143,
+        _ = hup.recv() => 129,
+    }
+}
+
+/// The first SIGINT / SIGTERM / SIGHUP aborts the run as Esc does (the
+/// partial answer is saved with `stopReason: "aborted"`) and ends the
+/// process once the agent is idle; a second one ends it at once.
+#[cfg(unix)]
+async fn on_signals(app: Arc<pi_coding_agent::app::App>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let streams = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    );
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = streams else {
+        tracing::error!("cannot listen to SIGINT, SIGTERM and SIGHUP");
+        return;
+    };
+    let code = next_signal(&mut int, &mut term, &mut hup).await;
+    SIGNALLED.store(code, std::sync::atomic::Ordering::SeqCst);
+    app.abort_retry();
+    app.abort_user_bash();
+    app.agent.abort();
+    tokio::select! {
+        () = app.agent.wait_for_idle() => {
+            if let Some(error) = app.take_save_error() {
+                eprintln!("Error: {error}");
+            }
+            std::process::exit(code);
+        }
+        second = next_signal(&mut int, &mut term, &mut hup) => std::process::exit(second),
+    }
 }
 
 /// pi's refusal of `--fork` with another session choice.

@@ -136,3 +136,117 @@ async fn rpc_refuses_a_switch_to_a_missing_directory_and_reports_save_errors() {
     );
     assert!(lines.iter().any(|l| l["type"] == "session_save_error"));
 }
+
+/// The first frames of the recorded answer (role and "Hello! I am "),
+/// then silence until the client gives up.
+fn stalled_answer() -> pi_http::mock_server::MockResponse {
+    let recorded = e2e_common::recorded_responses("a-text-oai");
+    let pi_http::mock_server::MockResponse::Sse { frames, .. } = &recorded[0] else {
+        panic!("the fixture answer is SSE");
+    };
+    pi_http::mock_server::MockResponse::StallSse {
+        frames: frames[..2].to_vec(),
+    }
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed().as_secs() < 20,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn kill(child: &std::process::Child, signal: nix::sys::signal::Signal) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::kill(pid, signal).unwrap();
+}
+
+/// Starts `pi -p` on a stalled answer and waits until the partial text
+/// has been received and the prompt is on disk.
+fn start_stalled_print(s: &Scenario) -> (std::process::Child, std::path::PathBuf) {
+    let dir = s.sessions_dir();
+    let child = s
+        .command(&[
+            "-p",
+            "--model",
+            "mock-oai/mock-gpt",
+            "--session-dir",
+            dir.to_str().unwrap(),
+            "What is 2 + 2? Also say hello.",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for("the request", || !s.requests().is_empty());
+    // The prompt was written before the request was sent.
+    let files = s.session_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let entries = e2e_common::jsonl(&files[0]);
+    assert_eq!(entries.len(), 4, "{entries:#?}");
+    assert_eq!(entries[0]["type"], "session");
+    assert_eq!(entries[3]["message"]["role"], "user");
+    // Let the first frames arrive.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    (child, files[0].clone())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_signal_saves_the_partial_answer_as_aborted() {
+    use nix::sys::signal::Signal;
+    for (signal, code) in [
+        (Signal::SIGTERM, 143),
+        (Signal::SIGINT, 130),
+        (Signal::SIGHUP, 129),
+    ] {
+        let s = Scenario::start(vec![stalled_answer()]).await;
+        let (child, file) = tokio::task::block_in_place(|| start_stalled_print(&s));
+        kill(&child, signal);
+        let out = tokio::task::block_in_place(|| child.wait_with_output().unwrap());
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{signal}: {}",
+            text(&out.stderr)
+        );
+        let entries = e2e_common::jsonl(&file);
+        let last = entries.last().unwrap();
+        assert_eq!(last["message"]["role"], "assistant", "{signal}");
+        assert_eq!(last["message"]["stopReason"], "aborted");
+        assert_eq!(last["message"]["content"][0]["text"], "Hello! I am ");
+        assert_eq!(last["parentId"], entries[entries.len() - 2]["id"]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_signal_exits_at_once() {
+    use nix::sys::signal::Signal;
+    let s = Scenario::start(vec![stalled_answer()]).await;
+    let (child, _) = tokio::task::block_in_place(|| start_stalled_print(&s));
+    // Two signals back to back: the second ends the process whatever the
+    // first is doing.
+    kill(&child, Signal::SIGINT);
+    kill(&child, Signal::SIGTERM);
+    let out = tokio::task::block_in_place(|| child.wait_with_output().unwrap());
+    assert!(
+        matches!(out.status.code(), Some(130 | 143)),
+        "{:?}",
+        out.status
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_that_sent_nothing_leaves_no_file() {
+    let s = Scenario::fixture("a-text-oai").await;
+    let lines = tokio::task::block_in_place(|| {
+        rpc_session(&s, b"{\"id\":\"1\",\"type\":\"get_state\"}\n", |lines| {
+            !responses(lines, "get_state").is_empty()
+        })
+    });
+    assert_eq!(lines.len(), 1);
+    assert!(s.session_files().is_empty());
+}
