@@ -250,3 +250,23 @@ async fn a_session_that_sent_nothing_leaves_no_file() {
     assert_eq!(lines.len(), 1);
     assert!(s.session_files().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_pi_on_a_session_file_in_use_is_refused() {
+    let s = Scenario::start(vec![stalled_answer()]).await;
+    let (child, file) = tokio::task::block_in_place(|| start_stalled_print(&s));
+    let before = std::fs::read(&file).unwrap();
+    let out = s
+        .run(&["-p", "--session", file.to_str().unwrap(), "another prompt"])
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("is in use by another pi process"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before, "nothing was written");
+    assert_eq!(s.requests().len(), 1, "no request was sent");
+    kill(&child, nix::sys::signal::Signal::SIGTERM);
+    tokio::task::block_in_place(|| child.wait_with_output().unwrap());
+}

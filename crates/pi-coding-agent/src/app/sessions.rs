@@ -120,7 +120,19 @@ impl App {
         if let Some(message) = super::setup::missing_session_cwd(&opened, &self.cwd) {
             return Err(message);
         }
-        *self.session() = opened;
+        let mut opened = opened;
+        {
+            let mut current = self.session();
+            // The current file may be the one asked for: its lock goes first.
+            current.release_lock();
+            if let Err(e) = opened.lock() {
+                if let Err(relock) = current.lock() {
+                    tracing::error!("cannot lock the current session file again: {relock}");
+                }
+                return Err(e.to_string());
+            }
+            *current = opened;
+        }
         self.load_from_session();
         Ok(())
     }

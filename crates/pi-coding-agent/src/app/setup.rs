@@ -152,20 +152,22 @@ fn open_session(
         .clone()
         .unwrap_or_else(|| default_session_dir(agent_dir, cwd));
     let dir = Some(default_dir.as_path());
-    match &options.session {
-        SessionChoice::InMemory => Ok(SessionManager::in_memory(cwd)),
-        SessionChoice::New => Ok(SessionManager::create(cwd, dir)?),
-        SessionChoice::Continue => Ok(SessionManager::continue_recent(cwd, dir)?),
-        SessionChoice::Open(target) => Ok(SessionManager::open(
-            &resolve_session_target(target, cwd, dir, agent_dir)?,
-            dir,
-        )?),
-        SessionChoice::Fork(target) => Ok(SessionManager::fork_from(
+    let mut session: SessionManager = match &options.session {
+        SessionChoice::InMemory => SessionManager::in_memory(cwd),
+        SessionChoice::New => SessionManager::create(cwd, dir)?,
+        SessionChoice::Continue => SessionManager::continue_recent(cwd, dir)?,
+        SessionChoice::Open(target) => {
+            SessionManager::open(&resolve_session_target(target, cwd, dir, agent_dir)?, dir)?
+        }
+        SessionChoice::Fork(target) => SessionManager::fork_from(
             &resolve_session_target(target, cwd, dir, agent_dir)?,
             cwd,
             dir,
-        )?),
-    }
+        )?,
+    };
+    // One writer per session file: a second pi on it is refused here.
+    session.lock()?;
+    Ok(session)
 }
 
 /// The session file `target` names: a path as given, else the one session

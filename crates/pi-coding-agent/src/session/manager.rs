@@ -92,6 +92,30 @@ pub(super) fn new_header(id: String, cwd: &str, parent_session: Option<String>) 
     }
 }
 
+/// Opens a session file for appending, holding its exclusive advisory
+/// lock (`flock`), or fails with [`SessionError::Locked`] when another
+/// process holds it. A file system without locks is written unlocked.
+fn open_locked(path: &Path) -> Result<File, SessionError> {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io_error(path))?;
+    #[cfg(unix)]
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => {
+            return Err(SessionError::Locked {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(fs::TryLockError::Error(e)) => {
+            tracing::warn!(path = %path.display(), "cannot lock the session file: {e}");
+        }
+    }
+    Ok(file)
+}
+
 impl SessionManager {
     pub(super) fn blank(cwd: &str, session_dir: Option<PathBuf>) -> Self {
         Self {
@@ -228,12 +252,7 @@ impl SessionManager {
             content.push('\n');
         }
         if self.writer.is_none() {
-            let file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(io_error(&path))?;
-            self.writer = Some(file);
+            self.writer = Some(open_locked(&path)?);
         }
         if let Some(writer) = self.writer.as_mut() {
             writer
@@ -244,6 +263,29 @@ impl SessionManager {
         self.needs_newline = false;
         self.verbatim.clear();
         Ok(())
+    }
+
+    /// Takes the advisory lock of an existing session file (a new file is
+    /// locked when it is created, with the first write). The lock is held
+    /// as long as this manager writes to that file; a second process
+    /// asking for it gets [`SessionError::Locked`].
+    pub fn lock(&mut self) -> Result<(), SessionError> {
+        if self.writer.is_some() {
+            return Ok(());
+        }
+        match self.file.clone() {
+            Some(path) if path.exists() => {
+                self.writer = Some(open_locked(&path)?);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Lets go of the session file's lock (it is taken again by
+    /// [`Self::lock`] or the next write).
+    pub fn release_lock(&mut self) {
+        self.writer = None;
     }
 
     fn next_id(&self) -> String {

@@ -77,6 +77,14 @@ pub enum SessionError {
         "a {0} message is appended with its own entry (append_compaction / branch_with_summary), not as a message"
     )]
     SummaryAsMessage(&'static str),
+    /// Another process holds the session file's advisory lock.
+    #[error(
+        "session file {path} is in use by another pi process (one writer per session; --fork {path} continues it in a new file)"
+    )]
+    Locked {
+        /// The file.
+        path: PathBuf,
+    },
     /// An entry could not be serialized.
     #[error("cannot serialize a session entry: {0}")]
     Serialize(#[from] serde_json::Error),

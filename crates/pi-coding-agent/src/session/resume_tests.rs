@@ -74,6 +74,8 @@ fn a_linear_session_resumes_by_move_and_appends_after() {
     s.append_custom_entry("ext", None).unwrap();
     s.append_message(user("three")).unwrap();
     let path = file_of(&s);
+    // One writer per file: the writer lets go before the file is resumed.
+    s.release_lock();
 
     let (mut resumed, context) = resume(&path);
     assert_eq!(user_texts(&context), ["one", "two", "three"]);

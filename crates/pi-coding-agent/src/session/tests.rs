@@ -568,3 +568,26 @@ fn missing_content_in_old_messages_is_an_empty_array() {
     };
     assert_eq!(u.content, UserContent::Blocks(vec![]));
 }
+
+#[test]
+fn a_second_writer_of_a_session_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = SessionManager::create("/work/p", Some(dir.path())).unwrap();
+    first.append_message(user("hi")).unwrap();
+    let file = first.session_file().unwrap().to_path_buf();
+    let mut second = SessionManager::open(&file, None).unwrap();
+    let err = second.lock().unwrap_err();
+    assert!(matches!(err, SessionError::Locked { .. }), "{err}");
+    assert!(err.to_string().contains("in use by another pi process"));
+    // Reading is never refused; writing is, so the tree cannot fork silently.
+    assert_eq!(second.entries().len(), 1);
+    assert!(matches!(
+        second.append_message(user("other")),
+        Err(SessionError::Locked { .. })
+    ));
+    drop(first);
+    second.lock().unwrap();
+    // The refused entry stayed in memory and is written with the next one.
+    second.append_message(user("now")).unwrap();
+    assert_eq!(lines(&file).len(), 4);
+}
