@@ -270,3 +270,21 @@ async fn a_second_pi_on_a_session_file_in_use_is_refused() {
     kill(&child, nix::sys::signal::Signal::SIGTERM);
     tokio::task::block_in_place(|| child.wait_with_output().unwrap());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rpc_answers_an_invalid_utf8_line_and_reads_on() {
+    let s = Scenario::fixture("a-text-oai").await;
+    let mut input = b"{\"id\":\"1\",\"type\":\"get_state\"}\n".to_vec();
+    input.extend_from_slice(b"{\"id\":\"2\",\"type\":\"get_\xff\xfestate\"}\n");
+    input.extend_from_slice(b"{\"id\":\"3\",\"type\":\"get_state\"}\r\n");
+    let lines = tokio::task::block_in_place(|| {
+        rpc_session(&s, &input, |lines| responses(lines, "get_state").len() >= 2)
+    });
+    assert_eq!(lines.len(), 3, "{lines:#?}");
+    assert_eq!(lines[0]["id"], "1");
+    assert_eq!(lines[1]["command"], "parse");
+    assert_eq!(lines[1]["success"], false);
+    assert!(lines[1]["error"].as_str().unwrap().contains("UTF-8"));
+    assert_eq!(lines[2]["id"], "3");
+    assert_eq!(lines[2]["success"], true);
+}

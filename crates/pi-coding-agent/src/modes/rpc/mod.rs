@@ -113,16 +113,17 @@ fn parse(line: &str) -> Result<Value, String> {
 }
 
 /// Runs the protocol until the input ends; returns the exit code.
-pub async fn run(app: Arc<App>, input: impl AsyncBufRead + Unpin, out: SharedWriter) -> i32 {
+pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: SharedWriter) -> i32 {
     // Before the output listener: a client that reads `agent_end` finds
     // the agent idle.
     let mut tasks = Tasks::new(&app);
     stream_events(&app, &out);
-    let mut lines = input.lines();
+    let mut buffer = Vec::new();
     loop {
-        let line = match lines.next_line().await {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
+        buffer.clear();
+        match input.read_until(b'\n', &mut buffer).await {
+            Ok(0) => break,
+            Ok(_) => {}
             Err(e) => {
                 respond(
                     &out,
@@ -132,7 +133,19 @@ pub async fn run(app: Arc<App>, input: impl AsyncBufRead + Unpin, out: SharedWri
                 );
                 break;
             }
+        }
+        // A line that is not UTF-8 gets an error response; the next
+        // lines are read as usual.
+        let Ok(line) = std::str::from_utf8(&buffer) else {
+            respond(
+                &out,
+                None,
+                "parse",
+                Err("Failed to parse command: the line is not valid UTF-8".to_owned()),
+            );
+            continue;
         };
+        let line = line.strip_suffix('\n').unwrap_or(line);
         let line = line.trim_end_matches('\r');
         if line.trim().is_empty() {
             continue;
