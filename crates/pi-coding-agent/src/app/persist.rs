@@ -1,5 +1,6 @@
-//! The app's one agent listener, in pi's order (`_processAgentEvent`): the
-//! event goes to the app's listeners first, then the settled message is
+//! The app's one agent listener, in pi's order (`_processAgentEvent`)
+//! except that a settled message is persisted before the event goes to the
+//! app's listeners (so what a client saw end is on disk). The message is
 //! persisted (user/assistant/toolResult as `message` entries, `custom` as a
 //! `custom_message` entry; shell records and summaries are written by whoever
 //! made them), then an assistant message that did not fail closes a pending
@@ -162,13 +163,17 @@ pub(crate) fn app_listener(
         if let AgentEvent::MessageStart { message } = event {
             hub.dequeue(message);
         }
+        // Unlike pi, a settled message is saved before the listeners hear
+        // of it: a message a client saw end is on disk.
+        if let AgentEvent::MessageEnd { message } = event
+            && let Err(error) = persist(&session, message)
+        {
+            hub.save_failed(error);
+        }
         hub.emit(AppEvent::Agent(event));
         let AgentEvent::MessageEnd { message } = event else {
             return;
         };
-        if let Err(error) = persist(&session, message) {
-            hub.save_failed(error);
-        }
         if let Some(assistant) = message.as_assistant()
             && assistant.stop_reason != StopReason::Error
         {
