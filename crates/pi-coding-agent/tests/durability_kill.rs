@@ -1,4 +1,9 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stderr
+)]
 //! Random SIGKILLs of the real binary while it streams answers and runs a
 //! tool, all on one session continued run after run. After every kill the
 //! file loads, every message whose `message_end` the json stream had
