@@ -288,3 +288,39 @@ async fn rpc_answers_an_invalid_utf8_line_and_reads_on() {
     assert_eq!(lines[2]["id"], "3");
     assert_eq!(lines[2]["success"], true);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rpc_mode_saves_the_partial_answer_on_sigterm() {
+    let s = Scenario::start(vec![stalled_answer()]).await;
+    let dir = s.sessions_dir();
+    let mut child = s
+        .command(&[
+            "--mode",
+            "rpc",
+            "--model",
+            "mock-oai/mock-gpt",
+            "--session-dir",
+            dir.to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"id\":\"1\",\"type\":\"prompt\",\"message\":\"hello\"}\n")
+        .unwrap();
+    tokio::task::block_in_place(|| {
+        wait_for("the request", || !s.requests().is_empty());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    });
+    kill(&child, nix::sys::signal::Signal::SIGTERM);
+    let out = tokio::task::block_in_place(|| child.wait_with_output().unwrap());
+    drop(stdin);
+    assert_eq!(out.status.code(), Some(143));
+    let files = s.session_files();
+    let entries = e2e_common::jsonl(&files[0]);
+    let last = entries.last().unwrap();
+    assert_eq!(last["message"]["stopReason"], "aborted");
+    assert_eq!(last["message"]["content"][0]["text"], "Hello! I am ");
+}
