@@ -60,6 +60,7 @@ pub struct SelectList {
     items: Vec<SelectItem>,
     selected: usize,
     max_visible: usize,
+    column: (usize, usize),
 }
 
 impl SelectList {
@@ -70,6 +71,7 @@ impl SelectList {
             items,
             selected: 0,
             max_visible: max_visible.max(1),
+            column: (PRIMARY_COLUMN_WIDTH, PRIMARY_COLUMN_WIDTH),
         }
     }
 
@@ -123,9 +125,21 @@ impl SelectList {
         }
     }
 
-    /// pi clamps the widest label to [32, 32] by default: the column is 32 cells.
+    /// Bounds of the label column: the widest label plus a gap, clamped to `[min, max]`
+    /// (32 by default; pi's slash-command list uses 12..=32).
+    pub fn set_column_bounds(&mut self, min: usize, max: usize) {
+        let (min, max) = (min.min(max).max(1), max.max(min).max(1));
+        self.column = (min, max);
+    }
+
     fn primary_width(&self) -> usize {
-        PRIMARY_COLUMN_WIDTH
+        let widest = self
+            .items
+            .iter()
+            .map(|i| visible_width(i.display()) + PRIMARY_COLUMN_GAP)
+            .max()
+            .unwrap_or(0);
+        widest.clamp(self.column.0, self.column.1)
     }
 
     fn render_item(&self, item: &SelectItem, selected: bool, width: usize, col: usize) -> String {

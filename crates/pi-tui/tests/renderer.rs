@@ -1,6 +1,8 @@
 //! The inline renderer against a real terminal emulator (`vt100`): what ends up on screen and
 //! in scrollback after sequences of commit / draw / resize.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use pi_tui::renderer::InlineRenderer;
 use pretty_assertions::assert_eq;
 
