@@ -112,7 +112,9 @@ pub fn highlight_code(code: &str, lang: &str, theme: &Theme) -> Option<Vec<Strin
     Some(code.split('\n').map(|l| h.line(l, theme)).collect())
 }
 
-/// Line-by-line highlighter that keeps the parser state between lines.
+/// Line-by-line highlighter that keeps the parser state between lines. Cloning it forks the
+/// state (to highlight a partial line without committing to it).
+#[derive(Clone)]
 pub struct Highlighter {
     state: ParseState,
     stack: ScopeStack,
@@ -142,7 +144,7 @@ impl Highlighter {
         };
         let mut out = String::with_capacity(line.len() * 2);
         let mut pos = 0;
-        let mut emit = |stack: &ScopeStack, from: usize, to: usize, out: &mut String| {
+        let emit = |stack: &ScopeStack, from: usize, to: usize, out: &mut String| {
             let to = to.min(line.len());
             if from >= to {
                 return;
@@ -176,12 +178,28 @@ mod tests {
     #[test]
     fn highlights_known_languages_with_syntax_tokens() {
         let theme = Theme::dark(ColorMode::TrueColor);
-        let lines = highlight_code("fn main() {\n    // hi\n    let s = \"x\";\n}", "rust", &theme)
-            .unwrap_or_default();
+        let lines = highlight_code(
+            "fn main() {\n    // hi\n    let s = \"x\";\n}",
+            "rust",
+            &theme,
+        )
+        .unwrap_or_default();
         assert_eq!(lines.len(), 4);
-        assert!(lines[0].contains(&theme.fg_code(Token::SyntaxKeyword)), "{:?}", lines[0]);
-        assert!(lines[1].contains(&theme.fg_code(Token::SyntaxComment)), "{:?}", lines[1]);
-        assert!(lines[2].contains(&theme.fg_code(Token::SyntaxString)), "{:?}", lines[2]);
+        assert!(
+            lines[0].contains(&theme.fg_code(Token::SyntaxKeyword)),
+            "{:?}",
+            lines[0]
+        );
+        assert!(
+            lines[1].contains(&theme.fg_code(Token::SyntaxComment)),
+            "{:?}",
+            lines[1]
+        );
+        assert!(
+            lines[2].contains(&theme.fg_code(Token::SyntaxString)),
+            "{:?}",
+            lines[2]
+        );
         assert_eq!(strip_ansi(&lines[2]), "    let s = \"x\";");
     }
 

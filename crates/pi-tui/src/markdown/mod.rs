@@ -1,9 +1,33 @@
 //! Markdown rendering (pulldown-cmark) in pi's style, incremental for streaming.
+//!
+//! Headings (h1 bold + underlined, h2 bold, h3+ with a `### ` prefix, all `mdHeading`),
+//! emphasis, strikethrough, inline code (`mdCode`), bulleted / numbered / nested / task lists,
+//! `│ ` blockquotes, `─` rules capped at 80 columns, box-drawn tables whose cells wrap, links
+//! as `text (url)` (or OSC 8 hyperlinks), and fenced code blocks with a 2-space indent,
+//! highlighted by [`crate::highlight`].
+//!
+//! # Streaming
+//!
+//! The document is split into top-level blocks. A block is **frozen** once a later block has
+//! started after it and nothing appended can change it any more (a blank line separates
+//! them, or it is a heading or a fenced code block). Frozen blocks are parsed and rendered
+//! once per width and kept; [`Markdown::push_str`] only marks the open tail dirty, and the
+//! next render re-parses and re-renders just the tail (usually the last block). An open code
+//! block keeps its highlighter state, so each streamed line is highlighted once.
+
+mod parse;
+mod render;
+mod table;
+
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 
 use crate::component::Component;
+use crate::highlight::{Highlighter, highlight_code};
 use crate::theme::{Theme, Token};
+use parse::{Block, Span};
 
 /// How a [`Markdown`] is styled.
 #[derive(Debug, Clone)]
@@ -36,11 +60,41 @@ impl MarkdownTheme {
     }
 }
 
-/// A markdown document that can grow by deltas.
+/// A frozen top-level block.
 #[derive(Debug, Clone)]
+struct Frozen {
+    blocks: Vec<Block>,
+    /// End of its content in the source (trailing whitespace excluded).
+    content_end: usize,
+    /// Whether the source has a blank line between it and the previous frozen block.
+    blank_before: bool,
+}
+
+/// Highlighting state of the open (last) code block.
+#[derive(Debug)]
+struct CodeCache {
+    lang: String,
+    /// Source lines already highlighted (complete lines only).
+    done: String,
+    lines: Vec<String>,
+    hl: Highlighter,
+}
+
+/// A markdown document that can grow by deltas.
+#[derive(Debug)]
 pub struct Markdown {
     text: String,
     style: MarkdownTheme,
+    /// Source offset where the open tail starts.
+    tail_start: usize,
+    frozen: Vec<Frozen>,
+    /// Rendered lines for `out_width`: the frozen blocks' lines, then the tail's.
+    out: Vec<String>,
+    out_width: Option<usize>,
+    frozen_lines: usize,
+    frozen_rendered: usize,
+    dirty: bool,
+    code: Option<CodeCache>,
 }
 
 impl Markdown {
@@ -49,17 +103,36 @@ impl Markdown {
         Self {
             text: text.into(),
             style,
+            tail_start: 0,
+            frozen: Vec::new(),
+            out: Vec::new(),
+            out_width: None,
+            frozen_lines: 0,
+            frozen_rendered: 0,
+            dirty: true,
+            code: None,
         }
     }
 
-    /// Appends streamed text.
+    /// Appends streamed text; the next render re-renders only the open tail.
     pub fn push_str(&mut self, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
         self.text.push_str(delta);
+        self.dirty = true;
     }
 
-    /// Replaces the text.
+    /// Replaces the text (an extension of the current text is treated as a push).
     pub fn set_text(&mut self, text: impl Into<String>) {
-        self.text = text.into();
+        let text = text.into();
+        if let Some(rest) = text.strip_prefix(self.text.as_str()) {
+            let rest = rest.to_owned();
+            self.push_str(&rest);
+            return;
+        }
+        let style = self.style.clone();
+        *self = Self::new(text, style);
     }
 
     /// The source text.
@@ -67,15 +140,190 @@ impl Markdown {
         &self.text
     }
 
-    /// Changes the style (drops caches).
+    /// Changes the style (drops the rendered lines, keeps the parse).
     pub fn set_style(&mut self, style: MarkdownTheme) {
         self.style = style;
+        self.out_width = None;
+        self.code = None;
     }
+
+    /// The rendered lines for `width`, without copying them.
+    pub fn render_ref(&mut self, width: usize) -> &[String] {
+        if self.out_width != Some(width) {
+            self.out.clear();
+            self.out_width = Some(width);
+            self.frozen_lines = 0;
+            self.frozen_rendered = 0;
+            self.dirty = true;
+        }
+        if self.dirty {
+            self.update(width);
+            self.dirty = false;
+        }
+        &self.out
+    }
+
+    fn content_width(&self, width: usize) -> usize {
+        width.saturating_sub(self.style.padding_x * 2).max(1)
+    }
+
+    fn pad(&self, width: usize) -> String {
+        if width > self.style.padding_x * 2 {
+            " ".repeat(self.style.padding_x)
+        } else {
+            String::new()
+        }
+    }
+
+    /// Freezes finished blocks, renders newly frozen ones and re-renders the tail.
+    fn update(&mut self, width: usize) {
+        let tail_spans = self.freeze();
+        let cw = self.content_width(width);
+        let pad = self.pad(width);
+        self.out.truncate(self.frozen_lines);
+        // Newly frozen blocks.
+        for i in self.frozen_rendered..self.frozen.len() {
+            let f = &self.frozen[i];
+            let mut hl = |code: &str, lang: &str| highlight_code(code, lang, &self.style.theme);
+            let lines = render::blocks(&self.style, &f.blocks, cw, None, &mut hl);
+            if i > 0
+                && let (Some(prev), Some(first)) =
+                    (self.frozen[i - 1].blocks.last(), f.blocks.first())
+                && render::blank_between(prev, first, f.blank_before)
+            {
+                self.out.push(String::new());
+            }
+            self.out
+                .extend(lines.into_iter().map(|l| format!("{pad}{l}")));
+        }
+        self.frozen_rendered = self.frozen.len();
+        self.frozen_lines = self.out.len();
+        // The open tail.
+        let mut prev: Option<(Block, usize)> = self
+            .frozen
+            .last()
+            .and_then(|f| f.blocks.last().cloned().map(|b| (b, f.content_end)));
+        let text = std::mem::take(&mut self.text);
+        let last_index = tail_spans.len().saturating_sub(1);
+        for (k, span) in tail_spans.iter().enumerate() {
+            let src = &text[span.range.clone()];
+            let blocks = parse::parse(src);
+            let is_last = k == last_index;
+            let mut lines = Vec::new();
+            for (j, b) in blocks.iter().enumerate() {
+                if let Some((p, end)) = &prev {
+                    let blank = j == 0 && has_blank_line(&text, *end, span.range.start);
+                    if render::blank_between(p, b, blank) {
+                        lines.push(String::new());
+                    }
+                }
+                let streaming_code = is_last && j + 1 == blocks.len();
+                let rendered = match b {
+                    Block::Code { lang, text: code } if streaming_code => {
+                        let highlighted = self.highlight_open(code, lang);
+                        let mut hl = |_: &str, _: &str| highlighted.clone();
+                        render::block(&self.style, b, cw, None, &mut hl)
+                    }
+                    _ => {
+                        let mut hl =
+                            |code: &str, lang: &str| highlight_code(code, lang, &self.style.theme);
+                        render::block(&self.style, b, cw, None, &mut hl)
+                    }
+                };
+                lines.extend(rendered);
+                prev = Some((b.clone(), content_end(&text, span.range.end)));
+            }
+            self.out
+                .extend(lines.into_iter().map(|l| format!("{pad}{l}")));
+        }
+        self.text = text;
+    }
+
+    /// Moves finished leading blocks of the tail into `frozen`; returns the tail's spans.
+    fn freeze(&mut self) -> Vec<Span> {
+        let spans: Vec<Span> = parse::top_level_spans(&self.text[self.tail_start..])
+            .into_iter()
+            .map(|s| Span {
+                range: s.range.start + self.tail_start..s.range.end + self.tail_start,
+                closed: s.closed,
+            })
+            .collect();
+        let mut first_open = 0;
+        for i in 0..spans.len().saturating_sub(1) {
+            let (cur, next) = (&spans[i], &spans[i + 1]);
+            let end = content_end(&self.text, cur.range.end);
+            if !(cur.closed || has_blank_line(&self.text, end, next.range.start)) {
+                break;
+            }
+            let blank_before = self
+                .frozen
+                .last()
+                .is_some_and(|f| has_blank_line(&self.text, f.content_end, cur.range.start));
+            let blocks = parse::parse(&self.text[cur.range.clone()]);
+            self.frozen.push(Frozen {
+                blocks,
+                content_end: end,
+                blank_before,
+            });
+            first_open = i + 1;
+            self.tail_start = next.range.start;
+        }
+        if first_open > 0 {
+            // The open code block (if any) is now a different block.
+            self.code = None;
+        }
+        spans.into_iter().skip(first_open).collect()
+    }
+
+    /// Highlights the open code block, reusing the lines highlighted by earlier renders.
+    fn highlight_open(&mut self, code: &str, lang: &str) -> Option<Vec<String>> {
+        let reusable = self
+            .code
+            .as_ref()
+            .is_some_and(|c| c.lang == lang && code.starts_with(c.done.as_str()));
+        if !reusable {
+            self.code = Highlighter::new(lang).map(|hl| CodeCache {
+                lang: lang.to_owned(),
+                done: String::new(),
+                lines: Vec::new(),
+                hl,
+            });
+        }
+        let theme = self.style.theme.clone();
+        let cache = self.code.as_mut()?;
+        let rest = &code[cache.done.len()..];
+        // Complete lines are highlighted for good; the partial last line on a copy.
+        let complete = rest.rfind('\n').map_or(0, |i| i + 1);
+        for line in rest[..complete].split_terminator('\n') {
+            cache.lines.push(cache.hl.line(line, &theme));
+        }
+        cache.done.push_str(&rest[..complete]);
+        let mut lines = cache.lines.clone();
+        let partial = &rest[complete..];
+        // `code.split('\n')` has one more piece than newlines: the partial line, maybe empty.
+        lines.push(cache.hl.clone().line(partial, &theme));
+        Some(lines)
+    }
+}
+
+/// Offset of the end of the content before `end` (trailing whitespace skipped).
+fn content_end(text: &str, end: usize) -> usize {
+    text[..end.min(text.len())].trim_end().len()
+}
+
+/// Whether the source between `from` (a content end) and `to` holds a blank line.
+fn has_blank_line(text: &str, from: usize, to: usize) -> bool {
+    let (from, to) = (from.min(text.len()), to.min(text.len()));
+    from < to && text[from..to].matches('\n').count() >= 2
 }
 
 impl Component for Markdown {
     fn render(&mut self, width: usize) -> Vec<String> {
-        let _ = &self.style;
-        crate::text::wrap(&self.text, width)
+        self.render_ref(width).to_vec()
+    }
+
+    fn invalidate(&mut self) {
+        self.out_width = None;
+        self.code = None;
     }
 }
