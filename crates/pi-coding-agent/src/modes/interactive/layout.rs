@@ -2,7 +2,8 @@
 //! full-width background boxes and horizontal rules. Every line returned
 //! fits `width` (clamped, never an error).
 
-use pi_tui::text::{pad_to_width, truncate_to_width, visible_width, wrap};
+use pi_tui::boxed::apply_background;
+use pi_tui::text::{truncate_to_width, visible_width, wrap};
 use pi_tui::theme::{Theme, Token};
 
 /// `text` wrapped to `width - 2 * pad_x` and indented by `pad_x` spaces.
@@ -42,7 +43,7 @@ pub fn bg_box(
 ) -> Vec<String> {
     let pad = " ".repeat(pad_x.min(width.saturating_sub(1)));
     let mut out = Vec::with_capacity(content.len() + 2 * pad_y);
-    let fill = |line: &str| theme.bg(bg, &pad_to_width(&clamp(line, width), width));
+    let fill = |line: &str| apply_background(theme, bg, &clamp(line, width), width);
     for _ in 0..pad_y {
         out.push(fill(""));
     }

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::RenderCtx;
 use super::tool_views::last_visual_lines;
-use crate::modes::interactive::layout::{padded, rule};
+use crate::modes::interactive::layout::{clamp, padded, rule};
 
 /// What a shell command block shows.
 #[derive(Debug, Clone, Default)]
@@ -144,7 +144,7 @@ impl BashBlock {
                 let mut block = Vec::new();
                 if !body.is_empty() {
                     block.push(String::new());
-                    block.extend(body.into_iter().map(|l| format!(" {l}")));
+                    block.extend(body.into_iter().map(|l| clamp(&format!(" {l}"), width)));
                 }
                 lines.extend(block.iter().cloned());
                 self.cache = Some((width, ctx.expanded, block, hidden));

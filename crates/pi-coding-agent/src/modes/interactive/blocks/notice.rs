@@ -28,7 +28,7 @@ pub enum Notice {
         /// The title.
         title: String,
         /// The markdown body.
-        body: Md,
+        body: Box<Md>,
     },
     /// The startup header.
     Header {
@@ -65,7 +65,7 @@ impl Notice {
     pub fn panel(title: &str, markdown: &str) -> Self {
         Self::Panel {
             title: title.to_owned(),
-            body: Md::new(markdown, MdStyle::Plain),
+            body: Box::new(Md::new(markdown, MdStyle::Plain)),
         }
     }
 

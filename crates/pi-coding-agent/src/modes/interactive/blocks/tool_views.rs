@@ -352,7 +352,7 @@ pub fn bash_output(theme: &Theme, out: &ToolOutput, expanded: bool, width: usize
             let (tail, skipped) = last_visual_lines(theme, text, 5, width);
             if skipped > 0 {
                 let hint = more_hint(theme, &format!("{skipped} earlier lines"));
-                lines.push(crate::modes::interactive::layout::clamp(&hint, width));
+                lines.push(pi_tui::text::truncate_to_width(&hint, width, "..."));
             }
             lines.extend(tail);
         }
