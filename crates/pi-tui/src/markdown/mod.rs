@@ -80,6 +80,16 @@ struct CodeCache {
     hl: Highlighter,
 }
 
+impl CodeCache {
+    /// All lines of `code` (which extends `done`), highlighting only what is new.
+    fn finish(mut self, code: &str, theme: &Theme) -> Vec<String> {
+        for line in code[self.done.len()..].split('\n') {
+            self.lines.push(self.hl.line(line, theme));
+        }
+        self.lines
+    }
+}
+
 /// A markdown document that can grow by deltas.
 #[derive(Debug)]
 pub struct Markdown {
@@ -95,6 +105,8 @@ pub struct Markdown {
     frozen_rendered: usize,
     dirty: bool,
     code: Option<CodeCache>,
+    /// The open code block's cache after that block was frozen (consumed by its render).
+    retired_code: Option<CodeCache>,
 }
 
 impl Markdown {
@@ -111,6 +123,7 @@ impl Markdown {
             frozen_rendered: 0,
             dirty: true,
             code: None,
+            retired_code: None,
         }
     }
 
@@ -182,9 +195,16 @@ impl Markdown {
         let pad = self.pad(width);
         self.out.truncate(self.frozen_lines);
         // Newly frozen blocks.
+        let theme = self.style.theme.clone();
+        let mut retired = self.retired_code.take();
         for i in self.frozen_rendered..self.frozen.len() {
             let f = &self.frozen[i];
-            let mut hl = |code: &str, lang: &str| highlight_code(code, lang, &self.style.theme);
+            let mut hl = |code: &str, lang: &str| match retired.take() {
+                Some(c) if c.lang == lang && code.starts_with(c.done.as_str()) => {
+                    Some(c.finish(code, &theme))
+                }
+                _ => highlight_code(code, lang, &theme),
+            };
             let lines = render::blocks(&self.style, &f.blocks, cw, None, &mut hl);
             if i > 0
                 && let (Some(prev), Some(first)) =
@@ -269,8 +289,8 @@ impl Markdown {
             self.tail_start = next.range.start;
         }
         if first_open > 0 {
-            // The open code block (if any) is now a different block.
-            self.code = None;
+            // The open code block (if any) was frozen: its highlighted lines are reused once.
+            self.retired_code = self.code.take();
         }
         spans.into_iter().skip(first_open).collect()
     }
