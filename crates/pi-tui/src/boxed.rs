@@ -139,4 +139,21 @@ mod tests {
         assert_eq!(plain.render(4), vec![" x  "]);
         assert_eq!(plain.render(1), vec!["x"]);
     }
+
+    #[test]
+    fn box_snapshots_at_two_widths() {
+        let theme = Arc::new(Theme::dark(ColorMode::TrueColor));
+        let mut b = BoxComponent::new(theme.clone(), 1, 1, Some(Token::UserMessageBg));
+        b.add_child(Box::new(Text::new(
+            format!("a user message with {} inside", theme.bold("bold")),
+            0,
+        )));
+        for width in [30, 12] {
+            let shown: Vec<String> = b.render(width).iter().map(|s| s.replace('\x1b', "␛")).collect();
+            for l in b.render(width) {
+                assert_eq!(visible_width(&l), width);
+            }
+            insta::assert_snapshot!(format!("box_{width}"), shown.join("\n"));
+        }
+    }
 }

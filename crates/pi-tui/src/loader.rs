@@ -98,4 +98,16 @@ mod tests {
         assert_eq!(l.frame(), 0);
         assert_eq!(l.render(4), vec!["".to_owned(), " ⠋ W".to_owned()]);
     }
+
+    #[test]
+    fn retry_spinner_snapshot() {
+        let mut l = Loader::new(
+            Arc::new(Theme::dark(ColorMode::TrueColor)),
+            "Retrying (1/3) in 2s... (escape to cancel)",
+        );
+        l.set_spinner_token(Token::Warning);
+        l.tick(l.started + Duration::from_millis(250));
+        let shown: Vec<String> = l.render(60).iter().map(|s| s.replace('\x1b', "␛")).collect();
+        insta::assert_snapshot!(shown.join("\n"));
+    }
 }
