@@ -149,7 +149,11 @@ mod tests {
             0,
         )));
         for width in [30, 12] {
-            let shown: Vec<String> = b.render(width).iter().map(|s| s.replace('\x1b', "␛")).collect();
+            let shown: Vec<String> = b
+                .render(width)
+                .iter()
+                .map(|s| s.replace('\x1b', "␛"))
+                .collect();
             for l in b.render(width) {
                 assert_eq!(visible_width(&l), width);
             }

@@ -107,7 +107,11 @@ mod tests {
         );
         l.set_spinner_token(Token::Warning);
         l.tick(l.started + Duration::from_millis(250));
-        let shown: Vec<String> = l.render(60).iter().map(|s| s.replace('\x1b', "␛")).collect();
+        let shown: Vec<String> = l
+            .render(60)
+            .iter()
+            .map(|s| s.replace('\x1b', "␛"))
+            .collect();
         insta::assert_snapshot!(shown.join("\n"));
     }
 }

@@ -30,7 +30,9 @@ pub enum TerminalError {
 pub struct SessionOptions {
     /// Ask for the kitty keyboard protocol (disambiguated Shift+Enter etc.) when supported.
     pub keyboard_enhancement: bool,
-    /// Enable xterm modifyOtherKeys level 2 when the kitty protocol is not available.
+    /// Enable xterm modifyOtherKeys level 2 when the kitty protocol is not available. Off by
+    /// default: crossterm's parser does not decode its `CSI 27;mod;key~` reports, so with it
+    /// on even Ctrl+letter keys would be lost.
     pub modify_other_keys: bool,
 }
 
@@ -38,7 +40,7 @@ impl Default for SessionOptions {
     fn default() -> Self {
         Self {
             keyboard_enhancement: true,
-            modify_other_keys: true,
+            modify_other_keys: false,
         }
     }
 }
