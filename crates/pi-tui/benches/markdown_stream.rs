@@ -89,7 +89,7 @@ fn one_delta_after_200kb(bencher: Bencher) {
     let mut i = 0u64;
     bencher.bench_local(|| {
         i += 1;
-        md.push_str(if i % 8 == 0 {
+        md.push_str(if i.is_multiple_of(8) {
             "\n\nNew paragraph "
         } else {
             "word "

@@ -430,3 +430,72 @@ fn narrow_widths_never_overflow() {
         }
     }
 }
+
+/// A long pseudo-random session of keys, pastes and renders never panics and never draws a
+/// line wider than the width.
+#[test]
+fn random_editing_never_panics() {
+    let mut ed = with_provider();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let keys = [
+        key(KeyCode::Left),
+        key(KeyCode::Right),
+        key(KeyCode::Up),
+        key(KeyCode::Down),
+        key(KeyCode::Backspace),
+        key(KeyCode::Delete),
+        key(KeyCode::Home),
+        key(KeyCode::End),
+        key(KeyCode::Tab),
+        key(KeyCode::Esc),
+        key(KeyCode::PageUp),
+        key(KeyCode::PageDown),
+        m(KeyCode::Enter, KeyModifiers::SHIFT),
+        ctrl('w'),
+        ctrl('k'),
+        ctrl('u'),
+        ctrl('y'),
+        alt('y'),
+        alt('b'),
+        alt('f'),
+        alt('d'),
+        ctrl('-'),
+        ctrl(']'),
+        m(KeyCode::Backspace, KeyModifiers::ALT),
+    ];
+    let chars = [
+        'a', ' ', '日', '👍', 'e', '\u{301}', '/', '@', '.', '\\', 'x',
+    ];
+    for step in 0..6000 {
+        match next(10) {
+            0..=3 => {
+                let c = chars[next(chars.len() as u64) as usize];
+                ed.handle_key(key(KeyCode::Char(c)));
+            }
+            4..=7 => {
+                ed.handle_key(keys[next(keys.len() as u64) as usize]);
+            }
+            8 => {
+                let n = next(30) as usize;
+                ed.handle_paste(&"line 日本\n".repeat(n));
+            }
+            _ => {
+                let w = next(40) as usize;
+                for l in ed.render(w, 1 + next(6) as usize) {
+                    assert!(visible_width(&l) <= w, "step {step}: {l:?} at {w}");
+                }
+            }
+        }
+        if next(200) == 0 {
+            ed.handle_key(key(KeyCode::Enter));
+        }
+        let (line, col) = ed.cursor();
+        assert!(ed.lines()[line].is_char_boundary(col));
+    }
+}

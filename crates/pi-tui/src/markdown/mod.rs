@@ -240,7 +240,7 @@ impl Markdown {
                 let streaming_code = is_last && j + 1 == blocks.len();
                 let rendered = match b {
                     Block::Code { lang, text: code } if streaming_code => {
-                        let highlighted = self.highlight_open(code, lang);
+                        let highlighted = self.highlight_open(&render::clean(code), lang);
                         let mut hl = |_: &str, _: &str| highlighted.clone();
                         render::block(&self.style, b, cw, None, &mut hl)
                     }

@@ -70,6 +70,19 @@ pub(super) struct Span {
     pub closed: bool,
 }
 
+/// Moves `at` back over the indentation before it, to the start of its line (an indented
+/// code block's range starts after its indentation; the slice must keep it).
+fn line_start(src: &str, at: usize) -> usize {
+    let before = &src[..at];
+    let indent = before.len() - before.trim_end_matches([' ', '\t']).len();
+    let start = at - indent;
+    if start == 0 || src[..start].ends_with('\n') {
+        start
+    } else {
+        at
+    }
+}
+
 /// Source ranges of the top-level blocks of `src`.
 pub(super) fn top_level_spans(src: &str) -> Vec<Span> {
     let mut spans = Vec::new();
@@ -80,7 +93,7 @@ pub(super) fn top_level_spans(src: &str) -> Vec<Span> {
         match event {
             Event::Start(tag) => {
                 if depth == 0 {
-                    start = range.start;
+                    start = line_start(src, range.start);
                     closed = matches!(
                         tag,
                         Tag::Heading { .. } | Tag::CodeBlock(CodeBlockKind::Fenced(_))

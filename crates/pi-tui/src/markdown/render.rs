@@ -20,15 +20,20 @@ pub(super) struct Base {
 }
 
 /// Tabs as three spaces (as pi) and no other control characters.
-fn clean(text: &str) -> String {
-    text.chars()
-        .filter_map(|c| match c {
-            '\t' => Some("   ".to_owned()),
-            '\n' => Some("\n".to_owned()),
-            c if c.is_control() => None,
-            c => Some(c.to_string()),
-        })
-        .collect()
+pub(super) fn clean(text: &str) -> String {
+    if !text.chars().any(|c| c.is_control() && c != '\n') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\t' => out.push_str("   "),
+            '\n' => out.push('\n'),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// One self-contained styled run: opens its style and resets after, so runs never leak.

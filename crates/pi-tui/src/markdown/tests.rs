@@ -183,3 +183,64 @@ fn set_text_extending_is_a_push() {
     md.set_text("other");
     assert_eq!(md.render(20), vec!["other"]);
 }
+
+const TRICKY: &str = "Title\n=====\nintro line\n- item\n\n  continued item\n- next\n\npara\n---\n\n> q1\nlazy\n\n    indented code\n\n<div>\nhtml\n</div>\n\n| a | b |\n|---|---|\n| 1 | 2 |\nrow without pipes\n\n```py\ndef f():\n\treturn 1\n```\nafter fence\n\n1) one\n2) two\n\n```\nunclosed fence\nstill code";
+
+#[test]
+fn tricky_streaming_matches_full_renders() {
+    for chunk in [1usize, 3, 13] {
+        let mut streamed = Markdown::new("", style(ColorMode::TrueColor));
+        let chars: Vec<char> = TRICKY.chars().collect();
+        let mut text = String::new();
+        for part in chars.chunks(chunk) {
+            let delta: String = part.iter().collect();
+            text.push_str(&delta);
+            streamed.push_str(&delta);
+            let want = Markdown::new(text.clone(), style(ColorMode::TrueColor)).render(30);
+            assert_eq!(streamed.render(30), want, "chunk {chunk} after {:?}", text);
+        }
+    }
+}
+
+/// The whole text parsed at once (no block splitting), joined with the same separator rule.
+fn reference(text: &str, width: usize, mode: ColorMode) -> Vec<String> {
+    let s = style(mode);
+    let blocks = parse::parse(text);
+    let spans = parse::top_level_spans(text);
+    assert_eq!(blocks.len(), spans.len(), "one block per span in {text:?}");
+    let mut hl = |code: &str, lang: &str| highlight_code(code, lang, &s.theme);
+    let mut out = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        if i > 0 {
+            let blank = has_blank_line(
+                text,
+                content_end(text, spans[i - 1].range.end),
+                spans[i].range.start,
+            );
+            if render::blank_between(&blocks[i - 1], b, blank) {
+                out.push(String::new());
+            }
+        }
+        out.extend(render::block(&s, b, width, None, &mut hl));
+    }
+    out
+}
+
+#[test]
+fn block_splitting_matches_a_whole_document_parse() {
+    for doc in [SAMPLE, TRICKY] {
+        let chars: Vec<char> = doc.chars().collect();
+        let mut streamed = Markdown::new("", style(ColorMode::NoColor));
+        let mut text = String::new();
+        for part in chars.chunks(5) {
+            let delta: String = part.iter().collect();
+            text.push_str(&delta);
+            streamed.push_str(&delta);
+            assert_eq!(
+                streamed.render(50),
+                reference(&text, 50, ColorMode::NoColor),
+                "after {text:?}"
+            );
+        }
+    }
+}
