@@ -31,6 +31,17 @@ fn is_undo(key: &KeyEvent) -> bool {
     ctrl(key, '-') || ctrl(key, '_') || ctrl(key, '7')
 }
 
+/// Ctrl+] (legacy terminals send 0x1d, which arrives as Ctrl+5).
+fn is_jump_forward(key: &KeyEvent) -> bool {
+    ctrl(key, ']') || ctrl(key, '5')
+}
+
+/// Ctrl+Alt+].
+fn is_jump_backward(key: &KeyEvent) -> bool {
+    let m = KeyModifiers::CONTROL | KeyModifiers::ALT;
+    with(key, KeyCode::Char(']'), m) || with(key, KeyCode::Char('5'), m)
+}
+
 fn is_newline(key: &KeyEvent) -> bool {
     with(key, KeyCode::Enter, KeyModifiers::SHIFT) || ctrl(key, 'j')
 }

@@ -281,6 +281,11 @@ fn character_jump() {
     ed.handle_key(ctrl(']'));
     ed.handle_key(key(KeyCode::Char('e')));
     assert_eq!(shown(&ed), "abc\nd|ef");
+    // Legacy encoding (0x1d arrives as Ctrl+5); pressing it again cancels.
+    ed.handle_key(ctrl('5'));
+    ed.handle_key(ctrl('5'));
+    ed.handle_key(key(KeyCode::Char('a')));
+    assert_eq!(shown(&ed), "abc\nda|ef");
 }
 
 struct Commands;
