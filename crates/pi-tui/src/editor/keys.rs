@@ -51,13 +51,7 @@ pub(super) fn dispatch(ed: &mut Editor, key: KeyEvent) -> EditorAction {
         return EditorAction::Ignored;
     }
     if let Some(dir) = ed.jump.take() {
-        if ctrl(&key, ']')
-            || with(
-                &key,
-                KeyCode::Char(']'),
-                KeyModifiers::CONTROL | KeyModifiers::ALT,
-            )
-        {
+        if is_jump_forward(&key) || is_jump_backward(&key) {
             return EditorAction::Handled;
         }
         if let KeyCode::Char(c) = key.code
@@ -158,13 +152,9 @@ fn edit_or_move(ed: &mut Editor, key: &KeyEvent) -> Option<EditorAction> {
         ed.page(-1);
     } else if plain(key, KeyCode::PageDown) {
         ed.page(1);
-    } else if ctrl(key, ']') {
+    } else if is_jump_forward(key) {
         ed.jump = Some(Jump::Forward);
-    } else if with(
-        key,
-        KeyCode::Char(']'),
-        KeyModifiers::CONTROL | KeyModifiers::ALT,
-    ) {
+    } else if is_jump_backward(key) {
         ed.jump = Some(Jump::Backward);
     } else if let KeyCode::Char(c) = key.code
         && (m.is_empty() || m == KeyModifiers::SHIFT)

@@ -283,9 +283,12 @@ fn character_jump() {
     assert_eq!(shown(&ed), "abc\nd|ef");
     // Legacy encoding (0x1d arrives as Ctrl+5); pressing it again cancels.
     ed.handle_key(ctrl('5'));
+    ed.handle_key(key(KeyCode::Char('f')));
+    assert_eq!(shown(&ed), "abc\nde|f");
+    ed.handle_key(ctrl('5'));
     ed.handle_key(ctrl('5'));
     ed.handle_key(key(KeyCode::Char('a')));
-    assert_eq!(shown(&ed), "abc\nda|ef");
+    assert_eq!(shown(&ed), "abc\ndea|f");
 }
 
 struct Commands;
