@@ -3,8 +3,8 @@
 //!
 //! The renderer never uses the alternate screen and never clears the scrollback. It keeps the
 //! lines of the live region it drew last and, on each [`InlineRenderer::draw`], moves the
-//! cursor (relatively) to the first line that changed, rewrites from there (`CSI 2K` per line)
-//! and clears what is left below when the region shrank. Lines committed with
+//! cursor (relatively) to each line that changed and rewrites only those (`CSI 2K` per line),
+//! then clears what is left below when the region shrank. Lines committed with
 //! [`InlineRenderer::commit`] are written on the next frame in place of the live region, which
 //! is then redrawn below them: they scroll up into the terminal's own scrollback like any
 //! printed output. Each frame is a single `write` wrapped in synchronized output (DEC 2026), so
@@ -176,6 +176,10 @@ impl<W: Write> InlineRenderer<W> {
             buf.push_str(CLEAR_BELOW);
         } else if first < next.len() {
             for (i, line) in next.iter().enumerate().skip(first) {
+                // Unchanged rows are skipped: only what differs is written.
+                if self.shown.get(i) == Some(line) {
+                    continue;
+                }
                 self.move_to(&mut buf, i);
                 buf.push_str(CLEAR_LINE);
                 buf.push_str(line);

@@ -107,10 +107,23 @@ fn only_changed_lines_are_rewritten() {
         vec!["header", "streaming more", "editor", "footer"]
     );
     let out = t.last_text();
-    assert!(!out.contains("header"), "{out:?}");
     assert!(out.contains("streaming more"));
-    // Lines after the first change are rewritten (pi's range rewrite); nothing above it.
-    t.draw(&["header", "streaming more", "editor", "footer"]);
+    for unchanged in ["header", "editor", "footer"] {
+        assert!(!out.contains(unchanged), "{unchanged} rewritten: {out:?}");
+    }
+    // A spinner tick between unchanged rows rewrites that row only.
+    t.draw(&["header", "streaming more", "editor 2", "footer"]);
+    t.draw(&["header 2", "streaming more", "editor 2", "footer 2"]);
+    assert_eq!(
+        t.screen(),
+        vec!["header 2", "streaming more", "editor 2", "footer 2"]
+    );
+    let out = t.last_text();
+    assert!(
+        !out.contains("streaming") && !out.contains("editor"),
+        "{out:?}"
+    );
+    t.draw(&["header 2", "streaming more", "editor 2", "footer 2"]);
     assert_eq!(t.last_text(), "", "an unchanged frame writes nothing");
 }
 
@@ -285,4 +298,56 @@ fn finish_leaves_the_cursor_below_the_last_frame() {
     t.feed();
     assert_eq!(t.all(), vec!["final", "bye"]);
     assert_eq!(t.parser.screen().cursor_position(), (2, 0));
+}
+
+/// Random sequences of commits, draws and growing resizes: the history is always every
+/// committed line once, in order, followed by the visible part of the live region.
+#[test]
+fn random_frames_keep_history_and_screen_consistent() {
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let (mut cols, mut rows) = (24u16, 6u16);
+    let mut t = Term::new(cols, rows);
+    let mut committed: Vec<String> = Vec::new();
+    let mut live: Vec<String> = Vec::new();
+    for step in 0..400 {
+        match next(6) {
+            0 => {
+                let n = next(4) as usize;
+                let lines: Vec<String> = (0..n).map(|k| format!("c{step}.{k}")).collect();
+                let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+                t.commit(&refs);
+                committed.extend(lines);
+            }
+            1 if cols < 40 => {
+                cols += 1;
+                rows += u16::from(next(2) == 0);
+                let refs: Vec<&str> = live.iter().map(String::as_str).collect();
+                t.resize(cols, rows, &refs);
+                continue;
+            }
+            _ => {}
+        }
+        let n = next(u64::from(rows) + 4) as usize;
+        live = (0..n)
+            .map(|k| {
+                if next(3) == 0 {
+                    format!("l{step}.{k}")
+                } else {
+                    format!("l{k}")
+                }
+            })
+            .collect();
+        let refs: Vec<&str> = live.iter().map(String::as_str).collect();
+        t.draw(&refs);
+        let visible = &live[live.len().saturating_sub(usize::from(rows))..];
+        let mut expected = committed.clone();
+        expected.extend(visible.iter().cloned());
+        assert_eq!(t.all(), expected, "step {step}");
+    }
 }
