@@ -651,7 +651,7 @@ fn transcript_commits_in_order_and_statuses_replace_each_other() {
     assert!(first.contains("Listing."), "{first}");
     assert!(!first.contains("$ ls"), "{first}");
     let mut live = Vec::new();
-    t.live_lines(&ctx, 40, &mut live);
+    t.live_lines(&ctx, 40, 100, &mut live);
     assert!(show(&live).contains("$ ls"));
     t.tool_result("c1", &result("a\nb", Value::Null), false, false, now);
     let second = show(&t.take_committable(&ctx, 40));

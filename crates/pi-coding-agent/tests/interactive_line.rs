@@ -1,4 +1,4 @@
-//! The line-based interactive mode, driven in process: a prompt streams its
+//! The line-based interactive mode (used when stdout is not a terminal), driven in process: a prompt streams its
 //! answer, `!cmd` runs a shell command recorded for the model, `/session`
 //! and `/quit` work.
 

@@ -14,6 +14,7 @@ use pi_tui::crossterm::event::{Event, EventStream};
 use pi_tui::renderer::InlineRenderer;
 use pi_tui::terminal::{SessionOptions, TerminalSession};
 use pi_tui::theme::{ColorMode, Theme};
+use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::events::forward_app_events;
@@ -96,6 +97,9 @@ async fn run_inner(app: Arc<App>, prompts: Vec<PromptInput<CodingMessage>>) -> i
     }
     let mut events = EventStream::new();
     let mut next_tick = Instant::now() + TICK;
+    // SIGTERM and SIGHUP end the session cleanly (terminal restored).
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
     loop {
         if screen.dirty && screen.last_frame.elapsed() >= FRAME {
             screen.draw(&mut ui)?;
@@ -149,6 +153,8 @@ async fn run_inner(app: Arc<App>, prompts: Vec<PromptInput<CodingMessage>>) -> i
                 }
             }
             () = tokio::time::sleep_until(frame_at.into()), if screen.dirty => {}
+            _ = terminate.recv() => ui.quit = true,
+            _ = hangup.recv() => ui.quit = true,
         }
         if !animating {
             next_tick = Instant::now() + TICK;

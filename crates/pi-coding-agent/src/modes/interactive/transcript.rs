@@ -385,10 +385,31 @@ impl Transcript {
         lines
     }
 
-    /// The lines of the blocks not yet in the scrollback.
-    pub fn live_lines(&mut self, ctx: &RenderCtx<'_>, width: usize, out: &mut Vec<String>) {
-        for block in &mut self.blocks[self.committed..] {
-            out.extend_from_slice(block.render(ctx, width));
+    /// The last `budget` lines of the blocks not yet in the scrollback
+    /// (what is above cannot be on screen: only those lines are copied).
+    pub fn live_lines(
+        &mut self,
+        ctx: &RenderCtx<'_>,
+        width: usize,
+        budget: usize,
+        out: &mut Vec<String>,
+    ) {
+        let live = &mut self.blocks[self.committed..];
+        let mut need = budget;
+        let mut first = live.len();
+        let mut skip = 0;
+        for (i, block) in live.iter_mut().enumerate().rev() {
+            let n = block.render(ctx, width).len();
+            first = i;
+            if n >= need {
+                skip = n - need;
+                break;
+            }
+            need -= n;
+        }
+        for (i, block) in live.iter().enumerate().skip(first) {
+            let lines = block.lines();
+            out.extend_from_slice(if i == first { &lines[skip..] } else { lines });
         }
     }
 

@@ -98,7 +98,15 @@ impl Ui {
     /// The state for `app`, with the chat of its session so far.
     pub fn new(app: Arc<App>, theme: Arc<Theme>, tx: UnboundedSender<UiEvent>) -> Self {
         let mut editor = Editor::new(Arc::clone(&theme));
-        editor.set_autocomplete(Box::new(Completer::new(app.cwd.clone())));
+        let models = app
+            .registry
+            .available_models(app.cli_api_key.as_deref(), &app.auth)
+            .iter()
+            .map(|m| format!("{}/{}", m.provider.as_str(), m.id))
+            .collect();
+        editor.set_autocomplete(Box::new(
+            Completer::new(app.cwd.clone()).with_models(models),
+        ));
         let mut ui = Self {
             app,
             theme,
@@ -512,7 +520,7 @@ impl Ui {
             now: Instant::now(),
         };
         let mut lines = Vec::new();
-        self.transcript.live_lines(&ctx, width, &mut lines);
+        self.transcript.live_lines(&ctx, width, rows, &mut lines);
         if !self.queue.is_empty() {
             lines.push(String::new());
             for (kind, text) in &self.queue {

@@ -116,6 +116,11 @@ impl Block {
         }
     }
 
+    /// The lines of the last [`Block::render`].
+    pub fn lines(&self) -> &[String] {
+        &self.lines
+    }
+
     /// The block's lines for `width` (cached).
     pub fn render(&mut self, ctx: &RenderCtx<'_>, width: usize) -> &[String] {
         let key = CacheKey {

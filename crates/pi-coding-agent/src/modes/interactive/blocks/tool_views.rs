@@ -15,15 +15,16 @@ use crate::modes::interactive::format::shorten_home;
 
 /// The text of a string argument: `Some("")` for a missing one, `None`
 /// for one of another type (shown as `[invalid arg]`).
-fn str_arg<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a str> {
+/// The text is sanitized: it comes from the model.
+fn str_arg(args: &Value, keys: &[&str]) -> Option<String> {
     for key in keys {
         match args.get(key) {
-            Some(Value::String(s)) => return Some(s),
+            Some(Value::String(s)) => return Some(pi_tui::text::sanitize(s)),
             Some(Value::Null) | None => {}
             Some(_) => return None,
         }
     }
-    Some("")
+    Some(String::new())
 }
 
 fn invalid(theme: &Theme) -> String {
@@ -69,7 +70,12 @@ pub fn more_hint(theme: &Theme, text: &str) -> String {
 pub fn header(theme: &Theme, name: &str, args: &Value, home: Option<&Path>) -> String {
     match name {
         "read" => {
-            let path = path_display(theme, str_arg(args, &["file_path", "path"]), home, "");
+            let path = path_display(
+                theme,
+                str_arg(args, &["file_path", "path"]).as_deref(),
+                home,
+                "",
+            );
             let offset = number_arg(args, "offset");
             let limit = args.get("limit").and_then(Value::as_u64);
             let range = match (offset.as_deref(), limit) {
@@ -83,7 +89,7 @@ pub fn header(theme: &Theme, name: &str, args: &Value, home: Option<&Path>) -> S
             format!("{} {path}{range}", title(theme, "read"))
         }
         "bash" => {
-            let command = match str_arg(args, &["command"]) {
+            let command = match str_arg(args, &["command"]).as_deref() {
                 None => invalid(theme),
                 Some("") => theme.fg(Token::ToolOutput, "..."),
                 Some(c) => c.to_owned(),
@@ -94,19 +100,29 @@ pub fn header(theme: &Theme, name: &str, args: &Value, home: Option<&Path>) -> S
             format!("{}{timeout}", title(theme, &format!("$ {command}")))
         }
         "edit" => {
-            let path = path_display(theme, str_arg(args, &["file_path", "path"]), home, "");
+            let path = path_display(
+                theme,
+                str_arg(args, &["file_path", "path"]).as_deref(),
+                home,
+                "",
+            );
             format!("{} {path}", title(theme, "edit"))
         }
         "write" => {
-            let path = path_display(theme, str_arg(args, &["file_path", "path"]), home, "");
+            let path = path_display(
+                theme,
+                str_arg(args, &["file_path", "path"]).as_deref(),
+                home,
+                "",
+            );
             format!("{} {path}", title(theme, "write"))
         }
         "grep" => {
-            let pattern = match str_arg(args, &["pattern"]) {
+            let pattern = match str_arg(args, &["pattern"]).as_deref() {
                 None => invalid(theme),
                 Some(p) => theme.fg(Token::Accent, &format!("/{p}/")),
             };
-            let path = match str_arg(args, &["path"]) {
+            let path = match str_arg(args, &["path"]).as_deref() {
                 None => invalid(theme),
                 Some(p) => shorten_home(if p.is_empty() { "." } else { p }, home),
             };
@@ -115,7 +131,10 @@ pub fn header(theme: &Theme, name: &str, args: &Value, home: Option<&Path>) -> S
                 title(theme, "grep"),
                 theme.fg(Token::ToolOutput, &format!(" in {path}"))
             );
-            if let Some(glob) = str_arg(args, &["glob"]).filter(|g| !g.is_empty()) {
+            if let Some(glob) = str_arg(args, &["glob"])
+                .as_deref()
+                .filter(|g| !g.is_empty())
+            {
                 text.push_str(&theme.fg(Token::ToolOutput, &format!(" ({glob})")));
             }
             if let Some(limit) = number_arg(args, "limit") {
@@ -124,11 +143,11 @@ pub fn header(theme: &Theme, name: &str, args: &Value, home: Option<&Path>) -> S
             text
         }
         "find" => {
-            let pattern = match str_arg(args, &["pattern"]) {
+            let pattern = match str_arg(args, &["pattern"]).as_deref() {
                 None => invalid(theme),
                 Some(p) => theme.fg(Token::Accent, p),
             };
-            let path = match str_arg(args, &["path"]) {
+            let path = match str_arg(args, &["path"]).as_deref() {
                 None => invalid(theme),
                 Some(p) => shorten_home(if p.is_empty() { "." } else { p }, home),
             };
@@ -143,7 +162,7 @@ pub fn header(theme: &Theme, name: &str, args: &Value, home: Option<&Path>) -> S
             text
         }
         "ls" => {
-            let path = path_display(theme, str_arg(args, &["path"]), home, ".");
+            let path = path_display(theme, str_arg(args, &["path"]).as_deref(), home, ".");
             let mut text = format!("{} {path}", title(theme, "ls"));
             if let Some(limit) = number_arg(args, "limit") {
                 text.push_str(&theme.fg(Token::ToolOutput, &format!(" (limit {limit})")));
@@ -174,16 +193,30 @@ pub fn write_preview(theme: &Theme, args: &Value, expanded: bool) -> Vec<String>
     let total = lines.len();
     let shown = if expanded { total } else { total.min(10) };
     let mut out = vec![String::new()];
-    out.extend(
-        lines[..shown]
-            .iter()
-            .map(|l| theme.fg(Token::ToolOutput, l)),
-    );
+    let path = str_arg(args, &["file_path", "path"]);
+    match highlight(theme, path.as_deref(), &lines[..shown]) {
+        Some(highlighted) => out.extend(highlighted),
+        None => out.extend(
+            lines[..shown]
+                .iter()
+                .map(|l| theme.fg(Token::ToolOutput, l)),
+        ),
+    }
     if total > shown {
         let more = format!("{} more lines, {total} total", total - shown);
         out.push(more_hint(theme, &more));
     }
     out
+}
+
+/// `lines` highlighted as the language of `path` (`None`: unknown or plain text).
+fn highlight(theme: &Theme, path: Option<&str>, lines: &[&str]) -> Option<Vec<String>> {
+    let lang = pi_tui::highlight::language_for_path(path?)?;
+    if lang.eq_ignore_ascii_case("plain text") {
+        return None;
+    }
+    let mut h = pi_tui::highlight::Highlighter::new(&lang)?;
+    Some(lines.iter().map(|l| h.line(l, theme)).collect())
 }
 
 fn trim_trailing_empty(mut lines: Vec<&str>) -> Vec<&str> {
@@ -262,8 +295,8 @@ fn warning(theme: &Theme, text: &str) -> String {
     theme.fg(Token::Warning, text)
 }
 
-/// The result lines of `read` (the path's language is not highlighted yet).
-fn read_result(theme: &Theme, out: &ToolOutput, expanded: bool) -> Vec<String> {
+/// The result lines of `read`, highlighted as the file's language.
+fn read_result(theme: &Theme, args: &Value, out: &ToolOutput, expanded: bool) -> Vec<String> {
     let text = out.text.replace('\t', "   ");
     let lines = trim_trailing_empty(text.split('\n').collect());
     let shown = if expanded {
@@ -272,11 +305,15 @@ fn read_result(theme: &Theme, out: &ToolOutput, expanded: bool) -> Vec<String> {
         lines.len().min(10)
     };
     let mut result = vec![String::new()];
-    result.extend(
-        lines[..shown]
-            .iter()
-            .map(|l| theme.fg(Token::ToolOutput, l)),
-    );
+    let path = str_arg(args, &["file_path", "path"]).filter(|_| !out.is_error);
+    match highlight(theme, path.as_deref(), &lines[..shown]) {
+        Some(highlighted) => result.extend(highlighted),
+        None => result.extend(
+            lines[..shown]
+                .iter()
+                .map(|l| theme.fg(Token::ToolOutput, l)),
+        ),
+    }
     if lines.len() > shown {
         result.push(more_hint(
             theme,
@@ -447,7 +484,7 @@ pub fn result_lines(
     width: usize,
 ) -> Vec<String> {
     match name {
-        "read" => read_result(theme, out, expanded),
+        "read" => read_result(theme, args, out, expanded),
         "bash" => bash_output(theme, out, expanded, width),
         "grep" | "find" | "ls" => search_result(theme, name, out, expanded),
         "write" | "edit" => {
