@@ -97,3 +97,23 @@ fn one_delta_after_200kb(bencher: Bencher) {
         divan::black_box(md.render_ref(100).len());
     });
 }
+
+/// One more delta at the end of a single 50 KB bulleted list (one top-level block that stays
+/// open, so it is re-parsed and re-rendered per delta: the worst case of the block cache).
+#[divan::bench(sample_count = 20)]
+fn one_delta_in_a_50kb_list(bencher: Bencher) {
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < 50 * 1024 {
+        text.push_str(&format!(
+            "- item {i} with **some** words and `code` in it\n"
+        ));
+        i += 1;
+    }
+    let mut md = Markdown::new(text, style());
+    md.render_ref(100);
+    bencher.bench_local(|| {
+        md.push_str("word ");
+        divan::black_box(md.render_ref(100).len());
+    });
+}

@@ -68,6 +68,9 @@ struct Frozen {
     content_end: usize,
     /// Whether the source has a blank line between it and the previous frozen block.
     blank_before: bool,
+    /// It continues the list of the previous frozen block (items of one long list are frozen
+    /// in parts): no separator.
+    joins_list: bool,
 }
 
 /// Highlighting state of the open (last) code block.
@@ -107,6 +110,9 @@ pub struct Markdown {
     code: Option<CodeCache>,
     /// The open code block's cache after that block was frozen (consumed by its render).
     retired_code: Option<CodeCache>,
+    /// The tail starts in the middle of a list whose first items are frozen: the number its
+    /// next item gets (`None` for bullets).
+    list_cont: Option<Option<u64>>,
 }
 
 impl Markdown {
@@ -124,6 +130,7 @@ impl Markdown {
             dirty: true,
             code: None,
             retired_code: None,
+            list_cont: None,
         }
     }
 
@@ -207,6 +214,7 @@ impl Markdown {
             };
             let lines = render::blocks(&self.style, &f.blocks, cw, None, &mut hl);
             if i > 0
+                && !f.joins_list
                 && let (Some(prev), Some(first)) =
                     (self.frozen[i - 1].blocks.last(), f.blocks.first())
                 && render::blank_between(prev, first, f.blank_before)
@@ -227,11 +235,17 @@ impl Markdown {
         let last_index = tail_spans.len().saturating_sub(1);
         for (k, span) in tail_spans.iter().enumerate() {
             let src = &text[span.range.clone()];
-            let blocks = parse::parse(src);
+            let mut blocks = parse::parse(src);
+            let continues = k == 0 && self.list_cont.is_some();
+            if continues {
+                continue_list(&mut blocks, self.list_cont.flatten());
+            }
             let is_last = k == last_index;
             let mut lines = Vec::new();
             for (j, b) in blocks.iter().enumerate() {
-                if let Some((p, end)) = &prev {
+                if let Some((p, end)) = &prev
+                    && !(continues && j == 0)
+                {
                     let blank = j == 0 && has_blank_line(&text, *end, span.range.start);
                     if render::blank_between(p, b, blank) {
                         lines.push(String::new());
@@ -266,25 +280,21 @@ impl Markdown {
             .map(|s| Span {
                 range: s.range.start + self.tail_start..s.range.end + self.tail_start,
                 closed: s.closed,
+                items: s.items.iter().map(|i| i + self.tail_start).collect(),
             })
             .collect();
         let mut first_open = 0;
         for i in 0..spans.len().saturating_sub(1) {
             let (cur, next) = (&spans[i], &spans[i + 1]);
             let end = content_end(&self.text, cur.range.end);
-            if !(cur.closed || has_blank_line(&self.text, end, next.range.start)) {
+            // Until the next block's first line is complete it may still turn out to continue
+            // this one (`1` becoming `1.`, the next item of a loose list).
+            let settled = self.text[next.range.start..].contains('\n');
+            if !(cur.closed || (settled && has_blank_line(&self.text, end, next.range.start))) {
                 break;
             }
-            let blank_before = self
-                .frozen
-                .last()
-                .is_some_and(|f| has_blank_line(&self.text, f.content_end, cur.range.start));
-            let blocks = parse::parse(&self.text[cur.range.clone()]);
-            self.frozen.push(Frozen {
-                blocks,
-                content_end: end,
-                blank_before,
-            });
+            self.freeze_range(cur.range.clone(), end);
+            self.list_cont = None;
             first_open = i + 1;
             self.tail_start = next.range.start;
         }
@@ -292,7 +302,50 @@ impl Markdown {
             // The open code block (if any) was frozen: its highlighted lines are reused once.
             self.retired_code = self.code.take();
         }
-        spans.into_iter().skip(first_open).collect()
+        let mut tail: Vec<Span> = spans.into_iter().skip(first_open).collect();
+        // A long open list: every item but the last is final, freeze them.
+        // The last item counts only once its first line is complete (`-x` is no item).
+        if let [open] = tail.as_mut_slice()
+            && let Some(last) = open
+                .items
+                .iter()
+                .rposition(|&at| self.text[at..].contains('\n'))
+                .filter(|&k| k >= 1)
+        {
+            let cut = open.items[last];
+            let done = last;
+            let number = self.freeze_range(open.range.start..cut, content_end(&self.text, cut));
+            self.list_cont = Some(number.map(|n| n + done as u64));
+            self.tail_start = cut;
+            open.range.start = cut;
+            open.items.drain(..last);
+        }
+        tail
+    }
+
+    /// Freezes the blocks of `range` (continuing a list frozen in parts when the tail was in
+    /// one); returns the starting number of the list it froze (if ordered).
+    fn freeze_range(&mut self, range: std::ops::Range<usize>, end: usize) -> Option<u64> {
+        let joins_list = self.list_cont.is_some();
+        let blank_before = self
+            .frozen
+            .last()
+            .is_some_and(|f| has_blank_line(&self.text, f.content_end, range.start));
+        let mut blocks = parse::parse(&self.text[range]);
+        if joins_list {
+            continue_list(&mut blocks, self.list_cont.flatten());
+        }
+        let number = match blocks.first() {
+            Some(Block::List { start, .. }) => *start,
+            _ => None,
+        };
+        self.frozen.push(Frozen {
+            blocks,
+            content_end: end,
+            blank_before,
+            joins_list,
+        });
+        number
     }
 
     /// Highlights the open code block, reusing the lines highlighted by earlier renders.
@@ -323,6 +376,15 @@ impl Markdown {
         // `code.split('\n')` has one more piece than newlines: the partial line, maybe empty.
         lines.push(cache.hl.clone().line(partial, &theme));
         Some(lines)
+    }
+}
+
+/// Numbers the first list of `blocks` from `next` (the list continues one frozen in parts).
+fn continue_list(blocks: &mut [Block], next: Option<u64>) {
+    if let Some(Block::List { start, .. }) = blocks.first_mut()
+        && start.is_some()
+    {
+        *start = next;
     }
 }
 

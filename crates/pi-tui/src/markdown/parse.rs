@@ -68,6 +68,8 @@ pub(super) struct Item {
 pub(super) struct Span {
     pub range: Range<usize>,
     pub closed: bool,
+    /// For a list: where each of its items starts.
+    pub items: Vec<usize>,
 }
 
 /// Moves `at` back over the indentation before it, to the start of its line (an indented
@@ -89,6 +91,7 @@ pub(super) fn top_level_spans(src: &str) -> Vec<Span> {
     let mut depth = 0usize;
     let mut start = 0;
     let mut closed = false;
+    let mut items = Vec::new();
     for (event, range) in Parser::new_ext(src, options()).into_offset_iter() {
         match event {
             Event::Start(tag) => {
@@ -98,6 +101,8 @@ pub(super) fn top_level_spans(src: &str) -> Vec<Span> {
                         tag,
                         Tag::Heading { .. } | Tag::CodeBlock(CodeBlockKind::Fenced(_))
                     );
+                } else if depth == 1 && matches!(tag, Tag::Item) {
+                    items.push(line_start(src, range.start));
                 }
                 depth += 1;
             }
@@ -107,16 +112,19 @@ pub(super) fn top_level_spans(src: &str) -> Vec<Span> {
                     spans.push(Span {
                         range: start..range.end,
                         closed,
+                        items: std::mem::take(&mut items),
                     });
                 }
             }
             Event::Rule if depth == 0 => spans.push(Span {
                 range,
                 closed: true,
+                items: Vec::new(),
             }),
             _ if depth == 0 => spans.push(Span {
                 range,
                 closed: false,
+                items: Vec::new(),
             }),
             _ => {}
         }

@@ -177,7 +177,10 @@ fn finished_blocks_are_frozen() {
 fn set_text_extending_is_a_push() {
     let mut md = Markdown::new("a\n\nb", style(ColorMode::NoColor));
     md.render(20);
-    md.set_text("a\n\nb c");
+    // `b` might still become `b.`-something that continues `a`: not frozen yet.
+    assert_eq!(md.frozen.len(), 0);
+    md.set_text("a\n\nb c\n");
+    md.render(20);
     assert_eq!(md.frozen.len(), 1);
     assert_eq!(md.render(20), vec!["a", "", "b c"]);
     md.set_text("other");
@@ -243,4 +246,30 @@ fn block_splitting_matches_a_whole_document_parse() {
             );
         }
     }
+}
+
+const LISTS: &str = "1. one\n1. two\n1. three\n   - nested a\n   - nested b\n1. four\n\n   loose paragraph in four\n\n1. five\n\n```sh\nls\n```\n\n- a\n- b\n\n  ```rust\n  let x = 1;\n  ```\n- c\n* other bullet list\n* again\n\n7) seven\n8) eight\nafter\n";
+
+#[test]
+fn long_lists_are_frozen_item_by_item_and_match_a_whole_parse() {
+    for chunk in [1usize, 4, 9] {
+        let chars: Vec<char> = LISTS.chars().collect();
+        let mut streamed = Markdown::new("", style(ColorMode::NoColor));
+        let mut text = String::new();
+        let mut saw_parts = false;
+        for part in chars.chunks(chunk) {
+            let delta: String = part.iter().collect();
+            text.push_str(&delta);
+            streamed.push_str(&delta);
+            assert_eq!(
+                streamed.render(40),
+                reference(&text, 40, ColorMode::NoColor),
+                "chunk {chunk} after {text:?}"
+            );
+            saw_parts |= streamed.frozen.iter().any(|f| f.joins_list);
+        }
+        assert!(saw_parts, "lists were frozen in parts");
+    }
+    let mut md = Markdown::new(LISTS, style(ColorMode::NoColor));
+    insta::assert_snapshot!(md.render(40).join("\n"));
 }
