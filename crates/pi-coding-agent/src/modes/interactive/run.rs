@@ -80,7 +80,7 @@ async fn run_inner(app: Arc<App>, prompts: Vec<PromptInput<CodingMessage>>) -> i
     let mut ui = Ui::new(Arc::clone(&app), theme, tx);
     let mut initial: VecDeque<_> = prompts.into();
     let mut session =
-        TerminalSession::enter(SessionOptions::default()).map_err(io::Error::other)?;
+        Some(TerminalSession::enter(SessionOptions::default()).map_err(io::Error::other)?);
     let (cols, rows) = TerminalSession::size().map_err(io::Error::other)?;
     let mut screen = Screen {
         renderer: InlineRenderer::new(io::stdout(), cols, rows),
@@ -165,7 +165,7 @@ async fn run_inner(app: Arc<App>, prompts: Vec<PromptInput<CodingMessage>>) -> i
     screen.renderer.commit(&commits);
     let live = ui.live_lines(width, screen.renderer.rows());
     screen.renderer.finish(&live)?;
-    session.restore();
+    drop(session);
     Ok(())
 }
 
@@ -174,7 +174,7 @@ fn apply(
     effect: Effect,
     ui: &mut Ui,
     screen: &mut Screen,
-    session: &mut TerminalSession,
+    session: &mut Option<TerminalSession>,
     events: &mut EventStream,
 ) -> io::Result<()> {
     match effect {
@@ -183,18 +183,23 @@ fn apply(
         Effect::Suspend => {
             let live = ui.live_lines(screen.renderer.cols(), screen.renderer.rows());
             screen.renderer.finish(&live)?;
-            session.suspend().map_err(io::Error::other)?;
+            if let Some(session) = session {
+                session.suspend().map_err(io::Error::other)?;
+            }
             screen.renderer.forget();
         }
         Effect::ExternalEditor => {
             let live = ui.live_lines(screen.renderer.cols(), screen.renderer.rows());
             screen.renderer.finish(&live)?;
-            session.restore();
+            // Dropping the session restores the terminal for the editor (a
+            // new one must not be entered before: the old one's drop would
+            // leave raw mode again).
+            *session = None;
             // The event reader must not compete with the editor for the terminal.
             *events = EventStream::new();
             let edited = external_edit(&ui.editor.text());
             *session =
-                TerminalSession::enter(SessionOptions::default()).map_err(io::Error::other)?;
+                Some(TerminalSession::enter(SessionOptions::default()).map_err(io::Error::other)?);
             screen.renderer.forget();
             match edited {
                 Ok(Some(text)) => ui.editor.set_text(&text),
