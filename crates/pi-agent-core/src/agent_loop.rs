@@ -7,7 +7,7 @@ use std::panic::AssertUnwindSafe;
 use futures::StreamExt;
 
 use pi_ai::{
-    ABORTED_MESSAGE, AssistantMessage, AssistantMessageEvent, CancellationToken, Context, Message,
+    AssistantContent, AssistantMessage, AssistantMessageEvent, CancellationToken, Context, Message,
     SimpleStreamOptions, StopReason, StreamOptions, now_ms,
 };
 
@@ -15,6 +15,10 @@ use crate::config::{AgentContext, AgentLoopConfig, AgentLoopError};
 use crate::events::{AgentEvent, AgentEventSink};
 use crate::message::{AgentMessage, CustomMessage};
 use crate::tool_exec::{ToolBatch, ToolSet, panic_text};
+
+/// The `errorMessage` of a model call that is not made because the run
+/// was already aborted (pi's OpenAI and Anthropic clients word it so).
+pub const PRE_ABORTED_MESSAGE: &str = "Request was aborted.";
 
 /// Runs the agent on `context` plus `prompts` until the assistant stops
 /// without tool calls and no steering or follow-up message is queued.
@@ -165,6 +169,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                 }
 
                 has_more_tool_calls = message.tool_calls().next().is_some();
+                let mut message = message;
                 let mut tool_results = Vec::new();
                 let mut steering = Vec::new();
                 if has_more_tool_calls {
@@ -176,6 +181,9 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                         cancel: &self.cancel,
                     };
                     let outcome = batch.execute(emit).await;
+                    if !outcome.prepared_arguments.is_empty() {
+                        self.record_prepared_arguments(&mut message, outcome.prepared_arguments);
+                    }
                     steering = outcome.steering;
                     tool_results = outcome.results;
                     for result in &tool_results {
@@ -226,7 +234,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                 now_ms(),
             );
             message.stop_reason = StopReason::Aborted;
-            message.error_message = Some(ABORTED_MESSAGE.to_owned());
+            message.error_message = Some(PRE_ABORTED_MESSAGE.to_owned());
             return Ok(self.settle(message, false, emit).await);
         }
 
@@ -317,6 +325,38 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             "assistant message settled"
         );
         Ok(self.settle(message, started, emit).await)
+    }
+
+    /// Records the arguments that tools' preparation changed in place in the
+    /// tool calls of `message` and of its copies in the transcript (the last
+    /// message of both, as the batch's results are not yet appended), so the
+    /// next model call replays them as pi does.
+    fn record_prepared_arguments(
+        &mut self,
+        message: &mut AssistantMessage,
+        prepared: Vec<(usize, serde_json::Value)>,
+    ) {
+        let mut calls: Vec<&mut pi_ai::ToolCall> = message
+            .content
+            .iter_mut()
+            .filter_map(|block| match block {
+                AssistantContent::ToolCall(call) => Some(call),
+                AssistantContent::Text(_) | AssistantContent::Thinking(_) => None,
+            })
+            .collect();
+        for (position, arguments) in prepared {
+            if let Some(call) = calls.get_mut(position) {
+                call.arguments = arguments;
+            }
+        }
+        let recorded = AgentMessage::from(Message::Assistant(message.clone()));
+        for transcript in [&mut self.messages, &mut self.new_messages] {
+            if let Some(last) = transcript.last_mut()
+                && last.as_assistant().is_some()
+            {
+                *last = recorded.clone();
+            }
+        }
     }
 
     /// Appends the settled assistant message to the transcript (replacing

@@ -180,9 +180,22 @@ impl<C: CustomMessage> Agent<C> {
             AgentEvent::ToolExecutionEnd { tool_call_id, .. } => {
                 state.pending_tool_calls.remove(tool_call_id);
             }
-            AgentEvent::TurnEnd { message, .. } => {
+            AgentEvent::TurnEnd {
+                message,
+                tool_results,
+            } => {
                 if let Some(error) = &message.error_message {
                     state.error = Some(error.clone());
+                }
+                // Tool calls whose arguments the tools' preparation changed
+                // in place are kept in their prepared form, as the loop does.
+                if !tool_results.is_empty()
+                    && let Some(index) = state.messages.len().checked_sub(tool_results.len() + 1)
+                    && let Some(recorded) = state.messages[index].as_assistant()
+                    && recorded.timestamp == message.timestamp
+                    && recorded.content != message.content
+                {
+                    state.messages[index] = Message::Assistant(message.clone()).into();
                 }
             }
             AgentEvent::AgentEnd { .. } => state.streaming_message = None,

@@ -23,7 +23,9 @@ mod message;
 mod queue;
 mod tool;
 mod tool_exec;
+mod typebox_convert;
 mod validation;
+mod validation_errors;
 
 pub use agent::Agent;
 pub use agent_loop::{run_agent_loop, run_agent_loop_continue};
@@ -44,4 +46,5 @@ pub use tool::{
     AgentTool, AgentToolResult, BLOCKED_MESSAGE, SKIPPED_FOR_STEERING_MESSAGE,
     TOOL_ABORTED_MESSAGE, ToolError, ToolExecutionMode, ToolUpdateFn, ignore_updates,
 };
-pub use validation::{ArgumentError, ArgumentValidator, coerce_types};
+pub use typebox_convert::typebox_convert;
+pub use validation::{ArgumentConversion, ArgumentError, ArgumentValidator, coerce_types};

@@ -10,6 +10,8 @@ use serde_json::Value;
 
 use pi_ai::{CancellationToken, Tool, UserBlock};
 
+use crate::validation::ArgumentConversion;
+
 /// The text of a tool result for a call skipped because the user queued a
 /// steering message (pi's wording).
 pub const SKIPPED_FOR_STEERING_MESSAGE: &str = "Skipped due to queued user message.";
@@ -150,6 +152,28 @@ pub trait AgentTool: Send + Sync {
         cancel: CancellationToken,
         on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError>;
+
+    /// pi's `prepareArguments`: adapts the arguments the model sent before
+    /// they are validated against [`AgentTool::parameters`] (for example an
+    /// older argument shape, or an array the model sent as a JSON string).
+    ///
+    /// Changes made to `arguments` in place are also made to the tool call
+    /// recorded in the assistant message, so that form is what the model sees
+    /// when the transcript is replayed (as pi's in-place edits of the call's
+    /// arguments object are). A returned value is validated and executed
+    /// instead, leaving the recorded call as the model sent it. The default
+    /// changes nothing.
+    fn prepare_arguments(&self, arguments: &mut Value) -> Option<Value> {
+        let _ = arguments;
+        None
+    }
+
+    /// How the arguments are converted before validation: pi converts the
+    /// arguments of its built-in tools (TypeBox schemas) with TypeBox, those
+    /// of other tools with its JSON-Schema coercion (the default).
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::JsonSchema
+    }
 
     /// The declaration sent to the model.
     fn to_tool(&self) -> Tool {

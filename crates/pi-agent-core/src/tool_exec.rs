@@ -23,6 +23,15 @@ use crate::tool::{
 };
 use crate::validation::ArgumentValidator;
 
+/// How long cancelled tools may take to return their own result before
+/// they are dropped and recorded as aborted.
+const ABORT_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A deadline that never comes (for a disabled `select!` branch).
+fn far_future() -> tokio::time::Instant {
+    tokio::time::Instant::now() + std::time::Duration::from_secs(86_400 * 365)
+}
+
 /// The text of a panic payload.
 pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -48,7 +57,9 @@ impl ToolSet {
 
     fn find(&self, name: &str) -> Option<(&Arc<dyn AgentTool>, &ArgumentValidator)> {
         let (tool, validator) = self.entries.iter().find(|(t, _)| t.name() == name)?;
-        let validator = validator.get_or_init(|| ArgumentValidator::new(name, tool.parameters()));
+        let validator = validator.get_or_init(|| {
+            ArgumentValidator::with_conversion(name, tool.parameters(), tool.argument_conversion())
+        });
         Some((tool, validator))
     }
 }
@@ -61,11 +72,14 @@ enum Prepared {
     Run(Arc<dyn AgentTool>, serde_json::Value),
 }
 
-/// What a batch produced: results in call order, and steering messages that
-/// arrived during it (to inject before the next model call).
+/// What a batch produced: results in call order, steering messages that
+/// arrived during it (to inject before the next model call), and the
+/// arguments that tools' preparation changed in place, by the call's
+/// position among the message's tool calls.
 pub(crate) struct BatchOutcome<C> {
     pub(crate) results: Vec<ToolResultMessage>,
     pub(crate) steering: Vec<AgentMessage<C>>,
+    pub(crate) prepared_arguments: Vec<(usize, serde_json::Value)>,
 }
 
 /// The tool calls of one assistant message.
@@ -108,6 +122,7 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
     ) -> BatchOutcome<C> {
         let mut results = Vec::with_capacity(calls.len());
         let mut steering = Vec::new();
+        let mut prepared_arguments = Vec::new();
         let (tx, mut rx) = mpsc::unbounded_channel();
         for (index, call) in calls.iter().enumerate() {
             emit_start(call, emit).await;
@@ -120,7 +135,11 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
                 emit_end(call, &outcome, emit).await;
                 outcome
             } else {
-                match self.prepare(call).await {
+                let (prepared, rewritten) = self.prepare(call).await;
+                if let Some(arguments) = rewritten {
+                    prepared_arguments.push((index, arguments));
+                }
+                match prepared {
                     Prepared::Immediate(result) => {
                         let outcome = (result, true);
                         emit_end(call, &outcome, emit).await;
@@ -148,7 +167,11 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         if steering.is_empty() {
             steering = self.poll_steering();
         }
-        BatchOutcome { results, steering }
+        BatchOutcome {
+            results,
+            steering,
+            prepared_arguments,
+        }
     }
 
     /// Calls are prepared one by one, then run concurrently;
@@ -160,6 +183,7 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         emit: &mut impl AgentEventSink<C>,
     ) -> BatchOutcome<C> {
         let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
+        let mut prepared_arguments = Vec::new();
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut started = Vec::new();
         for (index, call) in calls.iter().enumerate() {
@@ -167,7 +191,11 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
             let prepared = if self.cancel.is_cancelled() {
                 Prepared::Immediate(AgentToolResult::error(TOOL_ABORTED_MESSAGE))
             } else {
-                self.prepare(call).await
+                let (prepared, rewritten) = self.prepare(call).await;
+                if let Some(arguments) = rewritten {
+                    prepared_arguments.push((index, arguments));
+                }
+                prepared
             };
             match prepared {
                 Prepared::Immediate(result) => {
@@ -193,18 +221,38 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         BatchOutcome {
             results,
             steering: self.poll_steering(),
+            prepared_arguments,
         }
     }
 
-    /// Looks the tool up, validates the arguments and asks `before_tool_call`.
-    async fn prepare(&self, call: &ToolCall) -> Prepared {
+    /// Looks the tool up, lets it prepare the arguments, validates them and
+    /// asks `before_tool_call`. Also returns the call's arguments as the
+    /// preparation changed them in place (`None` when unchanged).
+    async fn prepare(&self, call: &ToolCall) -> (Prepared, Option<serde_json::Value>) {
         let Some((tool, validator)) = self.tools.find(&call.name) else {
-            return Prepared::Immediate(AgentToolResult::error(format!(
-                "Tool {} not found",
-                call.name
-            )));
+            let result = AgentToolResult::error(format!("Tool {} not found", call.name));
+            return (Prepared::Immediate(result), None);
         };
-        let args = match validator.validate(&call.arguments) {
+        let mut recorded = call.arguments.clone();
+        let replaced = tool.prepare_arguments(&mut recorded);
+        let rewritten = (recorded != call.arguments).then(|| recorded.clone());
+        let prepared = replaced.unwrap_or(recorded);
+        (
+            self.validate_and_ask(call, tool, validator, &prepared)
+                .await,
+            rewritten,
+        )
+    }
+
+    /// Validates prepared arguments and asks `before_tool_call`.
+    async fn validate_and_ask(
+        &self,
+        call: &ToolCall,
+        tool: &Arc<dyn AgentTool>,
+        validator: &ArgumentValidator,
+        prepared: &serde_json::Value,
+    ) -> Prepared {
+        let args = match validator.validate(prepared) {
             Ok(args) => args,
             Err(error) => return Prepared::Immediate(AgentToolResult::error(error.message())),
         };
@@ -302,7 +350,11 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
             .map(|(index, call)| call.map(move |outcome| (index, outcome)))
             .collect();
         let mut aborted = false;
+        // Once cancelled, the tools get a moment to stop and report their
+        // own result (pi's bash: "Command aborted"), as pi awaits them.
+        let mut grace_ends: Option<tokio::time::Instant> = None;
         while !running.is_empty() {
+            let deadline = grace_ends.unwrap_or_else(far_future);
             tokio::select! {
                 biased;
                 Some((index, outcome)) = running.next() => {
@@ -313,7 +365,10 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
                 Some((index, partial)) = updates.recv() => {
                     emit_update(calls[index], partial, emit).await;
                 }
-                () = self.cancel.cancelled() => {
+                () = self.cancel.cancelled(), if grace_ends.is_none() => {
+                    grace_ends = Some(tokio::time::Instant::now() + ABORT_GRACE);
+                }
+                () = tokio::time::sleep_until(deadline), if grace_ends.is_some() => {
                     aborted = true;
                     break;
                 }

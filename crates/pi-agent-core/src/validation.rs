@@ -1,10 +1,26 @@
-//! Tool-argument validation as pi does it with AJV (`coerceTypes: true`,
-//! `allErrors: true`, formats on): a schema-guided coercion pass, then a
-//! real JSON Schema validator, then pi's error text.
+//! Tool-argument validation as pi 0.73.1 does it: a conversion pass
+//! (TypeBox's `Value.Convert` for tools built like pi's own, a JSON-Schema
+//! guided coercion for other schemas), then a real JSON Schema validator,
+//! then pi's error text with TypeBox's wording.
 
-use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Draft, ValidationError, Validator};
 use serde_json::{Map, Number, Value};
+
+use crate::typebox_convert::{is_js_whitespace, js_number_text, js_to_number, typebox_convert};
+use crate::validation_errors::error_lines;
+
+/// How a tool's arguments are converted before they are validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ArgumentConversion {
+    /// pi's coercion for plain JSON schemas ([`coerce_types`]): scalars
+    /// towards the schema's types, `null` to the type's empty value.
+    #[default]
+    JsonSchema,
+    /// TypeBox's `Value.Convert`, which pi applies to its built-in tools
+    /// (their schemas are TypeBox types): also wraps a lone value into an
+    /// array, writes `null` as `"null"`, truncates integers.
+    TypeBox,
+}
 
 /// Arguments that do not match a tool's schema. The message is pi's text:
 /// `Validation failed for tool "NAME":\n  - path: msg\n...\n\nReceived arguments:\n<JSON>`.
@@ -25,6 +41,7 @@ impl ArgumentError {
 pub struct ArgumentValidator {
     tool_name: String,
     schema: Value,
+    conversion: ArgumentConversion,
     compiled: Result<Validator, String>,
 }
 
@@ -41,6 +58,15 @@ impl ArgumentValidator {
     /// Compiles `schema` (draft 7 unless it names another with `$schema`,
     /// formats checked, as AJV with ajv-formats does).
     pub fn new(tool_name: impl Into<String>, schema: &Value) -> Self {
+        Self::with_conversion(tool_name, schema, ArgumentConversion::JsonSchema)
+    }
+
+    /// Compiles `schema` for arguments converted as `conversion` says.
+    pub fn with_conversion(
+        tool_name: impl Into<String>,
+        schema: &Value,
+        conversion: ArgumentConversion,
+    ) -> Self {
         let mut options = jsonschema::options().should_validate_formats(true);
         if schema.get("$schema").is_none() {
             options = options.with_draft(Draft::Draft7);
@@ -49,12 +75,13 @@ impl ArgumentValidator {
         Self {
             tool_name: tool_name.into(),
             schema: schema.clone(),
+            conversion,
             compiled,
         }
     }
 
-    /// Coerces a copy of `arguments` to the schema's scalar types and
-    /// validates it; returns the coerced arguments or pi's error text.
+    /// Converts a copy of `arguments` towards the schema's types and
+    /// validates it; returns the converted arguments or pi's error text.
     pub fn validate(&self, arguments: &Value) -> Result<Value, ArgumentError> {
         let validator = match &self.compiled {
             Ok(validator) => validator,
@@ -67,25 +94,19 @@ impl ArgumentValidator {
                 });
             }
         };
-        let mut coerced = arguments.clone();
-        coerce_types(&self.schema, &mut coerced);
-        let mut errors: Vec<ValidationError<'_>> = validator.iter_errors(&coerced).collect();
-        // AJV reports an object's own keywords (required, then
-        // additionalProperties) before the errors inside its properties.
-        errors.sort_by_key(|error| {
-            let depth = error.instance_path().segments().count();
-            let rank = match error.kind() {
-                ValidationErrorKind::Type { .. } => 0,
-                ValidationErrorKind::Required { .. } => 1,
-                ValidationErrorKind::AdditionalProperties { .. } => 2,
-                _ => 3,
-            };
-            (depth, rank)
-        });
-        let lines: Vec<String> = errors.iter().flat_map(error_lines).collect();
-        if lines.is_empty() {
+        let coerced = match self.conversion {
+            ArgumentConversion::JsonSchema => {
+                let mut coerced = arguments.clone();
+                coerce_types(&self.schema, &mut coerced);
+                coerced
+            }
+            ArgumentConversion::TypeBox => typebox_convert(&self.schema, arguments.clone()),
+        };
+        let errors: Vec<ValidationError<'_>> = validator.iter_errors(&coerced).collect();
+        if errors.is_empty() {
             return Ok(coerced);
         }
+        let lines = error_lines(&self.schema, &coerced, &errors);
         let received = serde_json::to_string_pretty(arguments).unwrap_or_else(|_| "{}".to_owned());
         Err(ArgumentError {
             message: format!(
@@ -97,116 +118,9 @@ impl ArgumentValidator {
     }
 }
 
-/// pi's `  - path: message` lines for one validator error (AJV wording).
-fn error_lines(error: &ValidationError<'_>) -> Vec<String> {
-    let pointer = error.instance_path().as_str();
-    let path = pointer.strip_prefix('/').unwrap_or(pointer);
-    let line = |path: &str, message: String| {
-        let path = if path.is_empty() { "root" } else { path };
-        format!("  - {path}: {message}")
-    };
-    match error.kind() {
-        ValidationErrorKind::Required { property } => {
-            let name = property
-                .as_str()
-                .map_or_else(|| property.to_string(), str::to_owned);
-            // AJV names the missing property when the object is the root.
-            let shown = if path.is_empty() { name.as_str() } else { path };
-            vec![line(shown, format!("must have required property '{name}'"))]
-        }
-        ValidationErrorKind::AdditionalProperties { unexpected } => unexpected
-            .iter()
-            .map(|_| line(path, "must NOT have additional properties".to_owned()))
-            .collect(),
-        kind => vec![line(
-            path,
-            ajv_message(kind).unwrap_or_else(|| error.to_string()),
-        )],
-    }
-}
-
-/// AJV's message for an error kind, when there is a direct equivalent.
-fn ajv_message(kind: &ValidationErrorKind) -> Option<String> {
-    Some(match kind {
-        ValidationErrorKind::Type { kind } => {
-            let names: Vec<&str> = match kind {
-                TypeKind::Single(t) => vec![t.as_str()],
-                TypeKind::Multiple(set) => set.iter().map(|t| t.as_str()).collect(),
-            };
-            format!("must be {}", names.join(","))
-        }
-        ValidationErrorKind::Enum { .. } => "must be equal to one of the allowed values".to_owned(),
-        ValidationErrorKind::Constant { .. } => "must be equal to constant".to_owned(),
-        ValidationErrorKind::Minimum { limit } => format!("must be >= {}", js_number(limit)),
-        ValidationErrorKind::Maximum { limit } => format!("must be <= {}", js_number(limit)),
-        ValidationErrorKind::ExclusiveMinimum { limit } => {
-            format!("must be > {}", js_number(limit))
-        }
-        ValidationErrorKind::ExclusiveMaximum { limit } => {
-            format!("must be < {}", js_number(limit))
-        }
-        ValidationErrorKind::MinLength { limit } => {
-            format!("must NOT have fewer than {limit} characters")
-        }
-        ValidationErrorKind::MaxLength { limit } => {
-            format!("must NOT have more than {limit} characters")
-        }
-        ValidationErrorKind::MinItems { limit } => {
-            format!("must NOT have fewer than {limit} items")
-        }
-        ValidationErrorKind::MaxItems { limit } => format!("must NOT have more than {limit} items"),
-        ValidationErrorKind::MinProperties { limit } => {
-            format!("must NOT have fewer than {limit} properties")
-        }
-        ValidationErrorKind::MaxProperties { limit } => {
-            format!("must NOT have more than {limit} properties")
-        }
-        ValidationErrorKind::Pattern { pattern } => format!("must match pattern \"{pattern}\""),
-        ValidationErrorKind::Format { format } => format!("must match format \"{format}\""),
-        ValidationErrorKind::MultipleOf { multiple_of } => {
-            format!("must be multiple of {}", js_f64(*multiple_of))
-        }
-        ValidationErrorKind::UniqueItems => "must NOT have duplicate items".to_owned(),
-        ValidationErrorKind::AnyOf { .. } => "must match a schema in anyOf".to_owned(),
-        ValidationErrorKind::OneOfNotValid { .. }
-        | ValidationErrorKind::OneOfMultipleValid { .. } => {
-            "must match exactly one schema in oneOf".to_owned()
-        }
-        ValidationErrorKind::Not { .. } => "must NOT be valid".to_owned(),
-        ValidationErrorKind::FalseSchema => "boolean schema is false".to_owned(),
-        ValidationErrorKind::Contains => "must contain at least 1 valid item(s)".to_owned(),
-        ValidationErrorKind::AdditionalItems { limit } => {
-            format!("must NOT have more than {limit} items")
-        }
-        ValidationErrorKind::UnevaluatedProperties { .. } => {
-            "must NOT have unevaluated properties".to_owned()
-        }
-        ValidationErrorKind::UnevaluatedItems { .. } => {
-            "must NOT have unevaluated items".to_owned()
-        }
-        ValidationErrorKind::PropertyNames { .. } => "property name must be valid".to_owned(),
-        _ => return None,
-    })
-}
-
-/// A JSON number as JavaScript prints it (`1` rather than `1.0`).
-fn js_number(value: &Value) -> String {
-    match value.as_f64() {
-        Some(f) if value.is_f64() => js_f64(f),
-        _ => value.to_string(),
-    }
-}
-
-fn js_f64(f: f64) -> String {
-    if f.fract() == 0.0 && f.abs() < 1e21 {
-        format!("{f:.0}")
-    } else {
-        f.to_string()
-    }
-}
-
-/// Coerces scalar values in place to the types the schema asks for, as AJV's
-/// `coerceTypes: true` does: `"5"` to `5` for a number or integer, `5` to
+/// Coerces scalar values in place to the types the schema asks for, as pi
+/// does for plain JSON schemas (its `coerceWithJsonSchema`, after AJV's
+/// `coerceTypes`): `"5"` to `5` for a number or integer, `5` to
 /// `"5"` for a string, `"true"`/`1` to `true` for a boolean, `""`/`0`/`false`
 /// to `null` for null, and `null` to `""`/`0`/`false`. A value that already
 /// has one of the allowed types is left alone; with several allowed types the
@@ -306,7 +220,7 @@ fn coerce_to(type_name: &str, value: &Value) -> Option<Value> {
         ("string", Value::Number(n)) => Some(Value::String(
             n.as_f64()
                 .filter(|_| n.is_f64())
-                .map_or_else(|| n.to_string(), js_f64),
+                .map_or_else(|| n.to_string(), js_number_text),
         )),
         ("string", Value::Bool(b)) => Some(Value::String(b.to_string())),
         ("string", Value::Null) => Some(Value::String(String::new())),
@@ -334,19 +248,13 @@ fn coerce_to(type_name: &str, value: &Value) -> Option<Value> {
     }
 }
 
+/// pi's `Number(value)` for a non-blank string, when finite (hex, octal
+/// and binary literals included, `Infinity` and `NaN` not).
 fn parse_number(text: &str) -> Option<f64> {
-    let trimmed = text.trim();
-    if trimmed.is_empty() || trimmed.chars().any(char::is_alphabetic) && !is_exponent(trimmed) {
+    if text.trim_matches(is_js_whitespace).is_empty() {
         return None;
     }
-    trimmed.parse::<f64>().ok().filter(|f| f.is_finite())
-}
-
-/// True for decimal numbers written with an exponent (`1e3`), the only
-/// letters a numeric string may contain here (no `inf`, `NaN`, hex).
-fn is_exponent(text: &str) -> bool {
-    text.chars()
-        .all(|c| c.is_ascii_digit() || matches!(c, 'e' | 'E' | '+' | '-' | '.'))
+    js_to_number(text).filter(|f| f.is_finite())
 }
 
 fn number_value(f: f64) -> Value {

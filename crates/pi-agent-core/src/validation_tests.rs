@@ -123,33 +123,90 @@ fn valid_arguments_come_back_coerced() {
     );
 }
 
+/// The expected texts are what pi 0.73.1's `validateToolArguments` answers
+/// for the same schema and arguments (run under Node).
 #[test]
-fn errors_use_pi_text_with_ajv_paths_and_messages() {
+fn errors_use_pi_text_with_typebox_paths_messages_and_order() {
     let validator = ArgumentValidator::new("read", &read_schema());
     let arguments = json!({"offset": "zero", "mode": "fast", "edits": [{"newText": "x"}]});
     let error = validator.validate(&arguments).unwrap_err();
-    let (head, received) = error.message().split_once("\n\n").unwrap();
-    let mut lines: Vec<&str> = head.lines().collect();
-    assert_eq!(lines.remove(0), "Validation failed for tool \"read\":");
-    lines.sort_unstable();
     assert_eq!(
-        lines,
+        error.message(),
+        "Validation failed for tool \"read\":\n  - path: must have required properties path\n  \
+         - offset: must be integer\n  - mode: must be equal to one of the allowed values\n  \
+         - edits.0.oldText: must have required properties oldText\n\nReceived arguments:\n{\n  \
+         \"offset\": \"zero\",\n  \"mode\": \"fast\",\n  \"edits\": [\n    {\n      \
+         \"newText\": \"x\"\n    }\n  ]\n}"
+    );
+    let error = validator
+        .validate(&json!({"path": "", "offset": 0}))
+        .unwrap_err();
+    assert_eq!(
+        error.message(),
+        "Validation failed for tool \"read\":\n  - path: must not have fewer than 1 characters\n  \
+         - offset: must be >= 1\n\nReceived arguments:\n{\n  \"path\": \"\",\n  \"offset\": 0\n}"
+    );
+}
+
+#[test]
+fn extra_properties_and_wrong_types_read_as_typebox_reports_them() {
+    // pi 0.73.1's edit tool with `{path: {}, extra: 1}` and nested extras.
+    let schema = json!({
+        "type": "object",
+        "required": ["path", "edits"],
+        "properties": {
+            "path": {"type": "string"},
+            "edits": {"type": "array", "items": {
+                "type": "object",
+                "required": ["oldText", "newText"],
+                "properties": {"oldText": {"type": "string"}, "newText": {"type": "string"}},
+                "additionalProperties": false
+            }}
+        },
+        "additionalProperties": false
+    });
+    let validator =
+        ArgumentValidator::with_conversion("edit", &schema, ArgumentConversion::TypeBox);
+    let lines = |arguments: Value| {
+        let error = validator.validate(&arguments).unwrap_err();
+        let (head, _) = error.message().split_once("\n\n").unwrap();
+        head.lines().skip(1).map(str::to_owned).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        lines(json!({"path": {}, "extra": 1})),
         [
-            "  - edits/0: must have required property 'oldText'",
-            "  - mode: must be equal to one of the allowed values",
-            "  - offset: must be integer",
-            "  - path: must have required property 'path'",
+            "  - edits: must have required properties edits",
+            "  - extra: schema is false",
+            "  - root: must not have additional properties",
+            "  - path: must be string",
         ]
     );
-    // The original arguments, pretty-printed with two spaces.
     assert_eq!(
-        received,
-        format!(
-            "Received arguments:\n{}",
-            serde_json::to_string_pretty(&arguments).unwrap()
-        )
+        lines(json!({"edits": [{"oldText": {}, "z": 1}], "path": [], "q": 2})),
+        [
+            "  - q: schema is false",
+            "  - root: must not have additional properties",
+            "  - path: must be string",
+            "  - edits.0.newText: must have required properties newText",
+            "  - edits.0.z: schema is false",
+            "  - edits.0: must not have additional properties",
+            "  - edits.0.oldText: must be string",
+        ]
     );
-    assert!(received.contains("\n  \"offset\": \"zero\""));
+    assert_eq!(
+        lines(json!({})),
+        ["  - path: must have required properties path, edits"]
+    );
+    assert_eq!(lines(json!("str")), ["  - root: must be object"]);
+    // TypeBox conversion: a lone value becomes an array, null a string.
+    assert_eq!(
+        lines(json!({"path": "a", "edits": null})),
+        ["  - edits.0: must be object"]
+    );
+    assert_eq!(
+        validator.validate(&json!({"path": null, "edits": {"oldText": 1, "newText": true}})),
+        Ok(json!({"path": "null", "edits": [{"oldText": "1", "newText": "true"}]}))
+    );
 }
 
 #[test]
@@ -182,5 +239,37 @@ fn limits_print_as_javascript_numbers() {
         error.message().contains("  - n: must be > 0.5\n"),
         "{}",
         error.message()
+    );
+}
+
+/// pi 0.73.1's `validateToolArguments` on a plain JSON schema (run under
+/// Node): its JSON-Schema coercion, then TypeBox's error text.
+#[test]
+fn plain_schemas_coerce_as_pi_does() {
+    let schema = json!({"type": "object", "properties": {
+        "n": {"type": "number"}, "i": {"type": "integer"},
+        "s": {"type": "string"}, "b": {"type": "boolean"}
+    }});
+    let validator = ArgumentValidator::new("t", &schema);
+    let outcome = |arguments: Value| match validator.validate(&arguments) {
+        Ok(value) => value.to_string(),
+        Err(error) => error.message().split("\n\nRec").next().unwrap().to_owned(),
+    };
+    assert_eq!(
+        outcome(json!({"n": "0x10", "i": "0b11", "s": null, "b": "TRUE"})),
+        "Validation failed for tool \"t\":\n  - b: must be boolean"
+    );
+    assert_eq!(
+        outcome(json!({"n": "Infinity", "i": "2.5", "s": 1.5, "b": 1})),
+        "Validation failed for tool \"t\":\n  - n: must be number\n  - i: must be integer"
+    );
+    assert_eq!(
+        outcome(json!({"n": " 7 ", "i": "1e3", "s": true, "b": null})),
+        r#"{"n":7,"i":1000,"s":"true","b":false}"#
+    );
+    assert_eq!(
+        outcome(json!({"n": "", "i": "", "s": [], "b": "1"})),
+        "Validation failed for tool \"t\":\n  - n: must be number\n  - i: must be integer\n  \
+         - s: must be string\n  - b: must be boolean"
     );
 }

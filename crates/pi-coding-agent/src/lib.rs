@@ -17,6 +17,7 @@ pub mod config;
 pub mod context;
 pub mod messages;
 pub mod modes;
+pub mod resources;
 pub mod session;
 pub mod system_prompt;
 pub mod tools;

@@ -1,12 +1,16 @@
 //! The system prompt: pi's structure in our own words — the role, the
 //! available tools with one-line descriptions, guidelines that depend on
-//! those tools, project context files (`AGENTS.md` / `CLAUDE.md`), then the
-//! date and the working directory.
+//! those tools — or the user's own (`--system-prompt`, `SYSTEM.md`); then,
+//! formatted exactly as pi formats them, the appended texts, the project
+//! context files (`AGENTS.md` / `CLAUDE.md`), the skills block (when the
+//! read tool is on), the local date and the working directory.
 
 use std::path::{Path, PathBuf};
 
+use crate::resources::{Skill, format_skills_for_prompt};
+
 /// Context file names, in order of preference within one directory.
-const CONTEXT_FILE_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+const CONTEXT_FILE_NAMES: [&str; 4] = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
 
 /// A project instruction file found on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,40 +26,54 @@ pub struct ContextFile {
 pub struct SystemPromptOptions {
     /// Replaces the built-in role and guidelines (`--system-prompt`).
     pub custom_prompt: Option<String>,
-    /// Appended after the base prompt (`--append-system-prompt`).
+    /// Appended after the base prompt (`--append-system-prompt`,
+    /// `APPEND_SYSTEM.md`).
     pub append: Option<String>,
+    /// Loaded skills; those the model may invoke are listed when the read
+    /// tool is on.
+    pub skills: Vec<Skill>,
     /// Active tools as (name, one-line description), in order.
     pub tools: Vec<(String, String)>,
     /// Project context files, outermost first.
     pub context_files: Vec<ContextFile>,
-    /// Today's date, `YYYY-MM-DD`.
+    /// Today's date in the local time zone, `YYYY-MM-DD`.
     pub date: String,
     /// The working directory.
     pub cwd: PathBuf,
 }
 
-/// Collects context files: the agent dir's own, then one per directory from
-/// the filesystem root down to `cwd` (`AGENTS.md` preferred over
-/// `CLAUDE.md`). Unreadable files are skipped with a warning.
-pub fn collect_context_files(agent_dir: &Path, cwd: &Path) -> Vec<ContextFile> {
-    let mut dirs: Vec<&Path> = cwd.ancestors().collect();
-    dirs.reverse();
-    let mut files = Vec::new();
-    for dir in std::iter::once(agent_dir).chain(dirs) {
-        for name in CONTEXT_FILE_NAMES {
-            let path = dir.join(name);
-            if !path.is_file() || files.iter().any(|f: &ContextFile| f.path == path) {
-                continue;
-            }
-            match std::fs::read_to_string(&path) {
-                Ok(content) => {
-                    files.push(ContextFile { path, content });
-                    break;
-                }
-                Err(e) => tracing::warn!("cannot read context file {}: {e}", path.display()),
+/// The first context file of `dir` that exists and can be read.
+fn context_file_in(dir: &Path) -> Option<ContextFile> {
+    CONTEXT_FILE_NAMES.iter().find_map(|name| {
+        let path = dir.join(name);
+        if !path.exists() {
+            return None;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(content) => Some(ContextFile { path, content }),
+            Err(e) => {
+                tracing::warn!("Could not read {}: {e}", path.display());
+                None
             }
         }
+    })
+}
+
+/// Collects context files as pi does: the agent dir's own, then one per
+/// directory from the filesystem root down to `cwd` (`AGENTS.md` preferred
+/// over `CLAUDE.md`), each file once.
+pub fn collect_context_files(agent_dir: &Path, cwd: &Path) -> Vec<ContextFile> {
+    let mut files: Vec<ContextFile> = context_file_in(agent_dir).into_iter().collect();
+    let mut ancestors = Vec::new();
+    for dir in cwd.ancestors() {
+        if let Some(file) = context_file_in(dir)
+            && !files.iter().chain(&ancestors).any(|f| f.path == file.path)
+        {
+            ancestors.push(file);
+        }
     }
+    ancestors.reverse();
+    files.extend(ancestors);
     files
 }
 
@@ -112,25 +130,28 @@ pub fn build_system_prompt(options: &SystemPromptOptions) -> String {
             base
         }
     };
-    if let Some(append) = options.append.as_deref().filter(|a| !a.trim().is_empty()) {
+    if let Some(append) = options.append.as_deref().filter(|a| !a.is_empty()) {
         prompt.push_str("\n\n");
         prompt.push_str(append);
     }
     if !options.context_files.is_empty() {
-        prompt.push_str("\n\n# Project Context\n\nInstructions for this project:\n\n");
+        prompt
+            .push_str("\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n");
         for file in &options.context_files {
             prompt.push_str(&format!(
                 "## {}\n\n{}\n\n",
                 file.path.display(),
-                file.content.trim_end()
+                file.content
             ));
         }
-        prompt.truncate(prompt.trim_end().len());
+    }
+    if has(options, "read") {
+        prompt.push_str(&format_skills_for_prompt(&options.skills));
     }
     prompt.push_str(&format!("\nCurrent date: {}", options.date));
     prompt.push_str(&format!(
         "\nCurrent working directory: {}",
-        options.cwd.display()
+        options.cwd.to_string_lossy().replace('\\', "/")
     ));
     prompt
 }
@@ -181,7 +202,7 @@ mod tests {
         let prompt = build_system_prompt(&o);
         assert_eq!(
             prompt,
-            "You are terse.\n\nAlways answer in French.\n\n# Project Context\n\nInstructions for this project:\n\n## /work/AGENTS.md\n\nUse tabs.\nCurrent date: 2026-11-30\nCurrent working directory: /work/x"
+            "You are terse.\n\nAlways answer in French.\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n## /work/AGENTS.md\n\nUse tabs.\n\n\n\nCurrent date: 2026-11-30\nCurrent working directory: /work/x"
         );
     }
 

@@ -299,13 +299,19 @@ async fn a_pi_session_file_continues_with_pis_request() {
             jsonl(&e2e_common::fixtures().join(folder).join("requests.jsonl")).len() - 1;
         let s = Scenario::start(responses[run1_requests..].to_vec()).await;
         let file = s.work.path().join("pi-session.jsonl");
-        std::fs::copy(
+        // pi refuses a session whose stored cwd is gone: it names ours.
+        let before = std::fs::read_to_string(
             e2e_common::fixtures()
                 .join(folder)
                 .join("session.run1.jsonl"),
-            &file,
         )
-        .unwrap();
+        .unwrap()
+        .replacen(
+            &format!("\"cwd\":\"/home/user/work/{folder}\""),
+            &format!("\"cwd\":{}", Value::from(s.work.path().to_str().unwrap())),
+            1,
+        );
+        std::fs::write(&file, &before).unwrap();
         let out = s
             .run(&[
                 "--session",
@@ -331,12 +337,6 @@ async fn a_pi_session_file_continues_with_pis_request() {
         assert_eq!(ours.len(), 1);
         assert_eq!(ours[0], pis[pis.len() - 1], "{folder}");
         // The file is appended to, never rewritten.
-        let before = std::fs::read_to_string(
-            e2e_common::fixtures()
-                .join(folder)
-                .join("session.run1.jsonl"),
-        )
-        .unwrap();
         let after = std::fs::read_to_string(&file).unwrap();
         assert!(
             after.starts_with(&before),

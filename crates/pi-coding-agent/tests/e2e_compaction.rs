@@ -1,13 +1,16 @@
 //! Auto-compaction wired into the binary: when the context passes
-//! `contextWindow - reserveTokens` after a run, the model summarizes the
-//! older history, a `compaction` entry is persisted, and the next request
-//! carries the summary instead of the compacted messages.
+//! `contextWindow - reserveTokens` (checked before each prompt and after
+//! each run), the model summarizes the older history, a `compaction` entry
+//! is persisted, and the next request carries the summary instead of the
+//! compacted messages.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod e2e_common;
 
-use e2e_common::{Scenario, jsonl, text};
+use e2e_common::{
+    Scenario, capture_answer, comparable_body, comparable_entry, fixtures, jsonl, text,
+};
 use pi_http::mock_server::MockResponse;
 use serde_json::{Value, json};
 
@@ -29,21 +32,81 @@ fn answer(text: &str) -> MockResponse {
     ])
 }
 
+/// The answers `fixtures/capture/app_scenarios.py`'s mock gave to pi's
+/// requests: request `n` (counted from `first`) got `Answer n.`, or a
+/// summary naming `n` when it asked for one.
+fn capture_answers(requests: &[Value], first: u64) -> Vec<MockResponse> {
+    requests
+        .iter()
+        .zip(first..)
+        .map(|(body, n)| {
+            let last = body["messages"].as_array().unwrap().last().unwrap();
+            if last.to_string().contains("<conversation>") {
+                capture_answer(&format!("## Goal\nTalk.\n## Progress\nSummary {n}."))
+            } else {
+                capture_answer(&format!("Answer {n}."))
+            }
+        })
+        .collect()
+}
+
+/// A request as [`comparable_body`] makes it, and for a summary request
+/// also without the summarization instructions (ours are worded
+/// differently, like the system prompt): the conversation and the previous
+/// summary stay.
+fn comparable_request(body: &Value) -> Value {
+    let mut body = comparable_body(body);
+    if let Some(Value::String(text)) = body.pointer_mut("/messages/1/content/0/text")
+        && text.starts_with("<conversation>")
+    {
+        let cut = ["</previous-summary>\n\n", "</conversation>\n\n"]
+            .iter()
+            .find_map(|tag| text.rfind(tag).map(|at| at + tag.len()))
+            .unwrap();
+        text.replace_range(cut.., "<instructions>");
+    }
+    body
+}
+
+fn event_kinds(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|e| e["type"].as_str().unwrap().to_owned())
+        .filter(|k| k != "message_update")
+        .collect()
+}
+
+/// pi 0.73.1 checks compaction before each prompt, not only after a run:
+/// a session already over `contextWindow - reserveTokens` is compacted
+/// first, so the session file holds the `compaction` entry before the new
+/// user message and the prompt's request carries the summary. After the
+/// run the context is over the threshold again and compacted again. The
+/// requests, the session file and the events equal pi's
+/// (`fixtures/pi-0.73.1/s-compact-before-prompt-oai`).
 #[tokio::test(flavor = "multi_thread")]
-async fn crossing_the_threshold_compacts_and_the_next_request_carries_the_summary() {
-    let s = Scenario::start(vec![
-        answer("First answer."),
-        answer("Second answer."),
-        answer("## Goal\nTalk.\n## Progress\nTwo questions answered."),
-        answer("Third answer."),
-    ])
-    .await;
+async fn a_session_over_the_threshold_is_compacted_before_the_prompt() {
+    let folder = fixtures().join("s-compact-before-prompt-oai");
+    let pi_requests: Vec<Value> = [
+        jsonl(&folder.join("requests.run1.jsonl")),
+        jsonl(&folder.join("requests.run2.jsonl")),
+    ]
+    .concat();
+    let run1 = jsonl(&folder.join("session.run1.jsonl"));
+    let first_answer = run1.last().unwrap()["message"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    let first: u64 = first_answer
+        .trim_start_matches("Answer ")
+        .trim_end_matches('.')
+        .parse()
+        .unwrap();
+    let s = Scenario::start(capture_answers(&pi_requests, first)).await;
     let model = ["--model", "mock-oai/mock-gpt"];
-    let first = s
+    let out = s
         .run(&[&["-p"][..], &model, &["First question."]].concat())
         .await;
-    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
-    // Now a tiny budget: the next run ends above the threshold, and little is kept verbatim.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     std::fs::write(
         s.agent_dir.path().join("settings.json"),
         r#"{"compaction":{"enabled":true,"reserveTokens":127990,"keepRecentTokens":1}}"#,
@@ -53,45 +116,60 @@ async fn crossing_the_threshold_compacts_and_the_next_request_carries_the_summar
         .run(&[&["-c", "--mode", "json"][..], &model, &["Second question."]].concat())
         .await;
     assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
-    let events: Vec<Value> = text(&second.stdout)
+
+    let ours: Vec<Value> = s
+        .requests()
+        .iter()
+        .map(|r| comparable_request(&r.json()))
+        .collect();
+    let pis: Vec<Value> = pi_requests.iter().map(comparable_request).collect();
+    assert_eq!(ours, pis, "requests: summary, prompt, then two summaries");
+
+    let comparable =
+        |entries: Vec<Value>| -> Vec<Value> { entries.iter().map(comparable_entry).collect() };
+    assert_eq!(
+        comparable(jsonl(&s.session_files()[0])),
+        comparable(jsonl(&folder.join("session.run2.jsonl"))),
+        "session file"
+    );
+
+    // pi stops printing once the prompt has returned, before its second
+    // compaction ends; we print that `compaction_end` too.
+    let pi_events: Vec<Value> = jsonl(&folder.join("events.run2.jsonl"));
+    let mut expected: Vec<String> = pi_events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_owned())
+        .filter(|k| k != "message_update")
+        .collect();
+    expected.push("compaction_end".to_owned());
+    let stdout = text(&second.stdout);
+    assert_eq!(event_kinds(&stdout), expected);
+    let events: Vec<Value> = stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let start = events
+    let ends: Vec<&Value> = events
         .iter()
-        .find(|e| e["type"] == "compaction_start")
-        .expect("compaction_start");
-    assert_eq!(start["reason"], "threshold");
-    let end = events
+        .filter(|e| e["type"] == "compaction_end")
+        .collect();
+    let pi_end = pi_events
         .iter()
         .find(|e| e["type"] == "compaction_end")
-        .expect("compaction_end");
-    assert!(
-        end["result"]["summary"]
-            .as_str()
+        .unwrap();
+    let without_id = |e: &Value| {
+        let mut e = e.clone();
+        e["result"]
+            .as_object_mut()
             .unwrap()
-            .starts_with("## Goal"),
-        "{end}"
-    );
+            .remove("firstKeptEntryId");
+        e
+    };
+    assert_eq!(without_id(ends[0]), without_id(pi_end));
 
-    let entries = jsonl(&s.session_files()[0]);
-    let compaction = entries
-        .iter()
-        .find(|e| e["type"] == "compaction")
-        .expect("a compaction entry");
-    assert!(
-        compaction["summary"]
-            .as_str()
-            .unwrap()
-            .contains("Two questions answered.")
-    );
-    assert!(
-        entries
-            .iter()
-            .any(|e| e["id"] == compaction["firstKeptEntryId"])
-    );
-
+    // Back to the default budget: the next prompt carries the summary and
+    // not the compacted messages.
     std::fs::remove_file(s.agent_dir.path().join("settings.json")).unwrap();
+    s.server.push(capture_answer("Third answer."));
     let third = s
         .run(&[&["-c", "-p"][..], &model, &["Third question."]].concat())
         .await;
@@ -101,14 +179,7 @@ async fn crossing_the_threshold_compacts_and_the_next_request_carries_the_summar
         "{}",
         text(&third.stderr)
     );
-    let requests = s.requests();
-    let summary_request = requests[2].json();
-    let summary_prompt = summary_request["messages"].to_string();
-    assert!(
-        summary_prompt.contains("First question."),
-        "the summarizer sees the old history"
-    );
-    let last = requests.last().unwrap().json();
+    let last = s.requests().last().unwrap().json();
     let sent = last["messages"].to_string();
     assert!(
         sent.contains(
@@ -117,7 +188,7 @@ async fn crossing_the_threshold_compacts_and_the_next_request_carries_the_summar
         "{sent}"
     );
     assert!(
-        !sent.contains("First question."),
+        !sent.contains("First question.") && !sent.contains("Second question."),
         "compacted messages are not sent again: {sent}"
     );
 }

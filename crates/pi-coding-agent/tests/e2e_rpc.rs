@@ -169,8 +169,14 @@ async fn an_rpc_session_prompts_runs_bash_reads_state_and_aborts() {
     );
 
     rpc.send(r#"{"id":"7","type":"nope"}"#).await;
-    let unknown = rpc.response("7").await;
+    let unknown = rpc
+        .until(|v| v["type"] == "response" && v["command"] == "nope")
+        .await;
     assert_eq!(unknown["error"], "Unknown command: nope");
+    assert!(
+        unknown.get("id").is_none(),
+        "pi answers without the id: {unknown}"
+    );
 
     rpc.send(r#"{"id":"8","type":"get_last_assistant_text"}"#)
         .await;
@@ -211,7 +217,13 @@ async fn an_rpc_session_prompts_runs_bash_reads_state_and_aborts() {
 
     rpc.send(r#"{"id":"13","type":"export_html"}"#).await;
     let export = rpc.response("13").await;
-    let html = std::fs::read_to_string(export["data"]["path"].as_str().unwrap()).unwrap();
+    let html = std::fs::read_to_string(
+        scenario
+            .work
+            .path()
+            .join(export["data"]["path"].as_str().unwrap()),
+    )
+    .unwrap();
     assert!(
         html.contains("from-user"),
         "the export holds the transcript"
@@ -246,4 +258,34 @@ async fn an_rpc_session_prompts_runs_bash_reads_state_and_aborts() {
         session.contains("\"role\":\"bashExecution\""),
         "the user command is persisted"
     );
+}
+
+/// `switch_session` to a stored session whose `cwd` is gone fails with
+/// pi's message (pi asserts the directory before replacing the session) and
+/// leaves the current session in place.
+#[tokio::test(flavor = "multi_thread")]
+async fn switching_to_a_session_whose_cwd_is_gone_is_refused() {
+    let s = Scenario::start(Vec::new()).await;
+    let gone = e2e_common::fixtures().join("m-missing-cwd-oai/stored-session.jsonl");
+    let file = s.work.path().join("gone.jsonl");
+    std::fs::copy(&gone, &file).unwrap();
+    let mut rpc = Rpc::start(&s);
+    rpc.send(r#"{"id":"1","type":"get_state"}"#).await;
+    let before = rpc.response("1").await["data"].clone();
+    rpc.send(&json!({"id": "2", "type": "switch_session", "sessionPath": file}).to_string())
+        .await;
+    let refused = rpc.response("2").await;
+    assert_eq!(refused["success"], false, "{refused}");
+    assert_eq!(
+        refused["error"],
+        format!(
+            "Stored session working directory does not exist: /nonexistent/pi-rs-gone\nSession file: {}\nCurrent working directory: {}",
+            file.display(),
+            s.work.path().display()
+        )
+    );
+    rpc.send(r#"{"id":"3","type":"get_state"}"#).await;
+    let after = rpc.response("3").await["data"].clone();
+    assert_eq!(after["sessionId"], before["sessionId"]);
+    assert!(s.requests().is_empty());
 }

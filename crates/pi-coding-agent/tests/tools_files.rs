@@ -348,7 +348,10 @@ async fn edit_errors_use_pi_texts() {
     )
     .await
     .unwrap_err();
-    assert_eq!(err.message(), "File not found: gone.txt");
+    assert_eq!(
+        err.message(),
+        "Could not edit file: gone.txt. Error code: ENOENT."
+    );
     // Nothing was written by the failed calls.
     assert_eq!(
         fs::read_to_string(dir.path().join("f.txt")).unwrap(),
@@ -360,16 +363,51 @@ async fn edit_errors_use_pi_texts() {
 async fn edit_accepts_the_legacy_single_replacement() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("f.txt"), "keep\nold\n").unwrap();
-    let result = run(
-        &EditTool::new(dir.path()),
-        json!({"path": "f.txt", "oldText": "old", "newText": "new"}),
-    )
-    .await
-    .unwrap();
+    // The loop prepares the arguments before validating and executing them.
+    let tool = EditTool::new(dir.path());
+    let mut sent = json!({"path": "f.txt", "oldText": "old", "newText": "new"});
+    let prepared = tool.prepare_arguments(&mut sent).unwrap();
+    assert_eq!(
+        prepared,
+        json!({"path": "f.txt", "edits": [{"oldText": "old", "newText": "new"}]})
+    );
+    let result = run(&tool, prepared).await.unwrap();
     assert_eq!(text(&result), "Successfully replaced 1 block(s) in f.txt.");
     assert_eq!(
         fs::read_to_string(dir.path().join("f.txt")).unwrap(),
         "keep\nnew\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_edits_of_one_file_all_land() {
+    // pi's file mutation queue: calls on one file run one after the other.
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = (0..40).map(|i| format!("line{i}")).collect();
+    fs::write(dir.path().join("f.txt"), lines.join("\n")).unwrap();
+    let tool = std::sync::Arc::new(EditTool::new(dir.path()));
+    let calls: Vec<_> = (0..40)
+        .map(|i| {
+            let tool = std::sync::Arc::clone(&tool);
+            tokio::spawn(async move {
+                let edits =
+                    json!([{"oldText": format!("line{i}\n"), "newText": format!("LINE{i}\n")}]);
+                let edits = if i == 39 {
+                    json!([{"oldText": "line39", "newText": "LINE39"}])
+                } else {
+                    edits
+                };
+                run(tool.as_ref(), json!({"path": "f.txt", "edits": edits})).await
+            })
+        })
+        .collect();
+    for call in calls {
+        call.await.unwrap().unwrap();
+    }
+    let expected: Vec<String> = (0..40).map(|i| format!("LINE{i}")).collect();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+        expected.join("\n")
     );
 }
 

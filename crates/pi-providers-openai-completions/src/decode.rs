@@ -4,8 +4,12 @@
 //! block (content and reasoning deltas may interleave with tool-call deltas
 //! in any order); tool calls are keyed by their stream `index` (falling back
 //! to their id); every block is closed at the end of the stream, in content
-//! order. The stream ends at `data: [DONE]` or when the body ends; either is
-//! a success only if a `finish_reason` arrived.
+//! order. The stream ends at `data: [DONE]` or when the body ends. Its
+//! outcome is the last `finish_reason`; without one, `[DONE]` is a normal
+//! stop (as pi 0.73.1; some OpenAI-compatible local servers never send a
+//! finish reason) but a body that just ends is an error, since nothing
+//! tells it from a truncated answer (see docs/payload-differences.md,
+//! "Streams that end without a finish reason").
 
 use pi_ai::{
     AssistantMessage, AssistantMessageEventStream, CancellationToken, DoneReason, ErrorReason,
@@ -16,7 +20,7 @@ use serde_json::Value;
 
 use crate::wire::{ChatCompletionChunk, ChunkDelta, ChunkUsage, ToolCallDelta, is_truthy};
 
-/// Error text of a stream that ended before any `finish_reason`.
+/// Error text of a body that ended with neither a `finish_reason` nor `[DONE]`.
 pub const NO_FINISH_REASON: &str = "Stream ended without finish_reason";
 
 /// Kind of a content block, by content index.
@@ -283,8 +287,9 @@ impl CompletionsDecoder {
         sink.update(|m| m.usage = usage);
     }
 
-    /// Closes every block in content order and reports the outcome.
-    fn finish(&mut self, sink: &mut EventSink) -> StreamEnd {
+    /// Closes every block in content order and reports the outcome: the
+    /// last `finish_reason`, else `unannounced`.
+    fn finish(&mut self, sink: &mut EventSink, unannounced: StreamEnd) -> StreamEnd {
         for (index, kind) in self.blocks.iter().enumerate() {
             match kind {
                 BlockKind::Text => sink.text_end(index),
@@ -293,13 +298,17 @@ impl CompletionsDecoder {
             }
         }
         self.blocks.clear();
-        self.finish
-            .take()
-            .unwrap_or_else(|| StreamEnd::Error(NO_FINISH_REASON.to_owned()))
+        self.finish.take().unwrap_or(unannounced)
     }
 }
 
 impl SseDecoder for CompletionsDecoder {
+    /// pi's client ends an aborted body quietly and the provider finishes
+    /// the open blocks (`text_end`) before its `Request was aborted`.
+    fn ends_blocks_on_abort(&self) -> bool {
+        true
+    }
+
     fn frame(
         &mut self,
         frame: &SseFrame,
@@ -310,7 +319,8 @@ impl SseDecoder for CompletionsDecoder {
             return Ok(None);
         }
         if data.starts_with("[DONE]") {
-            return Ok(Some(self.finish(sink)));
+            // The server closed the answer itself: a normal stop, as pi.
+            return Ok(Some(self.finish(sink, StreamEnd::Done(DoneReason::Stop))));
         }
         let chunk: ChatCompletionChunk<'_> = serde_json::from_str(data)
             .map_err(|e| format!("Could not parse stream chunk as JSON: {e}"))?;
@@ -322,7 +332,9 @@ impl SseDecoder for CompletionsDecoder {
     }
 
     fn end_of_stream(&mut self, sink: &mut EventSink) -> StreamEnd {
-        self.finish(sink)
+        // No `[DONE]` and no finish reason: possibly cut short (pi would
+        // call it a stop); an error, which auto-retry retries.
+        self.finish(sink, StreamEnd::Error(NO_FINISH_REASON.to_owned()))
     }
 }
 

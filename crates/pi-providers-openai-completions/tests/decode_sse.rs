@@ -290,6 +290,22 @@ async fn stream_endings() {
     assert_eq!(cut.text(), "The body ends mid-answer");
 }
 
+/// `[DONE]` without any `finish_reason` (some OpenAI-compatible local
+/// servers): a normal stop with the text and usage, as pi 0.73.1.
+#[tokio::test]
+async fn done_without_a_finish_reason_is_a_stop() {
+    let events = decode("done-without-finish-reason.sse").await;
+    assert_eq!(events.last().unwrap().kind(), "done");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    assert_eq!(message.error_message, None);
+    assert_eq!(
+        message.text(),
+        "A local server that never says why it stopped."
+    );
+    assert_eq!(message.usage.total_tokens, 21);
+}
+
 #[tokio::test]
 async fn errors_inside_the_stream_keep_the_partial_content() {
     let message = final_message(&decode("stream-error-object.sse").await);

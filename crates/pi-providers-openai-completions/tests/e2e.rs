@@ -186,6 +186,33 @@ async fn cut_stream_keeps_the_partial_text() {
     );
 }
 
+/// Over a real connection: `[DONE]` without a finish reason is a stop
+/// (pi 0.73.1's reading); a body that ends with neither is an error
+/// (pi would call it a stop too: see docs/payload-differences.md).
+#[tokio::test]
+async fn streams_without_a_finish_reason() {
+    let server = MockServer::start([MockResponse::sse(frames("done-without-finish-reason.sse"))])
+        .await
+        .unwrap();
+    let (events, message) = run(&served_model(&server), options()).await;
+    assert_eq!(events.last().unwrap().kind(), "done");
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    assert_eq!(
+        message.text(),
+        "A local server that never says why it stopped."
+    );
+    let server = MockServer::start([MockResponse::sse(frames("no-finish-reason.sse"))])
+        .await
+        .unwrap();
+    let (events, message) = run(&served_model(&server), options()).await;
+    assert_eq!(events.last().unwrap().kind(), "error");
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("Stream ended without finish_reason")
+    );
+}
+
 #[tokio::test]
 async fn unterminated_streams_follow_pi() {
     // The body ends before any finish_reason: an error naming it.

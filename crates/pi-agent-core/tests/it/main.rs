@@ -11,5 +11,6 @@ mod events;
 mod fixture;
 mod hooks;
 mod lifecycle;
+mod prepare;
 mod queues;
 mod tools;

@@ -4,6 +4,10 @@
 //! The modes (print, json, rpc) drive it.
 
 mod bash;
+mod block_images;
+mod compact;
+mod controls;
+mod export;
 pub mod files;
 mod persist;
 mod retry;
@@ -15,19 +19,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use pi_agent_core::{Agent, AgentError, AgentMessage, PromptInput};
-use pi_ai::{AssistantMessage, CancellationToken, Message, Model, StopReason, ThinkingLevel};
+use pi_agent_core::{Agent, AgentError, AgentMessage, PromptInput, QueueMode};
+use pi_ai::{AssistantMessage, CancellationToken, Message, Model, ThinkingLevel};
 use serde_json::{Value, json};
 
-use crate::compaction::{self, CompactionResult, Summarizer};
-use crate::config::{AuthStorage, ModelRegistry, Settings};
+use crate::config::{AuthStorage, ModelRegistry, Settings, SettingsWarning, SettingsWriter};
 use crate::messages::CodingMessage;
+use crate::resources::Resources;
 use crate::session::SessionManager;
 
+pub use controls::{clamp_level, js_number, supported_levels};
+pub use export::export_from_file;
 use persist::EventHub;
 pub use persist::{AppEvent, AppListener};
 pub use retry::is_retryable_error;
-pub use setup::{SessionChoice, SetupError, StartOptions, build_app, register_providers};
+pub use setup::{
+    SESSION_DIR_ENV, SessionChoice, SetupError, StartOptions, build_app, register_providers,
+    resolve_session_dir,
+};
 
 /// The coding agent: agent, session, configuration.
 pub struct App {
@@ -43,6 +52,10 @@ pub struct App {
     pub cli_api_key: Option<String>,
     /// Merged settings.
     pub settings: Settings,
+    /// Writes changed defaults (model, thinking level) to the global settings file.
+    pub settings_writer: SettingsWriter,
+    /// Settings files that could not be used (their defaults apply).
+    pub settings_warnings: Vec<SettingsWarning>,
     /// Working directory.
     pub cwd: PathBuf,
     auto_retry: AtomicBool,
@@ -50,11 +63,26 @@ pub struct App {
     retry_cancel: Mutex<Option<CancellationToken>>,
     bash_cancel: Mutex<Option<CancellationToken>>,
     pending_bash: Mutex<Vec<AgentMessage<CodingMessage>>>,
+    /// Manual or automatic compactions running now (pi's `isCompacting`).
+    compactions: std::sync::atomic::AtomicUsize,
+    /// The level a switch to a reasoning model starts from (pi's settings
+    /// `defaultThinkingLevel`, updated by every level change; kept in memory).
+    default_thinking: Mutex<Option<ThinkingLevel>>,
     hub: Arc<EventHub>,
+    /// Skills, prompt templates and system prompt files.
+    pub resources: Arc<Resources>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A queue mode as pi writes it.
+fn queue_mode_name(mode: QueueMode) -> &'static str {
+    match mode {
+        QueueMode::All => "all",
+        QueueMode::OneAtATime => "one-at-a-time",
+    }
 }
 
 /// The thinking level as pi writes it (`off` for none).
@@ -81,11 +109,45 @@ impl App {
     /// Whether transient errors are retried automatically.
     pub fn set_auto_retry(&self, enabled: bool) {
         self.auto_retry.store(enabled, Ordering::SeqCst);
+        // As pi: remembered in the global settings (`retry.enabled`).
+        if let Err(e) = self
+            .settings_writer
+            .set_nested("retry", "enabled", json!(enabled))
+        {
+            tracing::error!("cannot save retry.enabled: {e}");
+        }
     }
 
     /// Whether the context is compacted automatically.
     pub fn set_auto_compaction(&self, enabled: bool) {
         self.auto_compaction.store(enabled, Ordering::SeqCst);
+        // As pi: remembered in the global settings (`compaction.enabled`).
+        if let Err(e) = self
+            .settings_writer
+            .set_nested("compaction", "enabled", json!(enabled))
+        {
+            tracing::error!("cannot save compaction.enabled: {e}");
+        }
+    }
+
+    /// Sets how steering messages are delivered and remembers it in the
+    /// global settings (`steeringMode`), as pi.
+    pub fn set_steering_mode(&self, mode: QueueMode) {
+        self.agent.set_steering_mode(mode);
+        self.save_setting("steeringMode", json!(queue_mode_name(mode)));
+    }
+
+    /// Sets how follow-up messages are delivered and remembers it in the
+    /// global settings (`followUpMode`), as pi.
+    pub fn set_follow_up_mode(&self, mode: QueueMode) {
+        self.agent.set_follow_up_mode(mode);
+        self.save_setting("followUpMode", json!(queue_mode_name(mode)));
+    }
+
+    fn save_setting(&self, key: &str, value: Value) {
+        if let Err(e) = self.settings_writer.set(&[(key, Some(value))]) {
+            tracing::error!("cannot save {key}: {e}");
+        }
     }
 
     /// Whether the context is compacted automatically.
@@ -100,12 +162,29 @@ impl App {
         }
     }
 
-    /// Sends a prompt and runs it to completion, retrying transient errors
-    /// and compacting as configured.
+    /// `/skill:name args` and `/template args` expanded as pi expands user
+    /// input (see [`Resources::expand_input`]).
+    pub fn expand_input(&self, text: &str) -> String {
+        self.resources.expand_input(text)
+    }
+
+    /// Sends a prompt (its text expanded by [`App::expand_input`]) and runs
+    /// it to completion, retrying transient errors and compacting as
+    /// configured.
     pub async fn prompt(
         &self,
         input: impl Into<PromptInput<CodingMessage>>,
     ) -> Result<(), AgentError> {
+        let input = match input.into() {
+            PromptInput::Text { text, images } => PromptInput::Text {
+                text: self.expand_input(&text),
+                images,
+            },
+            other => other,
+        };
+        if !self.agent.is_streaming() {
+            self.check_compaction_before_prompt().await;
+        }
         let result = self.agent.prompt(input).await;
         if result.is_ok() {
             self.after_run().await;
@@ -125,9 +204,21 @@ impl App {
         })
     }
 
-    /// The text of the last assistant message (`None` when there is none).
+    /// The text of the last assistant message, trimmed, skipping aborted
+    /// messages without content (`None` when there is none or it is empty),
+    /// as pi's `getLastAssistantText`.
     pub fn last_assistant_text(&self) -> Option<String> {
-        self.last_assistant().map(|m| m.text())
+        let text = self.agent.with_state(|state| {
+            state.messages.iter().rev().find_map(|m| {
+                m.as_assistant()
+                    .filter(|a| {
+                        !(a.stop_reason == pi_ai::StopReason::Aborted && a.content.is_empty())
+                    })
+                    .map(AssistantMessage::text)
+            })
+        })?;
+        let trimmed = text.trim();
+        (!trimmed.is_empty()).then(|| trimmed.to_owned())
     }
 
     /// The last message, when it is an assistant message.
@@ -136,39 +227,31 @@ impl App {
             .with_state(|s| s.messages.last().and_then(|m| m.as_assistant().cloned()))
     }
 
-    /// pi's checks after a run: overflow recovery (compact, then retry once),
-    /// auto-retry of transient errors (2 s, 4 s, 8 s, ...), then threshold
-    /// compaction.
+    /// pi's checks after a run: auto-retry of transient errors (2 s, 4 s,
+    /// 8 s, ...), then the compaction check (an overflow is compacted and
+    /// the run retried once; a context over the threshold is compacted).
     async fn after_run(&self) {
         let retry = self.settings.retry();
         let window = self.agent.model().context_window;
-        let mut overflow_recovered = false;
         loop {
             let Some(last) = self.trailing_assistant() else {
                 return;
             };
-            if last.stop_reason == StopReason::Error
-                && !overflow_recovered
-                && self.auto_compaction()
-                && pi_ai::is_context_overflow(&last, Some(window))
-            {
-                overflow_recovered = true;
-                self.drop_last_assistant();
-                if self.run_compaction("overflow", None, true).await.is_err()
-                    || self.agent.continue_().await.is_err()
-                {
-                    return;
-                }
-                continue;
-            }
             let retryable = self.auto_retry.load(Ordering::SeqCst)
                 && retry.enabled
                 && is_retryable_error(&last, window);
-            if !retryable {
-                break;
-            }
-            let attempt = self.hub.retry_attempt.fetch_add(1, Ordering::SeqCst) + 1;
-            if attempt > retry.max_retries {
+            if retryable {
+                let attempt = self.hub.retry_attempt.fetch_add(1, Ordering::SeqCst) + 1;
+                if attempt <= retry.max_retries {
+                    if !self
+                        .wait_to_retry(attempt, &last, retry.base_delay_ms)
+                        .await
+                        || self.agent.continue_().await.is_err()
+                    {
+                        return;
+                    }
+                    continue;
+                }
                 self.hub.retry_attempt.store(0, Ordering::SeqCst);
                 self.emit(&json!({
                     "type": "auto_retry_end",
@@ -176,38 +259,49 @@ impl App {
                     "attempt": attempt - 1,
                     "finalError": last.error_message.clone().unwrap_or_default(),
                 }));
-                break;
             }
-            let delay = Duration::from_millis(
-                retry
-                    .base_delay_ms
-                    .saturating_mul(1 << (attempt - 1).min(20)),
-            );
-            self.emit(&json!({
-                "type": "auto_retry_start",
-                "attempt": attempt,
-                "maxAttempts": retry.max_retries,
-                "delayMs": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                "errorMessage": last.error_message.clone().unwrap_or_else(|| "Unknown error".to_owned()),
-            }));
-            self.drop_last_assistant();
-            let token = CancellationToken::new();
-            *lock(&self.retry_cancel) = Some(token.clone());
-            let cancelled = tokio::select! {
-                () = token.cancelled() => true,
-                () = tokio::time::sleep(delay) => false,
-            };
-            *lock(&self.retry_cancel) = None;
-            if cancelled {
-                self.hub.retry_attempt.store(0, Ordering::SeqCst);
-                self.emit(&json!({"type": "auto_retry_end", "success": false, "attempt": attempt, "finalError": "Retry cancelled"}));
-                return;
-            }
-            if self.agent.continue_().await.is_err() {
-                return;
+            match self.check_compaction(&last, false).await {
+                compact::Checked::OverflowCompacted => {
+                    if self.agent.continue_().await.is_err() {
+                        return;
+                    }
+                }
+                compact::Checked::Done => return,
             }
         }
-        self.check_threshold_compaction().await;
+    }
+
+    /// Announces retry `attempt` of `last`, drops it from the transcript and
+    /// waits; false when the wait was cancelled.
+    async fn wait_to_retry(
+        &self,
+        attempt: u32,
+        last: &AssistantMessage,
+        base_delay_ms: u64,
+    ) -> bool {
+        let delay = Duration::from_millis(base_delay_ms.saturating_mul(1 << (attempt - 1).min(20)));
+        // Cancellable from the moment it is announced: a client may answer
+        // `auto_retry_start` with `abort_retry` at once.
+        let token = CancellationToken::new();
+        *lock(&self.retry_cancel) = Some(token.clone());
+        self.emit(&json!({
+            "type": "auto_retry_start",
+            "attempt": attempt,
+            "maxAttempts": self.settings.retry().max_retries,
+            "delayMs": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            "errorMessage": last.error_message.clone().unwrap_or_else(|| "Unknown error".to_owned()),
+        }));
+        self.drop_last_assistant();
+        let cancelled = tokio::select! {
+            () = token.cancelled() => true,
+            () = tokio::time::sleep(delay) => false,
+        };
+        *lock(&self.retry_cancel) = None;
+        if cancelled {
+            self.hub.retry_attempt.store(0, Ordering::SeqCst);
+            self.emit(&json!({"type": "auto_retry_end", "success": false, "attempt": attempt, "finalError": "Retry cancelled"}));
+        }
+        !cancelled
     }
 
     /// Removes the trailing failed assistant message from the agent's
@@ -223,106 +317,6 @@ impl App {
         }
     }
 
-    async fn check_threshold_compaction(&self) {
-        if !self.auto_compaction() {
-            return;
-        }
-        let settings = self.settings.compaction();
-        let model = self.agent.model();
-        let tokens = self
-            .agent
-            .with_state(|s| compaction::estimate_context_tokens(&s.messages).tokens);
-        if compaction::should_compact(tokens, model.context_window, &settings) {
-            let _ = self.run_compaction("threshold", None, false).await;
-        }
-    }
-
-    /// Compacts the active branch: summary by the current model, a
-    /// `compaction` entry, and the transcript rebuilt from the session.
-    pub async fn compact(
-        &self,
-        custom_instructions: Option<&str>,
-    ) -> Result<CompactionResult, String> {
-        self.run_compaction("manual", custom_instructions, false)
-            .await
-    }
-
-    /// Runs one compaction with pi's `compaction_start` / `compaction_end` events.
-    async fn run_compaction(
-        &self,
-        reason: &str,
-        custom_instructions: Option<&str>,
-        will_retry: bool,
-    ) -> Result<CompactionResult, String> {
-        self.emit(&json!({"type": "compaction_start", "reason": reason}));
-        let result = self.compact_inner(custom_instructions).await;
-        let mut end = json!({"type": "compaction_end", "reason": reason});
-        match &result {
-            Ok(r) => {
-                end["result"] = json!({"summary": r.summary, "firstKeptEntryId": r.first_kept_entry_id, "tokensBefore": r.tokens_before, "details": r.details});
-                end["aborted"] = json!(false);
-                end["willRetry"] = json!(will_retry);
-            }
-            Err(e) => {
-                end["aborted"] = json!(false);
-                end["willRetry"] = json!(false);
-                let prefix = match reason {
-                    "manual" => "Compaction failed",
-                    "overflow" => "Context overflow recovery failed",
-                    _ => "Auto-compaction failed",
-                };
-                end["errorMessage"] = json!(format!("{prefix}: {e}"));
-            }
-        }
-        self.emit(&end);
-        result
-    }
-
-    async fn compact_inner(
-        &self,
-        custom_instructions: Option<&str>,
-    ) -> Result<CompactionResult, String> {
-        let settings = self.settings.compaction();
-        let preparation = {
-            let session = self.session();
-            let path = session.branch_path(None);
-            if matches!(
-                path.last(),
-                Some(crate::session::SessionEntry::Compaction(_))
-            ) {
-                return Err("Already compacted".to_owned());
-            }
-            compaction::prepare_compaction(&path, &settings)
-                .ok_or_else(|| "Nothing to compact (session too small)".to_owned())?
-        };
-        if preparation.messages_to_summarize.is_empty()
-            && preparation.turn_prefix_messages.is_empty()
-        {
-            return Err("Nothing to compact (session too small)".to_owned());
-        }
-        let model = self.agent.model();
-        let mut summarizer = Summarizer::new(&model);
-        summarizer.api_key = self.api_key_for(&model);
-        let result = compaction::compact(&preparation, &summarizer, custom_instructions)
-            .await
-            .map_err(|e| e.to_string())?;
-        let context = {
-            let mut session = self.session();
-            session
-                .append_compaction(
-                    &result.summary,
-                    &result.first_kept_entry_id,
-                    result.tokens_before,
-                    Some(result.details.clone()),
-                    None,
-                )
-                .map_err(|e| e.to_string())?;
-            session.build_session_context()
-        };
-        self.agent.replace_messages(context.messages);
-        Ok(result)
-    }
-
     /// The API key for `model`'s provider: `--api-key`, auth.json, the
     /// environment, then models.json.
     pub fn api_key_for(&self, model: &Model) -> Option<String> {
@@ -336,37 +330,5 @@ impl App {
                 tracing::warn!("{e}");
                 None
             })
-    }
-
-    /// Switches the model and records a `model_change`.
-    pub fn set_model(&self, model: Model) {
-        if let Err(e) = self
-            .session()
-            .append_model_change(model.provider.as_str(), &model.id)
-        {
-            tracing::error!("cannot save the model change: {e}");
-        }
-        let level = self.agent.with_state(|s| s.thinking_level);
-        if !model.reasoning && level.is_some() {
-            self.set_thinking_level(None);
-        }
-        self.agent.set_model(model);
-    }
-
-    /// Sets the thinking level (`None` is off; forced off for models
-    /// without reasoning) and records a `thinking_level_change`.
-    pub fn set_thinking_level(&self, level: Option<ThinkingLevel>) {
-        let level = if self.agent.model().reasoning {
-            level
-        } else {
-            None
-        };
-        if let Err(e) = self
-            .session()
-            .append_thinking_level_change(thinking_level_name(level))
-        {
-            tracing::error!("cannot save the thinking level change: {e}");
-        }
-        self.agent.set_thinking_level(level);
     }
 }

@@ -2,10 +2,10 @@
 //! event goes to the app's listeners first, then the settled message is
 //! persisted (user/assistant/toolResult as `message` entries, `custom` as a
 //! `custom_message` entry; shell records and summaries are written by whoever
-//! made them), then a successful assistant message closes a pending
-//! auto-retry with `auto_retry_end`.
+//! made them), then an assistant message that did not fail closes a pending
+//! auto-retry with `auto_retry_end` and re-arms overflow recovery.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pi_agent_core::{AgentEvent, AgentMessage};
@@ -34,9 +34,65 @@ pub(crate) struct EventHub {
     listeners: Mutex<Vec<AppListener>>,
     /// Auto-retries made since the last successful answer.
     pub(crate) retry_attempt: AtomicU32,
+    /// An overflow was compacted and retried since the last answer that
+    /// did not fail (pi recovers from an overflow once).
+    pub(crate) overflow_attempted: AtomicBool,
+    /// Texts of the queued steering and follow-up messages (pi's
+    /// `_steeringMessages` / `_followUpMessages`).
+    pub(crate) queues: Mutex<Queues>,
+}
+
+/// The texts of the queued messages, as `queue_update` reports them.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Queues {
+    /// Steering messages.
+    pub(crate) steering: Vec<String>,
+    /// Follow-up messages.
+    pub(crate) follow_up: Vec<String>,
 }
 
 impl EventHub {
+    /// Changes the queued texts and emits pi's `queue_update` with both lists.
+    pub(crate) fn update_queues(&self, change: impl FnOnce(&mut Queues) -> bool) {
+        let update = {
+            let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+            if !change(&mut queues) {
+                return;
+            }
+            json!({"type": "queue_update", "steering": queues.steering, "followUp": queues.follow_up})
+        };
+        self.emit(AppEvent::App(&update));
+    }
+
+    /// A user message starts: it leaves the queue it came from (the
+    /// steering queue first), matched by its text as pi does.
+    fn dequeue(&self, message: &AgentMessage<CodingMessage>) {
+        let AgentMessage::Standard(pi_ai::Message::User(user)) = message else {
+            return;
+        };
+        let text = match &user.content {
+            pi_ai::UserContent::Text(t) => t.clone(),
+            pi_ai::UserContent::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(pi_ai::UserBlock::as_text)
+                .collect::<Vec<_>>()
+                .join(""),
+        };
+        if text.is_empty() {
+            return;
+        }
+        self.update_queues(|q| {
+            if let Some(i) = q.steering.iter().position(|t| *t == text) {
+                q.steering.remove(i);
+            } else if let Some(i) = q.follow_up.iter().position(|t| *t == text) {
+                q.follow_up.remove(i);
+            } else {
+                return false;
+            }
+            true
+        });
+    }
+
     pub(crate) fn subscribe(&self, listener: AppListener) {
         self.listeners
             .lock()
@@ -83,6 +139,9 @@ pub(crate) fn app_listener(
     hub: Arc<EventHub>,
 ) -> impl Fn(&AgentEvent<CodingMessage>) + Send + Sync + 'static {
     move |event| {
+        if let AgentEvent::MessageStart { message } = event {
+            hub.dequeue(message);
+        }
         hub.emit(AppEvent::Agent(event));
         let AgentEvent::MessageEnd { message } = event else {
             return;
@@ -91,6 +150,7 @@ pub(crate) fn app_listener(
         if let Some(assistant) = message.as_assistant()
             && assistant.stop_reason != StopReason::Error
         {
+            hub.overflow_attempted.store(false, Ordering::SeqCst);
             let attempt = hub.retry_attempt.swap(0, Ordering::SeqCst);
             if attempt > 0 {
                 let end = json!({"type": "auto_retry_end", "success": true, "attempt": attempt});

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use pi_agent_core::{Agent, AgentMessage, AgentOptions, HookError, QueueMode};
 use pi_ai::{Message, Model, Provider, ThinkingLevel};
@@ -13,11 +13,12 @@ use super::persist::{EventHub, app_listener};
 use super::{App, thinking_level_name};
 use crate::config::{AuthStorage, ConfigError, ModelRegistry, Settings, parse_thinking_level};
 use crate::messages::{CodingMessage, convert_to_llm};
+use crate::resources::{ResourceOptions, Resources};
 use crate::session::{
     SessionError, SessionManager, agent_dir, default_session_dir, list_all_sessions, list_sessions,
     sessions_dir,
 };
-use crate::system_prompt::{SystemPromptOptions, build_system_prompt, collect_context_files};
+use crate::system_prompt::{SystemPromptOptions, build_system_prompt};
 use crate::tools::{self, DEFAULT_TOOLS};
 
 /// Why the app could not start.
@@ -29,9 +30,29 @@ pub enum SetupError {
     /// The session file.
     #[error(transparent)]
     Session(#[from] SessionError),
+    /// The opened session's working directory is gone (pi's wording).
+    #[error("{0}")]
+    MissingSessionCwd(String),
     /// Anything else, with its message.
     #[error("{0}")]
     Other(String),
+}
+
+/// pi's refusal of a stored session whose working directory no longer
+/// exists, naming the session file and `current_cwd`; `None` when the
+/// session is not a file or its directory exists.
+pub(crate) fn missing_session_cwd(session: &SessionManager, current_cwd: &Path) -> Option<String> {
+    let file = session.session_file()?;
+    let cwd = session.cwd();
+    if cwd.is_empty() || Path::new(cwd).exists() {
+        return None;
+    }
+    let file = std::path::absolute(current_cwd.join(file)).unwrap_or_else(|_| file.to_path_buf());
+    Some(format!(
+        "Stored session working directory does not exist: {cwd}\nSession file: {}\nCurrent working directory: {}",
+        file.display(),
+        current_cwd.display()
+    ))
 }
 
 /// Which session to use.
@@ -46,6 +67,8 @@ pub enum SessionChoice {
     Open(String),
     /// No file (`--no-session`).
     InMemory,
+    /// A copy of a session (a path, or an id or id prefix) in a new file (`--fork`).
+    Fork(String),
 }
 
 /// What the command line asks for.
@@ -63,8 +86,18 @@ pub struct StartOptions {
     pub thinking: Option<String>,
     /// `--system-prompt` (text or file).
     pub system_prompt: Option<String>,
-    /// `--append-system-prompt` (text or file).
-    pub append_system_prompt: Option<String>,
+    /// `--append-system-prompt` (texts or files; empty: `APPEND_SYSTEM.md`).
+    pub append_system_prompt: Vec<String>,
+    /// `--skill` paths.
+    pub skills: Vec<String>,
+    /// `--no-skills`.
+    pub no_skills: bool,
+    /// `--prompt-template` paths.
+    pub prompt_templates: Vec<String>,
+    /// `--no-prompt-templates`.
+    pub no_prompt_templates: bool,
+    /// `--no-context-files`.
+    pub no_context_files: bool,
     /// Tool names; `None` for the default set.
     pub tools: Option<Vec<String>>,
     /// The session to use.
@@ -73,6 +106,32 @@ pub struct StartOptions {
     pub session_dir: Option<PathBuf>,
     /// The agent directory; `None` for `$PI_CODING_AGENT_DIR` or `~/.pi/agent`.
     pub agent_dir: Option<PathBuf>,
+    /// `--models` patterns scoping the models (and Ctrl+P cycling); `None`
+    /// for the settings' `enabledModels`.
+    pub models: Option<Vec<String>>,
+    /// `--no-builtin-tools`: no built-in tool unless named by `--tools`.
+    pub no_builtin_tools: bool,
+}
+
+/// The environment variable naming the session directory (below `--session-dir`).
+pub const SESSION_DIR_ENV: &str = "PI_CODING_AGENT_SESSION_DIR";
+
+/// The session directory: `--session-dir`, else `$PI_CODING_AGENT_SESSION_DIR`,
+/// else the `sessionDir` setting (each with `~` expanded), else `None`
+/// (the default one per working directory).
+pub fn resolve_session_dir(
+    flag: Option<&Path>,
+    env_value: Option<&str>,
+    settings: &Settings,
+    home: &Path,
+) -> Option<PathBuf> {
+    flag.map(Path::to_path_buf)
+        .or_else(|| {
+            env_value
+                .filter(|v| !v.is_empty())
+                .map(|v| crate::config::expand_tilde(v, home))
+        })
+        .or_else(|| settings.session_dir(home))
 }
 
 /// Registers every built-in wire in the global api registry.
@@ -81,17 +140,6 @@ pub fn register_providers() {
     pi_providers_openai_completions::register();
     pi_providers_openai_responses::register();
     pi_providers_google::register();
-}
-
-fn text_or_file(value: &str) -> String {
-    let path = Path::new(value);
-    if path.is_file() {
-        match std::fs::read_to_string(path) {
-            Ok(text) => return text,
-            Err(e) => tracing::warn!("cannot read {}: {e}", path.display()),
-        }
-    }
-    value.to_owned()
 }
 
 fn open_session(
@@ -108,37 +156,48 @@ fn open_session(
         SessionChoice::InMemory => Ok(SessionManager::in_memory(cwd)),
         SessionChoice::New => Ok(SessionManager::create(cwd, dir)?),
         SessionChoice::Continue => Ok(SessionManager::continue_recent(cwd, dir)?),
-        SessionChoice::Open(target) => {
-            let path = Path::new(target);
-            if target.contains('/')
-                || target.contains('\\')
-                || target.ends_with(".jsonl")
-                || path.is_file()
-            {
-                return Ok(SessionManager::open(path, dir)?);
-            }
-            let mut found = list_sessions(cwd, dir)?;
-            if !found.iter().any(|s| s.id.starts_with(target.as_str())) {
-                found = list_all_sessions(Some(&sessions_dir(agent_dir)))?;
-            }
-            let matches: Vec<_> = found
-                .iter()
-                .filter(|s| s.id.starts_with(target.as_str()))
-                .collect();
-            match matches.as_slice() {
-                [one] => Ok(SessionManager::open(&one.path, dir)?),
-                [] => Err(SetupError::Other(format!(
-                    "No session found matching \"{target}\""
-                ))),
-                many => Err(SetupError::Other(format!(
-                    "Session id \"{target}\" is ambiguous: {}",
-                    many.iter()
-                        .map(|s| s.id.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))),
-            }
-        }
+        SessionChoice::Open(target) => Ok(SessionManager::open(
+            &resolve_session_target(target, cwd, dir, agent_dir)?,
+            dir,
+        )?),
+        SessionChoice::Fork(target) => Ok(SessionManager::fork_from(
+            &resolve_session_target(target, cwd, dir, agent_dir)?,
+            cwd,
+            dir,
+        )?),
+    }
+}
+
+/// The session file `target` names: a path as given, else the one session
+/// (of the cwd first, then of every project) whose id starts with it.
+fn resolve_session_target(
+    target: &str,
+    cwd: &str,
+    dir: Option<&Path>,
+    agent_dir: &Path,
+) -> Result<PathBuf, SetupError> {
+    let path = Path::new(target);
+    if target.contains('/') || target.contains('\\') || target.ends_with(".jsonl") || path.is_file()
+    {
+        return Ok(path.to_path_buf());
+    }
+    let mut found = list_sessions(cwd, dir)?;
+    if !found.iter().any(|s| s.id.starts_with(target)) {
+        found = list_all_sessions(Some(&sessions_dir(agent_dir)))?;
+    }
+    let matches: Vec<_> = found.iter().filter(|s| s.id.starts_with(target)).collect();
+    match matches.as_slice() {
+        [one] => Ok(one.path.clone()),
+        [] => Err(SetupError::Other(format!(
+            "No session found matching '{target}'"
+        ))),
+        many => Err(SetupError::Other(format!(
+            "Session id \"{target}\" is ambiguous: {}",
+            many.iter()
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
     }
 }
 
@@ -163,28 +222,68 @@ fn default_model(
         .map(|m| (*m).clone())
 }
 
+/// The settings' default thinking level (pi's `medium` when unset or unknown).
+pub(crate) fn default_thinking_level(settings: &Settings) -> Option<ThinkingLevel> {
+    parse_thinking_level(
+        settings
+            .default_thinking_level
+            .as_deref()
+            .unwrap_or("medium"),
+    )
+    .unwrap_or(Some(ThinkingLevel::Medium))
+}
+
 /// Builds the app for `options`.
 pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     register_providers();
     let agent_dir = options.agent_dir.clone().unwrap_or_else(agent_dir);
     let cwd_text = options.cwd.to_string_lossy().into_owned();
-    let settings = Settings::load(&agent_dir, &options.cwd)?;
+    let loaded = Settings::load(&agent_dir, &options.cwd);
+    let settings = loaded.settings;
+    let home = dirs::home_dir().unwrap_or_default();
+    let mut options = options;
+    options.session_dir = resolve_session_dir(
+        options.session_dir.as_deref(),
+        std::env::var(SESSION_DIR_ENV).ok().as_deref(),
+        &settings,
+        &home,
+    );
     let registry = ModelRegistry::load(&agent_dir)?;
     let auth = AuthStorage::load(&agent_dir)?;
 
     let mut session = open_session(&options, &cwd_text, &agent_dir)?;
+    // As pi: a session opened by path or id must still have its stored
+    // working directory (`-c` is not checked: pi continues in the current one).
+    if matches!(options.session, SessionChoice::Open(_))
+        && let Some(message) = missing_session_cwd(&session, &options.cwd)
+    {
+        return Err(SetupError::MissingSessionCwd(message));
+    }
     for diagnostic in session.diagnostics() {
         tracing::warn!("session file: {diagnostic:?}");
     }
+    // pi restores the model and thinking level only for a session that has
+    // messages; one without is set up like a new session.
+    let has_thinking_entry = session.branch_has_thinking_level_change();
     // The branch's messages move into the agent, not copied; the session
     // reads entries again from its file if it needs them.
     let context = session.take_session_context();
-    let resumed = !context.messages.is_empty() || context.model.is_some();
+    let resumed = !context.messages.is_empty();
 
+    // The session's model, when it is known and has a key (else pi falls
+    // back to the default model).
     let session_model = context
         .model
         .as_ref()
-        .and_then(|r| registry.find(Some(&r.provider), &r.model_id).ok());
+        .filter(|_| resumed)
+        .and_then(|r| registry.find(Some(&r.provider), &r.model_id).ok())
+        .filter(|m| {
+            registry
+                .api_key(m.provider.as_str(), options.api_key.as_deref(), &auth)
+                .ok()
+                .flatten()
+                .is_some()
+        });
     // `--model provider/id:level` carries a thinking level, as in pi.
     let (model_arg, suffix_level) = match options.model.as_deref().and_then(|m| m.rsplit_once(':'))
     {
@@ -201,7 +300,6 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             .cloned()
             .ok_or_else(|| SetupError::Other(format!("No models found for provider \"{provider}\"")))?,
         (None, None) => session_model
-            .clone()
             .or_else(|| default_model(&registry, &settings, &auth))
             .ok_or_else(|| {
                 SetupError::Other(
@@ -212,14 +310,10 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
 
     let requested_level = match &thinking_arg {
         Some(text) => parse_thinking_level(text).map_err(SetupError::Other)?,
-        None if resumed => parse_thinking_level(&context.thinking_level).unwrap_or(None),
-        None => parse_thinking_level(
-            settings
-                .default_thinking_level
-                .as_deref()
-                .unwrap_or("medium"),
-        )
-        .unwrap_or(Some(ThinkingLevel::Medium)),
+        None if resumed && has_thinking_entry => {
+            parse_thinking_level(&context.thinking_level).unwrap_or(None)
+        }
+        None => default_thinking_level(&settings),
     };
     let thinking_level = if model.reasoning {
         requested_level
@@ -227,25 +321,36 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         None
     };
 
-    let model_changed = session_model
-        .as_ref()
-        .is_none_or(|m| m.provider != model.provider || m.id != model.id);
-    if model_changed {
+    // What pi records: a new session (or one without messages) gets the
+    // model and the thinking level; a resumed one only the thinking level,
+    // and only when it has none yet. A model or level from the command line
+    // changes the run, not the file.
+    if !resumed {
         session.append_model_change(model.provider.as_str(), &model.id)?;
-    }
-    if !resumed || model_changed || thinking_arg.is_some() {
-        let previous = parse_thinking_level(&context.thinking_level).unwrap_or(None);
-        if !resumed || previous != thinking_level {
-            session.append_thinking_level_change(thinking_level_name(thinking_level))?;
-        }
+        session.append_thinking_level_change(thinking_level_name(thinking_level))?;
+    } else if !has_thinking_entry {
+        session.append_thinking_level_change(thinking_level_name(thinking_level))?;
     }
 
-    let names: Vec<String> = options
-        .tools
-        .clone()
-        .unwrap_or_else(|| DEFAULT_TOOLS.iter().map(|s| (*s).to_owned()).collect());
+    let names: Vec<String> = match &options.tools {
+        Some(names) => names.clone(),
+        None if options.no_builtin_tools => Vec::new(),
+        None => DEFAULT_TOOLS.iter().map(|s| (*s).to_owned()).collect(),
+    };
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let tools = tools::create_tools(&options.cwd, &name_refs)
+    // `read` asks the agent's current model whether it takes images; the
+    // agent exists only once the tools do, so the probe finds it through a cell.
+    let agent_cell: Arc<OnceLock<Weak<Agent<CodingMessage>>>> = Arc::new(OnceLock::new());
+    let probe_cell = Arc::clone(&agent_cell);
+    let tool_options = tools::ToolOptions {
+        image_input: Some(tools::ImageInputProbe::new(move || {
+            let agent = probe_cell.get()?.upgrade()?;
+            Some(agent.model().supports_images())
+        })),
+        shell_path: settings.shell_path.clone(),
+        command_prefix: settings.shell_command_prefix.clone(),
+    };
+    let tools = tools::create_tools_with_options(&options.cwd, &name_refs, &tool_options)
         .map_err(|e| SetupError::Other(e.to_string()))?;
     let summaries = names
         .iter()
@@ -256,12 +361,26 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             )
         })
         .collect();
+    let resources = Arc::new(Resources::load(&ResourceOptions {
+        cwd: options.cwd.clone(),
+        agent_dir,
+        home,
+        skill_paths: options.skills.clone(),
+        prompt_template_paths: options.prompt_templates.clone(),
+        no_skills: options.no_skills,
+        no_prompt_templates: options.no_prompt_templates,
+        no_context_files: options.no_context_files,
+        system_prompt: options.system_prompt.clone(),
+        append_system_prompt: options.append_system_prompt.clone(),
+    }));
+    resources.log_diagnostics();
     let system_prompt = build_system_prompt(&SystemPromptOptions {
-        custom_prompt: options.system_prompt.as_deref().map(text_or_file),
-        append: options.append_system_prompt.as_deref().map(text_or_file),
+        custom_prompt: resources.system_prompt.clone(),
+        append: resources.append_text(),
         tools: summaries,
-        context_files: collect_context_files(&agent_dir, &options.cwd),
-        date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+        skills: resources.skills.skills.clone(),
+        context_files: resources.context_files.clone(),
+        date: chrono::Local::now().format("%Y-%m-%d").to_string(),
         cwd: options.cwd.clone(),
     });
 
@@ -274,9 +393,15 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     agent_options.messages = context.messages;
     agent_options.steering_mode = queue_mode(settings.steering_mode.as_deref());
     agent_options.follow_up_mode = queue_mode(settings.follow_up_mode.as_deref());
+    let block = settings.block_images();
     agent_options.settings.convert_to_llm = Arc::new(
-        |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> {
-            Ok(convert_to_llm(messages))
+        move |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> {
+            let converted = convert_to_llm(messages);
+            Ok(if block {
+                super::block_images::block_images(converted)
+            } else {
+                converted
+            })
         },
     );
     agent_options.settings.stream_options.session_id = Some(session_id);
@@ -291,9 +416,11 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             .flatten()
     }));
     let agent = Arc::new(Agent::new(agent_options));
+    let _ = agent_cell.set(Arc::downgrade(&agent));
     let hub = Arc::new(EventHub::default());
     agent.subscribe(app_listener(Arc::clone(&session), Arc::clone(&hub)));
 
+    let default_thinking = default_thinking_level(&settings);
     let retry_enabled = settings.retry().enabled;
     let compaction_enabled = settings.compaction().enabled;
     Ok(App {
@@ -303,13 +430,18 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         auth,
         cli_api_key: options.api_key,
         settings,
+        settings_writer: loaded.writer,
+        settings_warnings: loaded.warnings,
         cwd: options.cwd,
         auto_retry: AtomicBool::new(retry_enabled),
         auto_compaction: AtomicBool::new(compaction_enabled),
         retry_cancel: Mutex::new(None),
         bash_cancel: Mutex::new(None),
         pending_bash: Mutex::new(Vec::new()),
+        compactions: std::sync::atomic::AtomicUsize::new(0),
+        default_thinking: Mutex::new(default_thinking),
         hub,
+        resources,
     })
 }
 

@@ -225,7 +225,8 @@ fn entry_message(entry: &SessionEntry) -> Option<CodingAgentMessage> {
         | SessionEntry::ModelChange(_)
         | SessionEntry::Custom(_)
         | SessionEntry::Label(_)
-        | SessionEntry::SessionInfo(_) => None,
+        | SessionEntry::SessionInfo(_)
+        | SessionEntry::Raw(_) => None,
     }
 }
 
@@ -238,7 +239,8 @@ fn is_cut_point(entry: &SessionEntry) -> bool {
         | SessionEntry::Compaction(_)
         | SessionEntry::Custom(_)
         | SessionEntry::Label(_)
-        | SessionEntry::SessionInfo(_) => false,
+        | SessionEntry::SessionInfo(_)
+        | SessionEntry::Raw(_) => false,
     }
 }
 
@@ -356,7 +358,10 @@ pub struct CompactionPreparation {
 }
 
 /// pi's `prepareCompaction`: `None` when the path is empty, already ends
-/// with a compaction, or its first kept entry cannot be found.
+/// with a compaction, or its first kept entry cannot be found. After an
+/// earlier compaction, the messages it kept (from its first kept entry on)
+/// are summarized again along with the newer ones, the earlier summary
+/// given as the previous summary.
 pub fn prepare_compaction(
     path: &[&SessionEntry],
     settings: &CompactionSettings,
@@ -367,20 +372,36 @@ pub fn prepare_compaction(
     let previous = path
         .iter()
         .rposition(|e| matches!(e, SessionEntry::Compaction(_)));
-    let boundary_start = previous.map_or(0, |p| p + 1);
+    let previous_kept = previous.and_then(|p| match path[p] {
+        SessionEntry::Compaction(c) => path.iter().position(|e| e.id() == c.first_kept_entry_id),
+        _ => None,
+    });
+    let boundary_start = match previous {
+        Some(p) => previous_kept.unwrap_or(p + 1),
+        None => 0,
+    };
     let end = path.len();
-    let usage_messages: Vec<CodingAgentMessage> = path[previous.unwrap_or(0)..end]
-        .iter()
-        .filter_map(|e| entry_message(e))
-        .collect();
-    let tokens_before = estimate_context_tokens(&usage_messages).tokens;
+    // The context as the session gives it: the earlier summary, the
+    // messages it kept, then the newer ones.
+    let context_messages: Vec<CodingAgentMessage> = match previous {
+        Some(p) => std::iter::once(path[p])
+            .chain(path[previous_kept.unwrap_or(p)..p].iter().copied())
+            .chain(path[p + 1..end].iter().copied())
+            .filter_map(entry_message)
+            .collect(),
+        None => path.iter().copied().filter_map(entry_message).collect(),
+    };
+    let tokens_before = estimate_context_tokens(&context_messages).tokens;
 
     let cut = find_cut_point(path, boundary_start, end, settings.keep_recent_tokens);
     let first_kept_entry_id = path.get(cut.first_kept_entry_index)?.id().to_owned();
     let history_end = cut.turn_start_index.unwrap_or(cut.first_kept_entry_index);
+    // The earlier compaction entry itself is not summarized again (its
+    // summary is the previous summary).
     let collect = |range: std::ops::Range<usize>| -> Vec<CodingAgentMessage> {
         path[range]
             .iter()
+            .filter(|e| !matches!(e, SessionEntry::Compaction(_)))
             .filter_map(|e| entry_message(e))
             .collect()
     };

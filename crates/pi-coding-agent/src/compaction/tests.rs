@@ -244,6 +244,47 @@ fn non_message_entries_before_the_cut_are_kept_with_it() {
     assert!(!cut.is_split_turn());
 }
 
+/// As pi 0.73.1: a second compaction starts at the first entry the earlier
+/// one kept, so what it kept is summarized again (not the compaction entry
+/// itself, whose summary is the previous summary), and `tokensBefore`
+/// counts the context the session gives (summary, kept, newer messages).
+#[test]
+fn a_second_compaction_summarizes_what_the_first_kept() {
+    let mut s = SessionManager::in_memory("/p");
+    s.append_message(user("first")).unwrap();
+    let kept = s
+        .append_message(assistant_with(vec![text("kept answer")], 10))
+        .unwrap();
+    s.append_compaction("earlier summary", &kept, 10, None, Some(false))
+        .unwrap();
+    s.append_message(user("second")).unwrap();
+    s.append_message(user(&"x".repeat(400))).unwrap();
+    let path = s.branch_path(None);
+    let prep = prepare_compaction(&path, &settings(1)).unwrap();
+    assert_eq!(prep.previous_summary.as_deref(), Some("earlier summary"));
+    let summarized: Vec<_> = prep
+        .messages_to_summarize
+        .iter()
+        .map(|m| m.role().to_owned())
+        .collect();
+    assert_eq!(summarized, ["assistant", "user"]);
+    assert!(prep.messages_to_summarize[0].as_assistant().is_some());
+    let expected: Vec<CodingAgentMessage> = vec![
+        crate::messages::create_compaction_summary_message(
+            "earlier summary",
+            10,
+            "2026-01-01T00:00:00.000Z",
+        ),
+        assistant_with(vec![text("kept answer")], 10),
+        user("second"),
+        user(&"x".repeat(400)),
+    ];
+    assert_eq!(
+        prep.tokens_before,
+        estimate_context_tokens(&expected).tokens
+    );
+}
+
 fn settings(keep: u64) -> CompactionSettings {
     CompactionSettings {
         keep_recent_tokens: keep,

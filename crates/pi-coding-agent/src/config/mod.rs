@@ -13,7 +13,10 @@ use std::path::PathBuf;
 pub use auth::{AuthStorage, Credential};
 pub use model_registry::{ModelRegistry, parse_thinking_level};
 pub use models_config::{ModelConfig, ModelsFile, ProviderConfig, resolve_api_key_spec};
-pub use settings::{CompactionSettings, RetrySettings, Settings};
+pub use settings::{
+    CompactionSettings, ImageSettings, LoadedSettings, RetrySettings, Settings, SettingsScope,
+    SettingsWarning, SettingsWriter, expand_tilde,
+};
 
 /// A configuration problem, naming the file or the model involved.
 #[derive(Debug, thiserror::Error)]

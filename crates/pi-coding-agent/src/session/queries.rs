@@ -112,6 +112,32 @@ impl SessionManager {
         })
     }
 
+    /// Whether the active branch records a thinking level (holds a
+    /// `thinking_level_change` entry). Reads nothing from the file.
+    pub fn branch_has_thinking_level_change(&self) -> bool {
+        self.leaf.is_some_and(|leaf| {
+            self.path_indices(leaf).into_iter().any(|i| {
+                matches!(
+                    self.entries[i].path_entry(),
+                    PathEntry::Entry(SessionEntry::ThinkingLevelChange(_))
+                )
+            })
+        })
+    }
+
+    /// The time (ISO 8601) of the latest `compaction` entry on the active
+    /// branch. Reads nothing from the file.
+    pub fn latest_compaction_timestamp(&self) -> Option<&str> {
+        let leaf = self.leaf?;
+        self.path_indices(leaf)
+            .into_iter()
+            .rev()
+            .find_map(|i| match self.entries[i].path_entry() {
+                PathEntry::Entry(SessionEntry::Compaction(c)) => Some(c.timestamp.as_str()),
+                _ => None,
+            })
+    }
+
     /// Positions of the entries from the root to `leaf` (inclusive), root
     /// first. Follows `parentId`; stops at a missing parent and never loops
     /// on a cycle.

@@ -10,7 +10,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -41,26 +41,38 @@ pub struct ShellConfig {
 }
 
 impl ShellConfig {
-    /// The user's shell: `$SHELL` when it is bash or zsh, else `/bin/bash`
-    /// when present, else `sh` from `PATH`; always run with `-c`.
+    /// pi's shell on Unix: `/bin/bash` when present, else the first `bash`
+    /// on `PATH`, else `sh`; always run with `-c`. (`$SHELL` is not
+    /// consulted, so a zsh user's commands still run in bash, as in pi.)
     pub fn detect() -> Self {
-        let from_env = std::env::var_os("SHELL")
-            .map(PathBuf::from)
-            .filter(|shell| {
-                let name = shell.file_name().and_then(|n| n.to_str());
-                matches!(name, Some("bash" | "zsh")) && shell.is_file()
-            });
-        let program = from_env.unwrap_or_else(|| {
-            let bash = PathBuf::from("/bin/bash");
-            if bash.is_file() {
-                bash
-            } else {
-                PathBuf::from("sh")
-            }
-        });
+        let bash = PathBuf::from("/bin/bash");
+        let program = if bash.is_file() {
+            bash
+        } else {
+            std::env::var_os("PATH")
+                .and_then(|path| {
+                    std::env::split_paths(&path)
+                        .map(|dir| dir.join("bash"))
+                        .find(|candidate| candidate.is_file())
+                })
+                .unwrap_or_else(|| PathBuf::from("sh"))
+        };
         Self {
             program,
             args: vec!["-c".to_owned()],
+        }
+    }
+
+    /// pi's shell choice: `custom` (the `shellPath` setting) when given,
+    /// an error naming it when it does not exist; else [`ShellConfig::detect`].
+    pub fn resolve(custom: Option<&str>) -> Result<Self, String> {
+        match custom.filter(|c| !c.is_empty()) {
+            Some(path) if Path::new(path).exists() => Ok(Self {
+                program: PathBuf::from(path),
+                args: vec!["-c".to_owned()],
+            }),
+            Some(path) => Err(format!("Custom shell path not found: {path}")),
+            None => Ok(Self::detect()),
         }
     }
 }
@@ -69,7 +81,8 @@ impl ShellConfig {
 #[derive(Debug)]
 pub struct BashTool {
     cwd: PathBuf,
-    shell: ShellConfig,
+    shell: Result<ShellConfig, String>,
+    command_prefix: Option<String>,
     parameters: Value,
 }
 
@@ -119,9 +132,24 @@ impl BashTool {
 
     /// A bash tool running commands in `cwd` with the given shell.
     pub fn with_shell(cwd: &Path, shell: ShellConfig) -> Self {
+        Self::build(cwd, Ok(shell), None)
+    }
+
+    /// A bash tool with the settings' `shellPath` and `shellCommandPrefix`
+    /// (a missing shell fails each call, as in pi).
+    pub fn with_settings(cwd: &Path, shell_path: Option<&str>, prefix: Option<String>) -> Self {
+        Self::build(cwd, ShellConfig::resolve(shell_path), prefix)
+    }
+
+    fn build(
+        cwd: &Path,
+        shell: Result<ShellConfig, String>,
+        command_prefix: Option<String>,
+    ) -> Self {
         Self {
             cwd: cwd.to_path_buf(),
             shell,
+            command_prefix: command_prefix.filter(|p| !p.is_empty()),
             parameters: json!({
                 "type": "object",
                 "required": ["command"],
@@ -161,6 +189,10 @@ impl AgentTool for BashTool {
         &self.parameters
     }
 
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::TypeBox
+    }
+
     async fn execute(
         &self,
         _call_id: &str,
@@ -169,6 +201,11 @@ impl AgentTool for BashTool {
         on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
         let args: BashArgs = parse_args("bash", args)?;
+        let shell = self.shell.as_ref().map_err(|e| ToolError::new(e.clone()))?;
+        let command = match &self.command_prefix {
+            Some(prefix) => format!("{prefix}\n{}", args.command),
+            None => args.command.clone(),
+        };
         if !self.cwd.is_dir() {
             return Err(ToolError::new(format!(
                 "Working directory does not exist: {}\nCannot execute bash commands.",
@@ -189,9 +226,9 @@ impl AgentTool for BashTool {
             .and_then(|t| Duration::try_from_secs_f64(t).ok());
         let mut output = OutputAccumulator::new();
         let outcome = run(
-            &self.shell,
+            shell,
             &self.cwd,
-            &args.command,
+            &command,
             timeout,
             &cancel,
             &on_update,

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -14,6 +14,9 @@ use super::edit_diff::{
     DIFF_CONTEXT_LINES, Edit, apply_edits_to_normalized_content, detect_line_ending,
     generate_diff_string, normalize_to_lf, restore_line_endings, strip_bom,
 };
+use nix::unistd::{AccessFlags, access};
+
+use super::mutation_queue::lock_file;
 use super::path::resolve_to_cwd;
 use super::{node_io_error, parse_args, run_blocking};
 
@@ -24,16 +27,51 @@ pub struct EditTool {
     parameters: Value,
 }
 
-/// The arguments; the single `oldText`/`newText` pair of older pi versions
-/// is accepted too and appended to `edits`.
+/// The arguments (after [`prepare_edit_arguments`]); `edits` that are not
+/// an array count as none, as in pi.
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct EditArgs {
     path: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "edits_or_none")]
     edits: Vec<Edit>,
-    old_text: Option<String>,
-    new_text: Option<String>,
+}
+
+fn edits_or_none<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<Edit>, D::Error> {
+    match Value::deserialize(deserializer)? {
+        edits @ Value::Array(_) => serde_json::from_value(edits).map_err(serde::de::Error::custom),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// pi's argument preparation for `edit`, before validation: `edits` sent
+/// as a JSON string is parsed in place when it holds an array (so the parsed
+/// form is what the transcript replays), and the single `oldText`/`newText`
+/// pair of older pi versions becomes a new value whose `edits` gain that
+/// pair (the recorded call keeps the legacy shape).
+fn prepare_edit_arguments(arguments: &mut Value) -> Option<Value> {
+    let object = arguments.as_object_mut()?;
+    if let Some(edits) = object.get_mut("edits")
+        && let Some(text) = edits.as_str()
+        && let Ok(parsed @ Value::Array(_)) = serde_json::from_str::<Value>(text)
+    {
+        *edits = parsed;
+    }
+    let (Some(Value::String(old_text)), Some(Value::String(new_text))) =
+        (object.get("oldText"), object.get("newText"))
+    else {
+        return None;
+    };
+    let legacy = json!({"oldText": old_text, "newText": new_text});
+    let mut prepared = object.clone();
+    prepared.remove("oldText");
+    prepared.remove("newText");
+    let mut edits = match prepared.get("edits") {
+        Some(Value::Array(edits)) => edits.clone(),
+        _ => Vec::new(),
+    };
+    edits.push(legacy);
+    prepared.insert("edits".to_owned(), Value::Array(edits));
+    Some(Value::Object(prepared))
 }
 
 /// `details` of a successful edit, as pi writes them.
@@ -105,6 +143,14 @@ impl AgentTool for EditTool {
         &self.parameters
     }
 
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::TypeBox
+    }
+
+    fn prepare_arguments(&self, arguments: &mut Value) -> Option<Value> {
+        prepare_edit_arguments(arguments)
+    }
+
     async fn execute(
         &self,
         _call_id: &str,
@@ -112,17 +158,17 @@ impl AgentTool for EditTool {
         cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
-        let mut args: EditArgs = parse_args("edit", args)?;
-        if let (Some(old_text), Some(new_text)) = (args.old_text.take(), args.new_text.take()) {
-            args.edits.push(Edit { old_text, new_text });
-        }
+        let args: EditArgs = parse_args("edit", args)?;
         if args.edits.is_empty() {
             return Err(ToolError::new(
                 "Edit tool input is invalid. edits must contain at least one replacement.",
             ));
         }
         let absolute = resolve_to_cwd(&args.path, &self.cwd);
+        // Held until the file work ends, even if the call is cancelled first.
+        let turn = lock_file(&absolute, &cancel).await?;
         run_blocking(&cancel, move |stop| {
+            let _turn = turn;
             let result = edit_file(&absolute, &args.path, &args.edits)?;
             if stop.is_set() {
                 return Err(ToolError::new(super::OPERATION_ABORTED));
@@ -134,13 +180,13 @@ impl AgentTool for EditTool {
 }
 
 fn edit_file(absolute: &Path, path: &str, edits: &[Edit]) -> Result<AgentToolResult, ToolError> {
-    let bytes = match std::fs::read(absolute) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ToolError::new(format!("File not found: {path}")));
-        }
-        Err(e) => return Err(ToolError::new(node_io_error(&e, "open", absolute))),
-    };
+    // pi checks read and write access first and names only the error code.
+    if let Err(errno) = access(absolute, AccessFlags::R_OK | AccessFlags::W_OK) {
+        return Err(ToolError::new(format!(
+            "Could not edit file: {path}. Error code: {errno:?}."
+        )));
+    }
+    let bytes = std::fs::read(absolute).map_err(|e| ToolError::new(read_error(&e, absolute)))?;
     let raw = String::from_utf8(bytes).map_err(|_| {
         ToolError::new(format!(
             "Cannot edit {path}: the file is not valid UTF-8 text. Use write to replace it."
@@ -172,4 +218,48 @@ fn edit_file(absolute: &Path, path: &str, edits: &[Edit]) -> Result<AgentToolRes
             first_changed_line: diff.first_changed_line,
         },
     ))
+}
+
+/// A failed read of a file that passed the access check, worded as Node's
+/// `readFile` (a directory fails at `read`, without the path).
+fn read_error(error: &std::io::Error, absolute: &Path) -> String {
+    if error.kind() == std::io::ErrorKind::IsADirectory {
+        "EISDIR: illegal operation on a directory, read".to_owned()
+    } else {
+        node_io_error(error, "open", absolute)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prepare_edit_arguments;
+    use serde_json::json;
+
+    #[test]
+    fn edits_sent_as_a_json_string_are_parsed_in_place() {
+        let mut args = json!({"path": "f", "edits": "[{\"oldText\":\"a\",\"newText\":\"b\"}]"});
+        assert_eq!(prepare_edit_arguments(&mut args), None);
+        assert_eq!(
+            args,
+            json!({"path": "f", "edits": [{"oldText": "a", "newText": "b"}]})
+        );
+        // A string that is no JSON array is left for validation to reject.
+        let mut args = json!({"path": "f", "edits": "{\"oldText\":\"a\"}"});
+        assert_eq!(prepare_edit_arguments(&mut args), None);
+        assert_eq!(args["edits"], "{\"oldText\":\"a\"}");
+    }
+
+    #[test]
+    fn the_legacy_pair_joins_the_edits_in_a_new_value() {
+        let mut args = json!({"oldText": "a", "path": "f", "newText": "b"});
+        let prepared = prepare_edit_arguments(&mut args).unwrap();
+        assert_eq!(args, json!({"oldText": "a", "path": "f", "newText": "b"}));
+        assert_eq!(
+            serde_json::to_string(&prepared).unwrap(),
+            r#"{"path":"f","edits":[{"oldText":"a","newText":"b"}]}"#
+        );
+        // Only both texts as strings make the legacy shape.
+        let mut args = json!({"path": "f", "oldText": "a"});
+        assert_eq!(prepare_edit_arguments(&mut args), None);
+    }
 }

@@ -3,6 +3,7 @@
 //! pi's whitespace- and punctuation-tolerant fallback), and the numbered
 //! diff pi puts into `details.diff`.
 
+use icu_normalizer::ComposingNormalizerBorrowed;
 use pi_agent_core::ToolError;
 use serde::Deserialize;
 use similar::{DiffTag, TextDiff};
@@ -81,11 +82,17 @@ pub fn strip_bom(content: &str) -> (&str, &str) {
     }
 }
 
-/// The fuzzy form used when text does not match exactly: trailing
-/// whitespace removed from every line, typographic quotes and dashes made
-/// ASCII, and special spaces made plain spaces.
+/// The fuzzy form used when text does not match exactly: Unicode NFKC
+/// normalization (full-width forms, ligatures, superscripts and the like
+/// become their plain equivalents), trailing whitespace removed from every
+/// line, typographic quotes and dashes made ASCII, and special spaces made
+/// plain spaces.
 pub fn normalize_for_fuzzy_match(text: &str) -> String {
-    let trimmed: Vec<&str> = text.split('\n').map(str::trim_end).collect();
+    let normalized = ComposingNormalizerBorrowed::new_nfkc().normalize(text);
+    let trimmed: Vec<&str> = normalized
+        .split('\n')
+        .map(|line| line.trim_end_matches(is_js_whitespace))
+        .collect();
     trimmed
         .join("\n")
         .chars()
@@ -97,6 +104,23 @@ pub fn normalize_for_fuzzy_match(text: &str) -> String {
             other => other,
         })
         .collect()
+}
+
+/// Whitespace as JavaScript's `trimEnd` sees it: the `Zs` spaces, tab,
+/// vertical tab, form feed, the BOM and the line terminators (unlike Rust's
+/// `char::is_whitespace`, U+0085 is not included and U+FEFF is).
+fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
+    )
 }
 
 /// Where an edit matched in the base content.

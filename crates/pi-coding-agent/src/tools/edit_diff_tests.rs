@@ -124,3 +124,22 @@ fn diff_of_an_insertion_reports_the_new_line() {
     assert_eq!(d.diff, " 1 a\n+2 new\n 2 b");
     assert_eq!(d.first_changed_line, Some(2));
 }
+
+#[test]
+fn fuzzy_form_applies_nfkc_and_javascript_trim() {
+    // Full-width letters, ligatures and circled digits become plain text.
+    assert_eq!(
+        normalize_for_fuzzy_match("\u{FF21}\u{FF22} \u{FB01}le \u{2460}"),
+        "AB file 1"
+    );
+    // JavaScript's trimEnd removes a trailing BOM but keeps U+0085.
+    assert_eq!(
+        normalize_for_fuzzy_match("a\u{FEFF}\nb\u{85}"),
+        "a\nb\u{85}"
+    );
+    // Typographic punctuation folds after normalization.
+    assert_eq!(
+        normalize_for_fuzzy_match("\u{2018}x\u{2019} \u{2014} y\u{3000}"),
+        "'x' - y"
+    );
+}

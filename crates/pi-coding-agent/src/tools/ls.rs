@@ -1,10 +1,13 @@
-//! `ls {path?, limit?}`: a directory's entries sorted case-insensitively,
+//! `ls {path?, limit?}`: a directory's entries sorted case-insensitively in
+//! Unicode collation order (as pi's `localeCompare` of lower-cased names),
 //! dotfiles included, directories marked with a trailing `/`.
 
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use icu_collator::Collator;
+use icu_collator::options::CollatorOptions;
+use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -83,6 +86,10 @@ impl AgentTool for LsTool {
         &self.parameters
     }
 
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::TypeBox
+    }
+
     async fn execute(
         &self,
         _call_id: &str,
@@ -111,11 +118,7 @@ fn list(dir: &Path, limit: usize) -> Result<AgentToolResult, ToolError> {
         .filter_map(|entry| entry.ok())
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .collect();
-    names.sort_by(|a, b| {
-        a.to_lowercase()
-            .cmp(&b.to_lowercase())
-            .then_with(|| a.cmp(b))
-    });
+    sort_names(&mut names);
 
     let mut entries: Vec<String> = Vec::new();
     let mut limit_reached = false;
@@ -161,4 +164,51 @@ fn list(dir: &Path, limit: usize) -> Result<AgentToolResult, ToolError> {
         vec![UserBlock::text(text)],
         &details,
     ))
+}
+
+/// Sorts names as pi does (`a.toLowerCase().localeCompare(b.toLowerCase())`
+/// under Node's ICU root collation): punctuation before digits before
+/// letters, accents and case as secondary and tertiary differences. Names
+/// whose lower-cased forms collate equal (pi keeps the directory's order)
+/// are ordered by their bytes.
+fn sort_names(names: &mut [String]) {
+    let collator = Collator::try_new(Default::default(), CollatorOptions::default());
+    let mut keyed: Vec<(String, String)> = names
+        .iter_mut()
+        .map(|name| (name.to_lowercase(), std::mem::take(name)))
+        .collect();
+    match &collator {
+        Ok(collator) => {
+            keyed.sort_by(|(la, a), (lb, b)| collator.compare(la, lb).then_with(|| a.cmp(b)))
+        }
+        Err(e) => {
+            tracing::warn!("no collation data ({e}); sorting ls entries by code point");
+            keyed.sort();
+        }
+    }
+    for (slot, (_, name)) in names.iter_mut().zip(keyed) {
+        *slot = name;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_names;
+
+    #[test]
+    fn names_sort_in_collation_order_ignoring_case() {
+        let mut names: Vec<String> = [
+            "b", "_x", "\u{e4}", "10", "B", "-y", "a", "9", ".hidden", "Z",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        sort_names(&mut names);
+        assert_eq!(
+            names,
+            [
+                "_x", "-y", ".hidden", "10", "9", "a", "\u{e4}", "B", "b", "Z"
+            ]
+        );
+    }
 }

@@ -14,6 +14,7 @@ pub mod edit_diff;
 mod find;
 mod grep;
 mod ls;
+mod mutation_queue;
 pub mod path;
 mod read;
 pub mod truncate;
@@ -34,7 +35,7 @@ pub use edit::EditTool;
 pub use find::FindTool;
 pub use grep::GrepTool;
 pub use ls::LsTool;
-pub use read::ReadTool;
+pub use read::{NON_VISION_IMAGE_NOTE, ReadTool};
 pub use write::WriteTool;
 
 /// The tools a session gets unless `--tools` / `--no-tools` say otherwise.
@@ -54,16 +55,76 @@ pub enum ToolSetError {
     UnknownTool(String),
 }
 
+/// Asks whether the model the session currently talks to takes image
+/// input (pi's `ctx.model.input.includes("image")`); `None` when no model is
+/// known. Asked at each call, so a model switch is seen at once.
+#[derive(Clone)]
+pub struct ImageInputProbe(Arc<dyn Fn() -> Option<bool> + Send + Sync>);
+
+impl ImageInputProbe {
+    /// A probe backed by `probe`.
+    pub fn new(probe: impl Fn() -> Option<bool> + Send + Sync + 'static) -> Self {
+        Self(Arc::new(probe))
+    }
+
+    /// Whether the current model takes images (`None`: no model known).
+    pub fn supports_images(&self) -> Option<bool> {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for ImageInputProbe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ImageInputProbe")
+    }
+}
+
+/// What the tools may know of the session beyond the working directory.
+#[derive(Debug, Clone, Default)]
+pub struct ToolOptions {
+    /// Tells `read` whether the current model takes images.
+    pub image_input: Option<ImageInputProbe>,
+    /// `shellPath`: the shell `bash` runs commands with (instead of detecting one).
+    pub shell_path: Option<String>,
+    /// `shellCommandPrefix`: put (with a newline) before every `bash` command.
+    pub command_prefix: Option<String>,
+}
+
 /// Builds the named tools, in the order given, working in `cwd`.
 pub fn create_tools(cwd: &Path, names: &[&str]) -> Result<Vec<Arc<dyn AgentTool>>, ToolSetError> {
-    names.iter().map(|name| create_tool(cwd, name)).collect()
+    create_tools_with_options(cwd, names, &ToolOptions::default())
+}
+
+/// Builds the named tools with `options`, in the order given, working in `cwd`.
+pub fn create_tools_with_options(
+    cwd: &Path,
+    names: &[&str],
+    options: &ToolOptions,
+) -> Result<Vec<Arc<dyn AgentTool>>, ToolSetError> {
+    names
+        .iter()
+        .map(|name| create_tool_with_options(cwd, name, options))
+        .collect()
 }
 
 /// Builds one built-in tool by name.
 pub fn create_tool(cwd: &Path, name: &str) -> Result<Arc<dyn AgentTool>, ToolSetError> {
+    create_tool_with_options(cwd, name, &ToolOptions::default())
+}
+
+/// Builds one built-in tool by name, with `options`.
+pub fn create_tool_with_options(
+    cwd: &Path,
+    name: &str,
+    options: &ToolOptions,
+) -> Result<Arc<dyn AgentTool>, ToolSetError> {
     let tool: Arc<dyn AgentTool> = match name {
-        "read" => Arc::new(ReadTool::new(cwd)),
-        "bash" => Arc::new(BashTool::new(cwd)),
+        "read" => Arc::new(ReadTool::with_image_input(cwd, options.image_input.clone())),
+        "bash" => Arc::new(BashTool::with_settings(
+            cwd,
+            options.shell_path.as_deref(),
+            options.command_prefix.clone(),
+        )),
         "edit" => Arc::new(EditTool::new(cwd)),
         "write" => Arc::new(WriteTool::new(cwd)),
         "grep" => Arc::new(GrepTool::new(cwd)),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use base64::Engine as _;
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -15,16 +15,21 @@ use super::path::resolve_read_path;
 use super::truncate::{
     DEFAULT_MAX_BYTES, TruncatedBy, TruncationOptions, TruncationResult, format_size, truncate_head,
 };
-use super::{node_io_error, parse_args, run_blocking, to_count};
+use super::{ImageInputProbe, node_io_error, parse_args, run_blocking, to_count};
 
 /// How many leading bytes are checked for NUL to call a file binary.
 const BINARY_SNIFF_BYTES: usize = 8192;
+
+/// pi's extra line under an image read for a model without image input.
+pub const NON_VISION_IMAGE_NOTE: &str =
+    "[Current model does not support images. The image will be omitted from this request.]";
 
 /// The `read` tool.
 #[derive(Debug)]
 pub struct ReadTool {
     cwd: PathBuf,
     parameters: Value,
+    image_input: Option<ImageInputProbe>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -41,10 +46,18 @@ struct ReadDetails {
 }
 
 impl ReadTool {
-    /// A read tool resolving paths against `cwd`.
+    /// A read tool resolving paths against `cwd`, that knows nothing of the
+    /// model (image reads carry no note on image support).
     pub fn new(cwd: &Path) -> Self {
+        Self::with_image_input(cwd, None)
+    }
+
+    /// A read tool that asks `image_input` at each image read whether the
+    /// current model takes images, and adds pi's note when it does not.
+    pub fn with_image_input(cwd: &Path, image_input: Option<ImageInputProbe>) -> Self {
         Self {
             cwd: cwd.to_path_buf(),
+            image_input,
             parameters: json!({
                 "type": "object",
                 "required": ["path"],
@@ -88,6 +101,10 @@ impl AgentTool for ReadTool {
         &self.parameters
     }
 
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::TypeBox
+    }
+
     async fn execute(
         &self,
         _call_id: &str,
@@ -97,11 +114,21 @@ impl AgentTool for ReadTool {
     ) -> Result<AgentToolResult, ToolError> {
         let args: ReadArgs = parse_args("read", args)?;
         let cwd = self.cwd.clone();
-        run_blocking(&cancel, move |_| read_file(&cwd, &args)).await
+        let images_supported = self
+            .image_input
+            .as_ref()
+            .and_then(ImageInputProbe::supports_images);
+        run_blocking(&cancel, move |_| read_file(&cwd, &args, images_supported)).await
     }
 }
 
-fn read_file(cwd: &Path, args: &ReadArgs) -> Result<AgentToolResult, ToolError> {
+/// `images_supported`: whether the current model takes images (`None`:
+/// no model known).
+fn read_file(
+    cwd: &Path,
+    args: &ReadArgs,
+    images_supported: Option<bool>,
+) -> Result<AgentToolResult, ToolError> {
     let absolute = resolve_read_path(&args.path, cwd);
     let metadata = std::fs::metadata(&absolute)
         .map_err(|e| ToolError::new(node_io_error(&e, "access", &absolute)))?;
@@ -114,11 +141,13 @@ fn read_file(cwd: &Path, args: &ReadArgs) -> Result<AgentToolResult, ToolError> 
 
     if let Some(mime_type) = image_mime_type(&bytes) {
         let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        let mut note = format!("Read image file [{mime_type}]");
+        if images_supported == Some(false) {
+            note.push('\n');
+            note.push_str(NON_VISION_IMAGE_NOTE);
+        }
         return Ok(AgentToolResult {
-            content: vec![
-                UserBlock::text(format!("Read image file [{mime_type}]")),
-                UserBlock::image(data, mime_type),
-            ],
+            content: vec![UserBlock::text(note), UserBlock::image(data, mime_type)],
             details: Value::Null,
         });
     }

@@ -4,11 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
 use pi_ai::CancellationToken;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::mutation_queue::lock_file;
 use super::path::resolve_to_cwd;
 use super::{node_io_error, parse_args, run_blocking, text_result};
 
@@ -67,6 +68,10 @@ impl AgentTool for WriteTool {
         &self.parameters
     }
 
+    fn argument_conversion(&self) -> ArgumentConversion {
+        ArgumentConversion::TypeBox
+    }
+
     async fn execute(
         &self,
         _call_id: &str,
@@ -76,7 +81,10 @@ impl AgentTool for WriteTool {
     ) -> Result<AgentToolResult, ToolError> {
         let args: WriteArgs = parse_args("write", args)?;
         let absolute = resolve_to_cwd(&args.path, &self.cwd);
+        // Held until the file work ends, even if the call is cancelled first.
+        let turn = lock_file(&absolute, &cancel).await?;
         run_blocking(&cancel, move |_| {
+            let _turn = turn;
             if let Some(parent) = absolute.parent() {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| ToolError::new(node_io_error(&e, "mkdir", parent)))?;

@@ -205,3 +205,46 @@ pub fn comparable_entry(entry: &Value) -> Value {
     }
     entry
 }
+
+/// An openai-completions answer as `fixtures/capture/app_scenarios.py`'s
+/// mock sends it: the text, `finish_reason: stop`, then a usage chunk
+/// (500 prompt + 20 completion tokens) and `[DONE]`.
+pub fn capture_answer(text: &str) -> MockResponse {
+    let chunk = |body: Value| format!("data: {body}\n\n");
+    let base = |choices: Value| {
+        serde_json::json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk",
+                           "created": 1_767_225_601, "model": "mock", "choices": choices})
+    };
+    let mut usage = base(serde_json::json!([]));
+    usage["usage"] =
+        serde_json::json!({"prompt_tokens": 500, "completion_tokens": 20, "total_tokens": 520});
+    MockResponse::sse([
+        chunk(base(
+            serde_json::json!([{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": null}]),
+        )),
+        chunk(base(
+            serde_json::json!([{"index": 0, "delta": {}, "finish_reason": "stop"}]),
+        )),
+        chunk(usage),
+        "data: [DONE]\n\n".to_owned(),
+    ])
+}
+
+/// Writes `entries` as the only session file of `scenario`'s session
+/// directory, its header's `cwd` set to the scenario's workspace.
+pub fn install_session(scenario: &Scenario, entries: &[Value]) -> PathBuf {
+    let dir = scenario.sessions_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("2026-01-01T00-00-00-000Z_00000000-0000-7000-8000-000000000000.jsonl");
+    let mut text = String::new();
+    for entry in entries {
+        let mut entry = entry.clone();
+        if entry["type"] == "session" {
+            entry["cwd"] = Value::String(scenario.work.path().to_string_lossy().into_owned());
+        }
+        text.push_str(&entry.to_string());
+        text.push('\n');
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}

@@ -1,0 +1,227 @@
+//! Compaction in the running app, as pi 0.73.1's `AgentSession`: the
+//! automatic check made after each run and before each prompt
+//! (`_checkCompaction`), and the compaction itself with its
+//! `compaction_start` / `compaction_end` events.
+
+use std::sync::atomic::Ordering;
+
+use pi_ai::{AssistantMessage, StopReason};
+use serde_json::json;
+
+use super::App;
+use crate::compaction::{self, CompactionResult, Summarizer};
+use crate::session::SessionEntry;
+
+/// What pi tells when a second overflow follows a compact-and-retry.
+const OVERFLOW_RETRY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
+
+/// What the automatic check did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Checked {
+    /// Nothing, or a threshold compaction (the run is not retried).
+    Done,
+    /// The context overflowed and was compacted: the caller retries the run.
+    OverflowCompacted,
+}
+
+/// Why no compaction was made.
+enum Refused {
+    /// Nothing to compact (pi's `prepareCompaction` returned nothing):
+    /// automatic compactions end silently.
+    NoPreparation(String),
+    /// The compaction failed.
+    Failed(String),
+}
+
+impl Refused {
+    fn into_message(self) -> String {
+        match self {
+            Self::NoPreparation(text) | Self::Failed(text) => text,
+        }
+    }
+}
+
+/// Milliseconds since the epoch of an ISO 8601 time.
+fn iso_millis(text: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.timestamp_millis())
+}
+
+impl App {
+    /// pi's automatic check of `assistant` (the last assistant message):
+    /// overflow recovery (once until an answer succeeds), else a threshold
+    /// compaction when its context (the usage it reports; for a failed
+    /// message, the estimate from the last successful one) exceeds
+    /// `contextWindow - reserveTokens`. A message from before the latest
+    /// compaction is not looked at (its usage describes the old context);
+    /// an aborted one only when `include_aborted` (the check before a prompt).
+    pub(super) async fn check_compaction(
+        &self,
+        assistant: &AssistantMessage,
+        include_aborted: bool,
+    ) -> Checked {
+        if !self.auto_compaction() {
+            return Checked::Done;
+        }
+        if !include_aborted && assistant.stop_reason == StopReason::Aborted {
+            return Checked::Done;
+        }
+        let model = self.agent.model();
+        let window = model.context_window;
+        let compacted_at = self
+            .session()
+            .latest_compaction_timestamp()
+            .and_then(iso_millis);
+        // pi skips a message not newer than the compaction (`<=`); times
+        // are in milliseconds, and an answer can start within the
+        // millisecond of a compaction made just before its prompt, so only
+        // a strictly older one is skipped here (a message kept by the
+        // compaction is older by at least the summary request).
+        if compacted_at.is_some_and(|t| assistant.timestamp < t) {
+            return Checked::Done;
+        }
+        let same_model = assistant.provider == model.provider && assistant.model == model.id;
+        if same_model && pi_ai::is_context_overflow(assistant, Some(window)) {
+            if self.hub.overflow_attempted.swap(true, Ordering::SeqCst) {
+                self.emit(&json!({
+                    "type": "compaction_end",
+                    "reason": "overflow",
+                    "aborted": false,
+                    "willRetry": false,
+                    "errorMessage": OVERFLOW_RETRY_FAILED,
+                }));
+                return Checked::Done;
+            }
+            self.drop_last_assistant();
+            return match self.run_compaction("overflow", None, true).await {
+                Ok(_) => Checked::OverflowCompacted,
+                Err(_) => Checked::Done,
+            };
+        }
+        let tokens = if assistant.stop_reason == StopReason::Error {
+            let estimate = self.agent.with_state(|s| {
+                let estimate = compaction::estimate_context_tokens(&s.messages);
+                let usage_time = estimate
+                    .last_usage_index
+                    .and_then(|i| s.messages[i].as_assistant())
+                    .map(|m| m.timestamp);
+                (estimate, usage_time)
+            });
+            match estimate {
+                (e, _) if e.last_usage_index.is_none() => return Checked::Done,
+                // Usage from before the compaction describes the old context.
+                (_, Some(time)) if compacted_at.is_some_and(|t| time < t) => {
+                    return Checked::Done;
+                }
+                (e, _) => e.tokens,
+            }
+        } else {
+            compaction::calculate_context_tokens(&assistant.usage)
+        };
+        if compaction::should_compact(tokens, window, &self.settings.compaction()) {
+            let _ = self.run_compaction("threshold", None, false).await;
+        }
+        Checked::Done
+    }
+
+    /// pi's check before a prompt: a session already over the threshold
+    /// (or ending in an overflow) is compacted before the prompt is sent.
+    pub(super) async fn check_compaction_before_prompt(&self) {
+        if let Some(last) = self.last_assistant() {
+            // After an overflow compaction the prompt itself is the retry
+            // (pi's scheduled `continue` finds the agent busy).
+            let _ = self.check_compaction(&last, true).await;
+        }
+    }
+
+    /// Compacts the active branch: summary by the current model, a
+    /// `compaction` entry, and the transcript rebuilt from the session.
+    pub async fn compact(
+        &self,
+        custom_instructions: Option<&str>,
+    ) -> Result<CompactionResult, String> {
+        self.run_compaction("manual", custom_instructions, false)
+            .await
+    }
+
+    /// Runs one compaction with pi's `compaction_start` / `compaction_end` events.
+    async fn run_compaction(
+        &self,
+        reason: &str,
+        custom_instructions: Option<&str>,
+        will_retry: bool,
+    ) -> Result<CompactionResult, String> {
+        self.compaction_started();
+        self.emit(&json!({"type": "compaction_start", "reason": reason}));
+        let result = self.compact_inner(custom_instructions).await;
+        self.compaction_ended();
+        let mut end = json!({"type": "compaction_end", "reason": reason, "aborted": false});
+        match &result {
+            Ok(r) => {
+                end["result"] = json!({"summary": r.summary, "firstKeptEntryId": r.first_kept_entry_id, "tokensBefore": r.tokens_before, "details": r.details});
+                end["willRetry"] = json!(will_retry);
+            }
+            Err(Refused::NoPreparation(_)) if reason != "manual" => {
+                end["willRetry"] = json!(false);
+            }
+            Err(Refused::NoPreparation(e) | Refused::Failed(e)) => {
+                end["willRetry"] = json!(false);
+                let prefix = match reason {
+                    "manual" => "Compaction failed",
+                    "overflow" => "Context overflow recovery failed",
+                    _ => "Auto-compaction failed",
+                };
+                end["errorMessage"] = json!(format!("{prefix}: {e}"));
+            }
+        }
+        self.emit(&end);
+        result.map_err(Refused::into_message)
+    }
+
+    async fn compact_inner(
+        &self,
+        custom_instructions: Option<&str>,
+    ) -> Result<CompactionResult, Refused> {
+        let settings = self.settings.compaction();
+        let preparation = {
+            let session = self.session();
+            let path = session.branch_path(None);
+            if matches!(path.last(), Some(SessionEntry::Compaction(_))) {
+                return Err(Refused::NoPreparation("Already compacted".to_owned()));
+            }
+            compaction::prepare_compaction(&path, &settings).ok_or_else(|| {
+                Refused::NoPreparation("Nothing to compact (session too small)".to_owned())
+            })?
+        };
+        if preparation.messages_to_summarize.is_empty()
+            && preparation.turn_prefix_messages.is_empty()
+        {
+            return Err(Refused::Failed(
+                "Nothing to compact (session too small)".to_owned(),
+            ));
+        }
+        let model = self.agent.model();
+        let mut summarizer = Summarizer::new(&model);
+        summarizer.api_key = self.api_key_for(&model);
+        let result = compaction::compact(&preparation, &summarizer, custom_instructions)
+            .await
+            .map_err(|e| Refused::Failed(e.to_string()))?;
+        let context = {
+            let mut session = self.session();
+            session
+                .append_compaction(
+                    &result.summary,
+                    &result.first_kept_entry_id,
+                    result.tokens_before,
+                    Some(result.details.clone()),
+                    // pi records whether an extension made it: never here.
+                    Some(false),
+                )
+                .map_err(|e| Refused::Failed(e.to_string()))?;
+            session.build_session_context()
+        };
+        self.agent.replace_messages(context.messages);
+        Ok(result)
+    }
+}
