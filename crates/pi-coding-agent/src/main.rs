@@ -131,15 +131,7 @@ async fn run(args: Args) -> ExitCode {
         tokio::spawn(on_signals(Arc::clone(&app)));
     }
     let code = match mode {
-        Mode::Text if interactive => {
-            for prompt in prompts {
-                if let Err(e) = app.prompt(prompt).await {
-                    eprintln!("{e}");
-                }
-            }
-            let input = tokio::io::BufReader::new(tokio::io::stdin());
-            modes::interactive::run(Arc::clone(&app), input, shared_writer(std::io::stdout())).await
-        }
+        Mode::Text if interactive => modes::interactive::run(Arc::clone(&app), prompts).await,
         Mode::Text => {
             let mut out = std::io::stdout();
             let mut err = std::io::stderr();
