@@ -5,8 +5,10 @@
 
 mod bash;
 mod compact;
+mod cycle;
 pub mod files;
 mod persist;
+mod request_headers;
 mod retry;
 mod sessions;
 mod setup;
@@ -25,8 +27,10 @@ use crate::messages::CodingMessage;
 use crate::resources::Resources;
 use crate::session::SessionManager;
 
+pub use cycle::CycledModel;
 use persist::EventHub;
 pub use persist::{AppEvent, AppListener};
+pub use request_headers::RegistryHeaders;
 pub use retry::is_retryable_error;
 pub use setup::{SessionChoice, SetupError, StartOptions, build_app, register_providers};
 
@@ -54,6 +58,9 @@ pub struct App {
     hub: Arc<EventHub>,
     /// Skills, prompt templates and system prompt files.
     pub resources: Arc<Resources>,
+    /// The `--models` / `enabledModels` scope, in pattern order (empty:
+    /// no scope); model cycling goes through these.
+    pub scoped_models: Vec<crate::config::ScopedModel>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

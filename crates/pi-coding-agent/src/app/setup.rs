@@ -11,7 +11,10 @@ use pi_ai::{Message, Model, Provider, ThinkingLevel};
 
 use super::persist::{EventHub, app_listener};
 use super::{App, thinking_level_name};
-use crate::config::{AuthStorage, ConfigError, ModelRegistry, Settings, parse_thinking_level};
+use crate::config::{
+    AuthStorage, ConfigError, ModelRegistry, ScopedModel, Settings, default_available_model,
+    parse_thinking_level, resolve_model_scope,
+};
 use crate::messages::{CodingMessage, convert_to_llm};
 use crate::resources::{ResourceOptions, Resources};
 use crate::session::{
@@ -104,6 +107,9 @@ pub struct StartOptions {
     pub session_dir: Option<PathBuf>,
     /// The agent directory; `None` for `$PI_CODING_AGENT_DIR` or `~/.pi/agent`.
     pub agent_dir: Option<PathBuf>,
+    /// `--models` patterns scoping the models (and Ctrl+P cycling); `None`
+    /// for the settings' `enabledModels`.
+    pub models: Option<Vec<String>>,
 }
 
 /// Registers every built-in wire in the global api registry.
@@ -177,10 +183,58 @@ fn default_model(
     {
         return Some(model.clone());
     }
-    registry
-        .available_models(None, auth)
-        .first()
-        .map(|m| (*m).clone())
+    default_available_model(&registry.available_models(None, auth)).cloned()
+}
+
+/// The settings' `enabledModels` patterns, if any.
+fn enabled_models(settings: &Settings) -> Option<Vec<String>> {
+    let patterns = settings.extra.get("enabledModels")?.as_array()?;
+    Some(
+        patterns
+            .iter()
+            .filter_map(|p| p.as_str().map(str::to_owned))
+            .collect(),
+    )
+}
+
+/// The models `--models` (or `enabledModels`) selects among those with a
+/// key, as pi's `resolveModelScope`; its warnings are logged.
+fn scoped_models(
+    options: &StartOptions,
+    settings: &Settings,
+    registry: &ModelRegistry,
+    auth: &AuthStorage,
+) -> Vec<ScopedModel> {
+    let Some(patterns) = options
+        .models
+        .clone()
+        .or_else(|| enabled_models(settings))
+        .filter(|p| !p.is_empty())
+    else {
+        return Vec::new();
+    };
+    let available = registry.available_models(options.api_key.as_deref(), auth);
+    let scope = resolve_model_scope(&patterns, &available);
+    for warning in &scope.warnings {
+        tracing::warn!("{warning}");
+    }
+    scope.models
+}
+
+/// pi's pick among scoped models for a new session: the settings' default
+/// model when it is in scope, else the first.
+fn scoped_start<'a>(scoped: &'a [ScopedModel], settings: &Settings) -> Option<&'a ScopedModel> {
+    let saved = settings
+        .default_provider
+        .as_deref()
+        .zip(settings.default_model.as_deref());
+    saved
+        .and_then(|(provider, id)| {
+            scoped
+                .iter()
+                .find(|s| s.model.provider.as_str() == provider && s.model.id == id)
+        })
+        .or_else(|| scoped.first())
 }
 
 /// The settings' default thinking level (pi's `medium` when unset or unknown).
@@ -244,8 +298,18 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         }
         _ => (options.model.clone(), None),
     };
-    let thinking_arg = options.thinking.clone().or(suffix_level);
+    let scoped = scoped_models(&options, &settings, &registry, &auth);
+    // With a scope and no --model, a new session starts on a scoped model
+    // and takes the thinking level its pattern named.
+    let scoped_choice = if model_arg.is_none() && !resumed {
+        scoped_start(&scoped, &settings)
+    } else {
+        None
+    };
+    let scoped_level = scoped_choice.and_then(|s| s.thinking_level.clone());
+    let thinking_arg = options.thinking.clone().or(suffix_level).or(scoped_level);
     let model = match (&model_arg, &options.provider) {
+        _ if let Some(choice) = scoped_choice => choice.model.clone(),
         (Some(model), provider) => registry.find(provider.as_deref(), model)?,
         (None, Some(provider)) => registry
             .first_of(provider)
@@ -349,6 +413,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     );
     agent_options.settings.stream_options.session_id = Some(session_id);
     agent_options.settings.thinking_budgets = settings.thinking_budgets;
+    agent_options.settings.stream_fn = Arc::new(super::RegistryHeaders::new(registry.clone()));
     let key_registry = registry.clone();
     let key_auth = auth.clone();
     let cli_key = options.api_key.clone();
@@ -380,6 +445,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         pending_bash: Mutex::new(Vec::new()),
         hub,
         resources,
+        scoped_models: scoped,
     })
 }
 
