@@ -15,7 +15,7 @@ use crate::config::{
     AuthStorage, ConfigError, ModelRegistry, ScopedModel, Settings, default_available_model,
     parse_thinking_level, resolve_model_scope,
 };
-use crate::messages::{CodingMessage, convert_to_llm};
+use crate::messages::{CodingMessage, block_images, convert_to_llm};
 use crate::resources::{ResourceOptions, Resources};
 use crate::session::{
     SessionError, SessionManager, agent_dir, default_session_dir, list_all_sessions, list_sessions,
@@ -184,6 +184,16 @@ fn default_model(
         return Some(model.clone());
     }
     default_available_model(&registry.available_models(None, auth)).cloned()
+}
+
+/// The boolean `images.<key>` setting (pi's `autoResize`, `blockImages`).
+pub(crate) fn image_setting(settings: &Settings, key: &str, default: bool) -> bool {
+    settings
+        .extra
+        .get("images")
+        .and_then(|images| images.get(key))
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(default)
 }
 
 /// The settings' `enabledModels` patterns, if any.
@@ -362,6 +372,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             let agent = probe_cell.get()?.upgrade()?;
             Some(agent.model().supports_images())
         })),
+        no_image_resize: !image_setting(&settings, "autoResize", true),
     };
     let tools = tools::create_tools_with_options(&options.cwd, &name_refs, &tool_options)
         .map_err(|e| SetupError::Other(e.to_string()))?;
@@ -406,9 +417,15 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     agent_options.messages = context.messages;
     agent_options.steering_mode = queue_mode(settings.steering_mode.as_deref());
     agent_options.follow_up_mode = queue_mode(settings.follow_up_mode.as_deref());
+    let block = image_setting(&settings, "blockImages", false);
     agent_options.settings.convert_to_llm = Arc::new(
-        |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> {
-            Ok(convert_to_llm(messages))
+        move |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> {
+            let converted = convert_to_llm(messages);
+            Ok(if block {
+                block_images(converted)
+            } else {
+                converted
+            })
         },
     );
     agent_options.settings.stream_options.session_id = Some(session_id);
