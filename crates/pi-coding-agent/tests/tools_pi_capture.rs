@@ -59,7 +59,10 @@ fn tool_for(case: &Value, cwd: &Path) -> Arc<dyn AgentTool> {
             .any(|i| i == "image");
         ImageInputProbe::new(move || Some(images))
     });
-    let options = ToolOptions { image_input };
+    let options = ToolOptions {
+        image_input,
+        ..ToolOptions::default()
+    };
     create_tool_with_options(cwd, case["tool"].as_str().unwrap(), &options).unwrap()
 }
 

@@ -35,21 +35,26 @@ impl ModelRegistry {
         )
     }
 
-    /// A registry of `built_in` models plus `custom`.
+    /// A registry of `built_in` models plus `custom`, in pi's order: the
+    /// built-in models (a custom model with the same provider and id takes
+    /// its place), then the other custom models.
     pub fn from_parts(mut built_in: Vec<Model>, custom: ModelsFile) -> Result<Self, ConfigError> {
         custom.apply_overrides(&mut built_in);
         let extra = custom.models(&built_in);
-        built_in.retain(|m| {
-            !extra
-                .iter()
-                .any(|c| c.provider == m.provider && c.id == m.id)
-        });
-        let mut models = extra;
-        models.extend(built_in);
+        let mut models = built_in;
+        for model in extra {
+            match models
+                .iter_mut()
+                .find(|m| m.provider == model.provider && m.id == model.id)
+            {
+                Some(slot) => *slot = model,
+                None => models.push(model),
+            }
+        }
         Ok(Self { models, custom })
     }
 
-    /// Every model, custom ones first.
+    /// Every model: built-in ones, then custom ones.
     pub fn models(&self) -> &[Model] {
         &self.models
     }
@@ -306,5 +311,82 @@ mod tests {
         assert_eq!(parse_thinking_level("off"), Ok(None));
         assert_eq!(parse_thinking_level("high"), Ok(Some(ThinkingLevel::High)));
         assert!(parse_thinking_level("max").is_err());
+    }
+
+    #[test]
+    fn request_headers_resolve_like_keys_and_auth_header_adds_the_bearer() {
+        let json = r#"{"providers":{
+            "local":{"baseUrl":"http://x","api":"openai-completions","apiKey":"k",
+                "authHeader":true,
+                "headers":{"x-team":"!printf team-a","x-lit":"plain","x-both":"provider"},
+                "models":[{"id":"a","headers":{"x-both":"model","x-path":"PI_RS_TEST_UNSET_VAR"}},{"id":"b"}]},
+            "anthropic":{"modelOverrides":{"claude-opus-4-7":{"headers":{"x-o":"!printf o"}}}}}}"#;
+        let custom = ModelsFile::parse(json).unwrap();
+        let registry = ModelRegistry::from_parts(
+            pi_ai::get_models("anthropic")
+                .into_iter()
+                .cloned()
+                .collect(),
+            custom,
+        )
+        .unwrap();
+        let model = |provider: &str, id: &str| {
+            registry
+                .models()
+                .iter()
+                .find(|m| m.provider.as_str() == provider && m.id == id)
+                .unwrap()
+                .clone()
+        };
+        let headers = registry
+            .request_headers(&model("local", "a"), Some("sk-1"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            serde_json::to_value(&headers).unwrap(),
+            serde_json::json!({
+                "Authorization": "Bearer sk-1",
+                "x-both": "model",
+                "x-lit": "plain",
+                "x-path": "PI_RS_TEST_UNSET_VAR",
+                "x-team": "team-a"
+            })
+        );
+        assert_eq!(
+            registry
+                .request_headers(&model("local", "b"), None)
+                .unwrap_err()
+                .to_string(),
+            "No API key found for \"local\""
+        );
+        let opus = registry
+            .request_headers(&model("anthropic", "claude-opus-4-7"), None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(opus.get("x-o").map(String::as_str), Some("o"));
+        assert_eq!(
+            registry
+                .request_headers(&model("anthropic", "claude-haiku-4-5"), None)
+                .unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn scoped_keeps_pattern_order() {
+        let r = registry();
+        let ids: Vec<String> = r
+            .scoped(&["mock-gemini".to_owned(), "mock-oai/*".to_owned()])
+            .into_iter()
+            .map(|m| format!("{}/{}", m.provider, m.id))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "mock-goog/mock-gemini",
+                "mock-oai/mock-gpt",
+                "mock-oai/mock-gpt-think"
+            ]
+        );
     }
 }

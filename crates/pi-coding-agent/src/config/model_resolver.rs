@@ -228,15 +228,13 @@ fn try_match_model<'a>(pattern: &str, available: &[&'a Model]) -> Option<&'a Mod
         return Some(exact);
     }
     let needle = pattern.to_lowercase();
-    let matches: Vec<&Model> = available
+    let (aliases, dated): (Vec<&Model>, Vec<&Model>) = available
         .iter()
         .filter(|m| {
             m.id.to_lowercase().contains(&needle) || m.name.to_lowercase().contains(&needle)
         })
         .copied()
-        .collect();
-    let (aliases, dated): (Vec<&Model>, Vec<&Model>) =
-        matches.into_iter().partition(|m| is_alias(&m.id));
+        .partition(|m| is_alias(&m.id));
     let pool = if aliases.is_empty() { dated } else { aliases };
     highest_by_locale(pool)
 }

@@ -25,8 +25,51 @@ use super::ConfigError;
 /// The whole file.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct ModelsFile {
-    /// Providers by name.
-    pub providers: BTreeMap<String, ProviderConfig>,
+    /// Providers by name, in the file's order (pi adds custom models in it).
+    pub providers: Providers,
+}
+
+/// Provider entries in the order the file lists them.
+#[derive(Debug, Clone, Default)]
+pub struct Providers(pub Vec<(String, ProviderConfig)>);
+
+impl Providers {
+    /// The entry of `name`.
+    pub fn get(&self, name: &str) -> Option<&ProviderConfig> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    /// The entries in file order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &ProviderConfig)> {
+        self.0.iter().map(|(n, c)| (n, c))
+    }
+}
+
+impl<'de> Deserialize<'de> for Providers {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Ordered;
+        impl<'de> serde::de::Visitor<'de> for Ordered {
+            type Value = Providers;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of providers")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Providers, A::Error> {
+                let mut entries: Vec<(String, ProviderConfig)> = Vec::new();
+                while let Some((name, config)) = map.next_entry::<String, ProviderConfig>()? {
+                    // A repeated key keeps its first place and its last value, as JSON.parse.
+                    match entries.iter_mut().find(|(n, _)| *n == name) {
+                        Some(entry) => entry.1 = config,
+                        None => entries.push((name, config)),
+                    }
+                }
+                Ok(Providers(entries))
+            }
+        }
+        deserializer.deserialize_map(Ordered)
+    }
 }
 
 /// One provider entry.
@@ -124,6 +167,9 @@ pub struct ModelOverride {
     pub compat: Option<Value>,
 }
 
+/// Header names to values (or value specs).
+type Headers = BTreeMap<String, String>;
+
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 const DEFAULT_MAX_TOKENS: u64 = 16_384;
 
@@ -165,7 +211,7 @@ impl ModelsFile {
     /// pi's checks beyond the shape (`validateConfig`).
     fn validate(&self) -> Result<(), String> {
         let built_in = pi_ai::get_providers();
-        for (name, provider) in &self.providers {
+        for (name, provider) in self.providers.iter() {
             let is_built_in = built_in.iter().any(|p| p.as_str() == name);
             if provider.models.is_empty() {
                 if provider.base_url.is_none()
@@ -217,7 +263,7 @@ impl ModelsFile {
     /// name (from `built_in`), as pi does; one that still lacks them is skipped.
     pub fn models(&self, built_in: &[Model]) -> Vec<Model> {
         let mut out = Vec::new();
-        for (provider, config) in &self.providers {
+        for (provider, config) in self.providers.iter() {
             let defaults = built_in.iter().find(|m| m.provider.as_str() == provider);
             for model in &config.models {
                 let Some(api) = model
@@ -291,14 +337,7 @@ impl ModelsFile {
 
     /// The unresolved request headers of `provider` (provider level) and of
     /// its model `id` (the model entry's, else its override's).
-    pub fn header_specs(
-        &self,
-        provider: &str,
-        id: &str,
-    ) -> (
-        Option<&BTreeMap<String, String>>,
-        Option<&BTreeMap<String, String>>,
-    ) {
+    pub fn header_specs(&self, provider: &str, id: &str) -> (Option<&Headers>, Option<&Headers>) {
         let Some(config) = self.providers.get(provider) else {
             return (None, None);
         };
