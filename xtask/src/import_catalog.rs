@@ -129,6 +129,16 @@ mod tests {
     }
 
     #[test]
+    fn numbers_are_written_back_exactly() {
+        let dump = r#"{"p":{"m":{"id":"m","name":"M","api":"a","provider":"p","baseUrl":"u","cost":{"output":0.44999999999999996,"cacheRead":0.09999999999999999}}}}"#;
+        let (text, _) = render_catalog(dump).unwrap();
+        assert!(
+            text.contains("\"output\":0.44999999999999996,\"cacheRead\":0.09999999999999999"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn a_model_without_required_fields_is_refused() {
         let err = render_catalog(r#"{"p":{"m":{"id":"m"}}}"#).unwrap_err();
         assert_eq!(

@@ -13,7 +13,7 @@ use super::persist::{EventHub, app_listener};
 use super::{App, thinking_level_name};
 use crate::config::{
     AuthStorage, ConfigError, ModelRegistry, ScopedModel, Settings, default_available_model,
-    parse_thinking_level, resolve_model_scope,
+    default_model_id, parse_thinking_level, resolve_model_scope,
 };
 use crate::messages::{CodingMessage, block_images, convert_to_llm};
 use crate::resources::{ResourceOptions, Resources};
@@ -321,8 +321,15 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     let model = match (&model_arg, &options.provider) {
         _ if let Some(choice) = scoped_choice => choice.model.clone(),
         (Some(model), provider) => registry.find(provider.as_deref(), model)?,
-        (None, Some(provider)) => registry
-            .first_of(provider)
+        // pi's default model of the provider, else its first.
+        (None, Some(provider)) => default_model_id(provider)
+            .and_then(|id| {
+                registry
+                    .models()
+                    .iter()
+                    .find(|m| m.provider.as_str() == provider && m.id == id)
+            })
+            .or_else(|| registry.first_of(provider))
             .cloned()
             .ok_or_else(|| SetupError::Other(format!("No models found for provider \"{provider}\"")))?,
         (None, None) => session_model
