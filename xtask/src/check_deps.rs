@@ -118,13 +118,14 @@ fn allowed(from: &str, to: &str) -> Result<(), String> {
         "pi-http" => Err("pi-http may depend on pi-ai only".to_owned()),
         "pi-agent-core" if to == "pi-ai" => Ok(()),
         "pi-agent-core" => Err("pi-agent-core may depend on pi-ai only".to_owned()),
+        "pi-tui" => Err("pi-tui may depend on no internal crate".to_owned()),
         "pi-coding-agent"
-            if matches!(to, "pi-agent-core" | "pi-ai" | "pi-http") || is_provider(to) =>
+            if matches!(to, "pi-agent-core" | "pi-ai" | "pi-http" | "pi-tui") || is_provider(to) =>
         {
             Ok(())
         }
         "pi-coding-agent" => Err(
-            "pi-coding-agent may depend on pi-agent-core, pi-ai, pi-http and pi-providers-* only"
+            "pi-coding-agent may depend on pi-agent-core, pi-ai, pi-http, pi-tui and pi-providers-* only"
                 .to_owned(),
         ),
         "xtask" => {

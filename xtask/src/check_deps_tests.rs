@@ -61,6 +61,23 @@ fn dev_dependencies_are_checked_too() {
 }
 
 #[test]
+fn pi_tui_depends_on_no_internal_crate() {
+    let mut metadata = workspace_metadata();
+    add_dependency(&mut metadata, "pi-tui", "pi-ai", None);
+    assert_eq!(
+        violations_of(&metadata),
+        vec!["pi-tui -> pi-ai is not allowed: pi-tui may depend on no internal crate"]
+    );
+}
+
+#[test]
+fn the_app_may_depend_on_pi_tui() {
+    let mut metadata = workspace_metadata();
+    add_dependency(&mut metadata, "pi-coding-agent", "pi-tui", None);
+    assert_eq!(violations_of(&metadata), Vec::<String>::new());
+}
+
+#[test]
 fn providers_may_not_depend_on_each_other() {
     let mut metadata = workspace_metadata();
     add_dependency(

@@ -7,14 +7,18 @@ use std::panic::AssertUnwindSafe;
 use futures::StreamExt;
 
 use pi_ai::{
-    ABORTED_MESSAGE, AssistantContent, AssistantMessage, AssistantMessageEvent, CancellationToken,
-    Context, Message, SimpleStreamOptions, StopReason, StreamOptions, now_ms,
+    AssistantContent, AssistantMessage, AssistantMessageEvent, CancellationToken, Context, Message,
+    SimpleStreamOptions, StopReason, StreamOptions, now_ms,
 };
 
 use crate::config::{AgentContext, AgentLoopConfig, AgentLoopError};
 use crate::events::{AgentEvent, AgentEventSink};
 use crate::message::{AgentMessage, CustomMessage};
 use crate::tool_exec::{ToolBatch, ToolSet, panic_text};
+
+/// The `errorMessage` of a model call that is not made because the run
+/// was already aborted (pi's OpenAI and Anthropic clients word it so).
+pub const PRE_ABORTED_MESSAGE: &str = "Request was aborted.";
 
 /// Runs the agent on `context` plus `prompts` until the assistant stops
 /// without tool calls and no steering or follow-up message is queued.
@@ -230,7 +234,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                 now_ms(),
             );
             message.stop_reason = StopReason::Aborted;
-            message.error_message = Some(ABORTED_MESSAGE.to_owned());
+            message.error_message = Some(PRE_ABORTED_MESSAGE.to_owned());
             return Ok(self.settle(message, false, emit).await);
         }
 

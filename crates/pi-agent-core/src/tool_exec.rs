@@ -23,6 +23,15 @@ use crate::tool::{
 };
 use crate::validation::ArgumentValidator;
 
+/// How long cancelled tools may take to return their own result before
+/// they are dropped and recorded as aborted.
+const ABORT_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A deadline that never comes (for a disabled `select!` branch).
+fn far_future() -> tokio::time::Instant {
+    tokio::time::Instant::now() + std::time::Duration::from_secs(86_400 * 365)
+}
+
 /// The text of a panic payload.
 pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -341,7 +350,11 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
             .map(|(index, call)| call.map(move |outcome| (index, outcome)))
             .collect();
         let mut aborted = false;
+        // Once cancelled, the tools get a moment to stop and report their
+        // own result (pi's bash: "Command aborted"), as pi awaits them.
+        let mut grace_ends: Option<tokio::time::Instant> = None;
         while !running.is_empty() {
+            let deadline = grace_ends.unwrap_or_else(far_future);
             tokio::select! {
                 biased;
                 Some((index, outcome)) = running.next() => {
@@ -352,7 +365,10 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
                 Some((index, partial)) = updates.recv() => {
                     emit_update(calls[index], partial, emit).await;
                 }
-                () = self.cancel.cancelled() => {
+                () = self.cancel.cancelled(), if grace_ends.is_none() => {
+                    grace_ends = Some(tokio::time::Instant::now() + ABORT_GRACE);
+                }
+                () = tokio::time::sleep_until(deadline), if grace_ends.is_some() => {
                     aborted = true;
                     break;
                 }

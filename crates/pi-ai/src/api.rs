@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 macro_rules! open_string {
     ($(#[$meta:meta])* $name:ident { $($(#[$cmeta:meta])* $konst:ident = $lit:literal,)* }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
         #[serde(transparent)]
         pub struct $name(Cow<'static, str>);
 
@@ -23,6 +23,12 @@ macro_rules! open_string {
             /// The identifier as written in pi's JSON.
             pub fn as_str(&self) -> &str {
                 &self.0
+            }
+
+            /// True for the empty identifier, which stands for a field old
+            /// session files do not have (never equal to a real one).
+            pub fn is_empty(&self) -> bool {
+                self.0.is_empty()
             }
         }
 

@@ -12,6 +12,7 @@ use crate::fast_de::{self, TaggedMap};
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
     /// The text.
+    #[serde(default)]
     pub text: String,
     /// Opaque provider signature (e.g. an OpenAI Responses message id), replayed byte for byte.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -26,6 +27,7 @@ pub struct TextContent {
 #[serde(rename_all = "camelCase")]
 pub struct ThinkingContent {
     /// The reasoning text (a placeholder when redacted).
+    #[serde(default)]
     pub thinking: String,
     /// Opaque provider signature or encrypted reasoning, replayed byte for byte.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -56,10 +58,14 @@ pub struct ImageContent {
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
     /// Provider-assigned call id; the matching tool result carries it.
+    #[serde(default)]
     pub id: String,
     /// Tool name.
+    #[serde(default)]
     pub name: String,
-    /// Parsed arguments (a JSON object in practice).
+    /// Parsed arguments (a JSON object in practice; `null` when missing,
+    /// and then written back absent).
+    #[serde(default, skip_serializing_if = "Value::is_null")]
     pub arguments: Value,
     /// Opaque signature (Google thought signature, OpenRouter reasoning details).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -82,7 +82,8 @@ pub struct UserMessage {
     /// What the user said.
     #[serde(default)]
     pub content: UserContent,
-    /// Unix time in milliseconds.
+    /// Unix time in milliseconds (0 when missing).
+    #[serde(default)]
     pub timestamp: i64,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
@@ -90,17 +91,26 @@ pub struct UserMessage {
 }
 
 /// `{role:"assistant", content, api, provider, model, usage, stopReason, ...}`.
+///
+/// Session files of older pi versions lack some of these fields; each reads
+/// as pi's code treats the missing value: `api`, `provider` and `model`
+/// empty (never the current model, so the message is replayed as from a
+/// different model, as pi's `undefined` compares) and written back absent;
+/// `usage` zeros; `stopReason` `stop` (pi skips only `error`/`aborted`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessage {
     /// Text, thinking and tool-call blocks in the order the model produced them.
     #[serde(default)]
     pub content: Vec<AssistantContent>,
-    /// Wire API that produced the message.
+    /// Wire API that produced the message (empty: absent in the file).
+    #[serde(default, skip_serializing_if = "Api::is_empty")]
     pub api: Api,
-    /// Provider that served it.
+    /// Provider that served it (empty: absent in the file).
+    #[serde(default, skip_serializing_if = "Provider::is_empty")]
     pub provider: Provider,
-    /// Requested model id.
+    /// Requested model id (empty: absent in the file).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub model: String,
     /// Model id the provider reported, when it differs from the requested one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,8 +122,10 @@ pub struct AssistantMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<Vec<Value>>,
     /// Token usage and cost.
+    #[serde(default)]
     pub usage: Usage,
     /// Why the message ended.
+    #[serde(default = "default_stop_reason")]
     pub stop_reason: StopReason,
     /// Handle of a deferred result, kept verbatim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -127,11 +139,17 @@ pub struct AssistantMessage {
     /// Whether the provider marked the end of the turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_turn: Option<bool>,
-    /// Unix time in milliseconds.
+    /// Unix time in milliseconds (0 when missing).
+    #[serde(default)]
     pub timestamp: i64,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: ExtraFields,
+}
+
+/// `stopReason` of a message written before pi recorded it.
+fn default_stop_reason() -> StopReason {
+    StopReason::Stop
 }
 
 impl AssistantMessage {
@@ -181,8 +199,10 @@ impl AssistantMessage {
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultMessage {
     /// Id of the tool call this answers.
+    #[serde(default)]
     pub tool_call_id: String,
     /// Name of the tool that ran.
+    #[serde(default)]
     pub tool_name: String,
     /// Text and image output shown to the model.
     #[serde(default)]
@@ -197,8 +217,10 @@ pub struct ToolResultMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub added_tool_names: Option<Vec<String>>,
     /// True when the tool failed.
+    #[serde(default)]
     pub is_error: bool,
     /// Unix time in milliseconds.
+    #[serde(default)]
     pub timestamp: i64,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]

@@ -2,9 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Cost in dollars per usage bucket, plus the total.
+/// Cost in dollars per usage bucket, plus the total. Missing buckets (old
+/// session files) read as 0.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Cost {
     /// Cost of input tokens.
     #[serde(serialize_with = "crate::json_number::serialize")]
@@ -23,9 +24,10 @@ pub struct Cost {
     pub total: f64,
 }
 
-/// Token usage of one model call.
+/// Token usage of one model call. Fields that old session files lack
+/// (`totalTokens`, `cost`, ...) read as 0, as pi's `undefined` adds up.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Usage {
     /// Input tokens not served from cache.
     pub input: u64,

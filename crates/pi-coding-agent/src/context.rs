@@ -62,7 +62,8 @@ pub(crate) fn adds_message(entry: &SessionEntry) -> bool {
         | SessionEntry::ModelChange(_)
         | SessionEntry::Custom(_)
         | SessionEntry::Label(_)
-        | SessionEntry::SessionInfo(_) => false,
+        | SessionEntry::SessionInfo(_)
+        | SessionEntry::Raw(_) => false,
     }
 }
 
@@ -91,7 +92,8 @@ pub(crate) fn context_message(entry: &SessionEntry) -> Option<CodingAgentMessage
         | SessionEntry::ModelChange(_)
         | SessionEntry::Custom(_)
         | SessionEntry::Label(_)
-        | SessionEntry::SessionInfo(_) => None,
+        | SessionEntry::SessionInfo(_)
+        | SessionEntry::Raw(_) => None,
     }
 }
 
@@ -232,7 +234,8 @@ impl ContextPlan {
                 | SessionEntry::Custom(_)
                 | SessionEntry::CustomMessage(_)
                 | SessionEntry::Label(_)
-                | SessionEntry::SessionInfo(_) => {}
+                | SessionEntry::SessionInfo(_)
+                | SessionEntry::Raw(_) => {}
             }
         }
         // Compaction entries on the path contribute only through the latest

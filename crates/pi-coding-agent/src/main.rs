@@ -46,15 +46,11 @@ fn list_models(search: &str) -> ExitCode {
 fn session_choice(args: &Args) -> SessionChoice {
     if args.no_session {
         SessionChoice::InMemory
+    } else if let Some(fork) = &args.fork {
+        SessionChoice::Fork(fork.clone())
     } else if let Some(session) = &args.session {
         SessionChoice::Open(session.clone())
-    } else if let Some(resume) = &args.resume {
-        if resume.is_empty() {
-            SessionChoice::Continue
-        } else {
-            SessionChoice::Open(resume.clone())
-        }
-    } else if args.continue_session {
+    } else if args.resume || args.continue_session {
         SessionChoice::Continue
     } else {
         SessionChoice::New
@@ -72,6 +68,12 @@ async fn run(args: Args) -> ExitCode {
     let mode = args.effective_mode();
     let stdin = std::io::stdin();
     let piped = !stdin.is_terminal();
+    // pi's `-r` opens a session picker; without a terminal nothing can be
+    // picked, and pi ends without running anything.
+    if args.resume && args.fork.is_none() && args.session.is_none() && !args.no_session && piped {
+        eprintln!("No session selected");
+        return ExitCode::SUCCESS;
+    }
     // Piped stdin is the start of the first prompt (pi: trimmed, `undefined` when empty).
     let mut stdin_text = None;
     if piped && mode != Mode::Rpc {
@@ -110,7 +112,8 @@ async fn run(args: Args) -> ExitCode {
         session: session_choice(&args),
         session_dir: args.session_dir.clone(),
         agent_dir: None,
-        models: None,
+        models: args.models.clone(),
+        no_builtin_tools: args.no_builtin_tools,
     };
     let app = match build_app(options) {
         Ok(app) => Arc::new(app),
@@ -119,17 +122,12 @@ async fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    for warning in &app.settings_warnings {
+        eprintln!("Warning: {warning}");
+    }
     let prompts = prompt_inputs(stdin_text, files, messages);
     let code = match mode {
-        Mode::Text if interactive => {
-            for prompt in prompts {
-                if let Err(e) = app.prompt(prompt).await {
-                    eprintln!("{e}");
-                }
-            }
-            let input = tokio::io::BufReader::new(tokio::io::stdin());
-            modes::interactive::run(Arc::clone(&app), input, shared_writer(std::io::stdout())).await
-        }
+        Mode::Text if interactive => modes::interactive::run(Arc::clone(&app), prompts).await,
         Mode::Text => {
             let mut out = std::io::stdout();
             let mut err = std::io::stderr();
@@ -148,13 +146,92 @@ async fn run(args: Args) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
+/// pi's refusal of `--fork` with another session choice.
+fn fork_conflicts(args: &Args) -> Option<String> {
+    args.fork.as_ref()?;
+    let conflicting: Vec<&str> = [
+        (args.session.is_some(), "--session"),
+        (args.continue_session, "--continue"),
+        (args.resume, "--resume"),
+        (args.no_session, "--no-session"),
+    ]
+    .into_iter()
+    .filter_map(|(set, flag)| set.then_some(flag))
+    .collect();
+    (!conflicting.is_empty()).then(|| {
+        format!(
+            "Error: --fork cannot be combined with {}",
+            conflicting.join(", ")
+        )
+    })
+}
+
 fn main() -> ExitCode {
-    let args = Args::parse_from(pi_coding_agent::cli::expand_short_flags(std::env::args_os()));
+    let screened =
+        pi_coding_agent::cli::screen(pi_coding_agent::cli::expand_short_flags(std::env::args_os()));
+    let errors = screened.errors();
+    if !errors.is_empty() {
+        for error in errors {
+            eprintln!("Error: {error}");
+        }
+        return ExitCode::FAILURE;
+    }
+    // pi sends what it prints to stderr once stdout belongs to a
+    // non-interactive mode (stdin not a terminal, `-p`, `--mode`).
+    let console_to_stderr = !std::io::stdin().is_terminal()
+        || screened
+            .args
+            .iter()
+            .any(|a| a == "-p" || a == "--print" || a == "--mode");
+    let mut args = match Args::try_parse_from(screened.args) {
+        Ok(args) => args,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
+            let help = e.render().to_string();
+            if console_to_stderr {
+                eprint!("{help}");
+            } else {
+                print!("{help}");
+            }
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => e.exit(),
+    };
     if args.version {
         println!("{}", pi_coding_agent::VERSION);
         return ExitCode::SUCCESS;
     }
     init_logging();
+    // As pi: an unknown thinking level is ignored with a warning.
+    if let Some(warning) = args
+        .thinking
+        .as_deref()
+        .and_then(pi_coding_agent::cli::invalid_thinking_warning)
+    {
+        eprintln!("Warning: {warning}");
+        args.thinking = None;
+    }
+    if let Some(input) = &args.export {
+        let output = args.messages.first().map(std::path::Path::new);
+        return match pi_coding_agent::app::export_from_file(input, output) {
+            Ok(path) => {
+                let line = format!("Exported to: {}", path.display());
+                if console_to_stderr {
+                    eprintln!("{line}");
+                } else {
+                    println!("{line}");
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("Error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if let Some(error) = fork_conflicts(&args) {
+        eprintln!("{error}");
+        return ExitCode::FAILURE;
+    }
     if let Some(search) = &args.list_models {
         return list_models(search);
     }

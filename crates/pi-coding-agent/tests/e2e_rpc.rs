@@ -169,8 +169,14 @@ async fn an_rpc_session_prompts_runs_bash_reads_state_and_aborts() {
     );
 
     rpc.send(r#"{"id":"7","type":"nope"}"#).await;
-    let unknown = rpc.response("7").await;
+    let unknown = rpc
+        .until(|v| v["type"] == "response" && v["command"] == "nope")
+        .await;
     assert_eq!(unknown["error"], "Unknown command: nope");
+    assert!(
+        unknown.get("id").is_none(),
+        "pi answers without the id: {unknown}"
+    );
 
     rpc.send(r#"{"id":"8","type":"get_last_assistant_text"}"#)
         .await;
@@ -211,7 +217,13 @@ async fn an_rpc_session_prompts_runs_bash_reads_state_and_aborts() {
 
     rpc.send(r#"{"id":"13","type":"export_html"}"#).await;
     let export = rpc.response("13").await;
-    let html = std::fs::read_to_string(export["data"]["path"].as_str().unwrap()).unwrap();
+    let html = std::fs::read_to_string(
+        scenario
+            .work
+            .path()
+            .join(export["data"]["path"].as_str().unwrap()),
+    )
+    .unwrap();
     assert!(
         html.contains("from-user"),
         "the export holds the transcript"

@@ -59,7 +59,7 @@ fn a_scope_picks_the_first_model_and_its_level_and_cycles_through_the_scope() {
     );
     let mut seen = Vec::new();
     for _ in 0..5 {
-        let cycled = app.cycle_model().unwrap();
+        let cycled = app.cycle_model(false).unwrap();
         assert!(cycled.is_scoped);
         seen.push(current(&app));
     }

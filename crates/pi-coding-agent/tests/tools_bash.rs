@@ -305,3 +305,29 @@ fn detected_shell_runs_with_dash_c() {
         .to_owned();
     assert!(["bash", "zsh", "sh"].contains(&name.as_str()), "{name}");
 }
+
+#[tokio::test]
+async fn settings_shell_path_and_command_prefix_apply_as_in_pi() {
+    let dir = tempfile::tempdir().unwrap();
+    // shellPath names the shell; shellCommandPrefix runs first, on its own line.
+    let tool = BashTool::with_settings(
+        dir.path(),
+        Some("/bin/sh"),
+        Some("export GREETING=prefixed".to_owned()),
+    );
+    let result = run(&tool, "echo \"$GREETING $0\"").await.unwrap();
+    assert_eq!(text(&result), "prefixed /bin/sh\n");
+
+    // pi's error for a shellPath that does not exist, on every call.
+    let tool = BashTool::with_settings(dir.path(), Some("/nonexistent/shell"), None);
+    let err = run(&tool, "true").await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Custom shell path not found: /nonexistent/shell"
+    );
+
+    // Without settings the detected shell runs the command as given.
+    let tool = BashTool::with_settings(dir.path(), None, None);
+    let result = run(&tool, "echo plain").await.unwrap();
+    assert_eq!(text(&result), "plain\n");
+}

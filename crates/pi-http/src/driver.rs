@@ -46,6 +46,12 @@ pub trait SseDecoder: Send + 'static {
     fn http_error_message(&self, status: u16, body: &str) -> String {
         crate::status_error_message(status, body)
     }
+
+    /// Whether a cancelled call ends its open text and thinking blocks
+    /// before the `aborted` error (see [`EventSink::end_blocks_on_abort`]).
+    fn ends_blocks_on_abort(&self) -> bool {
+        false
+    }
 }
 
 /// Everything about one HTTP call except the wire format.
@@ -87,6 +93,9 @@ pub fn stream_sse<D: SseDecoder>(
     mut decoder: D,
 ) -> AssistantMessageEventStream {
     AssistantMessageEventStream::new(initial, cancel.clone(), move |mut sink| async move {
+        if decoder.ends_blocks_on_abort() {
+            sink.end_blocks_on_abort();
+        }
         let client = match HttpClient::shared() {
             Ok(client) => client,
             Err(error) => return sink.error(ErrorReason::Error, error.to_string()),

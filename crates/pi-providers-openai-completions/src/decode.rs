@@ -303,6 +303,12 @@ impl CompletionsDecoder {
 }
 
 impl SseDecoder for CompletionsDecoder {
+    /// pi's client ends an aborted body quietly and the provider finishes
+    /// the open blocks (`text_end`) before its `Request was aborted`.
+    fn ends_blocks_on_abort(&self) -> bool {
+        true
+    }
+
     fn frame(
         &mut self,
         frame: &SseFrame,

@@ -104,7 +104,7 @@ async fn abort_when_quick_ends(mode: ToolExecutionMode) -> (Arc<Agent>, Recorder
 async fn abort_during_a_parallel_batch_cancels_the_tools_and_records_aborted_results() {
     let (agent, recorder) = abort_when_quick_ends(ToolExecutionMode::Parallel).await;
     assert!(agent.pending_tool_calls().is_empty());
-    assert_eq!(agent.error().as_deref(), Some("Request was aborted"));
+    assert_eq!(agent.error().as_deref(), Some("Request was aborted."));
     insta::assert_snapshot!(recorder.lines());
 }
 
@@ -153,5 +153,76 @@ async fn abort_from_another_task_while_waiting_for_the_model() {
     assert_eq!(
         last.as_assistant().unwrap().stop_reason,
         StopReason::Aborted
+    );
+}
+
+/// A tool that takes a moment to stop after the abort (a shell killing
+/// its process group) reports its own result, as pi awaits it; one that
+/// ignores the abort is recorded as aborted once the grace period is over.
+#[tokio::test(start_paused = true)]
+async fn an_aborted_tool_reports_its_own_result_when_it_stops_in_time() {
+    let slow_to_stop = FnTool::arc("slow_to_stop", any_object(), |_, cancel, _| {
+        Box::pin(async move {
+            cancel.cancelled().await;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            Err(ToolError::new("output so far\n\nCommand aborted"))
+        })
+    });
+    let stubborn = FnTool::arc("stubborn", any_object(), |_, _, _| {
+        Box::pin(async {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            Ok(AgentToolResult::text("never seen"))
+        })
+    });
+    let scripted = crate::common::provider([
+        tool_call_reply(&[
+            ("c_slow", "slow_to_stop", json!({})),
+            ("c_stubborn", "stubborn", json!({})),
+        ]),
+        text_reply("unreachable"),
+    ]);
+    let agent = Arc::new(agent_with::<NoCustom>(&scripted));
+    agent.set_tools(vec![slow_to_stop, stubborn]);
+    agent.update_settings(|s| s.tool_execution = ToolExecutionMode::Parallel);
+    let weak = Arc::downgrade(&agent);
+    agent.subscribe(move |event: &AgentEvent| {
+        if let AgentEvent::ToolExecutionStart { tool_call_id, .. } = event
+            && tool_call_id == "c_stubborn"
+        {
+            // Both tools run by then.
+            let weak = weak.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                weak.upgrade().unwrap().abort();
+            });
+        }
+    });
+    let started = tokio::time::Instant::now();
+    agent.prompt("work").await.unwrap();
+    let results: Vec<String> = agent
+        .messages()
+        .iter()
+        .filter_map(|m| match m {
+            pi_agent_core::AgentMessage::Standard(pi_ai::Message::ToolResult(r)) => Some(
+                r.content
+                    .iter()
+                    .filter_map(pi_ai::UserBlock::as_text)
+                    .collect::<String>(),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "output so far\n\nCommand aborted",
+            "Tool execution was aborted"
+        ]
+    );
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_secs(5) && waited < Duration::from_secs(6),
+        // 10 ms to the abort, then the 5 s grace.
+        "the stubborn tool is given up after the grace period: {waited:?}"
     );
 }

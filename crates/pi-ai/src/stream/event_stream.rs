@@ -3,10 +3,12 @@
 //! [`AssistantMessageEventStream::result`] for the settled message.
 
 use std::any::Any;
+use std::collections::VecDeque;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context as TaskContext, Poll};
 
 use futures::future::{BoxFuture, FutureExt};
@@ -16,7 +18,7 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use super::sink::{OpenToolCalls, settle_failure};
 use super::{AssistantMessageEvent, ErrorReason, EventSink, SharedMessage};
-use crate::AssistantMessage;
+use crate::{AssistantContent, AssistantMessage};
 
 /// The `errorMessage` of a cancelled stream, as pi writes it.
 pub const ABORTED_MESSAGE: &str = "Request was aborted";
@@ -36,6 +38,11 @@ pub struct AssistantMessageEventStream {
     open: OpenToolCalls,
     final_message: Option<AssistantMessage>,
     failure: Option<String>,
+    /// Text and thinking blocks started and not yet ended.
+    open_blocks: Vec<usize>,
+    end_blocks_on_abort: Arc<AtomicBool>,
+    /// Events to yield before anything else (the ends of an aborted stream).
+    queued: VecDeque<AssistantMessageEvent>,
 }
 
 impl AssistantMessageEventStream {
@@ -51,7 +58,14 @@ impl AssistantMessageEventStream {
         let (tx, rx) = mpsc::unbounded_channel();
         let partial = SharedMessage::new(initial);
         let open = OpenToolCalls::default();
-        let sink = EventSink::new(tx, partial.clone(), Arc::clone(&open), cancel.clone());
+        let end_blocks_on_abort = Arc::new(AtomicBool::new(false));
+        let sink = EventSink::new(
+            tx,
+            partial.clone(),
+            Arc::clone(&open),
+            cancel.clone(),
+            Arc::clone(&end_blocks_on_abort),
+        );
         let future = AssertUnwindSafe(producer(sink)).catch_unwind().boxed();
         Self {
             producer: Some(future),
@@ -61,6 +75,9 @@ impl AssistantMessageEventStream {
             open,
             final_message: None,
             failure: None,
+            open_blocks: Vec::new(),
+            end_blocks_on_abort,
+            queued: VecDeque::new(),
         }
     }
 
@@ -90,6 +107,43 @@ impl AssistantMessageEventStream {
         self.final_message = Some(error.clone());
         AssistantMessageEvent::Error { reason, error }
     }
+
+    /// The `text_end` / `thinking_end` events of the blocks still open.
+    fn end_open_blocks(&mut self) {
+        for content_index in std::mem::take(&mut self.open_blocks) {
+            let block = self.partial.lock().content.get(content_index).cloned();
+            let partial = self.partial.clone();
+            let event = match block {
+                Some(AssistantContent::Text(t)) => AssistantMessageEvent::TextEnd {
+                    content_index,
+                    content: t.text,
+                    partial,
+                },
+                Some(AssistantContent::Thinking(t)) => AssistantMessageEvent::ThinkingEnd {
+                    content_index,
+                    content: t.thinking,
+                    partial,
+                },
+                _ => continue,
+            };
+            self.queued.push_back(event);
+        }
+    }
+
+    /// Notes which text and thinking blocks are open.
+    fn track(&mut self, event: &AssistantMessageEvent) {
+        match event {
+            AssistantMessageEvent::TextStart { content_index, .. }
+            | AssistantMessageEvent::ThinkingStart { content_index, .. } => {
+                self.open_blocks.push(*content_index);
+            }
+            AssistantMessageEvent::TextEnd { content_index, .. }
+            | AssistantMessageEvent::ThinkingEnd { content_index, .. } => {
+                self.open_blocks.retain(|i| i != content_index);
+            }
+            _ => {}
+        }
+    }
 }
 
 fn panic_text(payload: &(dyn Any + Send)) -> String {
@@ -107,14 +161,20 @@ impl Stream for AssistantMessageEventStream {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if let Some(event) = this.queued.pop_front() {
+            return Poll::Ready(Some(event));
+        }
         if this.final_message.is_some() {
             return Poll::Ready(None);
         }
         if this.cancelled.as_mut().poll(cx).is_ready() {
             tracing::debug!("stream cancelled");
-            return Poll::Ready(Some(
-                this.terminate(ErrorReason::Aborted, ABORTED_MESSAGE.to_owned()),
-            ));
+            if this.end_blocks_on_abort.load(Ordering::Relaxed) {
+                this.end_open_blocks();
+            }
+            let error = this.terminate(ErrorReason::Aborted, ABORTED_MESSAGE.to_owned());
+            this.queued.push_back(error);
+            return Poll::Ready(this.queued.pop_front());
         }
         loop {
             match this.rx.poll_recv(cx) {
@@ -123,6 +183,7 @@ impl Stream for AssistantMessageEventStream {
                         this.final_message = Some(message.clone());
                         this.producer = None;
                     }
+                    this.track(&event);
                     return Poll::Ready(Some(event));
                 }
                 Poll::Ready(None) => {

@@ -5,6 +5,7 @@
 //! queue holds at most what one poll decoded.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
@@ -31,6 +32,7 @@ pub struct EventSink {
     open: OpenToolCalls,
     parsers: Vec<(usize, PartialJson)>,
     cancel: CancellationToken,
+    end_blocks_on_abort: Arc<AtomicBool>,
 }
 
 impl EventSink {
@@ -39,6 +41,7 @@ impl EventSink {
         partial: SharedMessage,
         open: OpenToolCalls,
         cancel: CancellationToken,
+        end_blocks_on_abort: Arc<AtomicBool>,
     ) -> Self {
         Self {
             tx,
@@ -46,7 +49,16 @@ impl EventSink {
             open,
             parsers: Vec::new(),
             cancel,
+            end_blocks_on_abort,
         }
+    }
+
+    /// Asks the stream to end the text and thinking blocks still open
+    /// (`text_end` / `thinking_end`) before its `aborted` error when the
+    /// call is cancelled, as pi's openai-completions provider does (its
+    /// client ends the body quietly and the blocks are finished).
+    pub fn end_blocks_on_abort(&self) {
+        self.end_blocks_on_abort.store(true, Ordering::Relaxed);
     }
 
     /// The message being built.

@@ -312,3 +312,61 @@ async fn unregistered_api_names_the_api_and_the_registered_ones() {
         Some("No API provider registered for api: nope (registered: none)")
     );
 }
+
+/// Streams a thinking block (ended) and a text block (left open), then
+/// waits; cancels after the text delta. Returns the event kinds and the
+/// `text_end` content seen.
+async fn cancel_with_an_open_text_block(end_blocks: bool) -> (Vec<&'static str>, Vec<String>) {
+    let cancel = CancellationToken::new();
+    let mut stream =
+        AssistantMessageEventStream::new(empty(), cancel.clone(), move |mut sink| async move {
+            if end_blocks {
+                sink.end_blocks_on_abort();
+            }
+            sink.start();
+            let t = sink.thinking_start();
+            sink.thinking_delta(t, "hmm");
+            sink.thinking_end(t);
+            let i = sink.text_start();
+            sink.text_delta(i, "word0 word1 ");
+            std::future::pending::<()>().await;
+        });
+    let (mut kinds, mut ends) = (Vec::new(), Vec::new());
+    while let Some(event) = stream.next().await {
+        kinds.push(event.kind());
+        match &event {
+            AssistantMessageEvent::TextDelta { .. } => cancel.cancel(),
+            AssistantMessageEvent::TextEnd { content, .. } => ends.push(content.clone()),
+            _ => {}
+        }
+    }
+    (kinds, ends)
+}
+
+#[tokio::test]
+async fn an_aborted_stream_can_end_its_open_text_block_first() {
+    let (kinds, ends) = cancel_with_an_open_text_block(true).await;
+    assert_eq!(
+        kinds,
+        [
+            "start",
+            "thinking_start",
+            "thinking_delta",
+            "thinking_end",
+            "text_start",
+            "text_delta",
+            "text_end",
+            "error"
+        ],
+        "only the open block is ended, before the error"
+    );
+    assert_eq!(ends, ["word0 word1 "]);
+}
+
+#[tokio::test]
+async fn by_default_an_aborted_stream_leaves_its_blocks_open() {
+    let (kinds, ends) = cancel_with_an_open_text_block(false).await;
+    assert_eq!(kinds.last(), Some(&"error"));
+    assert!(!kinds.contains(&"text_end"), "{kinds:?}");
+    assert!(ends.is_empty());
+}

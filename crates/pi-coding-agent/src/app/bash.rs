@@ -20,15 +20,9 @@ impl App {
         command: &str,
         exclude_from_context: bool,
     ) -> Result<Value, String> {
+        let shell = ShellConfig::resolve(self.settings.shell_path.as_deref())?;
         let cancel = CancellationToken::new();
         *lock(&self.bash_cancel) = Some(cancel.clone());
-        let shell = match &self.settings.shell_path {
-            Some(path) => ShellConfig {
-                program: path.into(),
-                args: vec!["-c".to_owned()],
-            },
-            None => ShellConfig::detect(),
-        };
         let full_command = match &self.settings.shell_command_prefix {
             Some(prefix) => format!("{prefix}\n{command}"),
             None => command.to_owned(),
@@ -57,12 +51,13 @@ impl App {
         } else {
             self.record(message);
         }
-        let mut result = json!({
-            "output": run.output,
-            "exitCode": run.exit_code,
-            "cancelled": run.cancelled,
-            "truncated": run.truncated,
-        });
+        // pi leaves `exitCode` out when the command was killed.
+        let mut result = json!({"output": run.output});
+        if let Some(code) = run.exit_code {
+            result["exitCode"] = json!(code);
+        }
+        result["cancelled"] = json!(run.cancelled);
+        result["truncated"] = json!(run.truncated);
         if let Some(path) = full_output_path {
             result["fullOutputPath"] = json!(path);
         }

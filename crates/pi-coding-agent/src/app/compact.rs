@@ -152,8 +152,10 @@ impl App {
         custom_instructions: Option<&str>,
         will_retry: bool,
     ) -> Result<CompactionResult, String> {
+        self.compaction_started();
         self.emit(&json!({"type": "compaction_start", "reason": reason}));
         let result = self.compact_inner(custom_instructions).await;
+        self.compaction_ended();
         let mut end = json!({"type": "compaction_end", "reason": reason, "aborted": false});
         match &result {
             Ok(r) => {

@@ -19,8 +19,16 @@ impl App {
     /// Switches to the model after the current one, as pi's `cycleModel`:
     /// the scoped models that have a key (applying the thinking level their
     /// pattern named), or else the available models. `None` when there is
-    /// nothing to cycle to (fewer than two candidates).
-    pub fn cycle_model(&self) -> Option<CycledModel> {
+    /// nothing to cycle to (fewer than two candidates). `backward` goes to
+    /// the previous one instead (Shift+Ctrl+P).
+    pub fn cycle_model(&self, backward: bool) -> Option<CycledModel> {
+        let step = |at: usize, len: usize| {
+            if backward {
+                (at + len - 1) % len
+            } else {
+                (at + 1) % len
+            }
+        };
         let current = self.agent.model();
         let is_current = |m: &Model| m.provider == current.provider && m.id == current.id;
         if !self.scoped_models.is_empty() {
@@ -36,7 +44,7 @@ impl App {
                 .iter()
                 .position(|s| is_current(&s.model))
                 .unwrap_or(0);
-            let next = usable[(at + 1) % usable.len()];
+            let next = usable[step(at, usable.len())];
             self.set_model(next.model.clone());
             if let Some(level) = next
                 .thinking_level
@@ -57,7 +65,7 @@ impl App {
             return None;
         }
         let at = usable.iter().position(|m| is_current(m)).unwrap_or(0);
-        let next = usable[(at + 1) % usable.len()].clone();
+        let next = usable[step(at, usable.len())].clone();
         self.set_model(next.clone());
         Some(CycledModel {
             model: next,

@@ -5,7 +5,9 @@
 
 mod bash;
 mod compact;
+mod controls;
 mod cycle;
+mod export;
 pub mod files;
 mod persist;
 mod request_headers;
@@ -18,21 +20,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use pi_agent_core::{Agent, AgentError, AgentMessage, PromptInput};
+use pi_agent_core::{Agent, AgentError, AgentMessage, PromptInput, QueueMode};
 use pi_ai::{AssistantMessage, CancellationToken, Message, Model, ThinkingLevel};
 use serde_json::{Value, json};
 
-use crate::config::{AuthStorage, ModelRegistry, Settings};
+use crate::config::{AuthStorage, ModelRegistry, Settings, SettingsWarning, SettingsWriter};
 use crate::messages::CodingMessage;
 use crate::resources::Resources;
 use crate::session::SessionManager;
 
+pub use controls::{clamp_level, js_number, supported_levels};
 pub use cycle::CycledModel;
+pub use export::export_from_file;
 use persist::EventHub;
 pub use persist::{AppEvent, AppListener};
 pub use request_headers::RegistryHeaders;
 pub use retry::is_retryable_error;
-pub use setup::{SessionChoice, SetupError, StartOptions, build_app, register_providers};
+pub use setup::{
+    SESSION_DIR_ENV, SessionChoice, SetupError, StartOptions, build_app, register_providers,
+    resolve_session_dir,
+};
 
 /// The coding agent: agent, session, configuration.
 pub struct App {
@@ -48,6 +55,10 @@ pub struct App {
     pub cli_api_key: Option<String>,
     /// Merged settings.
     pub settings: Settings,
+    /// Writes changed defaults (model, thinking level) to the global settings file.
+    pub settings_writer: SettingsWriter,
+    /// Settings files that could not be used (their defaults apply).
+    pub settings_warnings: Vec<SettingsWarning>,
     /// Working directory.
     pub cwd: PathBuf,
     auto_retry: AtomicBool,
@@ -55,6 +66,11 @@ pub struct App {
     retry_cancel: Mutex<Option<CancellationToken>>,
     bash_cancel: Mutex<Option<CancellationToken>>,
     pending_bash: Mutex<Vec<AgentMessage<CodingMessage>>>,
+    /// Manual or automatic compactions running now (pi's `isCompacting`).
+    compactions: std::sync::atomic::AtomicUsize,
+    /// The level a switch to a reasoning model starts from (pi's settings
+    /// `defaultThinkingLevel`, updated by every level change; kept in memory).
+    default_thinking: Mutex<Option<ThinkingLevel>>,
     hub: Arc<EventHub>,
     /// Skills, prompt templates and system prompt files.
     pub resources: Arc<Resources>,
@@ -65,6 +81,14 @@ pub struct App {
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A queue mode as pi writes it.
+fn queue_mode_name(mode: QueueMode) -> &'static str {
+    match mode {
+        QueueMode::All => "all",
+        QueueMode::OneAtATime => "one-at-a-time",
+    }
 }
 
 /// The thinking level as pi writes it (`off` for none).
@@ -91,11 +115,45 @@ impl App {
     /// Whether transient errors are retried automatically.
     pub fn set_auto_retry(&self, enabled: bool) {
         self.auto_retry.store(enabled, Ordering::SeqCst);
+        // As pi: remembered in the global settings (`retry.enabled`).
+        if let Err(e) = self
+            .settings_writer
+            .set_nested("retry", "enabled", json!(enabled))
+        {
+            tracing::error!("cannot save retry.enabled: {e}");
+        }
     }
 
     /// Whether the context is compacted automatically.
     pub fn set_auto_compaction(&self, enabled: bool) {
         self.auto_compaction.store(enabled, Ordering::SeqCst);
+        // As pi: remembered in the global settings (`compaction.enabled`).
+        if let Err(e) = self
+            .settings_writer
+            .set_nested("compaction", "enabled", json!(enabled))
+        {
+            tracing::error!("cannot save compaction.enabled: {e}");
+        }
+    }
+
+    /// Sets how steering messages are delivered and remembers it in the
+    /// global settings (`steeringMode`), as pi.
+    pub fn set_steering_mode(&self, mode: QueueMode) {
+        self.agent.set_steering_mode(mode);
+        self.save_setting("steeringMode", json!(queue_mode_name(mode)));
+    }
+
+    /// Sets how follow-up messages are delivered and remembers it in the
+    /// global settings (`followUpMode`), as pi.
+    pub fn set_follow_up_mode(&self, mode: QueueMode) {
+        self.agent.set_follow_up_mode(mode);
+        self.save_setting("followUpMode", json!(queue_mode_name(mode)));
+    }
+
+    fn save_setting(&self, key: &str, value: Value) {
+        if let Err(e) = self.settings_writer.set(&[(key, Some(value))]) {
+            tracing::error!("cannot save {key}: {e}");
+        }
     }
 
     /// Whether the context is compacted automatically.
@@ -152,9 +210,21 @@ impl App {
         })
     }
 
-    /// The text of the last assistant message (`None` when there is none).
+    /// The text of the last assistant message, trimmed, skipping aborted
+    /// messages without content (`None` when there is none or it is empty),
+    /// as pi's `getLastAssistantText`.
     pub fn last_assistant_text(&self) -> Option<String> {
-        self.last_assistant().map(|m| m.text())
+        let text = self.agent.with_state(|state| {
+            state.messages.iter().rev().find_map(|m| {
+                m.as_assistant()
+                    .filter(|a| {
+                        !(a.stop_reason == pi_ai::StopReason::Aborted && a.content.is_empty())
+                    })
+                    .map(AssistantMessage::text)
+            })
+        })?;
+        let trimmed = text.trim();
+        (!trimmed.is_empty()).then(|| trimmed.to_owned())
     }
 
     /// The last message, when it is an assistant message.
@@ -216,6 +286,10 @@ impl App {
         base_delay_ms: u64,
     ) -> bool {
         let delay = Duration::from_millis(base_delay_ms.saturating_mul(1 << (attempt - 1).min(20)));
+        // Cancellable from the moment it is announced: a client may answer
+        // `auto_retry_start` with `abort_retry` at once.
+        let token = CancellationToken::new();
+        *lock(&self.retry_cancel) = Some(token.clone());
         self.emit(&json!({
             "type": "auto_retry_start",
             "attempt": attempt,
@@ -224,8 +298,6 @@ impl App {
             "errorMessage": last.error_message.clone().unwrap_or_else(|| "Unknown error".to_owned()),
         }));
         self.drop_last_assistant();
-        let token = CancellationToken::new();
-        *lock(&self.retry_cancel) = Some(token.clone());
         let cancelled = tokio::select! {
             () = token.cancelled() => true,
             () = tokio::time::sleep(delay) => false,
@@ -264,37 +336,5 @@ impl App {
                 tracing::warn!("{e}");
                 None
             })
-    }
-
-    /// Switches the model and records a `model_change`.
-    pub fn set_model(&self, model: Model) {
-        if let Err(e) = self
-            .session()
-            .append_model_change(model.provider.as_str(), &model.id)
-        {
-            tracing::error!("cannot save the model change: {e}");
-        }
-        let level = self.agent.with_state(|s| s.thinking_level);
-        if !model.reasoning && level.is_some() {
-            self.set_thinking_level(None);
-        }
-        self.agent.set_model(model);
-    }
-
-    /// Sets the thinking level (`None` is off; forced off for models
-    /// without reasoning) and records a `thinking_level_change`.
-    pub fn set_thinking_level(&self, level: Option<ThinkingLevel>) {
-        let level = if self.agent.model().reasoning {
-            level
-        } else {
-            None
-        };
-        if let Err(e) = self
-            .session()
-            .append_thinking_level_change(thinking_level_name(level))
-        {
-            tracing::error!("cannot save the thinking level change: {e}");
-        }
-        self.agent.set_thinking_level(level);
     }
 }

@@ -37,9 +37,62 @@ pub(crate) struct EventHub {
     /// An overflow was compacted and retried since the last answer that
     /// did not fail (pi recovers from an overflow once).
     pub(crate) overflow_attempted: AtomicBool,
+    /// Texts of the queued steering and follow-up messages (pi's
+    /// `_steeringMessages` / `_followUpMessages`).
+    pub(crate) queues: Mutex<Queues>,
+}
+
+/// The texts of the queued messages, as `queue_update` reports them.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Queues {
+    /// Steering messages.
+    pub(crate) steering: Vec<String>,
+    /// Follow-up messages.
+    pub(crate) follow_up: Vec<String>,
 }
 
 impl EventHub {
+    /// Changes the queued texts and emits pi's `queue_update` with both lists.
+    pub(crate) fn update_queues(&self, change: impl FnOnce(&mut Queues) -> bool) {
+        let update = {
+            let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+            if !change(&mut queues) {
+                return;
+            }
+            json!({"type": "queue_update", "steering": queues.steering, "followUp": queues.follow_up})
+        };
+        self.emit(AppEvent::App(&update));
+    }
+
+    /// A user message starts: it leaves the queue it came from (the
+    /// steering queue first), matched by its text as pi does.
+    fn dequeue(&self, message: &AgentMessage<CodingMessage>) {
+        let AgentMessage::Standard(pi_ai::Message::User(user)) = message else {
+            return;
+        };
+        let text = match &user.content {
+            pi_ai::UserContent::Text(t) => t.clone(),
+            pi_ai::UserContent::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(pi_ai::UserBlock::as_text)
+                .collect::<Vec<_>>()
+                .join(""),
+        };
+        if text.is_empty() {
+            return;
+        }
+        self.update_queues(|q| {
+            if let Some(i) = q.steering.iter().position(|t| *t == text) {
+                q.steering.remove(i);
+            } else if let Some(i) = q.follow_up.iter().position(|t| *t == text) {
+                q.follow_up.remove(i);
+            } else {
+                return false;
+            }
+            true
+        });
+    }
+
     pub(crate) fn subscribe(&self, listener: AppListener) {
         self.listeners
             .lock()
@@ -86,6 +139,9 @@ pub(crate) fn app_listener(
     hub: Arc<EventHub>,
 ) -> impl Fn(&AgentEvent<CodingMessage>) + Send + Sync + 'static {
     move |event| {
+        if let AgentEvent::MessageStart { message } = event {
+            hub.dequeue(message);
+        }
         hub.emit(AppEvent::Agent(event));
         let AgentEvent::MessageEnd { message } = event else {
             return;

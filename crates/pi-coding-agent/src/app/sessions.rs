@@ -22,6 +22,9 @@ fn user_text(content: &UserContent) -> String {
     }
 }
 
+/// pi's refusal of a fork at anything but a known user message.
+const INVALID_FORK_ENTRY: &str = "Invalid entry ID for forking";
+
 impl App {
     fn refuse_while_streaming(&self) -> Result<(), String> {
         if self.agent.is_streaming() {
@@ -120,12 +123,12 @@ impl App {
             let session = self.session();
             let entry = session
                 .entry(entry_id)
-                .ok_or_else(|| format!("Entry not found: {entry_id}"))?;
+                .ok_or_else(|| INVALID_FORK_ENTRY.to_owned())?;
             let SessionEntry::Message(message) = entry else {
-                return Err("Can only fork at a user message".to_owned());
+                return Err(INVALID_FORK_ENTRY.to_owned());
             };
             let AgentMessage::Standard(Message::User(user)) = &message.message else {
-                return Err("Can only fork at a user message".to_owned());
+                return Err(INVALID_FORK_ENTRY.to_owned());
             };
             (user_text(&user.content), message.parent_id.clone())
         };
@@ -150,57 +153,52 @@ impl App {
         Ok(text)
     }
 
+    /// rpc `clone`: continues in a new session file holding the current
+    /// branch up to and including the leaf (pi's fork "at" the leaf).
+    pub fn clone_session(&self) -> Result<(), String> {
+        self.refuse_while_streaming()?;
+        {
+            let mut session = self.session();
+            let leaf = session
+                .leaf_id()
+                .map(str::to_owned)
+                .ok_or_else(|| "Cannot clone session: no current entry selected".to_owned())?;
+            // pi forks from the file: before its first write (no assistant
+            // message yet) the leaf is not found there.
+            if session.session_file().is_some_and(|f| !f.exists()) {
+                return Err(format!("Entry {leaf} not found"));
+            }
+            session
+                .create_branched_session(&leaf)
+                .map_err(|e| e.to_string())?;
+        }
+        self.load_from_session();
+        Ok(())
+    }
+
     /// Writes the transcript as a self-contained HTML page; returns its path
-    /// (`output` or `<session file>.html`, else `pi-session-<id>.html` in the cwd).
+    /// as pi reports it: `output`, else `pi-session-<session file name>.html`
+    /// (relative, written into the working directory). An in-memory session,
+    /// or one whose file is not written yet, is refused with pi's messages.
     pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, String> {
         let (path, title) = {
             let session = self.session();
-            let default = session
+            let file = session
                 .session_file()
-                .map(|f| f.with_extension("html"))
-                .unwrap_or_else(|| {
-                    self.cwd
-                        .join(format!("pi-session-{}.html", session.session_id()))
-                });
+                .ok_or("Cannot export in-memory session to HTML")?;
+            if !file.exists() {
+                return Err("Nothing to export yet - start a conversation first".to_owned());
+            }
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let default = PathBuf::from(format!("pi-session-{}.html", stem.unwrap_or_default()));
             (
                 output.map_or(default, Path::to_path_buf),
                 session.session_id().to_owned(),
             )
         };
-        let mut html = format!(
-            "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>pi session {}</title>\n<style>body{{font-family:sans-serif;max-width:60em;margin:auto}}.m{{border-left:4px solid #ccc;margin:1em 0;padding:0 1em}}pre{{white-space:pre-wrap}}</style></head><body>\n<h1>pi session {}</h1>\n",
-            escape(&title),
-            escape(&title)
-        );
-        for message in self.agent.messages() {
-            let role = message.role();
-            let body = serde_json::to_string_pretty(&message).map_err(|e| e.to_string())?;
-            let text = match &message {
-                AgentMessage::Standard(Message::User(user)) => user_text(&user.content),
-                AgentMessage::Standard(Message::Assistant(a)) => a.text(),
-                AgentMessage::Standard(Message::ToolResult(r)) => r
-                    .content
-                    .iter()
-                    .filter_map(UserBlock::as_text)
-                    .collect::<Vec<_>>()
-                    .join(""),
-                AgentMessage::Custom(_) => String::new(),
-            };
-            html.push_str(&format!(
-                "<div class=\"m {role}\"><h3>{role}</h3><pre>{}</pre><details><summary>JSON</summary><pre>{}</pre></details></div>\n",
-                escape(&text),
-                escape(&body)
-            ));
-        }
-        html.push_str("</body></html>\n");
-        std::fs::write(&path, html).map_err(|e| format!("{}: {e}", path.display()))?;
+        let html = super::export::render_html(&title, &self.agent.messages())?;
+        std::fs::write(self.cwd.join(&path), html)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(path)
     }
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

@@ -70,6 +70,8 @@ pub enum SessionChoice {
     Open(String),
     /// No file (`--no-session`).
     InMemory,
+    /// A copy of a session (a path, or an id or id prefix) in a new file (`--fork`).
+    Fork(String),
 }
 
 /// What the command line asks for.
@@ -110,6 +112,29 @@ pub struct StartOptions {
     /// `--models` patterns scoping the models (and Ctrl+P cycling); `None`
     /// for the settings' `enabledModels`.
     pub models: Option<Vec<String>>,
+    /// `--no-builtin-tools`: no built-in tool unless named by `--tools`.
+    pub no_builtin_tools: bool,
+}
+
+/// The environment variable naming the session directory (below `--session-dir`).
+pub const SESSION_DIR_ENV: &str = "PI_CODING_AGENT_SESSION_DIR";
+
+/// The session directory: `--session-dir`, else `$PI_CODING_AGENT_SESSION_DIR`,
+/// else the `sessionDir` setting (each with `~` expanded), else `None`
+/// (the default one per working directory).
+pub fn resolve_session_dir(
+    flag: Option<&Path>,
+    env_value: Option<&str>,
+    settings: &Settings,
+    home: &Path,
+) -> Option<PathBuf> {
+    flag.map(Path::to_path_buf)
+        .or_else(|| {
+            env_value
+                .filter(|v| !v.is_empty())
+                .map(|v| crate::config::expand_tilde(v, home))
+        })
+        .or_else(|| settings.session_dir(home))
 }
 
 /// Registers every built-in wire in the global api registry.
@@ -134,37 +159,48 @@ fn open_session(
         SessionChoice::InMemory => Ok(SessionManager::in_memory(cwd)),
         SessionChoice::New => Ok(SessionManager::create(cwd, dir)?),
         SessionChoice::Continue => Ok(SessionManager::continue_recent(cwd, dir)?),
-        SessionChoice::Open(target) => {
-            let path = Path::new(target);
-            if target.contains('/')
-                || target.contains('\\')
-                || target.ends_with(".jsonl")
-                || path.is_file()
-            {
-                return Ok(SessionManager::open(path, dir)?);
-            }
-            let mut found = list_sessions(cwd, dir)?;
-            if !found.iter().any(|s| s.id.starts_with(target.as_str())) {
-                found = list_all_sessions(Some(&sessions_dir(agent_dir)))?;
-            }
-            let matches: Vec<_> = found
-                .iter()
-                .filter(|s| s.id.starts_with(target.as_str()))
-                .collect();
-            match matches.as_slice() {
-                [one] => Ok(SessionManager::open(&one.path, dir)?),
-                [] => Err(SetupError::Other(format!(
-                    "No session found matching \"{target}\""
-                ))),
-                many => Err(SetupError::Other(format!(
-                    "Session id \"{target}\" is ambiguous: {}",
-                    many.iter()
-                        .map(|s| s.id.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))),
-            }
-        }
+        SessionChoice::Open(target) => Ok(SessionManager::open(
+            &resolve_session_target(target, cwd, dir, agent_dir)?,
+            dir,
+        )?),
+        SessionChoice::Fork(target) => Ok(SessionManager::fork_from(
+            &resolve_session_target(target, cwd, dir, agent_dir)?,
+            cwd,
+            dir,
+        )?),
+    }
+}
+
+/// The session file `target` names: a path as given, else the one session
+/// (of the cwd first, then of every project) whose id starts with it.
+fn resolve_session_target(
+    target: &str,
+    cwd: &str,
+    dir: Option<&Path>,
+    agent_dir: &Path,
+) -> Result<PathBuf, SetupError> {
+    let path = Path::new(target);
+    if target.contains('/') || target.contains('\\') || target.ends_with(".jsonl") || path.is_file()
+    {
+        return Ok(path.to_path_buf());
+    }
+    let mut found = list_sessions(cwd, dir)?;
+    if !found.iter().any(|s| s.id.starts_with(target)) {
+        found = list_all_sessions(Some(&sessions_dir(agent_dir)))?;
+    }
+    let matches: Vec<_> = found.iter().filter(|s| s.id.starts_with(target)).collect();
+    match matches.as_slice() {
+        [one] => Ok(one.path.clone()),
+        [] => Err(SetupError::Other(format!(
+            "No session found matching '{target}'"
+        ))),
+        many => Err(SetupError::Other(format!(
+            "Session id \"{target}\" is ambiguous: {}",
+            many.iter()
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
     }
 }
 
@@ -184,16 +220,6 @@ fn default_model(
         return Some(model.clone());
     }
     default_available_model(&registry.available_models(None, auth)).cloned()
-}
-
-/// The boolean `images.<key>` setting (pi's `autoResize`, `blockImages`).
-pub(crate) fn image_setting(settings: &Settings, key: &str, default: bool) -> bool {
-    settings
-        .extra
-        .get("images")
-        .and_then(|images| images.get(key))
-        .and_then(serde_json::Value::as_bool)
-        .unwrap_or(default)
 }
 
 /// The settings' `enabledModels` patterns, if any.
@@ -263,7 +289,16 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     register_providers();
     let agent_dir = options.agent_dir.clone().unwrap_or_else(agent_dir);
     let cwd_text = options.cwd.to_string_lossy().into_owned();
-    let settings = Settings::load(&agent_dir, &options.cwd)?;
+    let loaded = Settings::load(&agent_dir, &options.cwd);
+    let settings = loaded.settings;
+    let home = dirs::home_dir().unwrap_or_default();
+    let mut options = options;
+    options.session_dir = resolve_session_dir(
+        options.session_dir.as_deref(),
+        std::env::var(SESSION_DIR_ENV).ok().as_deref(),
+        &settings,
+        &home,
+    );
     let registry = ModelRegistry::load(&agent_dir)?;
     let auth = AuthStorage::load(&agent_dir)?;
 
@@ -365,10 +400,11 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         session.append_thinking_level_change(thinking_level_name(thinking_level))?;
     }
 
-    let names: Vec<String> = options
-        .tools
-        .clone()
-        .unwrap_or_else(|| DEFAULT_TOOLS.iter().map(|s| (*s).to_owned()).collect());
+    let names: Vec<String> = match &options.tools {
+        Some(names) => names.clone(),
+        None if options.no_builtin_tools => Vec::new(),
+        None => DEFAULT_TOOLS.iter().map(|s| (*s).to_owned()).collect(),
+    };
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     // `read` asks the agent's current model whether it takes images; the
     // agent exists only once the tools do, so the probe finds it through a cell.
@@ -379,7 +415,9 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             let agent = probe_cell.get()?.upgrade()?;
             Some(agent.model().supports_images())
         })),
-        no_image_resize: !image_setting(&settings, "autoResize", true),
+        no_image_resize: !settings.image_auto_resize(),
+        shell_path: settings.shell_path.clone(),
+        command_prefix: settings.shell_command_prefix.clone(),
     };
     let tools = tools::create_tools_with_options(&options.cwd, &name_refs, &tool_options)
         .map_err(|e| SetupError::Other(e.to_string()))?;
@@ -395,7 +433,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     let resources = Arc::new(Resources::load(&ResourceOptions {
         cwd: options.cwd.clone(),
         agent_dir,
-        home: dirs::home_dir().unwrap_or_default(),
+        home,
         skill_paths: options.skills.clone(),
         prompt_template_paths: options.prompt_templates.clone(),
         no_skills: options.no_skills,
@@ -424,7 +462,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     agent_options.messages = context.messages;
     agent_options.steering_mode = queue_mode(settings.steering_mode.as_deref());
     agent_options.follow_up_mode = queue_mode(settings.follow_up_mode.as_deref());
-    let block = image_setting(&settings, "blockImages", false);
+    let block = settings.block_images();
     agent_options.settings.convert_to_llm = Arc::new(
         move |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> {
             let converted = convert_to_llm(messages);
@@ -452,6 +490,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     let hub = Arc::new(EventHub::default());
     agent.subscribe(app_listener(Arc::clone(&session), Arc::clone(&hub)));
 
+    let default_thinking = default_thinking_level(&settings);
     let retry_enabled = settings.retry().enabled;
     let compaction_enabled = settings.compaction().enabled;
     Ok(App {
@@ -461,12 +500,16 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         auth,
         cli_api_key: options.api_key,
         settings,
+        settings_writer: loaded.writer,
+        settings_warnings: loaded.warnings,
         cwd: options.cwd,
         auto_retry: AtomicBool::new(retry_enabled),
         auto_compaction: AtomicBool::new(compaction_enabled),
         retry_cancel: Mutex::new(None),
         bash_cancel: Mutex::new(None),
         pending_bash: Mutex::new(Vec::new()),
+        compactions: std::sync::atomic::AtomicUsize::new(0),
+        default_thinking: Mutex::new(default_thinking),
         hub,
         resources,
         scoped_models: scoped,

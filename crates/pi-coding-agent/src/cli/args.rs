@@ -21,7 +21,13 @@ pub enum Mode {
 /// conversation as a session under the agent dir (~/.pi/agent, or $PI_CODING_AGENT_DIR).
 /// Arguments starting with @ attach files (`pi -p @src/main.rs "explain this"`).
 #[derive(Debug, Clone, Parser)]
-#[command(name = "pi", version = crate::VERSION, disable_version_flag = true)]
+#[command(
+    name = "pi",
+    version = crate::VERSION,
+    disable_version_flag = true,
+    override_usage = "pi [OPTIONS] [@FILES...] [MESSAGES...]",
+    after_help = super::help::AFTER_HELP
+)]
 pub struct Args {
     /// Prompts to send, in order; `@path` arguments attach files.
     #[arg(value_name = "MESSAGE")]
@@ -47,9 +53,15 @@ pub struct Args {
     #[arg(long)]
     pub api_key: Option<String>,
 
-    /// Thinking level: off, minimal, low, medium, high, xhigh.
+    /// Thinking level: off, minimal, low, medium, high, xhigh (another value is
+    /// ignored with a warning).
     #[arg(long, value_name = "LEVEL")]
     pub thinking: Option<String>,
+
+    /// Comma-separated model patterns (globs like `anthropic/*`, optional `:level`)
+    /// that scope model cycling; default: the `enabledModels` setting.
+    #[arg(long, value_name = "PATTERNS", value_parser = parse_list)]
+    pub models: Option<std::vec::Vec<String>>,
 
     /// Replace the built-in system prompt (text, or a path to a file).
     #[arg(long, value_name = "TEXT")]
@@ -80,20 +92,28 @@ pub struct Args {
     pub no_context_files: bool,
 
     /// Comma-separated tools to enable (read,bash,edit,write,grep,find,ls).
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub tools: Option<Vec<String>>,
+    #[arg(short = 't', long, value_name = "LIST", value_parser = parse_list)]
+    pub tools: Option<std::vec::Vec<String>>,
 
-    /// Disable all tools.
+    /// Disable all tools. Short: -nt.
     #[arg(long)]
     pub no_tools: bool,
+
+    /// Disable the built-in tools unless `--tools` names them. Short: -nbt.
+    #[arg(long)]
+    pub no_builtin_tools: bool,
 
     /// Continue the most recent session of this directory.
     #[arg(short = 'c', long = "continue")]
     pub continue_session: bool,
 
-    /// Resume a session: the most recent one, or the one whose id starts with ID.
-    #[arg(short = 'r', long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
-    pub resume: Option<String>,
+    /// Pick a session to resume (needs a terminal; use --session for a given one).
+    #[arg(short = 'r', long)]
+    pub resume: bool,
+
+    /// Copy a session (file path, or id or id prefix) into a new session and continue there.
+    #[arg(long, value_name = "PATH|ID")]
+    pub fork: Option<String>,
 
     /// Use this session file (a path, or a session id or id prefix).
     #[arg(long, value_name = "PATH|ID")]
@@ -107,6 +127,19 @@ pub struct Args {
     #[arg(long)]
     pub no_session: bool,
 
+    /// Write a session file as HTML (to the first MESSAGE, else
+    /// pi-session-<name>.html) and exit.
+    #[arg(long, value_name = "FILE")]
+    pub export: Option<PathBuf>,
+
+    /// Verbose startup (overrides the quietStartup setting).
+    #[arg(long)]
+    pub verbose: bool,
+
+    /// No network use at startup (same as PI_OFFLINE=1).
+    #[arg(long)]
+    pub offline: bool,
+
     /// List the available models (optionally only those matching SEARCH) and exit.
     #[arg(long, value_name = "SEARCH", num_args = 0..=1, default_missing_value = "")]
     pub list_models: Option<String>,
@@ -116,16 +149,27 @@ pub struct Args {
     pub version: bool,
 }
 
+/// A comma-separated list, items trimmed, empty ones dropped (as pi's `--tools`).
+fn parse_list(text: &str) -> Result<Vec<String>, std::convert::Infallible> {
+    Ok(text
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect())
+}
+
 /// pi's multi-letter short flags and the long flags they stand for.
-const SHORT_ALIASES: [(&str, &str); 4] = [
+const SHORT_ALIASES: [(&str, &str); 5] = [
     ("-ns", "--no-skills"),
     ("-np", "--no-prompt-templates"),
     ("-nc", "--no-context-files"),
     ("-nt", "--no-tools"),
+    ("-nbt", "--no-builtin-tools"),
 ];
 
 /// The command line with pi's multi-letter short flags (`-ns`, `-np`,
-/// `-nc`, `-nt`) spelled long, for clap.
+/// `-nc`, `-nt`, `-nbt`) spelled long, for clap.
 pub fn expand_short_flags<I: IntoIterator<Item = std::ffi::OsString>>(
     args: I,
 ) -> Vec<std::ffi::OsString> {
@@ -137,6 +181,19 @@ pub fn expand_short_flags<I: IntoIterator<Item = std::ffi::OsString>>(
                 .map_or(arg, |(_, long)| (*long).into())
         })
         .collect()
+}
+
+/// The valid thinking levels, in pi's order.
+pub const THINKING_LEVELS: [&str; 6] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/// pi's warning for a `--thinking` value it does not know (the flag is then ignored).
+pub fn invalid_thinking_warning(level: &str) -> Option<String> {
+    (!THINKING_LEVELS.contains(&level)).then(|| {
+        format!(
+            "Invalid thinking level \"{level}\". Valid values: {}",
+            THINKING_LEVELS.join(", ")
+        )
+    })
 }
 
 impl Args {
@@ -200,7 +257,49 @@ mod tests {
 
         let args = Args::try_parse_from(["pi", "--list-models"]).unwrap();
         assert_eq!(args.list_models.as_deref(), Some(""));
-        let args = Args::try_parse_from(["pi", "-r"]).unwrap();
-        assert_eq!(args.resume.as_deref(), Some(""));
+        // `-r` takes no value: what follows is a message, never a session id.
+        let args = Args::try_parse_from(["pi", "-r", "0195abcd", "-p"]).unwrap();
+        assert!(args.resume && args.print);
+        assert_eq!(args.messages, ["0195abcd"]);
+
+        let args = Args::try_parse_from(expand_short_flags(
+            [
+                "pi",
+                "-t",
+                "read, ls,",
+                "-nbt",
+                "--fork",
+                "abc",
+                "--models",
+                "a/*, *b*:high",
+                "--verbose",
+                "--offline",
+                "--export",
+                "s.jsonl",
+                "out.html",
+            ]
+            .map(std::ffi::OsString::from),
+        ))
+        .unwrap();
+        assert_eq!(args.tools, Some(vec!["read".to_owned(), "ls".to_owned()]));
+        assert!(args.no_builtin_tools && args.verbose && args.offline);
+        assert_eq!(args.fork.as_deref(), Some("abc"));
+        assert_eq!(
+            args.models,
+            Some(vec!["a/*".to_owned(), "*b*:high".to_owned()])
+        );
+        assert_eq!(args.export, Some(PathBuf::from("s.jsonl")));
+        assert_eq!(args.messages, ["out.html"]);
+    }
+
+    #[test]
+    fn bad_thinking_levels_are_named_as_pi_names_them() {
+        assert_eq!(invalid_thinking_warning("high"), None);
+        assert_eq!(
+            invalid_thinking_warning("bogus").as_deref(),
+            Some(
+                "Invalid thinking level \"bogus\". Valid values: off, minimal, low, medium, high, xhigh"
+            )
+        );
     }
 }

@@ -1,7 +1,10 @@
 //! The command line: flags (named as pi names them) and what they select.
 
 mod args;
+mod help;
 mod list_models;
+mod unknown;
 
-pub use args::{Args, Mode, expand_short_flags};
+pub use args::{Args, Mode, THINKING_LEVELS, expand_short_flags, invalid_thinking_warning};
 pub use list_models::list_models;
+pub use unknown::{Screened, screen};

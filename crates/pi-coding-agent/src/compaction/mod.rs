@@ -225,7 +225,8 @@ fn entry_message(entry: &SessionEntry) -> Option<CodingAgentMessage> {
         | SessionEntry::ModelChange(_)
         | SessionEntry::Custom(_)
         | SessionEntry::Label(_)
-        | SessionEntry::SessionInfo(_) => None,
+        | SessionEntry::SessionInfo(_)
+        | SessionEntry::Raw(_) => None,
     }
 }
 
@@ -238,7 +239,8 @@ fn is_cut_point(entry: &SessionEntry) -> bool {
         | SessionEntry::Compaction(_)
         | SessionEntry::Custom(_)
         | SessionEntry::Label(_)
-        | SessionEntry::SessionInfo(_) => false,
+        | SessionEntry::SessionInfo(_)
+        | SessionEntry::Raw(_) => false,
     }
 }
 

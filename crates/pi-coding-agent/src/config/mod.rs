@@ -23,7 +23,10 @@ pub use model_resolver::{
 pub use models_config::{
     CostOverride, ModelConfig, ModelOverride, ModelsFile, ProviderConfig, resolve_api_key_spec,
 };
-pub use settings::{CompactionSettings, RetrySettings, Settings};
+pub use settings::{
+    CompactionSettings, ImageSettings, LoadedSettings, RetrySettings, Settings, SettingsScope,
+    SettingsWarning, SettingsWriter, expand_tilde,
+};
 
 /// A configuration problem, naming the file or the model involved.
 #[derive(Debug, thiserror::Error)]

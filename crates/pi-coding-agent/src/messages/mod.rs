@@ -34,8 +34,8 @@ pub(crate) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, 
 }
 
 /// The result of a `!cmd` run by the user (`role: "bashExecution"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct BashExecutionMessage {
     /// The command line as typed (without the `!`).
     pub command: String,
@@ -63,8 +63,8 @@ pub struct BashExecutionMessage {
 
 /// A message injected by an extension (`role: "custom"`). It reaches the
 /// model as a user message even when `display` is false.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct CustomMessage {
     /// Identifies the extension's message kind.
     pub custom_type: String,
@@ -88,8 +88,8 @@ pub struct CustomMessage {
 }
 
 /// The summary of a branch the conversation came back from (`role: "branchSummary"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct BranchSummaryMessage {
     /// The summary text.
     pub summary: String,
@@ -103,8 +103,8 @@ pub struct BranchSummaryMessage {
 }
 
 /// The summary that replaces compacted history (`role: "compactionSummary"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct CompactionSummaryMessage {
     /// The summary text.
     pub summary: String,

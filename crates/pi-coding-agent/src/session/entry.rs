@@ -10,6 +10,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::raw::RawEntry;
 use crate::messages::{CodingAgentMessage, present};
 
 /// The session format version this crate writes.
@@ -77,15 +78,14 @@ impl<'de> Visitor<'de> for MessageEntryVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MessageEntry, A::Error> {
+        // A key given twice keeps its last value, as JSON.parse does.
         fn set<T, E: de::Error>(
             slot: &mut Option<T>,
-            key: &'static str,
+            _key: &'static str,
             value: T,
         ) -> Result<(), E> {
-            match slot.replace(value) {
-                Some(_) => Err(E::duplicate_field(key)),
-                None => Ok(()),
-            }
+            *slot = Some(value);
+            Ok(())
         }
         let (mut id, mut parent_id, mut timestamp, mut message) = (None, None, None, None);
         let mut extra = ExtraFields::new();
@@ -106,9 +106,9 @@ impl<'de> Visitor<'de> for MessageEntryVisitor {
             }
         }
         Ok(MessageEntry {
-            id: id.ok_or_else(|| de::Error::missing_field("id"))?,
+            id: id.unwrap_or_default(),
             parent_id: parent_id.flatten(),
-            timestamp: timestamp.ok_or_else(|| de::Error::missing_field("timestamp"))?,
+            timestamp: timestamp.unwrap_or_default(),
             message: message.ok_or_else(|| de::Error::missing_field("message"))?,
             extra,
         })
@@ -116,8 +116,8 @@ impl<'de> Visitor<'de> for MessageEntryVisitor {
 }
 
 /// `type: "thinking_level_change"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct ThinkingLevelChangeEntry {
     /// Short entry id.
     pub id: String,
@@ -133,8 +133,8 @@ pub struct ThinkingLevelChangeEntry {
 }
 
 /// `type: "model_change"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct ModelChangeEntry {
     /// Short entry id.
     pub id: String,
@@ -152,8 +152,8 @@ pub struct ModelChangeEntry {
 }
 
 /// `type: "compaction"`: history before `firstKeptEntryId` is replaced by `summary`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct CompactionEntry {
     /// Short entry id.
     pub id: String,
@@ -183,8 +183,8 @@ pub struct CompactionEntry {
 }
 
 /// `type: "branch_summary"`: what happened on a branch that was left.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct BranchSummaryEntry {
     /// Short entry id.
     pub id: String,
@@ -213,8 +213,8 @@ pub struct BranchSummaryEntry {
 
 /// `type: "custom"`: extension state; never part of the model context.
 /// Keys in pi's order: `type, customType, data, id, parentId, timestamp`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct CustomEntry {
     /// Identifies the extension's entry kind.
     pub custom_type: String,
@@ -238,8 +238,8 @@ pub struct CustomEntry {
 
 /// `type: "custom_message"`: an extension message that the model sees.
 /// Keys in pi's order: `type, customType, content, display, details, id, parentId, timestamp`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct CustomMessageEntry {
     /// Identifies the extension's message kind.
     pub custom_type: String,
@@ -267,8 +267,8 @@ pub struct CustomMessageEntry {
 }
 
 /// `type: "label"`: sets (or, without `label`, clears) a bookmark on an entry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct LabelEntry {
     /// Short entry id.
     pub id: String,
@@ -287,8 +287,8 @@ pub struct LabelEntry {
 }
 
 /// `type: "session_info"`: session metadata such as its display name.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct SessionInfoEntry {
     /// Short entry id.
     pub id: String,
@@ -329,6 +329,9 @@ pub enum SessionEntry {
     Label(LabelEntry),
     /// `session_info`.
     SessionInfo(SessionInfoEntry),
+    /// Any line this version cannot type, kept and written back verbatim.
+    #[serde(untagged)]
+    Raw(RawEntry),
 }
 
 /// The `type` values of [`SessionEntry`].
@@ -356,6 +359,7 @@ macro_rules! each_entry {
             SessionEntry::CustomMessage($e) => $body,
             SessionEntry::Label($e) => $body,
             SessionEntry::SessionInfo($e) => $body,
+            SessionEntry::Raw($e) => $body,
         }
     };
 }
@@ -377,7 +381,7 @@ impl SessionEntry {
     }
 
     /// The `type` as written in JSON.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> &str {
         match self {
             Self::Message(_) => "message",
             Self::ThinkingLevelChange(_) => "thinking_level_change",
@@ -388,6 +392,7 @@ impl SessionEntry {
             Self::CustomMessage(_) => "custom_message",
             Self::Label(_) => "label",
             Self::SessionInfo(_) => "session_info",
+            Self::Raw(raw) => &raw.kind,
         }
     }
 
@@ -404,9 +409,22 @@ impl SessionEntry {
         serde_json::from_value(value)
     }
 
-    /// The entry as one JSON line without the trailing newline, as pi writes it.
+    /// Parses one entry from a JSON object; a value this version cannot
+    /// type becomes a [`RawEntry`] (never an error, never dropped).
+    pub fn from_value_or_raw(value: &Value) -> Result<Self, serde_json::Error> {
+        match Self::deserialize(value) {
+            Ok(entry) => Ok(entry),
+            Err(err) => Ok(Self::Raw(RawEntry::from_value(value, err.to_string())?)),
+        }
+    }
+
+    /// The entry as one JSON line without the trailing newline, as pi
+    /// writes it (a [`RawEntry`] exactly as it was read).
     pub fn to_line(&self) -> Result<String, serde_json::Error> {
-        serde_json::to_string(self)
+        match self {
+            Self::Raw(raw) => Ok(raw.line().to_owned()),
+            typed => serde_json::to_string(typed),
+        }
     }
 }
 

@@ -13,6 +13,7 @@ use std::sync::{Mutex, PoisonError};
 
 use super::entry::SessionEntry;
 use super::load::{DiagnosticKind, LoadDiagnostic, replace_lone_surrogates};
+use super::raw::RawEntry;
 
 /// One non-blank line: where it is in its buffer and in the file.
 pub(super) struct Line {
@@ -94,7 +95,8 @@ impl<R: BufRead> LineReader<R> {
 
 /// Parses every remaining line as an entry, in file order, pushing
 /// `make(entry, span)` (the span of message entries, with `keep_spans`)
-/// and a diagnostic for each line skipped.
+/// and a diagnostic for each line skipped (not JSON) or kept verbatim as a
+/// [`RawEntry`] (JSON, but not an entry this version can type).
 pub(super) fn read_entries<R, T>(
     lines: &mut LineReader<R>,
     keep_spans: bool,
@@ -113,15 +115,39 @@ where
                 entries.push(make(entry, keep.then_some(line.span)));
             }
             Err(LineError::Json(err)) => diagnostics.push(json_diagnostic(&line, &err)),
-            Err(LineError::Entry(err)) => diagnostics.push(LoadDiagnostic {
-                line: line.number,
-                kind: DiagnosticKind::InvalidEntry,
-                reason: err.to_string(),
-            }),
+            Err(LineError::Entry(err)) => {
+                let bytes = &text[line.range.clone()];
+                match raw_entry(bytes, &err) {
+                    Some(raw) => {
+                        diagnostics.push(LoadDiagnostic {
+                            line: line.number,
+                            kind: DiagnosticKind::KeptVerbatim,
+                            reason: raw.reason.clone(),
+                        });
+                        entries.push(make(SessionEntry::Raw(raw), None));
+                    }
+                    None => diagnostics.push(LoadDiagnostic {
+                        line: line.number,
+                        kind: DiagnosticKind::InvalidEntry,
+                        reason: err.to_string(),
+                    }),
+                }
+            }
         }
         text.clear();
     }
     Ok(())
+}
+
+/// A JSON line that is not a typed entry, kept as it is (`None` when it
+/// is not UTF-8 text or not JSON after all).
+fn raw_entry(bytes: &[u8], err: &serde_json::Error) -> Option<RawEntry> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let value: serde_json::Value = match serde_json::from_slice(bytes) {
+        Ok(value) => value,
+        Err(_) => serde_json::from_slice(&replace_lone_surrogates(bytes)?).ok()?,
+    };
+    Some(RawEntry::new(text.to_owned(), &value, err.to_string()))
 }
 
 /// A diagnostic for a line that is not JSON (a torn last line when it has no newline).
@@ -194,6 +220,16 @@ impl LineSource {
 
     /// The entry at `span`, parsed as when the file was loaded.
     pub(super) fn read_entry(&self, span: LineSpan) -> Result<SessionEntry, String> {
+        let bytes = self.read_bytes(span)?;
+        parse_entry(&bytes).map_err(|(LineError::Json(e) | LineError::Entry(e))| e.to_string())
+    }
+
+    /// The text of the line at `span`, as it is in the file.
+    pub(super) fn read_line(&self, span: LineSpan) -> Result<String, String> {
+        String::from_utf8(self.read_bytes(span)?).map_err(|e| e.to_string())
+    }
+
+    fn read_bytes(&self, span: LineSpan) -> Result<Vec<u8>, String> {
         let mut bytes = vec![0; span.len];
         let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
         let read = match &mut *file {
@@ -205,7 +241,7 @@ impl LineSource {
             }),
         };
         read.map_err(|e| format!("{}: {e}", self.path.display()))?;
-        parse_entry(&bytes).map_err(|(LineError::Json(e) | LineError::Entry(e))| e.to_string())
+        Ok(bytes)
     }
 }
 

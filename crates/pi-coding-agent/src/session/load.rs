@@ -1,6 +1,9 @@
-//! Reading a session file: line by line, tolerant and honest. Every line
-//! that cannot be used is skipped and reported with its line number; old
-//! formats (versions 1 and 2) are migrated to version 3.
+//! Reading a session file: line by line, tolerant, honest and lossless.
+//! Fields older pi versions did not write take pi's defaults; a JSON line
+//! that cannot be typed is kept verbatim ([`RawEntry`](super::RawEntry));
+//! a line that is not JSON is skipped and reported with its line number;
+//! old formats (versions 1 and 2) are migrated to version 3, with the text
+//! of the migrated file for an atomic rewrite that keeps every line.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -20,13 +23,16 @@ use super::lines::{self, LineReader, LineSpan, json_diagnostic};
 pub enum DiagnosticKind {
     /// The line is not valid JSON.
     InvalidJson,
-    /// Valid JSON, but not a known entry (unknown `type`, missing fields, wrong types).
+    /// Valid JSON, but not an entry, and not kept (not UTF-8 text).
     InvalidEntry,
+    /// Valid JSON, but not an entry this version can type (unknown `type`,
+    /// wrong types): kept as a [`RawEntry`](super::RawEntry), not skipped.
+    KeptVerbatim,
     /// The last line has no newline and does not parse: a crash mid-append.
     TornLastLine,
 }
 
-/// A skipped line: where and why.
+/// A line that was skipped or kept untyped: where and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadDiagnostic {
     /// 1-based line number in the file.
@@ -50,13 +56,17 @@ pub struct LoadedSession {
     pub header: SessionHeader,
     /// The entries in file order.
     pub entries: Vec<SessionEntry>,
-    /// Lines that were skipped.
+    /// Lines that were skipped or kept untyped.
     pub diagnostics: Vec<LoadDiagnostic>,
     /// The version the file had when it was migrated, `None` when it was current.
     pub migrated_from: Option<u32>,
     /// False when the last line has no newline (the next append must start a new line).
     pub ends_with_newline: bool,
 }
+
+/// The text of a migrated file: every line of the old file in its place,
+/// entries migrated, lines that are not JSON kept verbatim.
+pub(super) type MigratedText = Result<Vec<u8>, String>;
 
 /// Reads and parses a session file.
 ///
@@ -87,6 +97,17 @@ pub(super) struct ReadFile<T> {
     pub(super) migrated_from: Option<u32>,
     /// See [`LoadedSession::ends_with_newline`].
     pub(super) ends_with_newline: bool,
+    /// For a migrated file: its text in the current version, or why it
+    /// cannot be written without losing something.
+    pub(super) migrated_text: Option<MigratedText>,
+}
+
+/// A line of an old-format file: the header, a parsed entry (by position
+/// among the parsed ones) or a line kept verbatim.
+enum OldLine {
+    Header,
+    Json(usize),
+    Verbatim(Vec<u8>),
 }
 
 /// [`load_session_file`], with `make` building what is kept of each entry
@@ -105,20 +126,31 @@ pub(super) fn read_session_file<T>(
     let mut reader = LineReader::new(BufReader::with_capacity(1 << 16, file));
     let mut text = Vec::new();
     let mut header: Option<SessionHeader> = None;
+    let mut header_value = Value::Null;
     let mut entries = Vec::new();
     let mut diagnostics = Vec::new();
+    let mut old_lines: Vec<OldLine> = Vec::new();
+    let mut lossy_lines: Vec<usize> = Vec::new();
 
     while let Some(line) = reader.next_into(&mut text).map_err(io)? {
         match parse_line(&text[line.range.clone()]) {
-            Ok(value) => {
+            Ok((value, lossy)) => {
+                if lossy {
+                    lossy_lines.push(line.number);
+                }
+                header_value = value.clone();
                 let parsed = parse_header(value).ok_or_else(|| SessionError::InvalidHeader {
                     path: path.to_path_buf(),
                     line: line.number,
                 })?;
                 header = Some(parsed);
+                old_lines.push(OldLine::Header);
                 break;
             }
-            Err(err) => diagnostics.push(json_diagnostic(&line, &err)),
+            Err(err) => {
+                diagnostics.push(json_diagnostic(&line, &err));
+                old_lines.push(OldLine::Verbatim(text[line.range.clone()].to_vec()));
+            }
         }
         text.clear();
     }
@@ -139,8 +171,17 @@ pub(super) fn read_session_file<T>(
         text.clear();
         while let Some(line) = reader.next_into(&mut text).map_err(io)? {
             match parse_line(&text[line.range.clone()]) {
-                Ok(value) => old_values.push((line.number, value)),
-                Err(err) => diagnostics.push(json_diagnostic(&line, &err)),
+                Ok((value, lossy)) => {
+                    if lossy {
+                        lossy_lines.push(line.number);
+                    }
+                    old_lines.push(OldLine::Json(old_values.len()));
+                    old_values.push((line.number, value));
+                }
+                Err(err) => {
+                    diagnostics.push(json_diagnostic(&line, &err));
+                    old_lines.push(OldLine::Verbatim(text[line.range.clone()].to_vec()));
+                }
             }
             text.clear();
         }
@@ -159,18 +200,31 @@ pub(super) fn read_session_file<T>(
         });
     };
 
+    let mut migrated_text = None;
     let migrated_from = if version < CURRENT_SESSION_VERSION {
         migrate(&mut old_values, version);
         header.version = Some(CURRENT_SESSION_VERSION);
+        if let Value::Object(map) = &mut header_value {
+            // As pi's migration sets it: a new key goes last.
+            map.insert("version".into(), CURRENT_SESSION_VERSION.into());
+        }
+        migrated_text = Some(if lossy_lines.is_empty() {
+            migrated_file_text(&header_value, &old_lines, &old_values)
+        } else {
+            Err(format!(
+                "line(s) {lossy_lines:?} hold lone UTF-16 surrogate escapes that this version cannot write back unchanged"
+            ))
+        });
         for (line, value) in old_values {
-            match SessionEntry::from_value(value) {
-                Ok(entry) => entries.push(make(entry, None)),
-                Err(err) => diagnostics.push(LoadDiagnostic {
+            let entry = SessionEntry::from_value_or_raw(&value)?;
+            if let SessionEntry::Raw(raw) = &entry {
+                diagnostics.push(LoadDiagnostic {
                     line,
-                    kind: DiagnosticKind::InvalidEntry,
-                    reason: err.to_string(),
-                }),
+                    kind: DiagnosticKind::KeptVerbatim,
+                    reason: raw.reason.clone(),
+                });
             }
+            entries.push(make(entry, None));
         }
         diagnostics.sort_by_key(|d| d.line);
         Some(version)
@@ -188,17 +242,85 @@ pub(super) fn read_session_file<T>(
         diagnostics,
         migrated_from,
         ends_with_newline,
+        migrated_text,
     })
+}
+
+/// The text of a migrated file: lines that were not JSON stay in their
+/// place byte for byte, every other line is its migrated JSON value, as
+/// pi's rewrite writes it.
+fn migrated_file_text(
+    header: &Value,
+    lines: &[OldLine],
+    values: &[(usize, Value)],
+) -> MigratedText {
+    let mut out = Vec::new();
+    let json = |value: &Value, out: &mut Vec<u8>| -> Result<(), String> {
+        serde_json::to_writer(&mut *out, value).map_err(|e| e.to_string())?;
+        out.push(b'\n');
+        Ok(())
+    };
+    for line in lines {
+        match line {
+            OldLine::Verbatim(bytes) => {
+                out.extend_from_slice(bytes);
+                out.push(b'\n');
+            }
+            OldLine::Header => json(header, &mut out)?,
+            OldLine::Json(index) => {
+                let value = values
+                    .get(*index)
+                    .map(|(_, v)| v)
+                    .ok_or_else(|| format!("entry {index} is missing"))?;
+                json(value, &mut out)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The entry lines of a session file in the current format, as pi's fork
+/// copies them: every JSON line after the header, verbatim (for an old
+/// file: migrated). `None` when an old file cannot be migrated unchanged.
+pub(super) fn current_entry_lines(path: &Path) -> Result<Option<Vec<String>>, SessionError> {
+    let read = read_session_file(path, false, |_, _| ())?;
+    let text = match read.migrated_text {
+        Some(Ok(text)) => text,
+        Some(Err(_)) => return Ok(None),
+        None => std::fs::read(path).map_err(|source| SessionError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?,
+    };
+    let mut lines = Vec::new();
+    let mut header_seen = false;
+    for line in text.split(|&b| b == b'\n').map(<[u8]>::trim_ascii) {
+        // Blank lines and lines that are not JSON are not entries.
+        let Ok(line) = std::str::from_utf8(line) else {
+            continue;
+        };
+        if line.is_empty() || parse_line(line.as_bytes()).is_err() {
+            continue;
+        }
+        if header_seen {
+            lines.push(line.to_owned());
+        }
+        header_seen = true;
+    }
+    Ok(Some(lines))
 }
 
 /// Parses one line; a line that fails only because of lone UTF-16 surrogate
 /// escapes (which JavaScript writes, serde_json rejects) is retried with
 /// those escapes replaced by U+FFFD.
-fn parse_line(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+/// The flag is true when escapes were replaced.
+fn parse_line(bytes: &[u8]) -> Result<(Value, bool), serde_json::Error> {
     match serde_json::from_slice(bytes) {
-        Ok(value) => Ok(value),
+        Ok(value) => Ok((value, false)),
         Err(err) => match replace_lone_surrogates(bytes) {
-            Some(fixed) => serde_json::from_slice(&fixed).map_err(|_| err),
+            Some(fixed) => serde_json::from_slice(&fixed)
+                .map(|value| (value, true))
+                .map_err(|_| err),
             None => Err(err),
         },
     }

@@ -9,6 +9,7 @@ use pi_agent_core::AgentMessage;
 use pi_ai::{ExtraFields, UserContent};
 use serde_json::Value;
 
+use super::SessionError;
 use super::entry::{
     BranchSummaryEntry, CURRENT_SESSION_VERSION, CompactionEntry, CustomEntry, CustomMessageEntry,
     LabelEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionHeader, SessionInfoEntry,
@@ -16,10 +17,9 @@ use super::entry::{
 };
 use super::ids::{generate_entry_id, new_session_id, now_iso};
 use super::lines::LineSource;
-use super::load::{LoadDiagnostic, ReadFile, load_session_file, read_session_file};
+use super::load::LoadDiagnostic;
 use super::paths::{agent_dir, default_session_dir, session_file_name};
 use super::store::{LoadedMessages, Stored};
-use super::{SessionError, list};
 use crate::messages::{CodingAgentMessage, CodingMessage};
 
 /// Options of [`SessionManager::new_session`].
@@ -60,22 +60,25 @@ pub struct SessionManager {
     pub(super) index: HashMap<String, usize>,
     pub(super) labels: HashMap<String, String>,
     pub(super) leaf: Option<usize>,
-    has_assistant: bool,
+    pub(super) has_assistant: bool,
     /// Entries already on disk; `None` while not even the header is.
-    written: Option<usize>,
-    needs_newline: bool,
-    writer: Option<File>,
+    pub(super) written: Option<usize>,
+    pub(super) needs_newline: bool,
+    pub(super) writer: Option<File>,
+    /// Lines to write as they are instead of serializing their entries (by
+    /// id): entries copied from a file into a branched session.
+    pub(super) verbatim: HashMap<String, String>,
     pub(super) diagnostics: Vec<LoadDiagnostic>,
 }
 
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SessionError + '_ {
+pub(super) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SessionError + '_ {
     move |source| SessionError::Io {
         path: path.to_path_buf(),
         source,
     }
 }
 
-fn new_header(id: String, cwd: &str, parent_session: Option<String>) -> SessionHeader {
+pub(super) fn new_header(id: String, cwd: &str, parent_session: Option<String>) -> SessionHeader {
     SessionHeader {
         kind: "session".to_owned(),
         version: Some(CURRENT_SESSION_VERSION),
@@ -88,7 +91,7 @@ fn new_header(id: String, cwd: &str, parent_session: Option<String>) -> SessionH
 }
 
 impl SessionManager {
-    fn blank(cwd: &str, session_dir: Option<PathBuf>) -> Self {
+    pub(super) fn blank(cwd: &str, session_dir: Option<PathBuf>) -> Self {
         Self {
             cwd: cwd.to_owned(),
             session_dir,
@@ -104,11 +107,12 @@ impl SessionManager {
             written: None,
             needs_newline: false,
             writer: None,
+            verbatim: HashMap::new(),
             diagnostics: Vec::new(),
         }
     }
 
-    fn ensure_dir(dir: &Path) -> Result<(), SessionError> {
+    pub(super) fn ensure_dir(dir: &Path) -> Result<(), SessionError> {
         fs::create_dir_all(dir).map_err(io_error(dir))
     }
 
@@ -128,129 +132,6 @@ impl SessionManager {
         Self::blank(cwd, None)
     }
 
-    /// Opens a session file. A missing or empty file becomes a new session
-    /// that will be written at that path. `session_dir` (for later new or
-    /// forked sessions) defaults to the file's directory. Files in an older
-    /// format are migrated and rewritten.
-    pub fn open(path: &Path, session_dir: Option<&Path>) -> Result<Self, SessionError> {
-        let dir = match session_dir {
-            Some(dir) => dir.to_path_buf(),
-            None => path
-                .parent()
-                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
-        };
-        let mut messages = LoadedMessages::new();
-        let loaded = match read_session_file(path, true, |entry, span| {
-            Stored::read(entry, span, &mut messages)
-        }) {
-            Ok(loaded) => Some(loaded),
-            Err(SessionError::EmptyFile { .. }) => None,
-            Err(SessionError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
-                None
-            }
-            Err(err) => return Err(err),
-        };
-        Self::ensure_dir(&dir)?;
-        match loaded {
-            Some(loaded) => Self::from_loaded(path, dir, loaded, messages),
-            None => {
-                let cwd = std::env::current_dir()
-                    .map(|d| d.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let mut manager = Self::blank(&cwd, Some(dir));
-                manager.file = Some(path.to_path_buf());
-                Ok(manager)
-            }
-        }
-    }
-
-    fn from_loaded(
-        path: &Path,
-        dir: PathBuf,
-        loaded: ReadFile<Stored>,
-        messages: LoadedMessages,
-    ) -> Result<Self, SessionError> {
-        let mut manager = Self::blank(&loaded.header.cwd, Some(dir));
-        manager.file = Some(path.to_path_buf());
-        manager.source = Some(LineSource::new(path));
-        manager.header = loaded.header;
-        manager.entries = loaded.entries;
-        manager.loaded = messages;
-        manager.diagnostics = loaded.diagnostics;
-        manager.rebuild_index();
-        manager.written = Some(manager.entries.len());
-        manager.needs_newline = !loaded.ends_with_newline;
-        if loaded.migrated_from.is_some() {
-            manager.rewrite_migrated(path)?;
-        }
-        Ok(manager)
-    }
-
-    /// Rewrites a migrated file (temp file + rename). When lines were
-    /// skipped, the original is kept next to it as `<file>.bak` first.
-    fn rewrite_migrated(&mut self, path: &Path) -> Result<(), SessionError> {
-        if !self.diagnostics.is_empty() {
-            let mut backup = path.as_os_str().to_owned();
-            backup.push(".bak");
-            fs::copy(path, &backup).map_err(io_error(path))?;
-        }
-        let mut content = serde_json::to_string(&self.header)?;
-        content.push('\n');
-        for stored in &self.entries {
-            content.push_str(&stored.get(self.source.as_ref()).to_line()?);
-            content.push('\n');
-        }
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
-        fs::write(&tmp, content).map_err(io_error(&tmp))?;
-        fs::rename(&tmp, path).map_err(io_error(path))?;
-        self.needs_newline = false;
-        Ok(())
-    }
-
-    /// Opens the most recently modified valid session of `cwd`, or creates
-    /// a new one when there is none.
-    pub fn continue_recent(cwd: &str, session_dir: Option<&Path>) -> Result<Self, SessionError> {
-        let dir =
-            session_dir.map_or_else(|| default_session_dir(&agent_dir(), cwd), Path::to_path_buf);
-        match list::find_most_recent_session(&dir) {
-            Some(path) => Self::open(&path, Some(&dir)),
-            None => Self::create(cwd, Some(&dir)),
-        }
-    }
-
-    /// Copies every entry of the session at `source` into a new session file
-    /// for `target_cwd`, whose header names `source` as `parentSession`.
-    pub fn fork_from(
-        source: &Path,
-        target_cwd: &str,
-        session_dir: Option<&Path>,
-    ) -> Result<Self, SessionError> {
-        let loaded = load_session_file(source)?;
-        let dir = session_dir.map_or_else(
-            || default_session_dir(&agent_dir(), target_cwd),
-            Path::to_path_buf,
-        );
-        Self::ensure_dir(&dir)?;
-        let header = new_header(
-            new_session_id(),
-            target_cwd,
-            Some(source.to_string_lossy().into_owned()),
-        );
-        let path = dir.join(session_file_name(&header.timestamp, &header.id));
-        let mut content = serde_json::to_string(&header)?;
-        content.push('\n');
-        for entry in &loaded.entries {
-            content.push_str(&entry.to_line()?);
-            content.push('\n');
-        }
-        fs::write(&path, content).map_err(io_error(&path))?;
-        Self::open(&path, Some(&dir))
-    }
-
     /// Starts a new, empty session (new id and, when persisting, a new file
     /// path; nothing is written until the first assistant message). Returns
     /// the new file path.
@@ -267,6 +148,7 @@ impl SessionManager {
         self.written = None;
         self.needs_newline = false;
         self.writer = None;
+        self.verbatim.clear();
         self.diagnostics.clear();
         self.file = self
             .session_dir
@@ -275,7 +157,7 @@ impl SessionManager {
         self.file.clone()
     }
 
-    fn rebuild_index(&mut self) {
+    pub(super) fn rebuild_index(&mut self) {
         self.index.clear();
         self.index.reserve(self.entries.len());
         self.has_assistant = false;
@@ -328,7 +210,10 @@ impl SessionManager {
             content.push('\n');
         }
         for stored in &self.entries[start..] {
-            content.push_str(&stored.get(self.source.as_ref()).to_line()?);
+            match self.verbatim.get(stored.id()) {
+                Some(line) => content.push_str(line),
+                None => content.push_str(&stored.get(self.source.as_ref()).to_line()?),
+            }
             content.push('\n');
         }
         if self.writer.is_none() {
@@ -346,6 +231,7 @@ impl SessionManager {
         }
         self.written = Some(self.entries.len());
         self.needs_newline = false;
+        self.verbatim.clear();
         Ok(())
     }
 
@@ -580,8 +466,16 @@ impl SessionManager {
             .get(leaf_id)
             .copied()
             .ok_or_else(|| SessionError::EntryNotFound(leaf_id.to_owned()))?;
-        let path: Vec<SessionEntry> = self
-            .path_indices(leaf)
+        let indices = self.path_indices(leaf);
+        // Entries read from the file are copied as their lines are.
+        let verbatim: HashMap<String, String> = indices
+            .iter()
+            .filter_map(|&i| {
+                let stored = &self.entries[i];
+                Some((stored.id().to_owned(), stored.line(self.source.as_ref())?))
+            })
+            .collect();
+        let path: Vec<SessionEntry> = indices
             .into_iter()
             .map(|i| self.entries[i].get(self.source.as_ref()))
             .filter(|e| !matches!(e, SessionEntry::Label(_)))
@@ -618,6 +512,7 @@ impl SessionManager {
             parent_session,
         });
         self.entries = entries.into_iter().map(Stored::new).collect();
+        self.verbatim = verbatim;
         self.rebuild_index();
         self.persist()?;
         Ok(self.file.clone())

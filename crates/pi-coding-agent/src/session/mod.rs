@@ -6,18 +6,22 @@
 //! entry the next append hangs under; branching moves it back.
 //!
 //! [`SessionManager`] owns one session (in a file or in memory);
-//! [`load_session_file`] reads any pi file, reporting every skipped line;
+//! [`load_session_file`] reads any pi file without losing an entry (what
+//! it cannot type is kept as a [`RawEntry`]), reporting every skipped line;
 //! [`list_sessions`] and [`list_all_sessions`] describe the files of a
 //! project or of every project.
 
+mod atomic;
 mod entry;
 mod ids;
 mod lines;
 mod list;
 mod load;
 mod manager;
+mod open;
 mod paths;
 mod queries;
+mod raw;
 mod store;
 mod tree;
 
@@ -36,6 +40,7 @@ pub use paths::{
     AGENT_DIR_ENV, agent_dir, agent_dir_from, default_session_dir, encode_cwd, session_file_name,
     sessions_dir,
 };
+pub use raw::RawEntry;
 pub use tree::{SessionTree, TreeNode};
 
 /// Errors of the session layer.
@@ -84,3 +89,7 @@ mod tests;
 #[cfg(test)]
 #[path = "resume_tests.rs"]
 mod resume_tests;
+
+#[cfg(test)]
+#[path = "migration_tests.rs"]
+mod migration_tests;

@@ -128,6 +128,18 @@ impl Stored {
         }
     }
 
+    /// The line of an entry read from the file, exactly as it is there
+    /// (`None` for an entry in memory, or when the line changed).
+    pub(super) fn line(&self, file: Option<&LineSource>) -> Option<String> {
+        let Self::Read(read) = self else {
+            return None;
+        };
+        let line = file?.read_line(read.span).ok()?;
+        let value: serde_json::Value = serde_json::from_str(&line).ok()?;
+        (value.get("id").and_then(serde_json::Value::as_str) == Some(read.id.as_str()))
+            .then_some(line)
+    }
+
     /// The entry as the context plan sees it, without reading it again.
     pub(super) fn path_entry(&self) -> PathEntry<'_> {
         match (self, self.in_memory()) {

@@ -259,7 +259,16 @@ fn a_corrupt_middle_line_is_reported_with_its_line_number() {
     );
     fs::write(&path, content.join("\n") + "\n").unwrap();
     let loaded = load_session_file(&path).unwrap();
-    assert_eq!(loaded.entries.len(), 3, "both neighbours are kept");
+    assert_eq!(
+        loaded.entries.len(),
+        4,
+        "both neighbours and the unknown entry are kept"
+    );
+    assert_eq!(
+        loaded.entries[1].to_line().unwrap(),
+        content[3],
+        "the unknown entry is kept verbatim"
+    );
     assert_eq!(
         loaded
             .diagnostics
@@ -268,7 +277,7 @@ fn a_corrupt_middle_line_is_reported_with_its_line_number() {
             .collect::<Vec<_>>(),
         [
             (3, DiagnosticKind::InvalidJson),
-            (4, DiagnosticKind::InvalidEntry)
+            (4, DiagnosticKind::KeptVerbatim)
         ]
     );
     assert!(

@@ -62,13 +62,27 @@ impl ShellConfig {
             args: vec!["-c".to_owned()],
         }
     }
+
+    /// pi's shell choice: `custom` (the `shellPath` setting) when given,
+    /// an error naming it when it does not exist; else [`ShellConfig::detect`].
+    pub fn resolve(custom: Option<&str>) -> Result<Self, String> {
+        match custom.filter(|c| !c.is_empty()) {
+            Some(path) if Path::new(path).exists() => Ok(Self {
+                program: PathBuf::from(path),
+                args: vec!["-c".to_owned()],
+            }),
+            Some(path) => Err(format!("Custom shell path not found: {path}")),
+            None => Ok(Self::detect()),
+        }
+    }
 }
 
 /// The `bash` tool.
 #[derive(Debug)]
 pub struct BashTool {
     cwd: PathBuf,
-    shell: ShellConfig,
+    shell: Result<ShellConfig, String>,
+    command_prefix: Option<String>,
     parameters: Value,
 }
 
@@ -118,9 +132,24 @@ impl BashTool {
 
     /// A bash tool running commands in `cwd` with the given shell.
     pub fn with_shell(cwd: &Path, shell: ShellConfig) -> Self {
+        Self::build(cwd, Ok(shell), None)
+    }
+
+    /// A bash tool with the settings' `shellPath` and `shellCommandPrefix`
+    /// (a missing shell fails each call, as in pi).
+    pub fn with_settings(cwd: &Path, shell_path: Option<&str>, prefix: Option<String>) -> Self {
+        Self::build(cwd, ShellConfig::resolve(shell_path), prefix)
+    }
+
+    fn build(
+        cwd: &Path,
+        shell: Result<ShellConfig, String>,
+        command_prefix: Option<String>,
+    ) -> Self {
         Self {
             cwd: cwd.to_path_buf(),
             shell,
+            command_prefix: command_prefix.filter(|p| !p.is_empty()),
             parameters: json!({
                 "type": "object",
                 "required": ["command"],
@@ -172,6 +201,11 @@ impl AgentTool for BashTool {
         on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
         let args: BashArgs = parse_args("bash", args)?;
+        let shell = self.shell.as_ref().map_err(|e| ToolError::new(e.clone()))?;
+        let command = match &self.command_prefix {
+            Some(prefix) => format!("{prefix}\n{}", args.command),
+            None => args.command.clone(),
+        };
         if !self.cwd.is_dir() {
             return Err(ToolError::new(format!(
                 "Working directory does not exist: {}\nCannot execute bash commands.",
@@ -192,9 +226,9 @@ impl AgentTool for BashTool {
             .and_then(|t| Duration::try_from_secs_f64(t).ok());
         let mut output = OutputAccumulator::new();
         let outcome = run(
-            &self.shell,
+            shell,
             &self.cwd,
-            &args.command,
+            &command,
             timeout,
             &cancel,
             &on_update,

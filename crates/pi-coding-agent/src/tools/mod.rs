@@ -90,6 +90,10 @@ pub struct ToolOptions {
     /// `read` sends images as they are (pi's `images.autoResize: false`);
     /// by default they are fitted to pi's size limits.
     pub no_image_resize: bool,
+    /// `shellPath`: the shell `bash` runs commands with (instead of detecting one).
+    pub shell_path: Option<String>,
+    /// `shellCommandPrefix`: put (with a newline) before every `bash` command.
+    pub command_prefix: Option<String>,
 }
 
 /// Builds the named tools, in the order given, working in `cwd`.
@@ -125,7 +129,11 @@ pub fn create_tool_with_options(
             ReadTool::with_image_input(cwd, options.image_input.clone())
                 .with_image_resize(!options.no_image_resize),
         ),
-        "bash" => Arc::new(BashTool::new(cwd)),
+        "bash" => Arc::new(BashTool::with_settings(
+            cwd,
+            options.shell_path.as_deref(),
+            options.command_prefix.clone(),
+        )),
         "edit" => Arc::new(EditTool::new(cwd)),
         "write" => Arc::new(WriteTool::new(cwd)),
         "grep" => Arc::new(GrepTool::new(cwd)),

@@ -1,4 +1,4 @@
-//! The line-based interactive mode, driven in process: a prompt streams its
+//! The line-based interactive mode (used when stdout is not a terminal), driven in process: a prompt streams its
 //! answer, `!cmd` runs a shell command recorded for the model, `/session`
 //! and `/quit` work.
 
@@ -43,7 +43,7 @@ async fn prompts_shell_commands_and_slash_commands() {
     let captured = Captured::default();
     let out: Arc<Mutex<Box<dyn Write + Send>>> = Arc::new(Mutex::new(Box::new(captured.clone())));
     let input: &[u8] = b"List the files in the current directory.\n!echo shell-says-hi\n/session\n/quit\nnever read\n";
-    let code = interactive::run(Arc::clone(&app), input, out).await;
+    let code = interactive::line::run(Arc::clone(&app), input, out).await;
     assert_eq!(code, 0);
     let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     assert!(text.contains("[bash] {\"command\":\"ls\"}"), "{text}");

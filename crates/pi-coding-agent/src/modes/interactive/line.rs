@@ -1,5 +1,6 @@
-//! A line-based interactive mode for terminals: type a prompt, watch the
-//! answer stream in, with tool calls shown as they run. `!cmd` runs a shell
+//! The line-based interactive mode, used when stdout is not a terminal
+//! (piped or redirected output): type a prompt, watch the answer stream
+//! in, with tool calls shown as they run. `!cmd` runs a shell
 //! command whose output the model sees on the next prompt, `!!cmd` one it
 //! never sees; `/compact [focus]`, `/model provider/id`, `/thinking LEVEL`,
 //! `/session` and `/quit` are commands. Ctrl-C aborts a running answer.

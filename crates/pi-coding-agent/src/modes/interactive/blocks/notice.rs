@@ -1,0 +1,148 @@
+//! Notices in the chat: status lines (dim; consecutive ones replace each
+//! other), `Warning: ...`, `Error: ...`, the startup header with its key
+//! hints (collapsed or, with Ctrl+O, one hint per line) and framed info
+//! panels (`/session`, `/hotkeys`).
+
+use pi_tui::theme::Token;
+
+use super::RenderCtx;
+use crate::modes::interactive::layout::{padded, rule};
+use crate::modes::interactive::md::{Md, MdStyle};
+
+/// A notice.
+pub enum Notice {
+    /// A dim status line.
+    Status(String),
+    /// `Warning: <text>` in the warning colour.
+    Warning(String),
+    /// `Error: <text>` in the error colour.
+    Error(String),
+    /// An error colour line without the `Error:` prefix.
+    ErrorText(String),
+    /// Pre-styled text, padded 1.
+    Text(String),
+    /// An accent line with a blank line above and below (`✓ New session started`).
+    Success(String),
+    /// A panel between rules: a bold accent title, then markdown.
+    Panel {
+        /// The title.
+        title: String,
+        /// The markdown body.
+        body: Box<Md>,
+    },
+    /// The startup header.
+    Header {
+        /// The version shown after `pi`.
+        version: String,
+    },
+}
+
+/// The startup hints, expanded form.
+const EXPANDED_HINTS: [(&str, &str); 19] = [
+    ("escape", "to interrupt"),
+    ("ctrl+c", "to clear"),
+    ("ctrl+c twice", "to exit"),
+    ("ctrl+d", "to exit (empty)"),
+    ("ctrl+z", "to suspend"),
+    ("ctrl+k", "to delete to end"),
+    ("shift+tab", "to cycle thinking level"),
+    ("ctrl+p/shift+ctrl+p", "to cycle models"),
+    ("ctrl+l", "to select model"),
+    ("ctrl+o", "to expand tools"),
+    ("ctrl+t", "to expand thinking"),
+    ("ctrl+g", "for external editor"),
+    ("/", "for commands"),
+    ("!", "to run bash"),
+    ("!!", "to run bash (no context)"),
+    ("alt+enter", "to queue follow-up"),
+    ("alt+up", "to edit all queued messages"),
+    ("ctrl+v", "to paste image"),
+    ("drop files", "to attach"),
+];
+
+impl Notice {
+    /// A panel with a markdown body.
+    pub fn panel(title: &str, markdown: &str) -> Self {
+        Self::Panel {
+            title: title.to_owned(),
+            body: Box::new(Md::new(markdown, MdStyle::Plain)),
+        }
+    }
+
+    /// True for a status line (the next status replaces it).
+    pub fn is_status(&self) -> bool {
+        matches!(self, Self::Status(_))
+    }
+
+    /// The lines for `width`.
+    pub fn render(&mut self, ctx: &RenderCtx<'_>, width: usize) -> Vec<String> {
+        let t = ctx.theme;
+        let mut lines = vec![String::new()];
+        match self {
+            Self::Status(text) => lines.extend(padded(&t.fg(Token::Dim, text), width, 1)),
+            Self::Warning(text) => {
+                lines.extend(padded(
+                    &t.fg(Token::Warning, &format!("Warning: {text}")),
+                    width,
+                    1,
+                ));
+            }
+            Self::Error(text) => {
+                lines.extend(padded(
+                    &t.fg(Token::Error, &format!("Error: {text}")),
+                    width,
+                    1,
+                ));
+            }
+            Self::ErrorText(text) => lines.extend(padded(&t.fg(Token::Error, text), width, 1)),
+            Self::Text(text) => lines.extend(padded(text, width, 1)),
+            Self::Success(text) => {
+                lines.push(String::new());
+                lines.extend(padded(&t.fg(Token::Accent, text), width, 1));
+                lines.push(String::new());
+            }
+            Self::Panel { title, body } => {
+                lines.push(rule(t, Token::Border, width));
+                lines.extend(padded(&t.bold(&t.fg(Token::Accent, title)), width, 1));
+                lines.push(String::new());
+                lines.push(String::new());
+                lines.extend(body.render(t, width, 1));
+                lines.push(String::new());
+                lines.push(rule(t, Token::Border, width));
+            }
+            Self::Header { version } => {
+                let hint = |key: &str, text: &str| {
+                    format!(
+                        "{}{}",
+                        t.fg(Token::Dim, key),
+                        t.fg(Token::Muted, &format!(" {text}"))
+                    )
+                };
+                let logo = format!(
+                    "{}{}",
+                    t.bold(&t.fg(Token::Accent, "pi")),
+                    t.fg(Token::Dim, &format!(" v{version}"))
+                );
+                lines.extend(padded(&logo, width, 1));
+                if ctx.expanded {
+                    for (key, text) in EXPANDED_HINTS {
+                        lines.extend(padded(&hint(key, text), width, 1));
+                    }
+                } else {
+                    let compact = [
+                        hint("escape", "interrupt"),
+                        hint("ctrl+c/ctrl+d", "clear/exit"),
+                        hint("/", "commands"),
+                        hint("!", "bash"),
+                        hint("ctrl+o", "more"),
+                    ]
+                    .join(&t.fg(Token::Muted, " · "));
+                    lines.extend(padded(&compact, width, 1));
+                    let more = "Press ctrl+o to show full startup help.";
+                    lines.extend(padded(&t.fg(Token::Dim, more), width, 1));
+                }
+            }
+        }
+        lines
+    }
+}

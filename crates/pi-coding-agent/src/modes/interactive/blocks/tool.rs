@@ -1,0 +1,218 @@
+//! A tool card: created on the first `toolCall` delta of the assistant's
+//! stream (the header streams with the arguments), then updated by the
+//! tool's partial results and its end. A box with padding 1 and the
+//! background `toolPendingBg` while running, `toolSuccessBg` or
+//! `toolErrorBg` once settled; bash shows `Elapsed 3.1s` while running and
+//! `Took 3.1s` after.
+
+use std::time::Instant;
+
+use pi_agent_core::AgentToolResult;
+use pi_ai::{SharedMessage, UserBlock};
+use pi_tui::text::wrap;
+use pi_tui::theme::Token;
+use serde_json::Value;
+
+use super::RenderCtx;
+use super::diff::render_diff;
+use super::tool_views::{ToolOutput, header, result_lines, write_preview};
+use crate::modes::interactive::format::format_duration_ms;
+use crate::modes::interactive::layout::{bg_box, box_inner};
+
+/// A tool call and its result.
+pub struct ToolCard {
+    /// The call id.
+    pub id: String,
+    name: String,
+    args: Value,
+    /// While the call streams: the partial message and the call's content
+    /// index; the arguments are read from it when the card is drawn.
+    source: Option<(SharedMessage, usize)>,
+    started: Option<Instant>,
+    ended: Option<Instant>,
+    output: Option<ToolOutput>,
+    partial: bool,
+    /// Cached output lines: (inner width, expanded, lines).
+    output_cache: Option<(usize, bool, Vec<String>)>,
+}
+
+/// The text of a result's content: text blocks joined by `\n`, sanitized;
+/// images as pi's text fallback.
+pub fn output_text(content: &[UserBlock]) -> String {
+    let mut parts: Vec<String> = content
+        .iter()
+        .filter_map(UserBlock::as_text)
+        .map(pi_tui::text::sanitize)
+        .collect();
+    for block in content {
+        if let UserBlock::Image(image) = block {
+            parts.push(format!("[Image: [{}]]", image.mime_type));
+        }
+    }
+    parts.join("\n")
+}
+
+impl ToolCard {
+    /// A card for a call of `name`.
+    pub fn new(id: &str, name: &str, args: Value) -> Self {
+        Self {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            args,
+            source: None,
+            started: None,
+            ended: None,
+            output: None,
+            partial: true,
+            output_cache: None,
+        }
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Reads the arguments from the streaming message when drawn.
+    pub fn follow(&mut self, message: SharedMessage, index: usize) {
+        self.source = Some((message, index));
+    }
+
+    /// The arguments are final.
+    pub fn set_args(&mut self, args: Value) {
+        self.source = None;
+        self.args = args;
+    }
+
+    /// The tool started running.
+    pub fn start(&mut self, args: Value, now: Instant) {
+        self.set_args(args);
+        self.started.get_or_insert(now);
+    }
+
+    /// A partial (`partial`) or final result.
+    pub fn set_result(
+        &mut self,
+        result: &AgentToolResult,
+        is_error: bool,
+        partial: bool,
+        now: Instant,
+    ) {
+        self.output = Some(ToolOutput {
+            text: output_text(&result.content),
+            details: result.details.clone(),
+            is_error,
+        });
+        self.partial = partial;
+        if !partial {
+            self.source = None;
+            self.ended.get_or_insert(now);
+        }
+        self.output_cache = None;
+    }
+
+    /// Settles a call that never ran (the message failed): an error result with `text`.
+    pub fn fail(&mut self, text: &str, now: Instant) {
+        self.set_result(&AgentToolResult::error(text), true, false, now);
+    }
+
+    /// True once the result is final.
+    pub fn is_finished(&self) -> bool {
+        !self.partial
+    }
+
+    /// True while a running bash shows its elapsed time.
+    pub fn is_animating(&self) -> bool {
+        self.partial && self.started.is_some() && self.name == "bash"
+    }
+
+    fn current_args(&mut self) -> &Value {
+        if let Some((message, index)) = &self.source {
+            let message = message.lock();
+            if let Some(pi_ai::AssistantContent::ToolCall(call)) = message.content.get(*index)
+                && call.arguments != self.args
+            {
+                self.args = call.arguments.clone();
+                self.output_cache = None;
+            }
+        }
+        &self.args
+    }
+
+    fn background(&self) -> Token {
+        match &self.output {
+            _ if self.partial => Token::ToolPendingBg,
+            Some(o) if o.is_error => Token::ToolErrorBg,
+            _ => Token::ToolSuccessBg,
+        }
+    }
+
+    /// The lines for `width`.
+    pub fn render(&mut self, ctx: &RenderCtx<'_>, width: usize) -> Vec<String> {
+        let theme = ctx.theme;
+        let inner = box_inner(width, 1);
+        let home = ctx.home.clone();
+        let args = self.current_args().clone();
+        let mut content = wrap(&header(theme, &self.name, &args, home.as_deref()), inner);
+        let cached = match &self.output_cache {
+            Some((w, e, lines)) if *w == inner && *e == ctx.expanded => Some(lines.clone()),
+            _ => None,
+        };
+        let body = match cached {
+            Some(lines) => lines,
+            None => {
+                let lines = self.body(ctx, &args, inner);
+                self.output_cache = Some((inner, ctx.expanded, lines.clone()));
+                lines
+            }
+        };
+        content.extend(body);
+        if self.name == "bash"
+            && let Some(started) = self.started
+        {
+            let (label, end) = match (self.partial, self.ended) {
+                (false, Some(end)) => ("Took", end),
+                _ => ("Elapsed", ctx.now),
+            };
+            let ms = end.saturating_duration_since(started).as_millis();
+            content.push(String::new());
+            content.push(theme.fg(Token::Muted, &format!("{label} {}", format_duration_ms(ms))));
+        }
+        let mut lines = vec![String::new()];
+        lines.extend(bg_box(theme, self.background(), content, width, 1, 1));
+        lines
+    }
+
+    /// Everything below the header (cached per width and expansion).
+    fn body(&self, ctx: &RenderCtx<'_>, args: &Value, inner: usize) -> Vec<String> {
+        let theme = ctx.theme;
+        let mut lines = Vec::new();
+        match self.name.as_str() {
+            "write" => lines.extend(write_preview(theme, args, ctx.expanded)),
+            "edit" => {
+                if let Some(diff) = self
+                    .output
+                    .as_ref()
+                    .filter(|o| !o.is_error)
+                    .and_then(|o| o.details.get("diff"))
+                    .and_then(Value::as_str)
+                {
+                    lines.push(String::new());
+                    lines.extend(render_diff(theme, &pi_tui::text::sanitize(diff)));
+                }
+            }
+            _ => {}
+        }
+        if let Some(output) = &self.output {
+            lines.extend(result_lines(
+                theme,
+                &self.name,
+                args,
+                output,
+                ctx.expanded,
+                inner,
+            ));
+        }
+        lines.into_iter().flat_map(|l| wrap(&l, inner)).collect()
+    }
+}

@@ -1,0 +1,214 @@
+//! The editor's completions: `/` commands at the start of the first line,
+//! `/model <search>` arguments, `@` files (in-process walk, see
+//! [`super::files`]), and Tab path completion of the word before the
+//! cursor (directory listing).
+
+use std::path::{Path, PathBuf};
+
+use pi_tui::editor::{
+    AutocompleteProvider, CompletionItem, CompletionRequest, CompletionTrigger, Suggestions,
+};
+
+use super::files::file_suggestions;
+
+/// The slash commands with their descriptions.
+pub const COMMANDS: [(&str, &str); 8] = [
+    ("compact", "Manually compact the session context"),
+    ("copy", "Copy last agent message to clipboard"),
+    ("hotkeys", "Show all keyboard shortcuts"),
+    ("model", "Switch model (exact provider/id or id)"),
+    ("name", "Set session display name"),
+    ("new", "Start a new session"),
+    ("quit", "Quit pi"),
+    ("session", "Show session info and stats"),
+];
+
+/// The app's completion provider.
+pub struct Completer {
+    cwd: PathBuf,
+    /// `provider/id` of the available models, for `/model` arguments.
+    models: Vec<String>,
+}
+
+impl Completer {
+    /// Completions for a session in `cwd`.
+    pub fn new(cwd: PathBuf) -> Self {
+        Self {
+            cwd,
+            models: Vec::new(),
+        }
+    }
+
+    /// Sets the models offered after `/model `.
+    pub fn with_models(mut self, models: Vec<String>) -> Self {
+        self.models = models;
+        self
+    }
+}
+
+/// True when every character of `query` appears in `text` in order (case-insensitive).
+fn fuzzy(text: &str, query: &str) -> bool {
+    let mut chars = text.chars().flat_map(char::to_lowercase);
+    query
+        .chars()
+        .flat_map(char::to_lowercase)
+        .all(|q| chars.any(|c| c == q))
+}
+
+fn command_items(query: &str) -> Vec<CompletionItem> {
+    let mut items: Vec<(bool, CompletionItem)> = COMMANDS
+        .iter()
+        .filter(|(name, _)| fuzzy(name, query))
+        .map(|(name, description)| {
+            (
+                !name.starts_with(query),
+                CompletionItem::new(format!("/{name}"))
+                    .with_label(*name)
+                    .with_description(*description),
+            )
+        })
+        .collect();
+    // Prefix matches first, each group in the list's order.
+    items.sort_by_key(|(later, _)| *later);
+    items.into_iter().map(|(_, item)| item).collect()
+}
+
+/// The word before the cursor (after the last space).
+fn last_word(before: &str) -> &str {
+    before.rsplit([' ', '\t']).next().unwrap_or(before)
+}
+
+/// Directory entries completing `word` (`src/ma` -> `src/main.rs`).
+fn path_items(cwd: &Path, word: &str) -> Vec<CompletionItem> {
+    let (dir, prefix) = match word.rsplit_once('/') {
+        Some((dir, prefix)) => (format!("{dir}/"), prefix),
+        None => (String::new(), word),
+    };
+    let base = if let Some(rest) = dir.strip_prefix("~/") {
+        dirs::home_dir().map(|h| h.join(rest))
+    } else if dir.starts_with('/') {
+        Some(PathBuf::from(&dir))
+    } else {
+        Some(cwd.join(&dir))
+    };
+    let Some(Ok(entries)) = base.map(std::fs::read_dir) else {
+        return Vec::new();
+    };
+    let mut items: Vec<(bool, String)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            (name.starts_with(prefix) && (!name.starts_with('.') || prefix.starts_with('.')))
+                .then_some((is_dir, name))
+        })
+        .collect();
+    items.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    items
+        .into_iter()
+        .map(|(is_dir, name)| {
+            let suffix = if is_dir { "/" } else { "" };
+            CompletionItem::new(format!("{dir}{name}{suffix}"))
+                .with_label(format!("{name}{suffix}"))
+        })
+        .collect()
+}
+
+impl AutocompleteProvider for Completer {
+    fn suggest(&mut self, request: &CompletionRequest<'_>) -> Option<Suggestions> {
+        let before = request.before_cursor();
+        if request.line == 0 && before.starts_with('/') {
+            if let Some(query) = before.strip_prefix("/model ") {
+                let items: Vec<CompletionItem> = self
+                    .models
+                    .iter()
+                    .filter(|m| fuzzy(m, query.trim()))
+                    .take(20)
+                    .map(|m| CompletionItem::new(format!("/model {m}")).with_label(m.as_str()))
+                    .collect();
+                return (!items.is_empty()).then(|| Suggestions {
+                    prefix: before.to_owned(),
+                    items,
+                });
+            }
+            if !before.contains(' ') {
+                let items = command_items(&before[1..]);
+                return (!items.is_empty()).then(|| Suggestions {
+                    prefix: before.to_owned(),
+                    items,
+                });
+            }
+        }
+        let word = last_word(before);
+        if let Some(query) = word.strip_prefix('@') {
+            let query = query.trim_start_matches('"');
+            let items: Vec<CompletionItem> = file_suggestions(&self.cwd, query)
+                .into_iter()
+                .map(|s| {
+                    let value = if s.is_dir {
+                        s.value
+                    } else {
+                        format!("{} ", s.value)
+                    };
+                    CompletionItem::new(value)
+                        .with_label(s.label)
+                        .with_description(s.description)
+                })
+                .collect();
+            return (!items.is_empty()).then(|| Suggestions {
+                prefix: word.to_owned(),
+                items,
+            });
+        }
+        if request.trigger == CompletionTrigger::Tab {
+            let items = path_items(&self.cwd, word);
+            return (!items.is_empty()).then(|| Suggestions {
+                prefix: word.to_owned(),
+                items,
+            });
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(c: &mut Completer, text: &str, trigger: CompletionTrigger) -> Option<Suggestions> {
+        let lines = vec![text.to_owned()];
+        c.suggest(&CompletionRequest {
+            lines: &lines,
+            line: 0,
+            col: text.len(),
+            trigger,
+        })
+    }
+
+    #[test]
+    fn commands_files_and_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/main.rs"), "").unwrap();
+        let mut c = Completer::new(dir.path().to_path_buf()).with_models(vec![
+            "mock-oai/mock-gpt".into(),
+            "mock-ant/mock-claude".into(),
+        ]);
+
+        let s = ask(&mut c, "/co", CompletionTrigger::Typing).unwrap();
+        let values: Vec<&str> = s.items.iter().map(|i| i.value.as_str()).collect();
+        assert_eq!(values, ["/compact", "/copy"]);
+        assert_eq!(s.prefix, "/co");
+
+        let s = ask(&mut c, "/model claude", CompletionTrigger::Typing).unwrap();
+        assert_eq!(s.items[0].value, "/model mock-ant/mock-claude");
+
+        let s = ask(&mut c, "look at @mai", CompletionTrigger::Typing).unwrap();
+        assert_eq!(s.prefix, "@mai");
+        assert_eq!(s.items[0].value, "@src/main.rs ");
+
+        let s = ask(&mut c, "cat sr", CompletionTrigger::Tab).unwrap();
+        assert_eq!(s.items[0].value, "src/");
+        assert!(ask(&mut c, "plain words", CompletionTrigger::Typing).is_none());
+    }
+}

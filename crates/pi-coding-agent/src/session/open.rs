@@ -1,0 +1,187 @@
+//! Opening a session file: reading it, migrating an old one (rewritten in
+//! place when nothing is lost, else continued in a new file), continuing
+//! the most recent one, and forking one into a new file.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::entry::{CURRENT_SESSION_VERSION, SessionEntry};
+use super::ids::new_session_id;
+use super::lines::LineSource;
+use super::load::{ReadFile, current_entry_lines, load_session_file, read_session_file};
+use super::manager::{io_error, new_header};
+use super::paths::{agent_dir, default_session_dir, session_file_name};
+use super::store::{LoadedMessages, Stored};
+use super::{SessionError, SessionManager, list};
+
+impl SessionManager {
+    /// Opens a session file. A missing or empty file becomes a new session
+    /// that will be written at that path. `session_dir` (for later new or
+    /// forked sessions) defaults to the file's directory. Files in an older
+    /// format are migrated and rewritten.
+    pub fn open(path: &Path, session_dir: Option<&Path>) -> Result<Self, SessionError> {
+        let dir = match session_dir {
+            Some(dir) => dir.to_path_buf(),
+            None => path
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        };
+        let loaded = match Self::read(path) {
+            Ok(loaded) => Some(loaded),
+            Err(SessionError::EmptyFile { .. }) => None,
+            Err(SessionError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                None
+            }
+            Err(err) => return Err(err),
+        };
+        Self::ensure_dir(&dir)?;
+        match loaded {
+            Some((loaded, messages)) => Self::from_loaded(path, dir, loaded, messages),
+            None => {
+                let cwd = std::env::current_dir()
+                    .map(|d| d.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let mut manager = Self::blank(&cwd, Some(dir));
+                manager.file = Some(path.to_path_buf());
+                Ok(manager)
+            }
+        }
+    }
+
+    /// Reads a session file, message entries kept by their line.
+    fn read(path: &Path) -> Result<(ReadFile<Stored>, LoadedMessages), SessionError> {
+        let mut messages = LoadedMessages::new();
+        let loaded = read_session_file(path, true, |entry, span| {
+            Stored::read(entry, span, &mut messages)
+        })?;
+        Ok((loaded, messages))
+    }
+
+    /// A manager for a file just read. A file in an old format is migrated
+    /// as pi does, and rewritten in place atomically when nothing is lost
+    /// by it (then read again); otherwise the file is left untouched and
+    /// the session continues in a new file.
+    fn from_loaded(
+        path: &Path,
+        dir: PathBuf,
+        mut loaded: ReadFile<Stored>,
+        messages: LoadedMessages,
+    ) -> Result<Self, SessionError> {
+        match loaded.migrated_text.take() {
+            Some(Ok(text)) => match super::atomic::replace_file(path, &text) {
+                Ok(()) => {
+                    tracing::info!(
+                        path = %path.display(),
+                        "migrated the session file from version {} to {CURRENT_SESSION_VERSION}",
+                        loaded.migrated_from.unwrap_or(1)
+                    );
+                    let (loaded, messages) = Self::read(path)?;
+                    Ok(Self::build(path, dir, loaded, messages))
+                }
+                Err(err) => {
+                    // The old file is intact (the rename never happened).
+                    let mut manager = Self::build(path, dir, loaded, messages);
+                    manager.continue_in_new_file(path, &format!("rewriting it failed: {err}"));
+                    Ok(manager)
+                }
+            },
+            Some(Err(reason)) => {
+                let mut manager = Self::build(path, dir, loaded, messages);
+                manager.continue_in_new_file(path, &reason);
+                Ok(manager)
+            }
+            None => Ok(Self::build(path, dir, loaded, messages)),
+        }
+    }
+
+    /// Leaves an old-format file that cannot be rewritten untouched: the
+    /// session (all its entries) continues in a new file naming it as
+    /// `parentSession`, written with the next append.
+    fn continue_in_new_file(&mut self, old: &Path, reason: &str) {
+        let parent = old.to_string_lossy().into_owned();
+        self.header = new_header(new_session_id(), &self.cwd, Some(parent));
+        self.file = self
+            .session_dir
+            .as_ref()
+            .map(|dir| dir.join(session_file_name(&self.header.timestamp, &self.header.id)));
+        tracing::warn!(
+            path = %old.display(),
+            "the session file is in an old format and is not migrated in place ({reason}); \
+             it is left unchanged and the session continues in {}",
+            self.file.as_deref().map_or_else(String::new, |p| p.display().to_string())
+        );
+        self.source = None;
+        self.written = None;
+        self.needs_newline = false;
+        self.writer = None;
+    }
+
+    fn build(
+        path: &Path,
+        dir: PathBuf,
+        loaded: ReadFile<Stored>,
+        messages: LoadedMessages,
+    ) -> Self {
+        let mut manager = Self::blank(&loaded.header.cwd, Some(dir));
+        manager.file = Some(path.to_path_buf());
+        manager.source = Some(LineSource::new(path));
+        manager.header = loaded.header;
+        manager.entries = loaded.entries;
+        manager.loaded = messages;
+        manager.diagnostics = loaded.diagnostics;
+        manager.rebuild_index();
+        manager.written = Some(manager.entries.len());
+        manager.needs_newline = !loaded.ends_with_newline;
+        manager
+    }
+
+    /// Opens the most recently modified valid session of `cwd`, or creates
+    /// a new one when there is none.
+    pub fn continue_recent(cwd: &str, session_dir: Option<&Path>) -> Result<Self, SessionError> {
+        let dir =
+            session_dir.map_or_else(|| default_session_dir(&agent_dir(), cwd), Path::to_path_buf);
+        match list::find_most_recent_session(&dir) {
+            Some(path) => Self::open(&path, Some(&dir)),
+            None => Self::create(cwd, Some(&dir)),
+        }
+    }
+
+    /// Copies every entry of the session at `source` into a new session file
+    /// for `target_cwd`, whose header names `source` as `parentSession`.
+    pub fn fork_from(
+        source: &Path,
+        target_cwd: &str,
+        session_dir: Option<&Path>,
+    ) -> Result<Self, SessionError> {
+        // The source's lines as they are (migrated if old), as pi copies them.
+        let lines = match current_entry_lines(source)? {
+            Some(lines) => lines,
+            None => load_session_file(source)?
+                .entries
+                .iter()
+                .map(SessionEntry::to_line)
+                .collect::<Result<_, _>>()?,
+        };
+        let dir = session_dir.map_or_else(
+            || default_session_dir(&agent_dir(), target_cwd),
+            Path::to_path_buf,
+        );
+        Self::ensure_dir(&dir)?;
+        let header = new_header(
+            new_session_id(),
+            target_cwd,
+            Some(source.to_string_lossy().into_owned()),
+        );
+        let path = dir.join(session_file_name(&header.timestamp, &header.id));
+        let mut content = serde_json::to_string(&header)?;
+        content.push('\n');
+        for line in &lines {
+            content.push_str(line);
+            content.push('\n');
+        }
+        fs::write(&path, content).map_err(io_error(&path))?;
+        Self::open(&path, Some(&dir))
+    }
+}

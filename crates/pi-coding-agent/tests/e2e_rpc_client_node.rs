@@ -1,0 +1,70 @@
+//! pi's own `RpcClient` (from the npm package `@mariozechner/pi-coding-agent`)
+//! drives `pi --mode rpc` through `fixtures/capture/pi_rs_shim.mjs`, running
+//! every scenario of `fixtures/capture/rpc_client_scenarios.json`; each call
+//! and event is compared with pi 0.73.1's captured run.
+//!
+//! Needs `node` and the package: `PI_CODING_AGENT_PKG` names its directory
+//! (default `/work/pi-npm/node_modules/@mariozechner/pi-coding-agent`).
+//! Without them the test says so and passes; it never installs anything.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stderr
+)]
+
+mod e2e_common;
+mod rpc_fixture;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+const DEFAULT_PACKAGE: &str = "/work/pi-npm/node_modules/@mariozechner/pi-coding-agent";
+
+fn package() -> Option<PathBuf> {
+    let dir = std::env::var_os("PI_CODING_AGENT_PKG")
+        .map_or_else(|| PathBuf::from(DEFAULT_PACKAGE), PathBuf::from);
+    dir.join("dist/modes/rpc/rpc-client.js")
+        .is_file()
+        .then_some(dir)
+}
+
+fn node_works() -> bool {
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pis_rpc_client_drives_pi_rs_like_pi() {
+    let Some(package) = package() else {
+        eprintln!("skipped: pi's npm package not found (set PI_CODING_AGENT_PKG)");
+        return;
+    };
+    if !node_works() {
+        eprintln!("skipped: node not found");
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let result = out.path().join("run.json");
+    let dir = rpc_fixture::capture_dir();
+    let status = tokio::process::Command::new("node")
+        .arg(dir.join("rpc_client.mjs"))
+        .arg(dir.join("pi_rs_shim.mjs"))
+        .arg(&result)
+        .env("PI_CODING_AGENT_PKG", &package)
+        .env("PI_RS_BIN", env!("CARGO_BIN_EXE_pi"))
+        .status()
+        .await
+        .unwrap();
+    assert!(status.success());
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    let captured = rpc_fixture::captured();
+    for (name, pi) in &captured {
+        assert!(run[name].get("failed").is_none(), "{name}: {}", run[name]);
+        rpc_fixture::assert_same(name, pi, &run[name]);
+    }
+}

@@ -1,0 +1,427 @@
+//! The interactive mode end to end: the real `pi` binary in a pseudo-terminal
+//! (`portable-pty`), its output parsed by a terminal emulator (`vt100`), against
+//! the loopback mock provider. Every check polls the screen with a generous
+//! timeout (no fixed sleeps), so a loaded machine only makes the tests slower.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod e2e_common;
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use e2e_common::Scenario;
+use pi_http::mock_server::MockResponse;
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use serde_json::json;
+
+/// How long any expected screen may take to appear.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+fn chunk(id: &str, delta: serde_json::Value, finish: Option<&str>) -> String {
+    let body = json!({
+        "id": id, "object": "chat.completion.chunk", "created": 1_767_225_601, "model": "mock-gpt",
+        "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
+    });
+    format!("data: {body}\n\n")
+}
+
+/// An OpenAI-completions SSE answer streaming `parts` as text.
+fn text_answer(parts: &[&str], prompt_tokens: u64, completion_tokens: u64) -> Vec<String> {
+    let id = "chatcmpl-tui";
+    let mut frames = vec![chunk(id, json!({"role": "assistant", "content": ""}), None)];
+    frames.extend(parts.iter().map(|p| chunk(id, json!({"content": p}), None)));
+    frames.push(chunk(id, json!({}), Some("stop")));
+    let usage = json!({
+        "id": id, "object": "chat.completion.chunk", "created": 1_767_225_601, "model": "mock-gpt",
+        "choices": [],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    });
+    frames.push(format!("data: {usage}\n\n"));
+    frames.push("data: [DONE]\n\n".to_owned());
+    frames
+}
+
+fn slow(frames: Vec<String>, delay: Duration) -> MockResponse {
+    MockResponse::Sse { frames, delay }
+}
+
+/// `pi` running in a pseudo-terminal.
+struct Tui {
+    parser: Arc<Mutex<vt100::Parser>>,
+    raw: Arc<Mutex<Vec<u8>>>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn Child + Send + Sync>,
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Tui {
+    fn start(s: &Scenario, extra: &[&str], cols: u16, rows: u16) -> Self {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pi"));
+        let sessions = s.sessions_dir();
+        cmd.args(["--session-dir", sessions.to_str().unwrap()]);
+        cmd.args(["--model", "mock-oai/mock-gpt"]);
+        cmd.args(extra);
+        cmd.cwd(s.work.path());
+        cmd.env_clear();
+        cmd.env("PATH", std::env::var("PATH").unwrap_or_default());
+        cmd.env("HOME", s.agent_dir.path());
+        cmd.env("PI_CODING_AGENT_DIR", s.agent_dir.path());
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("TZ", "UTC");
+        let child = pty.slave.spawn_command(cmd).unwrap();
+        drop(pty.slave);
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 1000)));
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let mut reader = pty.master.try_clone_reader().unwrap();
+        let writer = pty.master.take_writer().unwrap();
+        let (p, r) = (Arc::clone(&parser), Arc::clone(&raw));
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                p.lock().unwrap().process(&buf[..n]);
+                r.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        let mut tui = Self {
+            parser,
+            raw,
+            writer,
+            child,
+            _master: pty.master,
+        };
+        tui.answer_queries();
+        tui
+    }
+
+    /// Replies to the device-attributes query crossterm sends at start
+    /// (no kitty keyboard protocol), so startup does not wait for a timeout.
+    fn answer_queries(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if self.raw_contains("\x1b[c") {
+                self.send("\x1b[?62;22c");
+                return;
+            }
+            if self.screen().contains("pi v") {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn raw_contains(&self, needle: &str) -> bool {
+        let raw = self.raw.lock().unwrap();
+        raw.windows(needle.len()).any(|w| w == needle.as_bytes())
+    }
+
+    fn screen(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    /// The screen and the scrollback above it.
+    fn everything(&self) -> String {
+        let mut parser = self.parser.lock().unwrap();
+        let mut text = String::new();
+        let rows = parser.screen().size().0 as usize;
+        // Walk the scrollback from the oldest line to the screen.
+        parser.screen_mut().set_scrollback(usize::MAX);
+        let depth = parser.screen().scrollback();
+        let mut offset = depth;
+        loop {
+            parser.screen_mut().set_scrollback(offset);
+            let lines: Vec<String> = parser.screen().rows(0, 1000).collect();
+            let take = if offset == 0 { rows } else { rows.min(offset) };
+            for line in lines.into_iter().take(take) {
+                text.push_str(line.trim_end());
+                text.push('\n');
+            }
+            if offset == 0 {
+                break;
+            }
+            offset = offset.saturating_sub(rows);
+        }
+        parser.screen_mut().set_scrollback(0);
+        text
+    }
+
+    fn send(&mut self, text: &str) {
+        self.writer.write_all(text.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Types `text` and presses Enter.
+    fn submit(&mut self, text: &str) {
+        self.send(text);
+        self.wait_screen(|s| s.contains(text), &format!("the typed text {text:?}"));
+        self.send("\r");
+    }
+
+    fn wait_screen(&self, ok: impl Fn(&str) -> bool, what: &str) -> String {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what}; screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+
+    fn wait_all(&self, ok: impl Fn(&str) -> bool, what: &str) -> String {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let all = self.everything();
+            if ok(&all) {
+                return all;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what}; screen and scrollback:\n{all}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("pi did not exit; screen:\n{}", self.screen());
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+
+    /// Ctrl+D on the empty editor.
+    fn quit(&mut self) -> portable_pty::ExitStatus {
+        self.send("\x04");
+        self.wait_exit()
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+/// The footer's stats line: the last non-empty line of the screen.
+fn footer_stats(screen: &str) -> String {
+    screen
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn prompt_streams_markdown_and_the_footer_counts_tokens() {
+    let s = Scenario::start(vec![MockResponse::sse(text_answer(
+        &[
+            "# Result\n\n",
+            "The answer is **four**",
+            ".\n\n- one\n- two\n",
+        ],
+        1200,
+        14,
+    ))])
+    .await;
+    let mut tui = Tui::start(&s, &[], 80, 24);
+    let screen = tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    assert!(
+        footer_stats(&screen).contains("0.0%/128k (auto)"),
+        "{screen}"
+    );
+    assert!(!footer_stats(&screen).contains('↑'), "{screen}");
+    tui.submit("What is 2 + 2?");
+    let screen = tui.wait_screen(
+        |s| s.contains("The answer is four.") && s.contains("↑1.2k ↓14"),
+        "the rendered answer and the token counts",
+    );
+    // Markdown is rendered (no `**`, no `#`), the bullets are there.
+    assert!(!screen.contains("**four**"), "{screen}");
+    assert!(
+        screen.contains("Result") && !screen.contains("# Result"),
+        "{screen}"
+    );
+    assert!(screen.contains("one") && screen.contains("two"), "{screen}");
+    assert!(screen.contains("What is 2 + 2?"), "{screen}");
+    let requests = s.requests();
+    assert_eq!(requests.len(), 1);
+    assert!(requests[0].json().to_string().contains("What is 2 + 2?"));
+    let status = tui.quit();
+    assert!(status.success(), "{status:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bash_tool_card_shows_its_output() {
+    let s = Scenario::fixture("b-bash-oai").await;
+    let mut tui = Tui::start(&s, &[], 80, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("List the files in the current directory.");
+    let all = tui.wait_all(
+        |s| s.contains("The directory contains notes.txt and src/."),
+        "the final answer",
+    );
+    assert!(all.contains("$ ls"), "{all}");
+    assert!(all.contains("notes.txt") && all.contains("src"), "{all}");
+    assert!(all.contains("Took "), "{all}");
+    assert!(tui.quit().success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn steering_while_streaming_is_sent_with_the_next_request() {
+    let slow_parts: Vec<String> = (0..12).map(|i| format!("word{i} ")).collect();
+    let parts: Vec<&str> = slow_parts.iter().map(String::as_str).collect();
+    let s = Scenario::start(vec![
+        slow(text_answer(&parts, 100, 12), Duration::from_millis(250)),
+        MockResponse::sse(text_answer(&["Steered answer."], 200, 3)),
+    ])
+    .await;
+    let mut tui = Tui::start(&s, &[], 80, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("Tell me a long story");
+    tui.wait_screen(|s| s.contains("word1"), "the slow answer streaming");
+    tui.submit("Make it shorter");
+    tui.wait_screen(
+        |s| s.contains("Steering: Make it shorter"),
+        "the queued steering message",
+    );
+    tui.wait_all(|s| s.contains("Steered answer."), "the steered answer");
+    let requests = s.requests();
+    assert_eq!(requests.len(), 2, "one request per turn");
+    let second = requests[1].json().to_string();
+    assert!(second.contains("Make it shorter"), "{second}");
+    assert!(
+        second.contains("word11"),
+        "the first answer precedes it: {second}"
+    );
+    let screen = tui.screen();
+    assert!(
+        !screen.contains("Steering:"),
+        "the queue is empty again: {screen}"
+    );
+    assert!(tui.quit().success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn escape_aborts_a_slow_answer() {
+    let slow_parts: Vec<String> = (0..40).map(|i| format!("part{i} ")).collect();
+    let parts: Vec<&str> = slow_parts.iter().map(String::as_str).collect();
+    let s = Scenario::start(vec![slow(
+        text_answer(&parts, 10, 40),
+        Duration::from_millis(300),
+    )])
+    .await;
+    let mut tui = Tui::start(&s, &[], 80, 24);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("Go slowly");
+    tui.wait_screen(
+        |s| s.contains("part1") && s.contains("Working..."),
+        "streaming",
+    );
+    tui.send("\x1b");
+    let screen = tui.wait_screen(|s| s.contains("Operation aborted"), "the abort line");
+    assert!(!screen.contains("part39"), "{screen}");
+    tui.wait_screen(|s| !s.contains("Working..."), "the spinner to stop");
+    assert!(tui.quit().success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shell_command_block() {
+    let s = Scenario::start(vec![MockResponse::sse(text_answer(&["ok"], 1, 1))]).await;
+    let mut tui = Tui::start(&s, &[], 80, 24);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("!echo hi-from-shell");
+    let screen = tui.wait_screen(
+        |s| s.contains("$ echo hi-from-shell") && s.lines().any(|l| l.trim() == "hi-from-shell"),
+        "the shell block with its output",
+    );
+    assert!(!screen.contains("Running..."), "{screen}");
+    assert!(s.requests().is_empty(), "a shell command is not a prompt");
+    assert!(tui.quit().success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_d_exits_with_the_terminal_restored() {
+    let s = Scenario::start(vec![MockResponse::sse(text_answer(&["ok"], 1, 1))]).await;
+    let mut tui = Tui::start(&s, &[], 60, 20);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    // Ctrl+D with text in the editor does not exit.
+    tui.send("abc");
+    tui.wait_screen(|s| s.contains("abc"), "the typed text");
+    tui.send("\x04");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(tui.child.try_wait().unwrap().is_none(), "still running");
+    // Ctrl+C clears, then Ctrl+D exits.
+    tui.send("\x03");
+    tui.wait_screen(|s| !s.contains("abc"), "the cleared editor");
+    let status = tui.quit();
+    assert!(status.success(), "{status:?}");
+    let raw = tui.raw.lock().unwrap().clone();
+    let text = String::from_utf8_lossy(&raw);
+    let tail = &text[text
+        .rfind("\x1b[?2004h")
+        .expect("bracketed paste was enabled")..];
+    assert!(tail.contains("\x1b[?2004l"), "bracketed paste off at exit");
+    assert!(tail.contains("\x1b[?25h"), "cursor shown at exit");
+    assert!(text.contains("\x1b[?25l"), "cursor hidden while running");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_continued_session_shows_its_history() {
+    let s = Scenario::fixture("b-bash-oai").await;
+    let first = s
+        .run(&[
+            "--model",
+            "mock-oai/mock-gpt",
+            "-p",
+            "List the files in the current directory.",
+        ])
+        .await;
+    assert!(
+        first.status.success(),
+        "{}",
+        e2e_common::text(&first.stderr)
+    );
+    s.server
+        .push(MockResponse::sse(text_answer(&["Again."], 1, 1)));
+    let mut tui = Tui::start(&s, &["-c"], 80, 40);
+    let all = tui.wait_all(
+        |a| a.contains("The directory contains notes.txt and src/.") && a.contains("mock-gpt"),
+        "the resumed history",
+    );
+    assert!(
+        all.contains("List the files in the current directory."),
+        "{all}"
+    );
+    assert!(all.contains("$ ls"), "{all}");
+    // The footer sums the session's usage (1300+1400 input, 20+12 output).
+    assert!(
+        footer_stats(&tui.screen()).contains("↑2.7k ↓32"),
+        "{}",
+        tui.screen()
+    );
+    assert!(tui.quit().success());
+}

@@ -1,0 +1,146 @@
+//! The terminal modes pi needs (raw mode, bracketed paste, kitty keyboard flags, hidden
+//! cursor), entered once and restored on drop, on suspend and before a panic message prints.
+
+use std::io::{self, Write};
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crossterm::event::{
+    DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::{cursor, execute, terminal};
+
+/// Whether the modes are on (read by the panic hook).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Whether kitty flags were pushed (so they are popped on restore).
+static KITTY: AtomicBool = AtomicBool::new(false);
+static HOOK: Once = Once::new();
+
+/// Errors entering or leaving terminal modes.
+#[derive(Debug, thiserror::Error)]
+pub enum TerminalError {
+    /// The terminal refused a mode change (not a TTY, closed, ...).
+    #[error("terminal I/O failed: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Options for [`TerminalSession::enter`].
+#[derive(Debug, Clone, Copy)]
+pub struct SessionOptions {
+    /// Ask for the kitty keyboard protocol (disambiguated Shift+Enter etc.) when supported.
+    pub keyboard_enhancement: bool,
+    /// Enable xterm modifyOtherKeys level 2 when the kitty protocol is not available. Off by
+    /// default: crossterm's parser does not decode its `CSI 27;mod;key~` reports, so with it
+    /// on even Ctrl+letter keys would be lost.
+    pub modify_other_keys: bool,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        Self {
+            keyboard_enhancement: true,
+            modify_other_keys: false,
+        }
+    }
+}
+
+/// The terminal in pi's interactive modes. Dropping it restores the terminal.
+#[derive(Debug)]
+pub struct TerminalSession {
+    options: SessionOptions,
+}
+
+impl TerminalSession {
+    /// Enters raw mode with bracketed paste, keyboard enhancement where supported and a hidden
+    /// cursor, and installs (once per process) a panic hook that restores the terminal before
+    /// the panic message is printed.
+    pub fn enter(options: SessionOptions) -> Result<Self, TerminalError> {
+        install_panic_hook();
+        enter_modes(options)?;
+        Ok(Self { options })
+    }
+
+    /// The terminal size as (columns, rows).
+    pub fn size() -> Result<(u16, u16), TerminalError> {
+        Ok(terminal::size()?)
+    }
+
+    /// Restores the terminal, stops the process (SIGTSTP, as Ctrl+Z in a shell) and, once the
+    /// shell resumes it, enters the modes again. The caller redraws everything afterwards.
+    pub fn suspend(&mut self) -> Result<(), TerminalError> {
+        restore();
+        #[cfg(unix)]
+        {
+            use nix::sys::signal::{Signal, raise};
+            raise(Signal::SIGTSTP).map_err(|e| TerminalError::Io(io::Error::from(e)))?;
+        }
+        enter_modes(self.options)?;
+        Ok(())
+    }
+
+    /// Leaves the modes now (also done on drop).
+    pub fn restore(&mut self) {
+        restore();
+    }
+}
+
+impl Drop for TerminalSession {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+fn enter_modes(options: SessionOptions) -> Result<(), TerminalError> {
+    terminal::enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    let mut out = io::stdout();
+    execute!(out, EnableBracketedPaste, cursor::Hide)?;
+    let kitty =
+        options.keyboard_enhancement && terminal::supports_keyboard_enhancement().unwrap_or(false);
+    if kitty {
+        execute!(
+            out,
+            PushKeyboardEnhancementFlags(
+                KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
+                    | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS
+            )
+        )?;
+    } else if options.modify_other_keys {
+        out.write_all(b"\x1b[>4;2m")?;
+        out.flush()?;
+    }
+    KITTY.store(kitty, Ordering::SeqCst);
+    Ok(())
+}
+
+/// Restores the terminal if a session is active: pops keyboard flags, resets
+/// modifyOtherKeys, disables bracketed paste, shows the cursor, resets styles and leaves raw
+/// mode. Safe to call more than once.
+pub fn restore() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = io::stdout();
+    if KITTY.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
+    let _ = out.write_all(b"\x1b[>4;0m\x1b[0m\x1b[?2026l");
+    let _ = execute!(out, DisableBracketedPaste, cursor::Show);
+    let _ = out.flush();
+    let _ = terminal::disable_raw_mode();
+}
+
+fn install_panic_hook() {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if ACTIVE.load(Ordering::SeqCst) {
+                // Leave the live region intact and start the message on a fresh line.
+                let _ = io::stdout().write_all(b"\r\n");
+                restore();
+            }
+            previous(info);
+        }));
+    });
+}
