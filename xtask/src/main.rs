@@ -3,9 +3,12 @@
 //! - `check-deps [--metadata FILE]`: enforce the allowed internal dependency
 //!   edges of DESIGN.md on the output of `cargo metadata` (or on a saved
 //!   metadata document), exiting 1 and naming every offending edge.
+//! - `import-catalog <models.generated.js> [OUT]`: regenerate pi-ai's
+//!   embedded model catalog from pi's generated model module (needs `node`).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod check_deps;
+mod import_catalog;
 
 use std::process::ExitCode;
 
@@ -13,8 +16,10 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("check-deps") => check_deps_command(&args[1..]),
+        Some("import-catalog") => import_catalog_command(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask check-deps [--metadata FILE]");
+            eprintln!("       cargo xtask import-catalog <models.generated.js> [OUT]");
             ExitCode::from(2)
         }
     }
@@ -52,4 +57,40 @@ fn check_deps_command(args: &[String]) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn import_catalog_command(args: &[String]) -> ExitCode {
+    let (module, output) = match args {
+        [module] => (
+            std::path::PathBuf::from(module),
+            workspace_root().join(import_catalog::DEFAULT_OUTPUT),
+        ),
+        [module, output] => (
+            std::path::PathBuf::from(module),
+            std::path::PathBuf::from(output),
+        ),
+        _ => {
+            eprintln!("usage: cargo xtask import-catalog <models.generated.js> [OUT]");
+            return ExitCode::from(2);
+        }
+    };
+    match import_catalog::import(&module, &output) {
+        Ok(count) => {
+            println!(
+                "import-catalog: wrote {count} models to {}",
+                output.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("import-catalog: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The workspace root: the parent of this crate's manifest directory.
+fn workspace_root() -> std::path::PathBuf {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
 }

@@ -3,6 +3,7 @@
 //! error texts, and results compared with what pi 0.73.1 recorded in
 //! `fixtures/pi-0.73.1/c-read-edit-*`.
 
+use base64::Engine as _;
 use std::fs;
 use std::path::Path;
 
@@ -144,24 +145,91 @@ async fn read_points_to_bash_for_an_overlong_line() {
     assert_eq!(result.details["truncation"]["firstLineExceedsLimit"], true);
 }
 
+/// A `width` x `height` PNG with a busy pattern (so it stays large).
+fn busy_png(width: u32, height: u32) -> Vec<u8> {
+    let image = image::RgbImage::from_fn(width, height, |x, y| {
+        let n = x
+            .wrapping_mul(2_654_435_761)
+            .wrapping_add(y.wrapping_mul(40_503))
+            >> 7;
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, (n % 256) as u8])
+    });
+    let mut out = Vec::new();
+    image::DynamicImage::ImageRgb8(image)
+        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .unwrap();
+    out
+}
+
 #[tokio::test]
 async fn read_returns_png_as_an_image_block() {
     let dir = tempfile::tempdir().unwrap();
-    let png: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
-    fs::write(dir.path().join("pic.png"), png).unwrap();
+    let png = busy_png(3, 2);
+    fs::write(dir.path().join("pic.png"), &png).unwrap();
+    let result = run(&ReadTool::new(dir.path()), json!({"path": "pic.png"}))
+        .await
+        .unwrap();
+    let data = base64::engine::general_purpose::STANDARD.encode(&png);
+    assert_eq!(
+        result.content,
+        vec![
+            UserBlock::text("Read image file [image/png]"),
+            UserBlock::image(data.clone(), "image/png"),
+        ]
+    );
+    assert_eq!(
+        serde_json::to_value(&result.content[1]).unwrap(),
+        json!({"type": "image", "data": data, "mimeType": "image/png"})
+    );
+}
+
+#[tokio::test]
+async fn read_resizes_a_large_png_to_pis_limits_with_pis_note() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("big.png"), busy_png(4000, 3000)).unwrap();
+    let result = run(&ReadTool::new(dir.path()), json!({"path": "big.png"}))
+        .await
+        .unwrap();
+    let [UserBlock::Text(note), UserBlock::Image(image)] = result.content.as_slice() else {
+        panic!("{:?}", result.content.len())
+    };
+    assert_eq!(
+        note.text,
+        format!(
+            "Read image file [{}]\n[Image: original 4000x3000, displayed at 2000x1500. \
+             Multiply coordinates by 2.00 to map to original image.]",
+            image.mime_type
+        )
+    );
+    assert!(image.data.len() < 4_718_592, "{}", image.data.len());
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&image.data)
+        .unwrap();
+    let decoded = image::load_from_memory(&bytes).unwrap();
+    assert_eq!((decoded.width(), decoded.height()), (2000, 1500));
+
+    // With resizing off (pi's images.autoResize: false) it goes as it is.
+    let raw = run(
+        &ReadTool::new(dir.path()).with_image_resize(false),
+        json!({"path": "big.png"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(text(&raw), "Read image file [image/png]");
+}
+
+#[tokio::test]
+async fn read_omits_an_image_it_cannot_decode_as_pi() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("pic.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
     let result = run(&ReadTool::new(dir.path()), json!({"path": "pic.png"}))
         .await
         .unwrap();
     assert_eq!(
         result.content,
-        vec![
-            UserBlock::text("Read image file [image/png]"),
-            UserBlock::image("iVBORw0KGgoAAAANSUhEUg==", "image/png"),
-        ]
-    );
-    assert_eq!(
-        serde_json::to_value(&result.content[1]).unwrap(),
-        json!({"type": "image", "data": "iVBORw0KGgoAAAANSUhEUg==", "mimeType": "image/png"})
+        vec![UserBlock::text(
+            "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]"
+        )]
     );
 }
 

@@ -1,4 +1,4 @@
-//! API keys from environment variables (pi's `env-api-keys.ts`).
+//! API keys from environment variables (pi 0.73.1's `env-api-keys.ts`).
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +10,7 @@ const AUTHENTICATED: &str = "<authenticated>";
 const SINGLE_VARIABLE_KEYS: &[(&str, &str)] = &[
     ("openai", "OPENAI_API_KEY"),
     ("azure-openai-responses", "AZURE_OPENAI_API_KEY"),
+    ("deepseek", "DEEPSEEK_API_KEY"),
     ("google", "GEMINI_API_KEY"),
     ("groq", "GROQ_API_KEY"),
     ("cerebras", "CEREBRAS_API_KEY"),
@@ -20,10 +21,19 @@ const SINGLE_VARIABLE_KEYS: &[(&str, &str)] = &[
     ("mistral", "MISTRAL_API_KEY"),
     ("minimax", "MINIMAX_API_KEY"),
     ("minimax-cn", "MINIMAX_CN_API_KEY"),
+    ("moonshotai", "MOONSHOT_API_KEY"),
+    ("moonshotai-cn", "MOONSHOT_API_KEY"),
     ("huggingface", "HF_TOKEN"),
+    ("fireworks", "FIREWORKS_API_KEY"),
     ("opencode", "OPENCODE_API_KEY"),
     ("opencode-go", "OPENCODE_API_KEY"),
     ("kimi-coding", "KIMI_API_KEY"),
+    ("cloudflare-workers-ai", "CLOUDFLARE_API_KEY"),
+    ("cloudflare-ai-gateway", "CLOUDFLARE_API_KEY"),
+    ("xiaomi", "XIAOMI_API_KEY"),
+    ("xiaomi-token-plan-cn", "XIAOMI_TOKEN_PLAN_CN_API_KEY"),
+    ("xiaomi-token-plan-ams", "XIAOMI_TOKEN_PLAN_AMS_API_KEY"),
+    ("xiaomi-token-plan-sgp", "XIAOMI_TOKEN_PLAN_SGP_API_KEY"),
 ];
 
 /// Anthropic: an OAuth token takes precedence over the API key.

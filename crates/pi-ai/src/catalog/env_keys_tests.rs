@@ -36,6 +36,16 @@ fn single_variable_providers_read_their_variable() {
         ("opencode", "OPENCODE_API_KEY"),
         ("opencode-go", "OPENCODE_API_KEY"),
         ("kimi-coding", "KIMI_API_KEY"),
+        ("deepseek", "DEEPSEEK_API_KEY"),
+        ("moonshotai", "MOONSHOT_API_KEY"),
+        ("moonshotai-cn", "MOONSHOT_API_KEY"),
+        ("fireworks", "FIREWORKS_API_KEY"),
+        ("cloudflare-workers-ai", "CLOUDFLARE_API_KEY"),
+        ("cloudflare-ai-gateway", "CLOUDFLARE_API_KEY"),
+        ("xiaomi", "XIAOMI_API_KEY"),
+        ("xiaomi-token-plan-cn", "XIAOMI_TOKEN_PLAN_CN_API_KEY"),
+        ("xiaomi-token-plan-ams", "XIAOMI_TOKEN_PLAN_AMS_API_KEY"),
+        ("xiaomi-token-plan-sgp", "XIAOMI_TOKEN_PLAN_SGP_API_KEY"),
     ];
     for (provider, variable) in cases {
         assert_eq!(
@@ -193,4 +203,16 @@ fn unknown_and_oauth_only_providers_have_no_key() {
 #[test]
 fn process_env_wrapper_handles_unknown_provider() {
     assert_eq!(get_env_api_key("no-such-provider-for-pi-rs-tests"), None);
+}
+
+#[test]
+fn every_catalog_provider_but_codex_has_a_variable() {
+    for provider in crate::get_providers() {
+        let variable = env_api_key_var(provider.as_str());
+        assert_eq!(
+            variable.is_none(),
+            provider == "openai-codex",
+            "{provider}: {variable:?}"
+        );
+    }
 }

@@ -1,9 +1,10 @@
 //! The built-in model catalog and the helpers around it: cost from usage,
 //! API keys from the environment and context-overflow detection.
 //!
-//! The catalog (`models.json`) is pi's `models.generated.ts` (pi 0.58.3,
-//! badlogic/pi-mono 83378aad) flattened to a JSON list of [`Model`]s in pi's
-//! order: provider by provider, then model by model.
+//! The catalog (`models.json`) is pi 0.73.1's `models.generated.js` flattened
+//! to a JSON list of [`Model`]s in pi's order: provider by provider, then
+//! model by model. `cargo xtask import-catalog <models.generated.js>`
+//! regenerates it.
 //!
 //! [`Model`]: crate::Model
 

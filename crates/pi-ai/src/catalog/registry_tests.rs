@@ -6,32 +6,15 @@ use crate::{
     models_are_equal, supports_xhigh,
 };
 
-/// Models per provider in pi 0.58.3's `models.generated.ts`, in pi's order.
-const PROVIDER_COUNTS: &[(&str, usize)] = &[
-    ("amazon-bedrock", 83),
-    ("anthropic", 23),
-    ("azure-openai-responses", 38),
-    ("cerebras", 4),
-    ("github-copilot", 23),
-    ("google", 24),
-    ("google-antigravity", 9),
-    ("google-gemini-cli", 6),
-    ("google-vertex", 12),
-    ("groq", 15),
-    ("huggingface", 18),
-    ("kimi-coding", 2),
-    ("minimax", 4),
-    ("minimax-cn", 4),
-    ("mistral", 25),
-    ("openai", 38),
-    ("openai-codex", 8),
-    ("opencode", 33),
-    ("opencode-go", 3),
-    ("openrouter", 243),
-    ("vercel-ai-gateway", 145),
-    ("xai", 25),
-    ("zai", 9),
-];
+/// pi 0.73.1's catalog facts, captured from pi's own `getProviders` /
+/// `getModels` by `fixtures/capture/models_capture.mjs`.
+fn pi_catalog() -> serde_json::Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/models/pi-catalog.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
 
 const KNOWN_APIS: [Api; 10] = [
     Api::ANTHROPIC_MESSAGES,
@@ -49,9 +32,20 @@ const KNOWN_APIS: [Api; 10] = [
 #[test]
 fn embedded_catalog_parses() {
     let catalog = Catalog::parse(EMBEDDED_MODELS_JSON).unwrap();
-    assert_eq!(catalog.models.len(), 794);
-    assert_eq!(catalog.providers.len(), 23);
-    assert!(catalog.models.iter().all(|model| model.extra.is_empty()));
+    let pi = pi_catalog();
+    assert_eq!(catalog.models.len() as u64, pi["total"].as_u64().unwrap());
+    assert_eq!(catalog.models.len(), 969);
+    assert_eq!(catalog.providers.len(), 31);
+    // The only field `Model` does not name is pi's per-level thinking map.
+    for model in &catalog.models {
+        assert!(
+            model.extra.keys().all(|key| key == "thinkingLevelMap"),
+            "{}/{}: {:?}",
+            model.provider,
+            model.id,
+            model.extra.keys()
+        );
+    }
 }
 
 #[test]
@@ -110,16 +104,47 @@ fn no_duplicate_provider_and_id() {
 
 #[test]
 fn providers_in_catalog_order_with_their_model_counts() {
+    let pi = pi_catalog();
+    let counts = pi["counts"].as_object().unwrap();
     let providers = get_providers();
     let names: Vec<&str> = providers.iter().map(Provider::as_str).collect();
-    let expected: Vec<&str> = PROVIDER_COUNTS.iter().map(|(name, _)| *name).collect();
+    let expected: Vec<&str> = counts.keys().map(String::as_str).collect();
     assert_eq!(names, expected);
-    for (provider, count) in PROVIDER_COUNTS {
+    for (provider, count) in counts {
         let models = get_models(provider);
-        assert_eq!(models.len(), *count, "{provider}");
-        assert!(models.iter().all(|model| model.provider == *provider));
+        assert_eq!(models.len() as u64, count.as_u64().unwrap(), "{provider}");
+        assert!(
+            models
+                .iter()
+                .all(|model| model.provider == provider.as_str())
+        );
     }
     assert!(get_models("no-such-provider").is_empty());
+}
+
+#[test]
+fn sampled_entries_equal_pis_values() {
+    let pi = pi_catalog();
+    let samples = pi["samples"].as_array().unwrap();
+    assert!(samples.len() > 40, "{}", samples.len());
+    for sample in samples {
+        let (provider, id) = (
+            sample["provider"].as_str().unwrap(),
+            sample["id"].as_str().unwrap(),
+        );
+        let model = get_model(provider, id).unwrap_or_else(|| panic!("{provider}/{id} missing"));
+        assert_eq!(
+            &serde_json::to_value(model).unwrap(),
+            sample,
+            "{provider}/{id}"
+        );
+    }
+    assert!(
+        samples.iter().any(|s| s.get("thinkingLevelMap").is_some())
+            && samples.iter().any(|s| s.get("compat").is_some())
+            && samples.iter().any(|s| s.get("headers").is_some()),
+        "the sample covers thinking maps, compat and headers"
+    );
 }
 
 #[test]
@@ -198,7 +223,7 @@ fn flagship_models_have_pi_limits_and_prices() {
             gemini.cost.output,
             gemini.cost.cache_read
         ),
-        (1.25, 10.0, 0.31)
+        (1.25, 10.0, 0.125)
     );
 
     let flash = get_model("google", "gemini-2.5-flash").unwrap();
@@ -226,10 +251,12 @@ fn flagship_models_have_pi_limits_and_prices() {
 
 #[test]
 fn headers_and_compat_are_kept() {
-    let zai = get_model("zai", "glm-4.6").unwrap();
+    let zai = get_model("zai", "glm-5.1").unwrap();
     assert_eq!(
         zai.compat,
-        Some(serde_json::json!({"supportsDeveloperRole": false, "thinkingFormat": "zai"}))
+        Some(
+            serde_json::json!({"supportsDeveloperRole": false, "thinkingFormat": "zai", "zaiToolStream": true})
+        )
     );
     let copilot = get_model("github-copilot", "claude-sonnet-4.5").unwrap();
     let headers = copilot.headers.as_ref().unwrap();

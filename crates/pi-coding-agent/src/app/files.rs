@@ -8,6 +8,11 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use pi_ai::ImageContent;
 
+use crate::tools::image_mime_type;
+use crate::tools::image_resize::{
+    IMAGE_OMITTED_NOTE, ResizeLimits, format_dimension_note, resize_image,
+};
+
 /// The text and images that `@file` arguments contribute.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FileInputs {
@@ -15,17 +20,6 @@ pub struct FileInputs {
     pub text: String,
     /// Attached images.
     pub images: Vec<ImageContent>,
-}
-
-fn image_mime(path: &Path) -> Option<&'static str> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    match ext.as_str() {
-        "png" => Some("image/png"),
-        "jpg" | "jpeg" => Some("image/jpeg"),
-        "gif" => Some("image/gif"),
-        "webp" => Some("image/webp"),
-        _ => None,
-    }
 }
 
 /// The absolute path of `raw` (with `~` expanded), normalized lexically
@@ -48,9 +42,22 @@ fn resolve(cwd: &Path, raw: &str) -> PathBuf {
     out
 }
 
-/// Splits `args` into `@file` inputs and plain messages. A missing or
-/// unreadable file is an error naming it.
+/// Splits `args` into `@file` inputs and plain messages, fitting images to
+/// pi's size limits. A missing or unreadable file is an error naming it.
 pub fn process_file_args(cwd: &Path, args: &[String]) -> Result<(FileInputs, Vec<String>), String> {
+    process_file_args_with(cwd, args, true)
+}
+
+/// [`process_file_args`]; `resize_images: false` attaches images as they
+/// are (pi's `images.autoResize: false`). Empty files are skipped; an
+/// image is recognised by its content (png, jpeg, gif, webp). A resized
+/// image's `<file>` tag carries pi's dimension note; one that cannot be made
+/// small enough is left out with pi's note instead.
+pub fn process_file_args_with(
+    cwd: &Path,
+    args: &[String],
+    resize_images: bool,
+) -> Result<(FileInputs, Vec<String>), String> {
     let mut inputs = FileInputs::default();
     let mut messages = Vec::new();
     for arg in args {
@@ -61,16 +68,36 @@ pub fn process_file_args(cwd: &Path, args: &[String]) -> Result<(FileInputs, Vec
         let path = resolve(cwd, raw);
         let bytes = std::fs::read(&path)
             .map_err(|e| format!("Cannot read file {}: {e}", path.display()))?;
-        if let Some(mime) = image_mime(&path) {
-            let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        if bytes.is_empty() {
+            continue;
+        }
+        if let Some(mime) = image_mime_type(&bytes) {
+            let name = path.display();
+            let (data, mime_type, note) = if resize_images {
+                match resize_image(&bytes, mime, ResizeLimits::default()) {
+                    Some(resized) => {
+                        let note = format_dimension_note(&resized).unwrap_or_default();
+                        (resized.data, resized.mime_type, note)
+                    }
+                    None => {
+                        inputs.text.push_str(&format!(
+                            "<file name=\"{name}\">{IMAGE_OMITTED_NOTE}</file>\n"
+                        ));
+                        continue;
+                    }
+                }
+            } else {
+                let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                (data, mime.to_owned(), String::new())
+            };
             inputs.images.push(ImageContent {
                 data,
-                mime_type: mime.to_owned(),
+                mime_type,
                 extra: serde_json::Map::new(),
             });
             inputs
                 .text
-                .push_str(&format!("<file name=\"{}\"></file>\n", path.display()));
+                .push_str(&format!("<file name=\"{name}\">{note}</file>\n"));
             continue;
         }
         let text =
@@ -91,7 +118,8 @@ mod tests {
     fn text_files_are_inlined_and_images_attached() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
-        std::fs::write(dir.path().join("p.png"), [0x89, b'P', b'N', b'G']).unwrap();
+        let small = crate::tools::image_resize::tests::test_png(4, 3);
+        std::fs::write(dir.path().join("p.png"), &small).unwrap();
         let args = vec![
             "@a.txt".to_owned(),
             "@p.png".to_owned(),
@@ -110,8 +138,37 @@ mod tests {
         );
         assert_eq!(inputs.images.len(), 1);
         assert_eq!(inputs.images[0].mime_type, "image/png");
-        assert_eq!(inputs.images[0].data, "iVBORw==");
+        assert_eq!(
+            inputs.images[0].data,
+            base64::engine::general_purpose::STANDARD.encode(&small)
+        );
         let err = process_file_args(dir.path(), &["@missing".to_owned()]).unwrap_err();
         assert!(err.starts_with("Cannot read file"), "{err}");
+    }
+
+    #[test]
+    fn large_images_are_resized_with_pis_note_and_empty_files_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = crate::tools::image_resize::tests::test_png(2500, 500);
+        // The content decides, not the extension.
+        std::fs::write(dir.path().join("shot.dat"), &big).unwrap();
+        std::fs::write(dir.path().join("empty.txt"), "").unwrap();
+        let args = vec!["@shot.dat".to_owned(), "@empty.txt".to_owned()];
+        let (inputs, _) = process_file_args(dir.path(), &args).unwrap();
+        assert_eq!(
+            inputs.text,
+            format!(
+                "<file name=\"{}\">[Image: original 2500x500, displayed at 2000x400. Multiply coordinates by 1.25 to map to original image.]</file>\n",
+                dir.path().join("shot.dat").display()
+            )
+        );
+        assert_eq!(inputs.images.len(), 1);
+        assert!(inputs.images[0].data.len() < 4_718_592);
+        let (raw, _) = process_file_args_with(dir.path(), &args[..1], false).unwrap();
+        assert_eq!(
+            raw.images[0].data,
+            base64::engine::general_purpose::STANDARD.encode(&big)
+        );
+        assert_eq!(raw.images[0].mime_type, "image/png");
     }
 }

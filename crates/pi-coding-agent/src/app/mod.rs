@@ -4,12 +4,13 @@
 //! The modes (print, json, rpc) drive it.
 
 mod bash;
-mod block_images;
 mod compact;
 mod controls;
+mod cycle;
 mod export;
 pub mod files;
 mod persist;
+mod request_headers;
 mod retry;
 mod sessions;
 mod setup;
@@ -29,9 +30,11 @@ use crate::resources::Resources;
 use crate::session::SessionManager;
 
 pub use controls::{clamp_level, js_number, supported_levels};
+pub use cycle::CycledModel;
 pub use export::export_from_file;
 use persist::EventHub;
 pub use persist::{AppEvent, AppListener};
+pub use request_headers::RegistryHeaders;
 pub use retry::is_retryable_error;
 pub use setup::{
     SESSION_DIR_ENV, SessionChoice, SetupError, StartOptions, build_app, register_providers,
@@ -71,6 +74,9 @@ pub struct App {
     hub: Arc<EventHub>,
     /// Skills, prompt templates and system prompt files.
     pub resources: Arc<Resources>,
+    /// The `--models` / `enabledModels` scope, in pattern order (empty:
+    /// no scope); model cycling goes through these.
+    pub scoped_models: Vec<crate::config::ScopedModel>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -11,8 +11,11 @@ use pi_ai::{Message, Model, Provider, ThinkingLevel};
 
 use super::persist::{EventHub, app_listener};
 use super::{App, thinking_level_name};
-use crate::config::{AuthStorage, ConfigError, ModelRegistry, Settings, parse_thinking_level};
-use crate::messages::{CodingMessage, convert_to_llm};
+use crate::config::{
+    AuthStorage, ConfigError, ModelRegistry, ScopedModel, Settings, default_available_model,
+    default_model_id, parse_thinking_level, resolve_model_scope,
+};
+use crate::messages::{CodingMessage, block_images, convert_to_llm};
 use crate::resources::{ResourceOptions, Resources};
 use crate::session::{
     SessionError, SessionManager, agent_dir, default_session_dir, list_all_sessions, list_sessions,
@@ -218,10 +221,58 @@ fn default_model(
     {
         return Some(model.clone());
     }
-    registry
-        .available_models(None, auth)
-        .first()
-        .map(|m| (*m).clone())
+    default_available_model(&registry.available_models(None, auth)).cloned()
+}
+
+/// The settings' `enabledModels` patterns, if any.
+fn enabled_models(settings: &Settings) -> Option<Vec<String>> {
+    let patterns = settings.extra.get("enabledModels")?.as_array()?;
+    Some(
+        patterns
+            .iter()
+            .filter_map(|p| p.as_str().map(str::to_owned))
+            .collect(),
+    )
+}
+
+/// The models `--models` (or `enabledModels`) selects among those with a
+/// key, as pi's `resolveModelScope`; its warnings are logged.
+fn scoped_models(
+    options: &StartOptions,
+    settings: &Settings,
+    registry: &ModelRegistry,
+    auth: &AuthStorage,
+) -> Vec<ScopedModel> {
+    let Some(patterns) = options
+        .models
+        .clone()
+        .or_else(|| enabled_models(settings))
+        .filter(|p| !p.is_empty())
+    else {
+        return Vec::new();
+    };
+    let available = registry.available_models(options.api_key.as_deref(), auth);
+    let scope = resolve_model_scope(&patterns, &available);
+    for warning in &scope.warnings {
+        tracing::warn!("{warning}");
+    }
+    scope.models
+}
+
+/// pi's pick among scoped models for a new session: the settings' default
+/// model when it is in scope, else the first.
+fn scoped_start<'a>(scoped: &'a [ScopedModel], settings: &Settings) -> Option<&'a ScopedModel> {
+    let saved = settings
+        .default_provider
+        .as_deref()
+        .zip(settings.default_model.as_deref());
+    saved
+        .and_then(|(provider, id)| {
+            scoped
+                .iter()
+                .find(|s| s.model.provider.as_str() == provider && s.model.id == id)
+        })
+        .or_else(|| scoped.first())
 }
 
 /// The settings' default thinking level (pi's `medium` when unset or unknown).
@@ -294,11 +345,28 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         }
         _ => (options.model.clone(), None),
     };
-    let thinking_arg = options.thinking.clone().or(suffix_level);
+    let scoped = scoped_models(&options, &settings, &registry, &auth);
+    // With a scope and no --model, a new session starts on a scoped model
+    // and takes the thinking level its pattern named.
+    let scoped_choice = if model_arg.is_none() && !resumed {
+        scoped_start(&scoped, &settings)
+    } else {
+        None
+    };
+    let scoped_level = scoped_choice.and_then(|s| s.thinking_level.clone());
+    let thinking_arg = options.thinking.clone().or(suffix_level).or(scoped_level);
     let model = match (&model_arg, &options.provider) {
+        _ if let Some(choice) = scoped_choice => choice.model.clone(),
         (Some(model), provider) => registry.find(provider.as_deref(), model)?,
-        (None, Some(provider)) => registry
-            .first_of(provider)
+        // pi's default model of the provider, else its first.
+        (None, Some(provider)) => default_model_id(provider)
+            .and_then(|id| {
+                registry
+                    .models()
+                    .iter()
+                    .find(|m| m.provider.as_str() == provider && m.id == id)
+            })
+            .or_else(|| registry.first_of(provider))
             .cloned()
             .ok_or_else(|| SetupError::Other(format!("No models found for provider \"{provider}\"")))?,
         (None, None) => session_model
@@ -349,6 +417,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             let agent = probe_cell.get()?.upgrade()?;
             Some(agent.model().supports_images())
         })),
+        no_image_resize: !settings.image_auto_resize(),
         shell_path: settings.shell_path.clone(),
         command_prefix: settings.shell_command_prefix.clone(),
     };
@@ -400,7 +469,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         move |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> {
             let converted = convert_to_llm(messages);
             Ok(if block {
-                super::block_images::block_images(converted)
+                block_images(converted)
             } else {
                 converted
             })
@@ -408,6 +477,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     );
     agent_options.settings.stream_options.session_id = Some(session_id);
     agent_options.settings.thinking_budgets = settings.thinking_budgets;
+    agent_options.settings.stream_fn = Arc::new(super::RegistryHeaders::new(registry.clone()));
     let key_registry = registry.clone();
     let key_auth = auth.clone();
     let cli_key = options.api_key.clone();
@@ -444,6 +514,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         default_thinking: Mutex::new(default_thinking),
         hub,
         resources,
+        scoped_models: scoped,
     })
 }
 

@@ -4,15 +4,25 @@
 //! `--model` and API keys.
 
 mod auth;
+mod config_value;
+mod json_lenient;
 mod model_registry;
+mod model_resolver;
 mod models_config;
 mod settings;
 
 use std::path::PathBuf;
 
 pub use auth::{AuthStorage, Credential};
+pub use config_value::{resolve_config_value, resolve_config_value_or_error, resolve_headers};
 pub use model_registry::{ModelRegistry, parse_thinking_level};
-pub use models_config::{ModelConfig, ModelsFile, ProviderConfig, resolve_api_key_spec};
+pub use model_resolver::{
+    DEFAULT_MODEL_PER_PROVIDER, ModelScope, ParsedPattern, ScopedModel, default_available_model,
+    default_model_id, find_exact_model_reference_match, parse_model_pattern, resolve_model_scope,
+};
+pub use models_config::{
+    CostOverride, ModelConfig, ModelOverride, ModelsFile, ProviderConfig, resolve_api_key_spec,
+};
 pub use settings::{
     CompactionSettings, ImageSettings, LoadedSettings, RetrySettings, Settings, SettingsScope,
     SettingsWarning, SettingsWriter, expand_tilde,
@@ -37,24 +47,18 @@ pub enum ConfigError {
         /// The parse error.
         source: serde_json::Error,
     },
-    /// A models.json model is incomplete.
-    #[error("models.json: model {provider}/{model}: {reason}")]
-    InvalidModel {
-        /// Provider name.
-        provider: String,
-        /// Model id.
-        model: String,
-        /// What is missing.
-        reason: String,
+    /// models.json is not valid: pi's message (naming the field for a
+    /// wrong shape) and the file.
+    #[error("{message}\n\nFile: {}", path.display())]
+    ModelsJson {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
     },
-    /// An `!command` api key failed.
-    #[error("api key command `{command}` failed: {reason}")]
-    KeyCommand {
-        /// The command.
-        command: String,
-        /// Why.
-        reason: String,
-    },
+    /// A key or header value (`!command`, env name) could not be resolved.
+    #[error("{0}")]
+    ConfigValue(String),
     /// No model matches the request.
     #[error("{0}")]
     ModelNotFound(String),

@@ -5,7 +5,12 @@ use std::path::Path;
 
 use pi_ai::{Model, ThinkingLevel};
 
-use super::{AuthStorage, ConfigError, ModelsFile, resolve_api_key_spec};
+use std::collections::BTreeMap;
+
+use super::{
+    AuthStorage, ConfigError, ModelsFile, resolve_config_value, resolve_config_value_or_error,
+    resolve_headers, resolve_model_scope,
+};
 
 /// The models known to the app and where their keys come from.
 #[derive(Debug, Clone, Default)]
@@ -17,7 +22,7 @@ pub struct ModelRegistry {
 impl ModelRegistry {
     /// The built-in catalog, with `<agent_dir>/models.json` applied: its
     /// providers' models added (replacing built-ins with the same provider
-    /// and id) and its base-URL overrides applied.
+    /// and id), its base-URL / compat changes and `modelOverrides` applied.
     pub fn load(agent_dir: &Path) -> Result<Self, ConfigError> {
         let custom = ModelsFile::load(&agent_dir.join("models.json"))?;
         Self::from_parts(
@@ -30,21 +35,26 @@ impl ModelRegistry {
         )
     }
 
-    /// A registry of `built_in` models plus `custom`.
+    /// A registry of `built_in` models plus `custom`, in pi's order: the
+    /// built-in models (a custom model with the same provider and id takes
+    /// its place), then the other custom models.
     pub fn from_parts(mut built_in: Vec<Model>, custom: ModelsFile) -> Result<Self, ConfigError> {
         custom.apply_overrides(&mut built_in);
-        let extra = custom.models(&built_in)?;
-        built_in.retain(|m| {
-            !extra
-                .iter()
-                .any(|c| c.provider == m.provider && c.id == m.id)
-        });
-        let mut models = extra;
-        models.extend(built_in);
+        let extra = custom.models(&built_in);
+        let mut models = built_in;
+        for model in extra {
+            match models
+                .iter_mut()
+                .find(|m| m.provider == model.provider && m.id == model.id)
+            {
+                Some(slot) => *slot = model,
+                None => models.push(model),
+            }
+        }
         Ok(Self { models, custom })
     }
 
-    /// Every model, custom ones first.
+    /// Every model: built-in ones, then custom ones.
     pub fn models(&self) -> &[Model] {
         &self.models
     }
@@ -104,6 +114,19 @@ impl ModelRegistry {
             .collect()
     }
 
+    /// The registry's models that `patterns` select, in pattern order, as
+    /// pi's `--models` / `enabledModels` scoping does (see
+    /// [`resolve_model_scope`]; this matches among all models, whatever
+    /// their keys; warnings are logged).
+    pub fn scoped(&self, patterns: &[String]) -> Vec<Model> {
+        let all: Vec<&Model> = self.models.iter().collect();
+        let scope = resolve_model_scope(patterns, &all);
+        for warning in &scope.warnings {
+            tracing::warn!("{warning}");
+        }
+        scope.models.into_iter().map(|s| s.model).collect()
+    }
+
     /// The first model of `provider`.
     pub fn first_of(&self, provider: &str) -> Option<&Model> {
         self.models.iter().find(|m| m.provider.as_str() == provider)
@@ -121,15 +144,52 @@ impl ModelRegistry {
             return Ok(Some(key.to_owned()));
         }
         if let Some(key) = auth.api_key(provider) {
-            return Ok(Some(key.to_owned()));
+            return Ok(resolve_config_value(key, |name| std::env::var(name).ok()));
         }
         if let Some(key) = pi_ai::get_env_api_key(provider) {
             return Ok(Some(key));
         }
         match self.custom.api_key_spec(provider) {
-            Some(spec) => resolve_api_key_spec(spec, |name| std::env::var(name).ok()).map(Some),
+            Some(spec) => resolve_config_value_or_error(
+                spec,
+                &format!("API key for provider \"{provider}\""),
+                |name| std::env::var(name).ok(),
+            )
+            .map(Some),
             None => Ok(None),
         }
+    }
+
+    /// The headers a request to `model` sends on top of the model's own, as
+    /// pi's `getApiKeyAndHeaders`: models.json's provider headers, then the
+    /// model's (entry or `modelOverrides`), values resolved like keys, and
+    /// `Authorization: Bearer <api_key>` for an `authHeader` provider
+    /// (an error without a key). `None` when there are none.
+    pub fn request_headers(
+        &self,
+        model: &Model,
+        api_key: Option<&str>,
+    ) -> Result<Option<BTreeMap<String, String>>, ConfigError> {
+        let provider = model.provider.as_str();
+        let env = |name: &str| std::env::var(name).ok();
+        let (provider_specs, model_specs) = self.custom.header_specs(provider, &model.id);
+        let provider_headers =
+            resolve_headers(provider_specs, &format!("provider \"{provider}\""), env)?;
+        let model_headers = resolve_headers(
+            model_specs,
+            &format!("model \"{provider}/{}\"", model.id),
+            env,
+        )?;
+        let mut headers: BTreeMap<String, String> = BTreeMap::new();
+        headers.extend(provider_headers.unwrap_or_default());
+        headers.extend(model_headers.unwrap_or_default());
+        if self.custom.auth_header(provider) {
+            let key = api_key.ok_or_else(|| {
+                ConfigError::ConfigValue(format!("No API key found for \"{provider}\""))
+            })?;
+            headers.insert("Authorization".to_owned(), format!("Bearer {key}"));
+        }
+        Ok((!headers.is_empty()).then_some(headers))
     }
 }
 
@@ -251,5 +311,82 @@ mod tests {
         assert_eq!(parse_thinking_level("off"), Ok(None));
         assert_eq!(parse_thinking_level("high"), Ok(Some(ThinkingLevel::High)));
         assert!(parse_thinking_level("max").is_err());
+    }
+
+    #[test]
+    fn request_headers_resolve_like_keys_and_auth_header_adds_the_bearer() {
+        let json = r#"{"providers":{
+            "local":{"baseUrl":"http://x","api":"openai-completions","apiKey":"k",
+                "authHeader":true,
+                "headers":{"x-team":"!printf team-a","x-lit":"plain","x-both":"provider"},
+                "models":[{"id":"a","headers":{"x-both":"model","x-path":"PI_RS_TEST_UNSET_VAR"}},{"id":"b"}]},
+            "anthropic":{"modelOverrides":{"claude-opus-4-7":{"headers":{"x-o":"!printf o"}}}}}}"#;
+        let custom = ModelsFile::parse(json).unwrap();
+        let registry = ModelRegistry::from_parts(
+            pi_ai::get_models("anthropic")
+                .into_iter()
+                .cloned()
+                .collect(),
+            custom,
+        )
+        .unwrap();
+        let model = |provider: &str, id: &str| {
+            registry
+                .models()
+                .iter()
+                .find(|m| m.provider.as_str() == provider && m.id == id)
+                .unwrap()
+                .clone()
+        };
+        let headers = registry
+            .request_headers(&model("local", "a"), Some("sk-1"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            serde_json::to_value(&headers).unwrap(),
+            serde_json::json!({
+                "Authorization": "Bearer sk-1",
+                "x-both": "model",
+                "x-lit": "plain",
+                "x-path": "PI_RS_TEST_UNSET_VAR",
+                "x-team": "team-a"
+            })
+        );
+        assert_eq!(
+            registry
+                .request_headers(&model("local", "b"), None)
+                .unwrap_err()
+                .to_string(),
+            "No API key found for \"local\""
+        );
+        let opus = registry
+            .request_headers(&model("anthropic", "claude-opus-4-7"), None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(opus.get("x-o").map(String::as_str), Some("o"));
+        assert_eq!(
+            registry
+                .request_headers(&model("anthropic", "claude-haiku-4-5"), None)
+                .unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn scoped_keeps_pattern_order() {
+        let r = registry();
+        let ids: Vec<String> = r
+            .scoped(&["mock-gemini".to_owned(), "mock-oai/*".to_owned()])
+            .into_iter()
+            .map(|m| format!("{}/{}", m.provider, m.id))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "mock-goog/mock-gemini",
+                "mock-oai/mock-gpt",
+                "mock-oai/mock-gpt-think"
+            ]
+        );
     }
 }

@@ -1,48 +1,101 @@
-//! `models.json` in the agent dir: custom providers and models in pi's
-//! format. This is how a local Ollama, llama.cpp, vLLM or LM Studio server
-//! (or any OpenAI-compatible endpoint) is used.
+//! `models.json` in the agent dir: custom providers and models, and
+//! changes to built-in ones, in pi's format. This is how a local Ollama,
+//! llama.cpp, vLLM or LM Studio server (or any OpenAI-compatible endpoint)
+//! is used.
 //!
 //! ```json
 //! {"providers": {"ollama": {"baseUrl": "http://localhost:11434/v1",
 //!   "api": "openai-completions", "apiKey": "ollama",
 //!   "models": [{"id": "qwen3:8b", "contextWindow": 32768, "maxTokens": 8192}]}}}
 //! ```
+//!
+//! A provider entry without `models` changes the built-in provider of that
+//! name: `baseUrl`, `compat`, request `headers`, `authHeader`, and
+//! `modelOverrides` (per model id: name, limits, prices, thinking map, ...).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use pi_ai::{Api, InputModality, Model, ModelCost};
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::ConfigError;
 
 /// The whole file.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct ModelsFile {
-    /// Providers by name.
-    #[serde(default)]
-    pub providers: BTreeMap<String, ProviderConfig>,
+    /// Providers by name, in the file's order (pi adds custom models in it).
+    pub providers: Providers,
+}
+
+/// Provider entries in the order the file lists them.
+#[derive(Debug, Clone, Default)]
+pub struct Providers(pub Vec<(String, ProviderConfig)>);
+
+impl Providers {
+    /// The entry of `name`.
+    pub fn get(&self, name: &str) -> Option<&ProviderConfig> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    /// The entries in file order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &ProviderConfig)> {
+        self.0.iter().map(|(n, c)| (n, c))
+    }
+}
+
+impl<'de> Deserialize<'de> for Providers {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Ordered;
+        impl<'de> serde::de::Visitor<'de> for Ordered {
+            type Value = Providers;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of providers")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Providers, A::Error> {
+                let mut entries: Vec<(String, ProviderConfig)> = Vec::new();
+                while let Some((name, config)) = map.next_entry::<String, ProviderConfig>()? {
+                    // A repeated key keeps its first place and its last value, as JSON.parse.
+                    match entries.iter_mut().find(|(n, _)| *n == name) {
+                        Some(entry) => entry.1 = config,
+                        None => entries.push((name, config)),
+                    }
+                }
+                Ok(Providers(entries))
+            }
+        }
+        deserializer.deserialize_map(Ordered)
+    }
 }
 
 /// One provider entry.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderConfig {
+    /// Display name.
+    pub name: Option<String>,
     /// Base URL of the API.
     pub base_url: Option<String>,
     /// Wire API of its models.
     pub api: Option<Api>,
     /// A literal key, the name of an environment variable, or `!command`.
     pub api_key: Option<String>,
-    /// Extra headers for every request.
+    /// Request headers for every model; values resolve like `apiKey`.
     pub headers: Option<BTreeMap<String, String>>,
     /// Compatibility switches for every model.
     pub compat: Option<Value>,
-    /// The provider's models; empty to only override a built-in provider's
-    /// base URL and headers.
+    /// Send the key as `Authorization: Bearer <key>`.
+    pub auth_header: Option<bool>,
+    /// The provider's models; empty to only change a built-in provider.
     #[serde(default)]
     pub models: Vec<ModelConfig>,
+    /// Changes to built-in models of this provider, by model id.
+    #[serde(default)]
+    pub model_overrides: BTreeMap<String, ModelOverride>,
 }
 
 /// One model entry; unset fields take pi's defaults.
@@ -65,27 +118,70 @@ pub struct ModelConfig {
     /// Prices per million tokens.
     pub cost: Option<ModelCost>,
     /// Context window (default 128,000).
-    pub context_window: Option<u64>,
+    pub context_window: Option<f64>,
     /// Output limit (default 16,384).
-    pub max_tokens: Option<u64>,
-    /// Extra headers.
+    pub max_tokens: Option<f64>,
+    /// Request headers; values resolve like `apiKey`.
     pub headers: Option<BTreeMap<String, String>>,
     /// Compatibility switches.
     pub compat: Option<Value>,
     /// Per-level provider values for reasoning (kept on the model for the providers).
-    pub thinking_level_map: Option<Value>,
+    pub thinking_level_map: Option<Map<String, Value>>,
 }
+
+/// Prices of a model override; unset ones keep the built-in price.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CostOverride {
+    /// Input tokens.
+    pub input: Option<f64>,
+    /// Output tokens.
+    pub output: Option<f64>,
+    /// Cache reads.
+    pub cache_read: Option<f64>,
+    /// Cache writes.
+    pub cache_write: Option<f64>,
+}
+
+/// Changes to one built-in model (`modelOverrides`); unset fields keep it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelOverride {
+    /// Display name.
+    pub name: Option<String>,
+    /// Reasoning support.
+    pub reasoning: Option<bool>,
+    /// Thinking map entries, merged over the built-in map.
+    pub thinking_level_map: Option<Map<String, Value>>,
+    /// Input modalities.
+    pub input: Option<Vec<InputModality>>,
+    /// Prices, merged field by field.
+    pub cost: Option<CostOverride>,
+    /// Context window.
+    pub context_window: Option<f64>,
+    /// Output limit.
+    pub max_tokens: Option<f64>,
+    /// Request headers; values resolve like `apiKey`.
+    pub headers: Option<BTreeMap<String, String>>,
+    /// Compatibility switches, merged over the built-in ones.
+    pub compat: Option<Value>,
+}
+
+/// Header names to values (or value specs).
+type Headers = BTreeMap<String, String>;
 
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 const DEFAULT_MAX_TOKENS: u64 = 16_384;
 
 impl ModelsFile {
-    /// Reads `path`; a missing file is empty.
+    /// Reads and validates `path`; a missing file is empty. JSON with `//`
+    /// comments and trailing commas is accepted, as pi does. Errors name
+    /// the file and, for a wrong shape, the field (`providers.x.models.0.id`).
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|source| ConfigError::Json {
+            Ok(text) => Self::parse(&text).map_err(|message| ConfigError::ModelsJson {
                 path: path.to_path_buf(),
-                source,
+                message,
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(source) => Err(ConfigError::Io {
@@ -95,36 +191,101 @@ impl ModelsFile {
         }
     }
 
+    /// Parses and validates the text of a models.json; the error is pi's
+    /// message without the file line.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let value: Value = serde_json::from_str(&super::json_lenient::strip(text))
+            .map_err(|e| format!("Failed to parse models.json: {e}"))?;
+        let file: Self = serde_path_to_error::deserialize(&value).map_err(|e| {
+            format!(
+                "Invalid models.json schema:\n  - {}: {}",
+                pi_path(e.path()),
+                e.inner()
+            )
+        })?;
+        file.validate()
+            .map_err(|e| format!("Failed to load models.json: {e}"))?;
+        Ok(file)
+    }
+
+    /// pi's checks beyond the shape (`validateConfig`).
+    fn validate(&self) -> Result<(), String> {
+        let built_in = pi_ai::get_providers();
+        for (name, provider) in self.providers.iter() {
+            let is_built_in = built_in.iter().any(|p| p.as_str() == name);
+            if provider.models.is_empty() {
+                if provider.base_url.is_none()
+                    && provider.headers.is_none()
+                    && provider.compat.is_none()
+                    && provider.model_overrides.is_empty()
+                {
+                    return Err(format!(
+                        "Provider {name}: must specify \"baseUrl\", \"headers\", \"compat\", \"modelOverrides\", or \"models\"."
+                    ));
+                }
+            } else if !is_built_in {
+                if provider.base_url.is_none() {
+                    return Err(format!(
+                        "Provider {name}: \"baseUrl\" is required when defining custom models."
+                    ));
+                }
+                if provider.api_key.is_none() {
+                    return Err(format!(
+                        "Provider {name}: \"apiKey\" is required when defining custom models."
+                    ));
+                }
+            }
+            for model in &provider.models {
+                let id = &model.id;
+                if provider.api.is_none() && model.api.is_none() && !is_built_in {
+                    return Err(format!(
+                        "Provider {name}, model {id}: no \"api\" specified. Set at provider or model level."
+                    ));
+                }
+                if id.is_empty() {
+                    return Err(format!("Provider {name}: model missing \"id\""));
+                }
+                if model.context_window.is_some_and(|n| n <= 0.0) {
+                    return Err(format!(
+                        "Provider {name}, model {id}: invalid contextWindow"
+                    ));
+                }
+                if model.max_tokens.is_some_and(|n| n <= 0.0) {
+                    return Err(format!("Provider {name}, model {id}: invalid maxTokens"));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The models this file defines. A model without an api or base URL
-    /// takes those of the built-in provider of the same name (from
-    /// `built_in`), as pi does; one that still lacks them is an error naming it.
-    pub fn models(&self, built_in: &[Model]) -> Result<Vec<Model>, ConfigError> {
+    /// takes those of the first built-in model of the provider of the same
+    /// name (from `built_in`), as pi does; one that still lacks them is skipped.
+    pub fn models(&self, built_in: &[Model]) -> Vec<Model> {
         let mut out = Vec::new();
-        for (provider, config) in &self.providers {
+        for (provider, config) in self.providers.iter() {
             let defaults = built_in.iter().find(|m| m.provider.as_str() == provider);
             for model in &config.models {
-                let invalid = |what: &str| ConfigError::InvalidModel {
-                    provider: provider.clone(),
-                    model: model.id.clone(),
-                    reason: format!("no {what} (set it on the provider or the model)"),
-                };
-                let api = model
+                let Some(api) = model
                     .api
                     .clone()
                     .or_else(|| config.api.clone())
                     .or_else(|| defaults.map(|d| d.api.clone()))
-                    .ok_or_else(|| invalid("api"))?;
-                let base_url = model
+                else {
+                    continue;
+                };
+                let Some(base_url) = model
                     .base_url
                     .clone()
                     .or_else(|| config.base_url.clone())
                     .or_else(|| defaults.map(|d| d.base_url.clone()))
-                    .ok_or_else(|| invalid("baseUrl"))?;
-                let mut extra = serde_json::Map::new();
+                else {
+                    continue;
+                };
+                let mut extra = Map::new();
                 if let Some(map) = &model.thinking_level_map {
-                    extra.insert("thinkingLevelMap".to_owned(), map.clone());
+                    extra.insert("thinkingLevelMap".to_owned(), Value::Object(map.clone()));
                 }
-                let headers = merge_headers(config.headers.as_ref(), model.headers.as_ref());
                 out.push(Model {
                     id: model.id.clone(),
                     name: model.name.clone().unwrap_or_else(|| model.id.clone()),
@@ -137,34 +298,32 @@ impl ModelsFile {
                         .clone()
                         .unwrap_or_else(|| vec![InputModality::Text]),
                     cost: model.cost.unwrap_or_default(),
-                    context_window: model.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
-                    max_tokens: model.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-                    headers,
+                    context_window: to_count(model.context_window, DEFAULT_CONTEXT_WINDOW),
+                    max_tokens: to_count(model.max_tokens, DEFAULT_MAX_TOKENS),
+                    headers: None,
                     compat: merge_compat(config.compat.as_ref(), model.compat.as_ref()),
                     extra,
                 });
             }
         }
-        Ok(out)
+        out
     }
 
-    /// Applies provider-level `baseUrl`/`headers` overrides (entries without
-    /// models) to built-in models.
+    /// Applies the provider-level `baseUrl` and `compat`, then the
+    /// `modelOverrides`, to built-in models (pi's `loadBuiltInModels`).
     pub fn apply_overrides(&self, models: &mut [Model]) {
-        for (provider, config) in &self.providers {
-            if !config.models.is_empty() {
+        for model in models.iter_mut() {
+            let Some(config) = self.providers.get(model.provider.as_str()) else {
                 continue;
+            };
+            if let Some(url) = &config.base_url {
+                model.base_url.clone_from(url);
             }
-            for model in models
-                .iter_mut()
-                .filter(|m| m.provider.as_str() == provider)
-            {
-                if let Some(url) = &config.base_url {
-                    model.base_url.clone_from(url);
-                }
-                if config.headers.is_some() {
-                    model.headers = merge_headers(model.headers.as_ref(), config.headers.as_ref());
-                }
+            if config.compat.is_some() {
+                model.compat = merge_compat(model.compat.as_ref(), config.compat.as_ref());
+            }
+            if let Some(over) = config.model_overrides.get(&model.id) {
+                apply_model_override(model, over);
             }
         }
     }
@@ -175,167 +334,135 @@ impl ModelsFile {
             .get(provider)
             .and_then(|p| p.api_key.as_deref())
     }
-}
 
-/// The provider's compat switches with the model's on top (objects merge key by key).
-fn merge_compat(provider: Option<&Value>, model: Option<&Value>) -> Option<Value> {
-    match (provider, model) {
-        (Some(Value::Object(base)), Some(Value::Object(overlay))) => {
-            let mut merged = base.clone();
-            merged.extend(overlay.iter().map(|(k, v)| (k.clone(), v.clone())));
-            Some(Value::Object(merged))
-        }
-        (base, overlay) => overlay.or(base).cloned(),
+    /// The unresolved request headers of `provider` (provider level) and of
+    /// its model `id` (the model entry's, else its override's).
+    pub fn header_specs(&self, provider: &str, id: &str) -> (Option<&Headers>, Option<&Headers>) {
+        let Some(config) = self.providers.get(provider) else {
+            return (None, None);
+        };
+        let model = config
+            .models
+            .iter()
+            .find(|m| m.id == id)
+            .and_then(|m| m.headers.as_ref())
+            .or_else(|| {
+                config
+                    .model_overrides
+                    .get(id)
+                    .and_then(|o| o.headers.as_ref())
+            });
+        (config.headers.as_ref(), model)
+    }
+
+    /// Whether `provider` sends its key as `Authorization: Bearer`.
+    pub fn auth_header(&self, provider: &str) -> bool {
+        self.providers
+            .get(provider)
+            .and_then(|p| p.auth_header)
+            .unwrap_or(false)
     }
 }
 
-fn merge_headers(
-    base: Option<&BTreeMap<String, String>>,
-    overlay: Option<&BTreeMap<String, String>>,
-) -> Option<BTreeMap<String, String>> {
-    match (base, overlay) {
-        (None, None) => None,
-        (base, overlay) => {
-            let mut merged = base.cloned().unwrap_or_default();
-            merged.extend(overlay.cloned().unwrap_or_default());
-            Some(merged)
-        }
+/// A JSON number as a token count (`default` when unset).
+fn to_count(value: Option<f64>, default: u64) -> u64 {
+    match value {
+        // Counts are small positive integers; fractions are truncated.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Some(n) if n.is_finite() && n > 0.0 => n as u64,
+        _ => default,
     }
 }
 
-/// Resolves an `apiKey` setting: `!command` runs the command through the
-/// shell and takes its trimmed stdout; a name of a set environment variable
-/// takes its value; anything else is the key itself.
+/// pi's `applyModelOverride`: fields replace, prices and the thinking map
+/// merge entry by entry, compat merges as [`merge_compat`].
+fn apply_model_override(model: &mut Model, over: &ModelOverride) {
+    if let Some(name) = &over.name {
+        model.name.clone_from(name);
+    }
+    if let Some(reasoning) = over.reasoning {
+        model.reasoning = reasoning;
+    }
+    if let Some(map) = &over.thinking_level_map {
+        let mut merged = match model.extra.get("thinkingLevelMap") {
+            Some(Value::Object(base)) => base.clone(),
+            _ => Map::new(),
+        };
+        merged.extend(map.iter().map(|(k, v)| (k.clone(), v.clone())));
+        model
+            .extra
+            .insert("thinkingLevelMap".to_owned(), Value::Object(merged));
+    }
+    if let Some(input) = &over.input {
+        model.input.clone_from(input);
+    }
+    if let Some(n) = over.context_window {
+        model.context_window = to_count(Some(n), model.context_window);
+    }
+    if let Some(n) = over.max_tokens {
+        model.max_tokens = to_count(Some(n), model.max_tokens);
+    }
+    if let Some(cost) = over.cost {
+        let base = model.cost;
+        model.cost = ModelCost {
+            input: cost.input.unwrap_or(base.input),
+            output: cost.output.unwrap_or(base.output),
+            cache_read: cost.cache_read.unwrap_or(base.cache_read),
+            cache_write: cost.cache_write.unwrap_or(base.cache_write),
+        };
+    }
+    model.compat = merge_compat(model.compat.as_ref(), over.compat.as_ref());
+}
+
+/// pi's `mergeCompat`: the overlay's keys over the base's, with
+/// `openRouterRouting` and `vercelGatewayRouting` merged one level deeper.
+fn merge_compat(base: Option<&Value>, overlay: Option<&Value>) -> Option<Value> {
+    let Some(overlay) = overlay else {
+        return base.cloned();
+    };
+    let (Some(base), Value::Object(over)) = (base.and_then(Value::as_object), overlay) else {
+        return Some(overlay.clone());
+    };
+    let mut merged = base.clone();
+    merged.extend(over.iter().map(|(k, v)| (k.clone(), v.clone())));
+    for key in ["openRouterRouting", "vercelGatewayRouting"] {
+        if let (Some(Value::Object(a)), Some(Value::Object(b))) = (base.get(key), over.get(key)) {
+            let mut deep = a.clone();
+            deep.extend(b.iter().map(|(k, v)| (k.clone(), v.clone())));
+            merged.insert(key.to_owned(), Value::Object(deep));
+        }
+    }
+    Some(Value::Object(merged))
+}
+
+/// A serde path as pi prints schema paths: keys and indexes joined by dots.
+fn pi_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let parts: Vec<String> = path
+        .iter()
+        .filter_map(|segment| match segment {
+            Segment::Seq { index } => Some(index.to_string()),
+            Segment::Map { key } => Some(key.clone()),
+            Segment::Enum { variant } => Some(variant.clone()),
+            Segment::Unknown => None,
+        })
+        .collect();
+    if parts.is_empty() {
+        "root".to_owned()
+    } else {
+        parts.join(".")
+    }
+}
+
+/// Resolves an `apiKey` setting (see [`super::resolve_config_value`]); a
+/// failing command is an error naming it.
 pub fn resolve_api_key_spec(
     spec: &str,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<String, ConfigError> {
-    if let Some(command) = spec.strip_prefix('!') {
-        let output = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(command)
-            .output()
-            .map_err(|e| ConfigError::KeyCommand {
-                command: command.to_owned(),
-                reason: e.to_string(),
-            })?;
-        if !output.status.success() {
-            return Err(ConfigError::KeyCommand {
-                command: command.to_owned(),
-                reason: format!(
-                    "{}: {}",
-                    output.status,
-                    String::from_utf8_lossy(&output.stderr).trim()
-                ),
-            });
-        }
-        return Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned());
-    }
-    Ok(env(spec)
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| spec.to_owned()))
+    super::config_value::resolve_config_value_or_error(spec, "API key", env)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn fixture() -> ModelsFile {
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi-0.73.1/models.json");
-        ModelsFile::load(&path).unwrap()
-    }
-
-    #[test]
-    fn the_fixture_models_file_defines_the_mock_providers() {
-        let models = fixture().models(&[]).unwrap();
-        assert_eq!(models.len(), 8);
-        let gpt = models.iter().find(|m| m.id == "mock-gpt").unwrap();
-        assert_eq!(gpt.provider.as_str(), "mock-oai");
-        assert_eq!(gpt.api, Api::OPENAI_COMPLETIONS);
-        assert_eq!(gpt.base_url, "http://127.0.0.1:18777/v1");
-        assert_eq!(
-            (gpt.context_window, gpt.max_tokens, gpt.reasoning),
-            (128_000, 4096, false)
-        );
-        assert_eq!(gpt.name, "Mock GPT");
-        let think = models.iter().find(|m| m.id == "mock-claude-think").unwrap();
-        assert!(think.reasoning);
-        assert_eq!(
-            fixture().api_key_spec("mock-ant"),
-            Some("sk-ant-mock-anthropic-messages")
-        );
-    }
-
-    #[test]
-    fn a_model_without_api_is_an_error_naming_it() {
-        let file: ModelsFile = serde_json::from_str(
-            r#"{"providers":{"local":{"baseUrl":"http://x","models":[{"id":"m"}]}}}"#,
-        )
-        .unwrap();
-        let err = file.models(&[]).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "models.json: model local/m: no api (set it on the provider or the model)"
-        );
-    }
-
-    #[test]
-    fn custom_models_of_a_built_in_provider_take_its_api_and_base_url_and_merge_compat() {
-        let file: ModelsFile = serde_json::from_str(
-            r#"{"providers":{"anthropic":{"compat":{"a":1,"b":1},"models":[{"id":"claude-next","compat":{"b":2},"thinkingLevelMap":{"high":"max"}}]}}}"#,
-        )
-        .unwrap();
-        let built_in: Vec<Model> = pi_ai::get_models("anthropic")
-            .into_iter()
-            .cloned()
-            .collect();
-        let models = file.models(&built_in).unwrap();
-        assert_eq!(models[0].api, Api::ANTHROPIC_MESSAGES);
-        assert_eq!(models[0].base_url, built_in[0].base_url);
-        assert_eq!(models[0].compat, Some(serde_json::json!({"a": 1, "b": 2})));
-        assert_eq!(
-            models[0].extra.get("thinkingLevelMap"),
-            Some(&serde_json::json!({"high": "max"}))
-        );
-    }
-
-    #[test]
-    fn provider_overrides_change_built_in_base_urls() {
-        let file: ModelsFile = serde_json::from_str(
-            r#"{"providers":{"anthropic":{"baseUrl":"http://proxy","headers":{"x-a":"1"}}}}"#,
-        )
-        .unwrap();
-        let mut models: Vec<Model> = pi_ai::get_models("anthropic")
-            .into_iter()
-            .cloned()
-            .collect();
-        assert!(!models.is_empty());
-        file.apply_overrides(&mut models);
-        assert!(models.iter().all(|m| m.base_url == "http://proxy"));
-        assert_eq!(
-            models[0]
-                .headers
-                .as_ref()
-                .unwrap()
-                .get("x-a")
-                .map(String::as_str),
-            Some("1")
-        );
-    }
-
-    #[test]
-    fn api_key_specs_resolve_literal_env_and_command() {
-        let env = |name: &str| (name == "MY_KEY").then(|| "from-env".to_owned());
-        assert_eq!(
-            resolve_api_key_spec("sk-literal", env).unwrap(),
-            "sk-literal"
-        );
-        assert_eq!(resolve_api_key_spec("MY_KEY", env).unwrap(), "from-env");
-        assert_eq!(
-            resolve_api_key_spec("!echo from-command", env).unwrap(),
-            "from-command"
-        );
-        assert!(resolve_api_key_spec("!exit 3", env).is_err());
-    }
-}
+#[path = "models_config_tests.rs"]
+mod tests;

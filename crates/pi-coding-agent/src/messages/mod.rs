@@ -8,6 +8,7 @@
 //! call. The JSON is pi's, flat and tagged by `role`, with the keys in pi's
 //! order.
 
+mod block_images;
 mod convert;
 
 use pi_agent_core::AgentMessage;
@@ -17,6 +18,7 @@ use serde::de::{self, MapAccess};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+pub use block_images::{IMAGE_BLOCKED_TEXT, block_images};
 pub use convert::{
     BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX,
     COMPACTION_SUMMARY_SUFFIX, bash_execution_to_text, convert_to_llm,

@@ -13,12 +13,15 @@ mod edit;
 pub mod edit_diff;
 mod find;
 mod grep;
+pub mod image_resize;
 mod ls;
 mod mutation_queue;
 pub mod path;
 mod read;
 pub mod truncate;
 mod write;
+
+pub(crate) use read::image_mime_type;
 
 use std::io;
 use std::path::Path;
@@ -84,6 +87,9 @@ impl std::fmt::Debug for ImageInputProbe {
 pub struct ToolOptions {
     /// Tells `read` whether the current model takes images.
     pub image_input: Option<ImageInputProbe>,
+    /// `read` sends images as they are (pi's `images.autoResize: false`);
+    /// by default they are fitted to pi's size limits.
+    pub no_image_resize: bool,
     /// `shellPath`: the shell `bash` runs commands with (instead of detecting one).
     pub shell_path: Option<String>,
     /// `shellCommandPrefix`: put (with a newline) before every `bash` command.
@@ -119,7 +125,10 @@ pub fn create_tool_with_options(
     options: &ToolOptions,
 ) -> Result<Arc<dyn AgentTool>, ToolSetError> {
     let tool: Arc<dyn AgentTool> = match name {
-        "read" => Arc::new(ReadTool::with_image_input(cwd, options.image_input.clone())),
+        "read" => Arc::new(
+            ReadTool::with_image_input(cwd, options.image_input.clone())
+                .with_image_resize(!options.no_image_resize),
+        ),
         "bash" => Arc::new(BashTool::with_settings(
             cwd,
             options.shell_path.as_deref(),

@@ -11,6 +11,7 @@ use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::image_resize::{IMAGE_OMITTED_NOTE, ResizeLimits, format_dimension_note, resize_image};
 use super::path::resolve_read_path;
 use super::truncate::{
     DEFAULT_MAX_BYTES, TruncatedBy, TruncationOptions, TruncationResult, format_size, truncate_head,
@@ -30,6 +31,7 @@ pub struct ReadTool {
     cwd: PathBuf,
     parameters: Value,
     image_input: Option<ImageInputProbe>,
+    resize_images: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -58,6 +60,7 @@ impl ReadTool {
         Self {
             cwd: cwd.to_path_buf(),
             image_input,
+            resize_images: true,
             parameters: json!({
                 "type": "object",
                 "required": ["path"],
@@ -77,6 +80,15 @@ impl ReadTool {
                 }
             }),
         }
+    }
+}
+
+impl ReadTool {
+    /// Whether images are fitted to pi's size limits before they are sent
+    /// (the default; pi's `images.autoResize`).
+    pub fn with_image_resize(mut self, resize: bool) -> Self {
+        self.resize_images = resize;
+        self
     }
 }
 
@@ -118,16 +130,21 @@ impl AgentTool for ReadTool {
             .image_input
             .as_ref()
             .and_then(ImageInputProbe::supports_images);
-        run_blocking(&cancel, move |_| read_file(&cwd, &args, images_supported)).await
+        let resize = self.resize_images;
+        run_blocking(&cancel, move |_| {
+            read_file(&cwd, &args, images_supported, resize)
+        })
+        .await
     }
 }
 
 /// `images_supported`: whether the current model takes images (`None`:
-/// no model known).
+/// no model known); `resize`: fit images to pi's limits.
 fn read_file(
     cwd: &Path,
     args: &ReadArgs,
     images_supported: Option<bool>,
+    resize: bool,
 ) -> Result<AgentToolResult, ToolError> {
     let absolute = resolve_read_path(&args.path, cwd);
     let metadata = std::fs::metadata(&absolute)
@@ -140,16 +157,7 @@ fn read_file(
     let bytes = read_all(&absolute)?;
 
     if let Some(mime_type) = image_mime_type(&bytes) {
-        let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
-        let mut note = format!("Read image file [{mime_type}]");
-        if images_supported == Some(false) {
-            note.push('\n');
-            note.push_str(NON_VISION_IMAGE_NOTE);
-        }
-        return Ok(AgentToolResult {
-            content: vec![UserBlock::text(note), UserBlock::image(data, mime_type)],
-            details: Value::Null,
-        });
+        return Ok(read_image(&bytes, mime_type, images_supported, resize));
     }
     if bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
         return Err(ToolError::new(format!(
@@ -160,6 +168,53 @@ fn read_file(
     }
     let text = String::from_utf8_lossy(&bytes);
     read_text(&text, args)
+}
+
+/// An image read: pi's `Read image file [mime]` line (with the dimension
+/// note of a resized image and the note for a model without image input)
+/// and the image, or only the text when it cannot be made small enough.
+fn read_image(
+    bytes: &[u8],
+    mime_type: &str,
+    images_supported: Option<bool>,
+    resize: bool,
+) -> AgentToolResult {
+    let non_vision = (images_supported == Some(false)).then_some(NON_VISION_IMAGE_NOTE);
+    let (note, image) = if resize {
+        match resize_image(bytes, mime_type, ResizeLimits::default()) {
+            Some(resized) => {
+                let mut note = format!("Read image file [{}]", resized.mime_type);
+                if let Some(dimensions) = format_dimension_note(&resized) {
+                    note.push('\n');
+                    note.push_str(&dimensions);
+                }
+                (note, Some((resized.data, resized.mime_type)))
+            }
+            None => (
+                format!("Read image file [{mime_type}]\n{IMAGE_OMITTED_NOTE}"),
+                None,
+            ),
+        }
+    } else {
+        let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+        (
+            format!("Read image file [{mime_type}]"),
+            Some((data, mime_type.to_owned())),
+        )
+    };
+    let mut note = note;
+    if let Some(extra) = non_vision {
+        note.push('\n');
+        note.push_str(extra);
+    }
+    let mut content = vec![UserBlock::text(note)];
+    if let Some((data, mime)) = image {
+        content.push(UserBlock::image(data, mime));
+    }
+    AgentToolResult {
+        content,
+        details: Value::Null,
+    }
 }
 
 /// The text part of `read`: offset/limit selection, truncation and notices.
@@ -231,7 +286,7 @@ fn read_all(path: &Path) -> Result<Vec<u8>, ToolError> {
 }
 
 /// The MIME type of a supported image, recognised by its magic bytes.
-fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
+pub(crate) fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")
     } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {

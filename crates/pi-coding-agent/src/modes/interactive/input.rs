@@ -244,36 +244,23 @@ impl Ui {
         self.status_line(&format!("Thinking level: {name}"));
     }
 
-    /// Ctrl+P / Shift+Ctrl+P: the next (previous) available model.
+    /// Ctrl+P / Shift+Ctrl+P: the next (previous) scoped or available model.
     fn cycle_model(&mut self, backward: bool) {
-        let current = self.app.agent.model();
-        let models: Vec<pi_ai::Model> = self
-            .app
-            .registry
-            .available_models(self.app.cli_api_key.as_deref(), &self.app.auth)
-            .into_iter()
-            .cloned()
-            .collect();
-        if models.len() < 2 {
-            self.status_line("Only one model available");
+        let Some(cycled) = self.app.cycle_model(backward) else {
+            let what = if self.app.scoped_models.is_empty() {
+                "available"
+            } else {
+                "in scope"
+            };
+            self.status_line(&format!("Only one model {what}"));
             return;
-        }
-        let at = models
-            .iter()
-            .position(|m| m.provider == current.provider && m.id == current.id)
-            .unwrap_or(0);
-        let next = if backward {
-            (at + models.len() - 1) % models.len()
-        } else {
-            (at + 1) % models.len()
         };
-        let model = models[next].clone();
+        let model = cycled.model;
         let name = if model.name.is_empty() {
-            model.id.clone()
+            model.id
         } else {
-            model.name.clone()
+            model.name
         };
-        self.app.set_model(model);
         self.refresh_footer();
         let level = &self.footer.thinking;
         let thinking = if self.footer.reasoning && level != "off" {

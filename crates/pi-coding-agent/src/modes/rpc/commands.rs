@@ -93,24 +93,17 @@ pub(super) fn handle(app: &Arc<App>, kind: &str, command: &Value, busy: bool) ->
             Ok(Some(model_json(&model)))
         }
         "cycle_model" => {
-            let current = app.agent.model();
-            let usable = app
-                .registry
-                .available_models(app.cli_api_key.as_deref(), &app.auth);
-            if usable.len() < 2 {
+            let Some(cycled) = app.cycle_model(false) else {
                 return Ok(Some(Value::Null));
-            }
-            let at = usable
-                .iter()
-                .position(|m| m.provider == current.provider && m.id == current.id);
-            let next = usable[at.map_or(0, |i| (i + 1) % usable.len())].clone();
-            app.set_model(next.clone());
+            };
             let level = app
                 .agent
                 .with_state(|s| thinking_level_name(s.thinking_level));
-            Ok(Some(
-                json!({"model": model_json(&next), "thinkingLevel": level, "isScoped": false}),
-            ))
+            Ok(Some(json!({
+                "model": model_json(&cycled.model),
+                "thinkingLevel": level,
+                "isScoped": cycled.is_scoped,
+            })))
         }
         "get_available_models" => {
             // As pi: only the models whose provider has a key.

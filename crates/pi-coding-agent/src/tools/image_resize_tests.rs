@@ -1,0 +1,96 @@
+use super::*;
+
+/// A PNG of `width` x `height` with a gradient and noise-like pattern
+/// (so it does not compress to nothing).
+pub(crate) fn test_png(width: u32, height: u32) -> Vec<u8> {
+    let image = image::RgbImage::from_fn(width, height, |x, y| {
+        let n = x
+            .wrapping_mul(2_654_435_761)
+            .wrapping_add(y.wrapping_mul(40_503))
+            >> 7;
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, (n % 256) as u8])
+    });
+    let mut out = Vec::new();
+    DynamicImage::ImageRgb8(image)
+        .write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png)
+        .unwrap();
+    out
+}
+
+#[test]
+fn a_small_image_is_sent_as_it_is() {
+    let png = test_png(40, 30);
+    let out = resize_image(&png, "image/png", ResizeLimits::default()).unwrap();
+    assert!(!out.was_resized);
+    assert_eq!((out.width, out.height), (40, 30));
+    assert_eq!(
+        out.data,
+        base64::engine::general_purpose::STANDARD.encode(&png)
+    );
+    assert_eq!(format_dimension_note(&out), None);
+}
+
+#[test]
+fn a_large_image_fits_pis_limits_and_gets_pis_note() {
+    // (A 4000x3000 read is in tests/tools_files.rs; this one is cheaper.)
+    let png = test_png(3000, 600);
+    let limits = ResizeLimits::default();
+    let out = resize_image(&png, "image/png", limits).unwrap();
+    assert!(out.was_resized);
+    assert_eq!((out.original_width, out.original_height), (3000, 600));
+    assert_eq!((out.width, out.height), (2000, 400));
+    assert!(out.data.len() < limits.max_bytes);
+    assert_eq!(
+        format_dimension_note(&out).unwrap(),
+        "[Image: original 3000x600, displayed at 2000x400. Multiply coordinates by 1.50 to map to original image.]"
+    );
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&out.data)
+        .unwrap();
+    let decoded = image::load_from_memory(&bytes).unwrap();
+    assert_eq!((decoded.width(), decoded.height()), (2000, 400));
+}
+
+#[test]
+fn a_byte_limit_forces_jpeg_then_smaller_sizes() {
+    let png = test_png(300, 200);
+    let limits = ResizeLimits {
+        max_bytes: 6_000,
+        ..ResizeLimits::default()
+    };
+    let out = resize_image(&png, "image/png", limits).unwrap();
+    assert!(out.was_resized);
+    assert_eq!(out.mime_type, "image/jpeg");
+    assert!(out.data.len() < 6_000);
+    assert!(out.width <= 300 && out.height <= 200);
+    let impossible = ResizeLimits {
+        max_bytes: 10,
+        ..ResizeLimits::default()
+    };
+    assert_eq!(resize_image(&png, "image/png", impossible), None);
+}
+
+#[test]
+fn tall_images_scale_by_height_and_round_like_pi() {
+    assert_eq!(scale(3001, 2000, 4000), 1501);
+    assert_eq!(scale(1, 2000, 4000), 1);
+    let png = test_png(500, 2500);
+    let out = resize_image(&png, "image/png", ResizeLimits::default()).unwrap();
+    assert_eq!((out.width, out.height), (400, 2000));
+    assert_eq!(
+        format_dimension_note(&out).unwrap(),
+        "[Image: original 500x2500, displayed at 400x2000. Multiply coordinates by 1.25 to map to original image.]"
+    );
+}
+
+#[test]
+fn undecodable_bytes_are_none() {
+    assert_eq!(
+        resize_image(
+            b"\x89PNG\r\n\x1a\nbroken",
+            "image/png",
+            ResizeLimits::default()
+        ),
+        None
+    );
+}
