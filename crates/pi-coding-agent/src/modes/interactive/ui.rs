@@ -83,6 +83,8 @@ pub struct Ui {
     pub(crate) home: Option<PathBuf>,
     /// Context use is unknown until the first answer after a compaction.
     pub(crate) context_unknown: bool,
+    /// The last session save error shown (a failing disk repeats it per entry).
+    shown_save_error: Option<String>,
 }
 
 /// Where a running `!cmd` block lives.
@@ -127,6 +129,7 @@ impl Ui {
             tx,
             home: dirs::home_dir(),
             context_unknown: false,
+            shown_save_error: None,
         };
         ui.transcript.notice(Notice::Header {
             version: crate::VERSION.to_owned(),
@@ -368,6 +371,14 @@ impl Ui {
                     max: value["maxAttempts"].as_u64().unwrap_or(1),
                     until: now + delay,
                 };
+            }
+            "session_save_error" => {
+                let error = text("error");
+                if self.shown_save_error.as_deref() != Some(error.as_str()) {
+                    self.transcript
+                        .notice(Notice::Error(format!("Cannot save the session: {error}")));
+                    self.shown_save_error = Some(error);
+                }
             }
             "auto_retry_end" => {
                 if let Status::Retry { .. } = self.status {
