@@ -13,7 +13,7 @@ use pi_ai::{
 };
 
 use crate::{
-    DEFAULT_IDLE_TIMEOUT, HttpClient, HttpError, HttpRequest, RetryPolicy, SseFrame, sse_frames,
+    DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, HttpClient, HttpError, HttpRequest, RetryPolicy, SseFrame, sse_frames,
 };
 
 /// How a decoder ends the stream.
@@ -55,13 +55,15 @@ pub struct SseCall {
     pub request: HttpRequest,
     /// Retries before the stream starts.
     pub policy: RetryPolicy,
+    /// Longest wait for the response headers.
+    pub first_byte_timeout: Duration,
     /// Longest silence allowed between frames.
     pub idle_timeout: Duration,
 }
 
 impl SseCall {
-    /// A call with the default idle timeout and a retry policy honouring
-    /// `options.max_retry_delay`.
+    /// A call with the timeouts of `options` (defaults when unset) and a
+    /// retry policy honouring `options.max_retry_delay`.
     pub fn new(request: HttpRequest, options: &StreamOptions) -> Self {
         let mut policy = RetryPolicy::default();
         if let Some(limit) = options.max_retry_delay {
@@ -70,7 +72,8 @@ impl SseCall {
         Self {
             request,
             policy,
-            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            first_byte_timeout: options.timeout.unwrap_or(DEFAULT_FIRST_BYTE_TIMEOUT),
+            idle_timeout: options.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT),
         }
     }
 }
@@ -91,7 +94,7 @@ pub fn stream_sse<D: SseDecoder>(
             Ok(client) => client,
             Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
         };
-        let response = match client.post(&call.request, &call.policy, &cancel).await {
+        let response = match client.post(&call.request, &call.policy, call.first_byte_timeout, &cancel).await {
             Ok(response) => response,
             Err(HttpError::Aborted) => return sink.error(ErrorReason::Aborted, ABORTED_MESSAGE),
             Err(HttpError::Status { status, body, .. }) => {

@@ -36,7 +36,7 @@ async fn frames(
 ) -> Result<Vec<Result<SseFrame, HttpError>>, HttpError> {
     let client = HttpClient::new().unwrap();
     let response = client
-        .post(&request(server), policy, &CancellationToken::new())
+        .post(&request(server), policy, Duration::from_secs(10), &CancellationToken::new())
         .await?;
     Ok(sse_frames(response, idle).collect().await)
 }
@@ -219,7 +219,7 @@ async fn cancellation_interrupts_a_backoff() {
     let started = Instant::now();
     let err = HttpClient::new()
         .unwrap()
-        .post(&request(&server), &policy, &cancel)
+        .post(&request(&server), &policy, Duration::from_secs(10), &cancel)
         .await
         .unwrap_err();
     assert_eq!(err, HttpError::Aborted);
@@ -237,7 +237,7 @@ async fn a_refused_connection_is_a_connection_error() {
     };
     let err = HttpClient::new()
         .unwrap()
-        .post(&request, &RetryPolicy::NONE, &CancellationToken::new())
+        .post(&request, &RetryPolicy::NONE, Duration::from_secs(10), &CancellationToken::new())
         .await
         .unwrap_err();
     assert!(matches!(err, HttpError::Connection(_)), "{err:?}");
