@@ -110,6 +110,7 @@ async fn run(args: Args) -> ExitCode {
         session: session_choice(&args),
         session_dir: args.session_dir.clone(),
         agent_dir: None,
+        http_timeout: args.http_timeout,
     };
     let app = match build_app(options) {
         Ok(app) => Arc::new(app),

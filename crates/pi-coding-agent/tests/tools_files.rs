@@ -423,3 +423,45 @@ async fn cancelled_calls_answer_operation_aborted() {
         .unwrap_err();
     assert_eq!(err.message(), "Operation aborted");
 }
+
+#[tokio::test]
+async fn read_and_edit_refuse_fifos_and_devices_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    nix_mkfifo(&fifo);
+    let started = std::time::Instant::now();
+    let read = run(&ReadTool::new(dir.path()), json!({"path": "pipe"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        read.to_string(),
+        "Cannot read pipe: it is a FIFO (named pipe); only regular files are supported. Use bash to inspect it."
+    );
+    let zero = run(&ReadTool::new(dir.path()), json!({"path": "/dev/zero"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        zero.to_string(),
+        "Cannot read /dev/zero: it is a device; only regular files are supported. Use bash to inspect it."
+    );
+    let edit = run(
+        &EditTool::new(dir.path()),
+        json!({"path": "pipe", "edits": [{"oldText": "a", "newText": "b"}]}),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        edit.to_string()
+            .starts_with("Cannot edit pipe: it is a FIFO"),
+        "{edit}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+fn nix_mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}

@@ -14,7 +14,7 @@ mod sse;
 mod sse_parser;
 
 pub use client::{HttpClient, HttpRequest};
-pub use driver::{SseCall, SseDecoder, StreamEnd, stream_sse};
+pub use driver::{EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, stream_sse};
 pub use error::{ErrorClass, HttpError, error_text_from_body, status_error_message};
 pub use retry::RetryPolicy;
 pub use sse::{DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, SseFrame, sse_frames};

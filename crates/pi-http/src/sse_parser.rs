@@ -68,12 +68,9 @@ impl SseParser {
             };
             let line = std::str::from_utf8(&self.pending[start..end])
                 .map_err(|e| SseParseError::Utf8(e.to_string()))?;
-            if let Some(frame) = Self::line(
-                line,
-                &mut self.event,
-                &mut self.data,
-                &mut self.has_data,
-            ) {
+            if let Some(frame) =
+                Self::line(line, &mut self.event, &mut self.data, &mut self.has_data)
+            {
                 out.push(frame);
             }
             if self.data.len() > MAX_EVENT_BYTES {
@@ -176,7 +173,10 @@ mod tests {
 
     #[test]
     fn an_unterminated_event_is_not_dispatched() {
-        assert_eq!(parse_in_chunks(b"data: a\n\ndata: b\n", 4), Ok(vec![frame("message", "a")]));
+        assert_eq!(
+            parse_in_chunks(b"data: a\n\ndata: b\n", 4),
+            Ok(vec![frame("message", "a")])
+        );
     }
 
     #[test]

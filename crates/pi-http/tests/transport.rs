@@ -36,7 +36,12 @@ async fn frames(
 ) -> Result<Vec<Result<SseFrame, HttpError>>, HttpError> {
     let client = HttpClient::new().unwrap();
     let response = client
-        .post(&request(server), policy, Duration::from_secs(10), &CancellationToken::new())
+        .post(
+            &request(server),
+            policy,
+            Duration::from_secs(10),
+            &CancellationToken::new(),
+        )
         .await?;
     Ok(sse_frames(response, idle).collect().await)
 }
@@ -237,7 +242,12 @@ async fn a_refused_connection_is_a_connection_error() {
     };
     let err = HttpClient::new()
         .unwrap()
-        .post(&request, &RetryPolicy::NONE, Duration::from_secs(10), &CancellationToken::new())
+        .post(
+            &request,
+            &RetryPolicy::NONE,
+            Duration::from_secs(10),
+            &CancellationToken::new(),
+        )
         .await
         .unwrap_err();
     assert!(matches!(err, HttpError::Connection(_)), "{err:?}");

@@ -104,6 +104,8 @@ pub struct StartOptions {
     pub session_dir: Option<PathBuf>,
     /// The agent directory; `None` for `$PI_CODING_AGENT_DIR` or `~/.pi/agent`.
     pub agent_dir: Option<PathBuf>,
+    /// `--http-timeout`: first-byte and idle timeout of provider calls.
+    pub http_timeout: Option<std::time::Duration>,
 }
 
 /// Registers every built-in wire in the global api registry.
@@ -348,6 +350,11 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         },
     );
     agent_options.settings.stream_options.session_id = Some(session_id);
+    apply_transport_settings(
+        &mut agent_options.settings.stream_options,
+        &settings,
+        options.http_timeout,
+    );
     agent_options.settings.thinking_budgets = settings.thinking_budgets;
     let key_registry = registry.clone();
     let key_auth = auth.clone();
@@ -387,5 +394,25 @@ fn queue_mode(text: Option<&str>) -> QueueMode {
     match text {
         Some("all") => QueueMode::All,
         _ => QueueMode::OneAtATime,
+    }
+}
+
+/// `retry.provider` timeouts and retry-delay cap, then `--http-timeout`
+/// (which sets both timeouts), into the options of every provider call.
+fn apply_transport_settings(
+    stream: &mut pi_ai::StreamOptions,
+    settings: &Settings,
+    flag: Option<std::time::Duration>,
+) {
+    let ms = |value: Option<u64>| {
+        value
+            .filter(|ms| *ms > 0)
+            .map(std::time::Duration::from_millis)
+    };
+    let provider = settings.retry().provider.unwrap_or_default();
+    stream.timeout = flag.or(ms(provider.timeout_ms));
+    stream.idle_timeout = flag.or(ms(provider.idle_timeout_ms));
+    if let Some(limit) = provider.max_retry_delay_ms {
+        stream.max_retry_delay = Some(std::time::Duration::from_millis(limit));
     }
 }

@@ -22,6 +22,24 @@ pub struct RetrySettings {
     pub base_delay_ms: u64,
     /// Longest server-requested delay honoured.
     pub max_delay_ms: u64,
+    /// Transport settings of each provider call (`retry.provider`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<ProviderRetrySettings>,
+}
+
+/// `retry.provider`: timeouts and retries of one HTTP call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ProviderRetrySettings {
+    /// Longest wait for response headers (pi's key; default 600 000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// Longest silence mid-stream (pi-rs only; default 300 000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle_timeout_ms: Option<u64>,
+    /// Longest server-requested retry delay honoured (pi's key; default 60 000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_retry_delay_ms: Option<u64>,
 }
 
 impl Default for RetrySettings {
@@ -31,6 +49,7 @@ impl Default for RetrySettings {
             max_retries: 3,
             base_delay_ms: 2_000,
             max_delay_ms: 60_000,
+            provider: None,
         }
     }
 }
@@ -162,7 +181,8 @@ mod tests {
                 enabled: true,
                 max_retries: 3,
                 base_delay_ms: 2_000,
-                max_delay_ms: 60_000
+                max_delay_ms: 60_000,
+                provider: None
             }
         );
     }

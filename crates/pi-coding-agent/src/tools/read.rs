@@ -137,6 +137,7 @@ fn read_file(
             "EISDIR: illegal operation on a directory, read",
         ));
     }
+    special_file_error(&metadata, &args.path, "read")?;
     let bytes = read_all(&absolute)?;
 
     if let Some(mime_type) = image_mime_type(&bytes) {
@@ -220,6 +221,33 @@ fn read_text(text: &str, args: &ReadArgs) -> Result<AgentToolResult, ToolError> 
         ));
     }
     Ok(AgentToolResult::text(out))
+}
+
+/// Refuses a path that is neither a regular file nor a directory (a FIFO
+/// would block forever, `/dev/zero` would fill memory): pi-rs only reads and
+/// edits regular files.
+pub(crate) fn special_file_error(
+    metadata: &std::fs::Metadata,
+    path: &str,
+    verb: &str,
+) -> Result<(), ToolError> {
+    use std::os::unix::fs::FileTypeExt;
+    let file_type = metadata.file_type();
+    if file_type.is_file() || file_type.is_dir() {
+        return Ok(());
+    }
+    let kind = if file_type.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if file_type.is_char_device() || file_type.is_block_device() {
+        "a device"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(ToolError::new(format!(
+        "Cannot {verb} {path}: it is {kind}; only regular files are supported. Use bash to inspect it."
+    )))
 }
 
 fn read_all(path: &Path) -> Result<Vec<u8>, ToolError> {
