@@ -3,9 +3,12 @@
 //! - `check-deps [--metadata FILE]`: enforce the allowed internal dependency
 //!   edges of DESIGN.md on the output of `cargo metadata` (or on a saved
 //!   metadata document), exiting 1 and naming every offending edge.
+//! - `fuzz-smoke [SECONDS]`: every cargo-fuzz target in `fuzz/` for 30 s
+//!   (or SECONDS) each on nightly; skips when nightly or cargo-fuzz is missing.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod check_deps;
+mod fuzz_smoke;
 
 use std::process::ExitCode;
 
@@ -13,8 +16,9 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("check-deps") => check_deps_command(&args[1..]),
+        Some("fuzz-smoke") => fuzz_smoke::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask check-deps [--metadata FILE]");
+            eprintln!("usage: cargo xtask check-deps [--metadata FILE] | fuzz-smoke [SECONDS]");
             ExitCode::from(2)
         }
     }
