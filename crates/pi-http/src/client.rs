@@ -100,7 +100,17 @@ impl HttpClient {
         first_byte_timeout: Duration,
         cancel: &CancellationToken,
     ) -> Result<reqwest::Response, HttpError> {
-        let mut builder = self.inner.post(&request.url).body(request.body.clone());
+        let invalid = |why: String| {
+            HttpError::InvalidRequest(format!(
+                "the request URL {:?} is not a valid URL ({why}); check the provider's baseUrl",
+                request.url
+            ))
+        };
+        let url = reqwest::Url::parse(&request.url).map_err(|e| invalid(e.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(invalid("it must start with http:// or https://".to_owned()));
+        }
+        let mut builder = self.inner.post(url).body(request.body.clone());
         for (name, value) in &request.headers {
             builder = builder.header(name.as_str(), value.as_str());
         }
