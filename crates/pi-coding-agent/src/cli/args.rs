@@ -150,6 +150,16 @@ impl Args {
     }
 }
 
+/// A positive number of seconds (fractions allowed).
+fn parse_seconds(text: &str) -> Result<std::time::Duration, &'static str> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|secs| secs.is_finite() && *secs > 0.0 && *secs < 1e9)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or("expected a positive number of seconds")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,14 +217,4 @@ mod tests {
         let args = Args::try_parse_from(["pi", "-r"]).unwrap();
         assert_eq!(args.resume.as_deref(), Some(""));
     }
-}
-
-/// A positive number of seconds (fractions allowed).
-fn parse_seconds(text: &str) -> Result<std::time::Duration, &'static str> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|secs| secs.is_finite() && *secs > 0.0 && *secs < 1e9)
-        .map(std::time::Duration::from_secs_f64)
-        .ok_or("expected a positive number of seconds")
 }
