@@ -5,9 +5,12 @@
 //!   metadata document), exiting 1 and naming every offending edge.
 //! - `import-catalog <models.generated.js> [OUT]`: regenerate pi-ai's
 //!   embedded model catalog from pi's generated model module (needs `node`).
+//! - `fuzz-smoke [SECONDS]`: every cargo-fuzz target in `fuzz/` for 30 s
+//!   (or SECONDS) each on nightly; skips when nightly or cargo-fuzz is missing.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod check_deps;
+mod fuzz_smoke;
 mod import_catalog;
 
 use std::process::ExitCode;
@@ -17,8 +20,9 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("check-deps") => check_deps_command(&args[1..]),
         Some("import-catalog") => import_catalog_command(&args[1..]),
+        Some("fuzz-smoke") => fuzz_smoke::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask check-deps [--metadata FILE]");
+            eprintln!("usage: cargo xtask check-deps [--metadata FILE] | fuzz-smoke [SECONDS]");
             eprintln!("       cargo xtask import-catalog <models.generated.js> [OUT]");
             ExitCode::from(2)
         }

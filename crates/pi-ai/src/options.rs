@@ -116,6 +116,10 @@ pub struct StreamOptions {
     pub headers: BTreeMap<String, String>,
     /// Longest server-requested retry delay to honour; `Some(ZERO)` removes the cap (pi default 60 s).
     pub max_retry_delay: Option<Duration>,
+    /// Longest wait for response headers (pi's `timeoutMs`); `None` is the transport default.
+    pub timeout: Option<Duration>,
+    /// Longest silence allowed mid-stream; `None` is the transport default.
+    pub idle_timeout: Option<Duration>,
     /// Request metadata (e.g. Anthropic `user_id`).
     pub metadata: Option<serde_json::Map<String, Value>>,
     /// Hook over the final request body.
@@ -133,6 +137,8 @@ impl fmt::Debug for StreamOptions {
             .field("session_id", &self.session_id)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("max_retry_delay", &self.max_retry_delay)
+            .field("timeout", &self.timeout)
+            .field("idle_timeout", &self.idle_timeout)
             .field("metadata", &self.metadata)
             .field("on_payload", &self.on_payload.is_some())
             .finish()

@@ -114,6 +114,7 @@ async fn run(args: Args) -> ExitCode {
         agent_dir: None,
         models: args.models.clone(),
         no_builtin_tools: args.no_builtin_tools,
+        http_timeout: args.http_timeout,
     };
     let app = match build_app(options) {
         Ok(app) => Arc::new(app),

@@ -491,3 +491,80 @@ async fn cancelled_calls_answer_operation_aborted() {
         .unwrap_err();
     assert_eq!(err.message(), "Operation aborted");
 }
+
+#[tokio::test]
+async fn read_and_edit_refuse_fifos_and_devices_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    nix_mkfifo(&fifo);
+    let started = std::time::Instant::now();
+    let read = run(&ReadTool::new(dir.path()), json!({"path": "pipe"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        read.to_string(),
+        "Cannot read pipe: it is a FIFO (named pipe); only regular files are supported. Use bash to inspect it."
+    );
+    let zero = run(&ReadTool::new(dir.path()), json!({"path": "/dev/zero"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        zero.to_string(),
+        "Cannot read /dev/zero: it is a device; only regular files are supported. Use bash to inspect it."
+    );
+    let edit = run(
+        &EditTool::new(dir.path()),
+        json!({"path": "pipe", "edits": [{"oldText": "a", "newText": "b"}]}),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        edit.to_string()
+            .starts_with("Cannot edit pipe: it is a FIFO"),
+        "{edit}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+fn nix_mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[tokio::test]
+async fn a_large_file_read_with_a_limit_reports_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // 300 000 lines, ~3.4 MB: only the selected lines are kept in memory.
+    let body = numbered_lines(300_000);
+    fs::write(dir.path().join("big.txt"), &body).unwrap();
+    let tool = ReadTool::new(dir.path());
+    let limited = run(&tool, json!({"path": "big.txt", "offset": 5, "limit": 3}))
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&limited),
+        "line5\nline6\nline7\n\n[299993 more lines in file. Use offset=8 to continue.]"
+    );
+    let whole = run(&tool, json!({"path": "big.txt", "offset": 299_000}))
+        .await
+        .unwrap();
+    assert!(text(&whole).ends_with("line300000"));
+    let head = run(&tool, json!({"path": "big.txt"})).await.unwrap();
+    assert!(
+        text(&head).ends_with("[Showing lines 1-2000 of 300000. Use offset=2001 to continue.]"),
+        "{}",
+        &text(&head)[text(&head).len() - 100..]
+    );
+    assert_eq!(head.details["truncation"]["totalLines"], 300_000);
+    assert_eq!(head.details["truncation"]["totalBytes"], body.len());
+    let beyond = run(&tool, json!({"path": "big.txt", "offset": 300_001}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        beyond.to_string(),
+        "Offset 300001 is beyond end of file (300000 lines total)"
+    );
+}

@@ -45,18 +45,19 @@ impl HttpClient {
     }
 
     /// POSTs `request`, retrying transient failures (429, 408, 409, 5xx,
-    /// connection errors) per `policy`, and returns the first successful
-    /// response with its body unread. Cancellation aborts at once, also
-    /// during a backoff.
+    /// connection errors, no headers within `first_byte_timeout`) per
+    /// `policy`, and returns the first successful response with its body
+    /// unread. Cancellation aborts at once, also during a backoff.
     pub async fn post(
         &self,
         request: &HttpRequest,
         policy: &RetryPolicy,
+        first_byte_timeout: Duration,
         cancel: &CancellationToken,
     ) -> Result<reqwest::Response, HttpError> {
         let mut retry = 0;
         loop {
-            let error = match self.attempt(request, cancel).await {
+            let error = match self.attempt(request, first_byte_timeout, cancel).await {
                 Ok(response) => return Ok(response),
                 Err(error) => error,
             };
@@ -96,17 +97,31 @@ impl HttpClient {
     async fn attempt(
         &self,
         request: &HttpRequest,
+        first_byte_timeout: Duration,
         cancel: &CancellationToken,
     ) -> Result<reqwest::Response, HttpError> {
-        let mut builder = self.inner.post(&request.url).body(request.body.clone());
+        let invalid = |why: String| {
+            HttpError::InvalidRequest(format!(
+                "the request URL {:?} is not a valid URL ({why}); check the provider's baseUrl",
+                request.url
+            ))
+        };
+        let url = reqwest::Url::parse(&request.url).map_err(|e| invalid(e.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(invalid("it must start with http:// or https://".to_owned()));
+        }
+        let mut builder = self.inner.post(url).body(request.body.clone());
         for (name, value) in &request.headers {
             builder = builder.header(name.as_str(), value.as_str());
         }
         let response = tokio::select! {
             () = cancel.cancelled() => return Err(HttpError::Aborted),
-            result = builder.send() => result.map_err(|e| {
-                if e.is_builder() { HttpError::InvalidRequest(describe(&e)) } else { HttpError::Connection(describe(&e)) }
-            })?,
+            result = tokio::time::timeout(first_byte_timeout, builder.send()) => match result {
+                Err(_) => return Err(HttpError::Timeout(first_byte_timeout)),
+                Ok(result) => result.map_err(|e| {
+                    if e.is_builder() { HttpError::InvalidRequest(describe(&e)) } else { HttpError::Connection(describe(&e)) }
+                })?,
+            },
         };
         let status = response.status();
         if status.is_success() {
@@ -115,7 +130,10 @@ impl HttpClient {
         let retry_after = retry_after(response.headers());
         let body = tokio::select! {
             () = cancel.cancelled() => return Err(HttpError::Aborted),
-            body = response.text() => body.unwrap_or_default(),
+            body = tokio::time::timeout(first_byte_timeout, response.text()) => match body {
+                Ok(Ok(body)) => body,
+                _ => String::new(),
+            },
         };
         Err(HttpError::Status {
             status: status.as_u16(),

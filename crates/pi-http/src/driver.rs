@@ -13,7 +13,8 @@ use pi_ai::{
 };
 
 use crate::{
-    DEFAULT_IDLE_TIMEOUT, HttpClient, HttpError, HttpRequest, RetryPolicy, SseFrame, sse_frames,
+    DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, HttpClient, HttpError, HttpRequest,
+    RetryPolicy, SseFrame, sse_frames,
 };
 
 /// How a decoder ends the stream.
@@ -61,13 +62,15 @@ pub struct SseCall {
     pub request: HttpRequest,
     /// Retries before the stream starts.
     pub policy: RetryPolicy,
+    /// Longest wait for the response headers.
+    pub first_byte_timeout: Duration,
     /// Longest silence allowed between frames.
     pub idle_timeout: Duration,
 }
 
 impl SseCall {
-    /// A call with the default idle timeout and a retry policy honouring
-    /// `options.max_retry_delay`.
+    /// A call with the timeouts of `options` (defaults when unset) and a
+    /// retry policy honouring `options.max_retry_delay`.
     pub fn new(request: HttpRequest, options: &StreamOptions) -> Self {
         let mut policy = RetryPolicy::default();
         if let Some(limit) = options.max_retry_delay {
@@ -76,7 +79,8 @@ impl SseCall {
         Self {
             request,
             policy,
-            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            first_byte_timeout: options.timeout.unwrap_or(DEFAULT_FIRST_BYTE_TIMEOUT),
+            idle_timeout: options.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT),
         }
     }
 }
@@ -100,7 +104,15 @@ pub fn stream_sse<D: SseDecoder>(
             Ok(client) => client,
             Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
         };
-        let response = match client.post(&call.request, &call.policy, &cancel).await {
+        let response = match client
+            .post(
+                &call.request,
+                &call.policy,
+                call.first_byte_timeout,
+                &cancel,
+            )
+            .await
+        {
             Ok(response) => response,
             Err(HttpError::Aborted) => return sink.error(ErrorReason::Aborted, ABORTED_MESSAGE),
             Err(HttpError::Status { status, body, .. }) => {
@@ -109,10 +121,16 @@ pub fn stream_sse<D: SseDecoder>(
             }
             Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
         };
+        let response = match not_an_event_stream(response, call.first_byte_timeout).await {
+            Ok(response) => response,
+            Err(text) => return sink.error(ErrorReason::Error, text),
+        };
         // As pi: the stream starts once the provider has accepted the request.
         sink.start();
         let mut frames = pin!(sse_frames(response, call.idle_timeout));
+        let mut seen = 0usize;
         while let Some(item) = frames.next().await {
+            seen += 1;
             let frame = match item {
                 Ok(frame) => frame,
                 Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
@@ -123,9 +141,48 @@ pub fn stream_sse<D: SseDecoder>(
                 Err(text) => return sink.error(ErrorReason::Error, text),
             }
         }
+        if seen == 0 {
+            return sink.error(ErrorReason::Error, EMPTY_STREAM_MESSAGE);
+        }
         let end = decoder.end_of_stream(&mut sink);
         finish(sink, end);
     })
+}
+
+/// The error of a success status whose body holds no event at all.
+pub const EMPTY_STREAM_MESSAGE: &str =
+    "The server answered 200 with an empty body: no events were received";
+
+/// A success answer that is not an event stream (an HTML login page from a
+/// proxy, a JSON body): its error text, with the content type and the start
+/// of the body. `Ok(response)` when the content type is an event stream or absent.
+async fn not_an_event_stream(
+    response: reqwest::Response,
+    limit: Duration,
+) -> Result<reqwest::Response, String> {
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if content_type.is_empty() || content_type.contains("event-stream") {
+        return Ok(response);
+    }
+    let status = response.status().as_u16();
+    let body = match tokio::time::timeout(limit, response.text()).await {
+        Ok(Ok(body)) => body,
+        _ => String::new(),
+    };
+    let snippet: String = body.trim().chars().take(200).collect();
+    let shown = if snippet.is_empty() {
+        "(no body)".to_owned()
+    } else {
+        snippet
+    };
+    Err(format!(
+        "Expected an event stream, but the server answered {status} with {content_type}: {shown}"
+    ))
 }
 
 fn finish(sink: EventSink, end: StreamEnd) {

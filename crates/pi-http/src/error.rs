@@ -22,8 +22,11 @@ pub enum HttpError {
     /// The connection failed or was reset.
     #[error("Connection error: {0}")]
     Connection(String),
+    /// No response headers arrived within the first-byte timeout.
+    #[error("Request timed out: no response from the server after {}", seconds(.0))]
+    Timeout(Duration),
     /// No bytes arrived for the idle timeout.
-    #[error("Stream idle for {} s: no data received", .0.as_secs())]
+    #[error("Stream idle timeout: no data received for {}", seconds(.0))]
     Idle(Duration),
     /// Reading the body failed mid-stream.
     #[error("Stream error: {0}")]
@@ -46,6 +49,16 @@ pub enum HttpError {
     /// The call was cancelled.
     #[error("Request was aborted")]
     Aborted,
+}
+
+/// `"90 s"`, or `"0.5 s"` below a second.
+fn seconds(duration: &Duration) -> String {
+    let secs = duration.as_secs_f64();
+    if secs >= 1.0 && duration.subsec_millis() == 0 {
+        format!("{} s", duration.as_secs())
+    } else {
+        format!("{secs} s")
+    }
 }
 
 /// A coarse class of an error, for retry and recovery decisions.
@@ -73,7 +86,9 @@ impl HttpError {
                 408 | 409 | 500..=599 => ErrorClass::Transient,
                 _ => ErrorClass::Client,
             },
-            Self::Connection(_) | Self::Idle(_) | Self::Stream(_) => ErrorClass::Transient,
+            Self::Connection(_) | Self::Timeout(_) | Self::Idle(_) | Self::Stream(_) => {
+                ErrorClass::Transient
+            }
             Self::InvalidRequest(_) => ErrorClass::Client,
             Self::Aborted => ErrorClass::Aborted,
         }

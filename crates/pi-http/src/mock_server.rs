@@ -41,6 +41,24 @@ pub enum MockResponse {
         /// Frames sent before stalling.
         frames: Vec<String>,
     },
+    /// Reads the request and never answers (no status line, no headers).
+    StallHeaders,
+    /// Reads the request and resets the connection (TCP RST) without answering.
+    Reset,
+    /// Sends the SSE head and these frames, then resets the connection.
+    ResetSse {
+        /// Frames sent before the reset.
+        frames: Vec<String>,
+    },
+    /// Any status, content type and body bytes (HTML pages, invalid UTF-8).
+    Raw {
+        /// HTTP status code.
+        status: u16,
+        /// `content-type` header value.
+        content_type: String,
+        /// Body bytes.
+        body: Vec<u8>,
+    },
 }
 
 impl MockResponse {
@@ -270,6 +288,41 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<Shared>>) -> std::io::Res
             socket.flush().await?;
             tokio::time::sleep(Duration::from_secs(3600)).await;
         }
+        MockResponse::StallHeaders => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+        MockResponse::Reset => return reset(socket),
+        MockResponse::ResetSse { frames } => {
+            socket
+                .write_all(format!("{SSE_HEAD}\r\n").as_bytes())
+                .await?;
+            for frame in frames {
+                socket.write_all(frame.as_bytes()).await?;
+            }
+            socket.flush().await?;
+            // Let the client read the frames before the reset discards them.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            return reset(socket);
+        }
+        MockResponse::Raw {
+            status,
+            content_type,
+            body,
+        } => {
+            let head = format!(
+                "HTTP/1.1 {status} Status\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            socket.write_all(head.as_bytes()).await?;
+            socket.write_all(&body).await?;
+        }
     }
     socket.shutdown().await
+}
+
+/// Closes `socket` with a TCP reset instead of an orderly FIN.
+fn reset(socket: TcpStream) -> std::io::Result<()> {
+    socket.set_zero_linger()?;
+    drop(socket);
+    Ok(())
 }

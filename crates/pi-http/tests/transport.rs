@@ -36,7 +36,12 @@ async fn frames(
 ) -> Result<Vec<Result<SseFrame, HttpError>>, HttpError> {
     let client = HttpClient::new().unwrap();
     let response = client
-        .post(&request(server), policy, &CancellationToken::new())
+        .post(
+            &request(server),
+            policy,
+            Duration::from_secs(10),
+            &CancellationToken::new(),
+        )
         .await?;
     Ok(sse_frames(response, idle).collect().await)
 }
@@ -219,7 +224,7 @@ async fn cancellation_interrupts_a_backoff() {
     let started = Instant::now();
     let err = HttpClient::new()
         .unwrap()
-        .post(&request(&server), &policy, &cancel)
+        .post(&request(&server), &policy, Duration::from_secs(10), &cancel)
         .await
         .unwrap_err();
     assert_eq!(err, HttpError::Aborted);
@@ -237,8 +242,59 @@ async fn a_refused_connection_is_a_connection_error() {
     };
     let err = HttpClient::new()
         .unwrap()
-        .post(&request, &RetryPolicy::NONE, &CancellationToken::new())
+        .post(
+            &request,
+            &RetryPolicy::NONE,
+            Duration::from_secs(10),
+            &CancellationToken::new(),
+        )
         .await
         .unwrap_err();
     assert!(matches!(err, HttpError::Connection(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_base_url_that_is_not_a_url_says_so_without_retrying() {
+    let request = HttpRequest {
+        url: "localhost:8080/v1/chat/completions".to_owned(),
+        ..HttpRequest::default()
+    };
+    let err = HttpClient::new()
+        .unwrap()
+        .post(
+            &request,
+            &RetryPolicy::default(),
+            Duration::from_secs(10),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Invalid request: the request URL \"localhost:8080/v1/chat/completions\" is not a valid URL (it must start with http:// or https://); check the provider's baseUrl"
+    );
+}
+
+#[tokio::test]
+async fn no_response_headers_time_out_after_the_first_byte_timeout() {
+    let server = MockServer::start([MockResponse::StallHeaders])
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let err = HttpClient::new()
+        .unwrap()
+        .post(
+            &request(&server),
+            &RetryPolicy::NONE,
+            Duration::from_millis(300),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err, HttpError::Timeout(Duration::from_millis(300)));
+    assert_eq!(
+        err.to_string(),
+        "Request timed out: no response from the server after 0.3 s"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
 }

@@ -114,6 +114,8 @@ pub struct StartOptions {
     pub models: Option<Vec<String>>,
     /// `--no-builtin-tools`: no built-in tool unless named by `--tools`.
     pub no_builtin_tools: bool,
+    /// `--http-timeout`: first-byte and idle timeout of provider calls.
+    pub http_timeout: Option<std::time::Duration>,
 }
 
 /// The environment variable naming the session directory (below `--session-dir`).
@@ -476,6 +478,11 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         },
     );
     agent_options.settings.stream_options.session_id = Some(session_id);
+    apply_transport_settings(
+        &mut agent_options.settings.stream_options,
+        &settings,
+        options.http_timeout,
+    );
     agent_options.settings.thinking_budgets = settings.thinking_budgets;
     agent_options.settings.stream_fn = Arc::new(super::RegistryHeaders::new(registry.clone()));
     let key_registry = registry.clone();
@@ -523,4 +530,22 @@ fn queue_mode(text: Option<&str>) -> QueueMode {
         Some("all") => QueueMode::All,
         _ => QueueMode::OneAtATime,
     }
+}
+
+/// `retry.provider` timeouts and retry-delay cap, then `--http-timeout`
+/// (which sets both timeouts), into the options of every provider call.
+fn apply_transport_settings(
+    stream: &mut pi_ai::StreamOptions,
+    settings: &Settings,
+    flag: Option<std::time::Duration>,
+) {
+    let ms = |value: Option<u64>| {
+        value
+            .filter(|ms| *ms > 0)
+            .map(std::time::Duration::from_millis)
+    };
+    let retry = settings.retry();
+    stream.timeout = flag.or(ms(retry.timeout_ms));
+    stream.idle_timeout = flag.or(ms(retry.idle_timeout_ms));
+    stream.max_retry_delay = Some(std::time::Duration::from_millis(retry.max_delay_ms));
 }

@@ -140,6 +140,10 @@ pub struct Args {
     #[arg(long)]
     pub offline: bool,
 
+    /// Seconds to wait for a provider's response headers and, mid-stream, for more data.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub http_timeout: Option<std::time::Duration>,
+
     /// List the available models (optionally only those matching SEARCH) and exit.
     #[arg(long, value_name = "SEARCH", num_args = 0..=1, default_missing_value = "")]
     pub list_models: Option<String>,
@@ -201,6 +205,16 @@ impl Args {
     pub fn effective_mode(&self) -> Mode {
         self.mode.unwrap_or(Mode::Text)
     }
+}
+
+/// A positive number of seconds (fractions allowed).
+fn parse_seconds(text: &str) -> Result<std::time::Duration, &'static str> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|secs| secs.is_finite() && *secs > 0.0 && *secs < 1e9)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or("expected a positive number of seconds")
 }
 
 #[cfg(test)]

@@ -186,6 +186,9 @@ fn edit_file(absolute: &Path, path: &str, edits: &[Edit]) -> Result<AgentToolRes
             "Could not edit file: {path}. Error code: {errno:?}."
         )));
     }
+    if let Ok(metadata) = std::fs::metadata(absolute) {
+        super::read::special_file_error(&metadata, path, "edit")?;
+    }
     let bytes = std::fs::read(absolute).map_err(|e| ToolError::new(read_error(&e, absolute)))?;
     let raw = String::from_utf8(bytes).map_err(|_| {
         ToolError::new(format!(

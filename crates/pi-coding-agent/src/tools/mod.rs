@@ -18,6 +18,7 @@ mod ls;
 mod mutation_queue;
 pub mod path;
 mod read;
+mod read_lines;
 pub mod truncate;
 mod write;
 

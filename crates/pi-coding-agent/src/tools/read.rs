@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::image_resize::{IMAGE_OMITTED_NOTE, ResizeLimits, format_dimension_note, resize_image};
 use super::path::resolve_read_path;
+use super::read_lines::{Selection, select_lines};
 use super::truncate::{
     DEFAULT_MAX_BYTES, TruncatedBy, TruncationOptions, TruncationResult, format_size, truncate_head,
 };
@@ -154,20 +155,28 @@ fn read_file(
             "EISDIR: illegal operation on a directory, read",
         ));
     }
-    let bytes = read_all(&absolute)?;
+    special_file_error(&metadata, &args.path, "read")?;
+    let open_error = |e: std::io::Error| ToolError::new(node_io_error(&e, "open", &absolute));
+    let mut file = std::fs::File::open(&absolute).map_err(open_error)?;
+    let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
+    (&mut file)
+        .take(BINARY_SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(open_error)?;
 
-    if let Some(mime_type) = image_mime_type(&bytes) {
+    if let Some(mime_type) = image_mime_type(&head) {
+        let mut bytes = head;
+        file.read_to_end(&mut bytes).map_err(open_error)?;
         return Ok(read_image(&bytes, mime_type, images_supported, resize));
     }
-    if bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
+    if head.contains(&0) {
         return Err(ToolError::new(format!(
             "Cannot read {}: it is a binary file (only text files and png, jpeg, gif or webp \
              images can be read). Use bash to inspect it, for example with `file` or `xxd`.",
             args.path
         )));
     }
-    let text = String::from_utf8_lossy(&bytes);
-    read_text(&text, args)
+    read_text(std::io::Cursor::new(head).chain(file), args, &absolute)
 }
 
 /// An image read: pi's `Read image file [mime]` line (with the dimension
@@ -217,37 +226,65 @@ fn read_image(
     }
 }
 
-/// The text part of `read`: offset/limit selection, truncation and notices.
-fn read_text(text: &str, args: &ReadArgs) -> Result<AgentToolResult, ToolError> {
-    let all_lines: Vec<&str> = text.split('\n').collect();
-    let total = all_lines.len();
+/// The text part of `read`: offset/limit selection, truncation and notices,
+/// streaming the text once in bounded memory.
+fn read_text(
+    reader: impl Read,
+    args: &ReadArgs,
+    path: &Path,
+) -> Result<AgentToolResult, ToolError> {
     let start = args.offset.map_or(0, |o| to_count(o).saturating_sub(1));
+    let wanted_end = match args.limit {
+        Some(limit) => start.saturating_add(to_count(limit)),
+        None => usize::MAX,
+    };
+    let options = TruncationOptions::default();
+    let selection = select_lines(
+        reader,
+        start,
+        wanted_end,
+        options.max_lines,
+        options.max_bytes,
+    )
+    .map_err(|e| ToolError::new(node_io_error(&e, "read", path)))?;
+    let total = selection.total_lines;
     if start >= total {
         return Err(ToolError::new(format!(
             "Offset {} is beyond end of file ({total} lines total)",
             args.offset.map_or_else(String::new, js_number)
         )));
     }
+    Ok(format_text(&selection, start, wanted_end.min(total), args))
+}
+
+/// The result text of a selection: content, truncation notices, details.
+fn format_text(
+    selection: &Selection,
+    start: usize,
+    end: usize,
+    args: &ReadArgs,
+) -> AgentToolResult {
+    let total = selection.total_lines;
     let start_display = start + 1;
-    let end = match args.limit {
-        Some(limit) => total.min(start.saturating_add(to_count(limit))),
-        None => total,
-    };
-    let selected = all_lines[start..end].join("\n");
-    let truncation = truncate_head(&selected, TruncationOptions::default());
+    let mut truncation = truncate_head(&selection.kept, TruncationOptions::default());
+    if !selection.complete {
+        // Only a prefix was kept: report the sizes of the whole selection.
+        truncation.total_lines = selection.selected_lines;
+        truncation.total_bytes = selection.selected_bytes;
+    }
 
     if truncation.first_line_exceeds_limit {
-        let size = format_size(all_lines[start].len());
+        let size = format_size(selection.first_line_bytes);
         let limit = format_size(DEFAULT_MAX_BYTES);
         let text = format!(
             "[Line {start_display} is {size}, exceeds {limit} limit. Use bash: sed -n \
              '{start_display}p' {} | head -c {DEFAULT_MAX_BYTES}]",
             args.path
         );
-        return Ok(AgentToolResult::with_details(
+        return AgentToolResult::with_details(
             vec![UserBlock::text(text)],
             &ReadDetails { truncation },
-        ));
+        );
     }
     if truncation.truncated {
         let end_display = start_display + truncation.output_lines - 1;
@@ -261,10 +298,10 @@ fn read_text(text: &str, args: &ReadArgs) -> Result<AgentToolResult, ToolError> 
              offset={next} to continue.]",
             truncation.content
         );
-        return Ok(AgentToolResult::with_details(
+        return AgentToolResult::with_details(
             vec![UserBlock::text(text)],
             &ReadDetails { truncation },
-        ));
+        );
     }
     let mut out = truncation.content;
     if args.limit.is_some() && end < total {
@@ -274,15 +311,34 @@ fn read_text(text: &str, args: &ReadArgs) -> Result<AgentToolResult, ToolError> 
             end + 1
         ));
     }
-    Ok(AgentToolResult::text(out))
+    AgentToolResult::text(out)
 }
 
-fn read_all(path: &Path) -> Result<Vec<u8>, ToolError> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|e| ToolError::new(node_io_error(&e, "open", path)))?;
-    Ok(bytes)
+/// Refuses a path that is neither a regular file nor a directory (a FIFO
+/// would block forever, `/dev/zero` would fill memory): pi-rs only reads and
+/// edits regular files.
+pub(crate) fn special_file_error(
+    metadata: &std::fs::Metadata,
+    path: &str,
+    verb: &str,
+) -> Result<(), ToolError> {
+    use std::os::unix::fs::FileTypeExt;
+    let file_type = metadata.file_type();
+    if file_type.is_file() || file_type.is_dir() {
+        return Ok(());
+    }
+    let kind = if file_type.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if file_type.is_char_device() || file_type.is_block_device() {
+        "a device"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(ToolError::new(format!(
+        "Cannot {verb} {path}: it is {kind}; only regular files are supported. Use bash to inspect it."
+    )))
 }
 
 /// The MIME type of a supported image, recognised by its magic bytes.

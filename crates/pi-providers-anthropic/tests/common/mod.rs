@@ -5,7 +5,6 @@
 
 use std::path::PathBuf;
 
-use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use pi_ai::{
     AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, CancellationToken,
@@ -46,22 +45,15 @@ pub fn model(id: &str, reasoning: bool) -> Model {
     }
 }
 
-/// The frames of a raw SSE body, framed by `eventsource-stream` (as the
+/// The frames of a raw SSE body, framed by `pi_http::SseParser` (as the
 /// transport does), the body fed in small chunks.
 pub async fn frames(body: &str) -> Vec<SseFrame> {
-    let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
-        body.as_bytes().chunks(7).map(|c| Ok(c.to_vec())).collect();
-    futures::stream::iter(chunks)
-        .eventsource()
-        .map(|event| {
-            let event = event.unwrap();
-            SseFrame {
-                event: event.event,
-                data: event.data,
-            }
-        })
-        .collect()
-        .await
+    let mut parser = pi_http::SseParser::new();
+    let mut frames = Vec::new();
+    for chunk in body.as_bytes().chunks(7) {
+        parser.push(chunk, &mut frames).unwrap();
+    }
+    frames
 }
 
 /// Runs `frames` through `decoder` the way `pi_http::stream_sse` does, and

@@ -153,11 +153,15 @@ pub(super) fn merge(base: Map<String, Value>, overlay: Map<String, Value>) -> Ma
 /// ignored (for an object, only its wrongly typed members), so its default
 /// applies, as in pi.
 pub(super) fn typed(merged: Map<String, Value>) -> Settings {
-    let max_retry_delay = merged
-        .get("retry")
-        .and_then(|r| r.get("provider"))
-        .and_then(|p| p.get("maxRetryDelayMs"))
-        .and_then(Value::as_u64);
+    let provider_ms = |key: &str| {
+        merged
+            .get("retry")
+            .and_then(|r| r.get("provider"))
+            .and_then(|p| p.get(key))
+            .and_then(Value::as_u64)
+    };
+    let max_retry_delay = provider_ms("maxRetryDelayMs");
+    let (timeout, idle_timeout) = (provider_ms("timeoutMs"), provider_ms("idleTimeoutMs"));
     let mut settings = match serde_json::from_value::<Settings>(Value::Object(merged.clone())) {
         Ok(settings) => settings,
         Err(_) => {
@@ -170,8 +174,12 @@ pub(super) fn typed(merged: Map<String, Value>) -> Settings {
             serde_json::from_value(Value::Object(kept)).unwrap_or_default()
         }
     };
-    if let (Some(retry), Some(ms)) = (settings.retry.as_mut(), max_retry_delay) {
-        retry.max_delay_ms = ms;
+    if let Some(retry) = settings.retry.as_mut() {
+        if let Some(ms) = max_retry_delay {
+            retry.max_delay_ms = ms;
+        }
+        retry.timeout_ms = timeout;
+        retry.idle_timeout_ms = idle_timeout;
     }
     settings
 }

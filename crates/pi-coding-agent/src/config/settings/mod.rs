@@ -34,6 +34,12 @@ pub struct RetrySettings {
     /// the legacy `retry.maxDelayMs` is migrated there on load, as in pi).
     #[serde(skip)]
     pub max_delay_ms: u64,
+    /// Longest wait for response headers (`retry.provider.timeoutMs`, pi's key).
+    #[serde(skip)]
+    pub timeout_ms: Option<u64>,
+    /// Longest silence mid-stream (`retry.provider.idleTimeoutMs`, pi-rs only).
+    #[serde(skip)]
+    pub idle_timeout_ms: Option<u64>,
 }
 
 impl Default for RetrySettings {
@@ -43,6 +49,8 @@ impl Default for RetrySettings {
             max_retries: 3,
             base_delay_ms: 2_000,
             max_delay_ms: 60_000,
+            timeout_ms: None,
+            idle_timeout_ms: None,
         }
     }
 }

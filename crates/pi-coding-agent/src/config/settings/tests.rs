@@ -28,7 +28,9 @@ fn defaults_are_pis() {
             enabled: true,
             max_retries: 3,
             base_delay_ms: 2_000,
-            max_delay_ms: 60_000
+            max_delay_ms: 60_000,
+            timeout_ms: None,
+            idle_timeout_ms: None,
         }
     );
     assert!(settings.image_auto_resize());
