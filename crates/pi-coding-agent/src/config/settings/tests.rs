@@ -296,3 +296,15 @@ fn values_set_in_this_run_are_remembered_even_when_the_file_is_not_written() {
     clone.set(&[("defaultThinkingLevel", None)]).unwrap();
     assert_eq!(disabled.changed("defaultThinkingLevel"), Some(Value::Null));
 }
+
+#[test]
+fn provider_timeouts_are_read_from_retry_provider() {
+    let global = json!({"retry": {"provider": {"timeoutMs": 1500, "idleTimeoutMs": 700,
+        "maxRetryDelayMs": 9000}}});
+    let retry = Settings::from_layers(obj(global), Map::new()).retry();
+    assert_eq!(retry.timeout_ms, Some(1500));
+    assert_eq!(retry.idle_timeout_ms, Some(700));
+    assert_eq!(retry.max_delay_ms, 9000);
+    let retry = Settings::from_layers(Map::new(), Map::new()).retry();
+    assert_eq!((retry.timeout_ms, retry.idle_timeout_ms), (None, None));
+}
