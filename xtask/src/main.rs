@@ -3,8 +3,10 @@
 //! - `check-deps [--metadata FILE]`: enforce the allowed internal dependency
 //!   edges of DESIGN.md on the output of `cargo metadata` (or on a saved
 //!   metadata document), exiting 1 and naming every offending edge.
+//! - `bench [--quick]`: the performance table (see `bench.rs`).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench;
 mod check_deps;
 
 use std::process::ExitCode;
@@ -13,8 +15,9 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("check-deps") => check_deps_command(&args[1..]),
+        Some("bench") => bench::command(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask check-deps [--metadata FILE]");
+            eprintln!("usage: cargo xtask check-deps [--metadata FILE] | bench [--quick]");
             ExitCode::from(2)
         }
     }
