@@ -126,16 +126,28 @@ fn time_pi(pi: &PathBuf, arg: &str, reps: usize) -> Result<f64, String> {
 }
 
 /// Runs every workload; the table and the complexity failures.
-fn measure(quick: bool) -> Result<Vec<Row>, String> {
-    let status = cargo()
-        .args(["build", "--release", "-q", "-p", "pi-coding-agent"])
-        .args(["--bin", "pi", "--example", "perf"])
+fn measure(quick: bool, debug: bool) -> Result<Vec<Row>, String> {
+    let mut build = cargo();
+    build.args([
+        "build",
+        "-q",
+        "-p",
+        "pi-coding-agent",
+        "--bin",
+        "pi",
+        "--example",
+        "perf",
+    ]);
+    if !debug {
+        build.arg("--release");
+    }
+    let status = build
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {
         return Err("release build failed".to_owned());
     }
-    let release = target_dir().join("release");
+    let release = target_dir().join(if debug { "debug" } else { "release" });
     let mut perf = Command::new(release.join("examples").join("perf"));
     if quick {
         perf.arg("--quick");
@@ -165,25 +177,33 @@ fn measure(quick: bool) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
-/// `cargo xtask bench [--quick]`.
+/// `cargo xtask bench [--quick] [--debug]`: `--debug` measures the dev
+/// profile (what CI has already built; only the complexity checks mean
+/// anything then).
 pub fn command(args: &[String]) -> std::process::ExitCode {
     use std::process::ExitCode;
-    let quick = match args {
-        [] => false,
-        [flag] if flag == "--quick" => true,
-        _ => {
-            eprintln!("usage: cargo xtask bench [--quick]");
-            return ExitCode::from(2);
+    let (mut quick, mut debug) = (false, false);
+    for arg in args {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            "--debug" => debug = true,
+            _ => {
+                eprintln!("usage: cargo xtask bench [--quick] [--debug]");
+                return ExitCode::from(2);
+            }
         }
-    };
+    }
     let started = Instant::now();
-    let rows = match measure(quick) {
+    let rows = match measure(quick, debug) {
         Ok(rows) => rows,
         Err(e) => {
             eprintln!("bench: {e}");
             return ExitCode::from(2);
         }
     };
+    if debug {
+        println!("(dev profile: absolute times are not representative)\n");
+    }
     println!("{}", markdown(&rows));
     println!("(measured in {:.0} s)", started.elapsed().as_secs_f64());
     let failures = complexity_failures(&rows);

@@ -3,7 +3,7 @@
 //! - `check-deps [--metadata FILE]`: enforce the allowed internal dependency
 //!   edges of DESIGN.md on the output of `cargo metadata` (or on a saved
 //!   metadata document), exiting 1 and naming every offending edge.
-//! - `bench [--quick]`: the performance table (see `bench.rs`).
+//! - `bench [--quick] [--debug]`: the performance table (see `bench.rs`).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
@@ -17,7 +17,9 @@ fn main() -> ExitCode {
         Some("check-deps") => check_deps_command(&args[1..]),
         Some("bench") => bench::command(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask check-deps [--metadata FILE] | bench [--quick]");
+            eprintln!(
+                "usage: cargo xtask check-deps [--metadata FILE] | bench [--quick] [--debug]"
+            );
             ExitCode::from(2)
         }
     }
