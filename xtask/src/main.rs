@@ -7,8 +7,10 @@
 //!   embedded model catalog from pi's generated model module (needs `node`).
 //! - `fuzz-smoke [SECONDS]`: every cargo-fuzz target in `fuzz/` for 30 s
 //!   (or SECONDS) each on nightly; skips when nightly or cargo-fuzz is missing.
+//! - `bench [--quick] [--debug]`: the performance table (see `bench.rs`).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench;
 mod check_deps;
 mod fuzz_smoke;
 mod import_catalog;
@@ -21,9 +23,11 @@ fn main() -> ExitCode {
         Some("check-deps") => check_deps_command(&args[1..]),
         Some("import-catalog") => import_catalog_command(&args[1..]),
         Some("fuzz-smoke") => fuzz_smoke::run(&args[1..]),
+        Some("bench") => bench::command(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask check-deps [--metadata FILE] | fuzz-smoke [SECONDS]");
             eprintln!("       cargo xtask import-catalog <models.generated.js> [OUT]");
+            eprintln!("       cargo xtask bench [--quick] [--debug]");
             ExitCode::from(2)
         }
     }

@@ -1,8 +1,8 @@
-//! Describing session files for pickers (`--resume`): one streaming pass per
-//! file, nothing kept but a few fields.
+//! Describing session files for pickers (`--resume`): a bounded read per
+//! file (the whole of a small file, the head and tail of a large one).
 
 use std::fs::{self, File};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::SessionError;
 use super::paths::{agent_dir, default_session_dir, sessions_dir};
+use super::summary::summarize;
 
 /// A session file, summarized.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,52 +29,39 @@ pub struct SessionInfo {
     pub created: DateTime<Utc>,
     /// Latest user/assistant message time; else the header time; else the file mtime.
     pub modified: DateTime<Utc>,
-    /// Number of `message` entries.
+    /// Number of `message` entries (an estimate when not [`Self::exact`]).
     pub message_count: usize,
     /// Text of the first user message, or `(no messages)`.
     pub first_message: String,
-}
-
-fn millis_to_datetime(ms: i64) -> Option<DateTime<Utc>> {
-    DateTime::from_timestamp_millis(ms)
-}
-
-fn message_text(message: &Value) -> String {
-    match message.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => String::new(),
-    }
+    /// True when every line was read; false for a large file summarized
+    /// from its head and tail (message count estimated, a name set only in
+    /// the middle of the file not seen).
+    pub exact: bool,
 }
 
 /// Summarizes one session file; `None` when it is not a session file.
+///
+/// Reads at most a head and a tail window of a large file (see
+/// [`super::summary`]); [`SessionInfo::exact`] says whether every line was read.
 pub fn session_info(path: &Path) -> Option<SessionInfo> {
     let file = File::open(path).ok()?;
-    let mtime: DateTime<Utc> = file.metadata().and_then(|m| m.modified()).ok()?.into();
-    let mut lines = BufReader::with_capacity(1 << 16, file).split(b'\n');
-    let header: Value = loop {
-        let line = lines.next()?.ok()?;
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        break serde_json::from_slice(&line).ok()?;
-    };
-    if header.get("type").and_then(Value::as_str) != Some("session") {
-        return None;
-    }
+    let meta = file.metadata().ok()?;
+    let mtime: DateTime<Utc> = meta.modified().ok()?.into();
+    let summary = summarize(BufReader::new(file), meta.len()).ok()??;
+    let header = &summary.header;
     let id = header.get("id").and_then(Value::as_str)?.to_owned();
     let header_time = header
         .get("timestamp")
         .and_then(Value::as_str)
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
         .map(|t| t.with_timezone(&Utc));
-
-    let mut info = SessionInfo {
+    let modified = summary
+        .last_activity
+        .filter(|t| *t > 0)
+        .and_then(DateTime::from_timestamp_millis)
+        .or(header_time)
+        .unwrap_or(mtime);
+    Some(SessionInfo {
         path: path.to_path_buf(),
         id,
         cwd: header
@@ -81,68 +69,21 @@ pub fn session_info(path: &Path) -> Option<SessionInfo> {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned(),
-        name: None,
+        name: summary.name,
         parent_session_path: header
             .get("parentSession")
             .and_then(Value::as_str)
             .map(str::to_owned),
         created: header_time.unwrap_or(mtime),
-        modified: mtime,
-        message_count: 0,
-        first_message: String::new(),
-    };
-    let mut last_activity: Option<i64> = None;
-    for line in lines {
-        let Ok(line) = line else { break };
-        let Ok(entry) = serde_json::from_slice::<Value>(&line) else {
-            continue;
-        };
-        match entry.get("type").and_then(Value::as_str) {
-            Some("session_info") => {
-                if let Some(name) = entry.get("name").and_then(Value::as_str)
-                    && !name.is_empty()
-                {
-                    info.name = Some(name.trim().to_owned());
-                }
-            }
-            Some("message") => {
-                info.message_count += 1;
-                let Some(message) = entry.get("message") else {
-                    continue;
-                };
-                let role = message.get("role").and_then(Value::as_str);
-                if !matches!(role, Some("user" | "assistant")) || message.get("content").is_none() {
-                    continue;
-                }
-                let time = message
-                    .get("timestamp")
-                    .and_then(Value::as_i64)
-                    .or_else(|| {
-                        entry
-                            .get("timestamp")
-                            .and_then(Value::as_str)
-                            .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
-                            .map(|t| t.timestamp_millis())
-                    });
-                if let Some(time) = time {
-                    last_activity = Some(last_activity.map_or(time, |t| t.max(time)));
-                }
-                if info.first_message.is_empty() && role == Some("user") {
-                    info.first_message = message_text(message);
-                }
-            }
-            _ => {}
-        }
-    }
-    info.modified = last_activity
-        .filter(|t| *t > 0)
-        .and_then(millis_to_datetime)
-        .or(header_time)
-        .unwrap_or(mtime);
-    if info.first_message.is_empty() {
-        info.first_message = "(no messages)".to_owned();
-    }
-    Some(info)
+        modified,
+        message_count: summary.message_count,
+        first_message: if summary.first_message.is_empty() {
+            "(no messages)".to_owned()
+        } else {
+            summary.first_message
+        },
+        exact: summary.exact,
+    })
 }
 
 fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, SessionError> {

@@ -23,6 +23,7 @@ mod paths;
 mod queries;
 mod raw;
 mod store;
+mod summary;
 mod tree;
 
 use std::path::PathBuf;

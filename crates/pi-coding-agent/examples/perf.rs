@@ -1,0 +1,150 @@
+//! Workloads for `cargo xtask bench`: each is timed in a fresh child
+//! process (so its peak RSS is its own) and printed as one tab-separated
+//! row: `workload<TAB>size label<TAB>input size<TAB>seconds<TAB>peak RSS KiB`
+//! (input size in the workload's own unit, for the complexity check).
+//!
+//! `cargo run --release -p pi-coding-agent --example perf -- [--quick]`
+//!
+//! Workloads: resume (open + context of the leaf + convert to LLM messages)
+//! of generated sessions, and listing a directory of small sessions plus
+//! one large one. Sizes come in pairs 4x apart so the caller can check
+//! that 4x the input does not take more than 8x the time.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    missing_docs
+)]
+
+#[path = "../benches/support/gen.rs"]
+mod generator;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use pi_coding_agent::convert_to_llm;
+use pi_coding_agent::session::{SessionManager, list_sessions_in};
+
+/// Peak RSS of this process, KiB (0 when /proc is missing).
+fn vm_hwm_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmHWM"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Child: resume `path` as `pi -c` does before its first request.
+fn child_resume(path: &Path) {
+    let start = Instant::now();
+    let mut session = SessionManager::open(path, None).unwrap();
+    let context = session.take_session_context();
+    let converted = convert_to_llm(&context.messages);
+    let seconds = start.elapsed().as_secs_f64();
+    assert!(!converted.is_empty());
+    println!("{seconds}\t{}", vm_hwm_kib());
+}
+
+/// Child: list the sessions of `dir`.
+fn child_list(dir: &Path) {
+    let start = Instant::now();
+    let sessions = list_sessions_in(dir).unwrap();
+    let seconds = start.elapsed().as_secs_f64();
+    assert!(!sessions.is_empty());
+    println!("{seconds}\t{}", vm_hwm_kib());
+}
+
+/// Runs this binary as a child `reps` times; the fastest run's time and
+/// the largest peak RSS.
+fn in_child(flag: &str, path: &Path, reps: usize) -> (f64, u64) {
+    let exe = std::env::current_exe().unwrap();
+    let mut best = (f64::INFINITY, 0);
+    for _ in 0..reps {
+        let out = Command::new(&exe).arg(flag).arg(path).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut fields = text.trim().split('\t');
+        let seconds: f64 = fields.next().unwrap().parse().unwrap();
+        let rss: u64 = fields.next().unwrap().parse().unwrap();
+        best = (best.0.min(seconds), best.1.max(rss));
+    }
+    best
+}
+
+fn row(workload: &str, size: &str, n: u64, (seconds, rss): (f64, u64)) {
+    println!("{workload}\t{size}\t{n}\t{seconds:.6}\t{rss}");
+}
+
+/// A session of `entries` messages in `dir`, written once.
+fn session(dir: &Path, entries: usize) -> PathBuf {
+    let path = dir.join(format!("big-{entries}.jsonl"));
+    generator::write_session(&path, entries);
+    path
+}
+
+/// `count` small sessions plus `big` in a fresh directory.
+fn listing_dir(root: &Path, count: usize, big: &Path) -> PathBuf {
+    let dir = root.join(format!(
+        "list-{count}-{}",
+        big.file_name().unwrap().display()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let small = dir.join("small-0.jsonl");
+    generator::write_session(&small, 20);
+    for i in 1..count {
+        std::fs::copy(&small, dir.join(format!("small-{i}.jsonl"))).unwrap();
+    }
+    std::fs::copy(big, dir.join("big.jsonl")).unwrap();
+    dir
+}
+
+fn mib(path: &Path) -> String {
+    let len = std::fs::metadata(path).unwrap().len();
+    format!("{:.1} MB", len as f64 / 1e6)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [flag, path] if flag == "--child-resume" => return child_resume(Path::new(path)),
+        [flag, path] if flag == "--child-list" => return child_list(Path::new(path)),
+        _ => {}
+    }
+    let quick = args.iter().any(|a| a == "--quick");
+    let (resume_sizes, listing_count, reps): (&[usize], usize, usize) = if quick {
+        (&[2_500, 10_000], 100, 3)
+    } else {
+        (&[20_000, 80_000, 100_000, 305_000], 1_000, 3)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for &n in resume_sizes {
+        let path = session(dir.path(), n);
+        row(
+            "session resume (open + context + convert)",
+            &format!("{n} entries, {}", mib(&path)),
+            n as u64,
+            in_child("--child-resume", &path, reps),
+        );
+        files.push(path);
+    }
+    // Listing: the large file is the first and then the last of the
+    // resume sessions (4x apart at least), so the listing time must not
+    // follow it.
+    for big in [&files[0], &files[files.len() - 1]] {
+        let list = listing_dir(dir.path(), listing_count, big);
+        row(
+            "session listing",
+            &format!("{listing_count} sessions incl. one of {}", mib(big)),
+            std::fs::metadata(big).unwrap().len(),
+            in_child("--child-list", &list, reps),
+        );
+        std::fs::remove_dir_all(&list).unwrap();
+    }
+}
