@@ -182,7 +182,7 @@ fn dispatch(app: &Arc<App>, command: Value, out: &SharedWriter, tasks: &mut Task
         }
         // A run that sent its `agent_end` is over for the client, but the
         // agent may still be winding down: the session changes wait for it.
-        "new_session" | "switch_session" | "fork"
+        "new_session" | "switch_session" | "fork" | "clone"
             if !tasks.busy(app) && app.agent.is_streaming() =>
         {
             let (app, out) = (Arc::clone(app), Arc::clone(out));
