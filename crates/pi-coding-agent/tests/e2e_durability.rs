@@ -64,20 +64,7 @@ async fn json_mode_reports_the_save_error_and_fails() {
 /// Runs rpc mode with `input` on stdin; returns the output lines up to
 /// the one `until` accepts.
 fn rpc_session(s: &Scenario, input: &[u8], until: impl Fn(&[Value]) -> bool) -> Vec<Value> {
-    let dir = s.sessions_dir();
-    let mut child = s
-        .command(&[
-            "--mode",
-            "rpc",
-            "--model",
-            "mock-oai/mock-gpt",
-            "--session-dir",
-            dir.to_str().unwrap(),
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = s.rpc_command().spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(input).unwrap();
     let mut lines = Vec::new();
@@ -292,20 +279,7 @@ async fn rpc_answers_an_invalid_utf8_line_and_reads_on() {
 #[tokio::test(flavor = "multi_thread")]
 async fn rpc_mode_saves_the_partial_answer_on_sigterm() {
     let s = Scenario::start(vec![stalled_answer()]).await;
-    let dir = s.sessions_dir();
-    let mut child = s
-        .command(&[
-            "--mode",
-            "rpc",
-            "--model",
-            "mock-oai/mock-gpt",
-            "--session-dir",
-            dir.to_str().unwrap(),
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = s.rpc_command().spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(b"{\"id\":\"1\",\"type\":\"prompt\",\"message\":\"hello\"}\n")

@@ -23,19 +23,8 @@ struct Rpc {
 
 impl Rpc {
     fn start(scenario: &Scenario) -> Self {
-        let dir = scenario.sessions_dir();
-        let mut command = tokio::process::Command::from(scenario.command(&[
-            "--session-dir",
-            dir.to_str().unwrap(),
-            "--mode",
-            "rpc",
-            "--model",
-            "mock-oai/mock-gpt",
-        ]));
-        command
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true);
+        let mut command = tokio::process::Command::from(scenario.rpc_command());
+        command.kill_on_drop(true);
         let mut child = command.spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap()).lines();

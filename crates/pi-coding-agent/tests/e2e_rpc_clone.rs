@@ -6,7 +6,6 @@
 
 mod e2e_common;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use e2e_common::{Scenario, capture_answer, fixtures, jsonl};
@@ -23,18 +22,8 @@ struct Rpc {
 
 impl Rpc {
     fn start(s: &Scenario) -> Self {
-        let dir = s.sessions_dir();
-        let mut command = tokio::process::Command::from(s.command(&[
-            "--session-dir",
-            dir.to_str().unwrap(),
-            "--mode",
-            "rpc",
-            "--model",
-            "mock-oai/mock-gpt",
-        ]));
+        let mut command = tokio::process::Command::from(s.rpc_command());
         command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
             .env_remove("PI_RS_MOCK_UNSET_KEY")
             .kill_on_drop(true);
         let mut child = command.spawn().unwrap();

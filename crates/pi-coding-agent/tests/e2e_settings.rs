@@ -10,7 +10,6 @@
 mod e2e_common;
 
 use std::path::Path;
-use std::process::Stdio;
 
 use e2e_common::{Scenario, capture_answer, fixtures, text};
 use pretty_assertions::assert_eq;
@@ -108,19 +107,8 @@ async fn wrongly_typed_settings_are_ignored_silently_as_pi() {
 /// a time (each waits for its response); returns stdout's lines.
 async fn rpc(s: &Scenario, commands: &[Value]) -> Vec<Value> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let dir = s.sessions_dir();
-    let mut command = tokio::process::Command::from(s.command(&[
-        "--session-dir",
-        dir.to_str().unwrap(),
-        "--mode",
-        "rpc",
-        "--model",
-        "mock-oai/mock-gpt",
-    ]));
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true);
+    let mut command = tokio::process::Command::from(s.rpc_command());
+    command.kill_on_drop(true);
     let mut child = command.spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();

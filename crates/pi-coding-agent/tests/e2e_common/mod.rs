@@ -91,6 +91,23 @@ impl Scenario {
         command
     }
 
+    /// `pi --mode rpc --model mock-oai/mock-gpt` with `--session-dir` set,
+    /// stdin and stdout piped (wrap it in `tokio::process::Command::from`
+    /// for async tests).
+    pub fn rpc_command(&self) -> Command {
+        let dir = self.sessions_dir();
+        let mut command = self.command(&[
+            "--session-dir",
+            dir.to_str().unwrap(),
+            "--mode",
+            "rpc",
+            "--model",
+            "mock-oai/mock-gpt",
+        ]);
+        command.stdin(Stdio::piped()).stdout(Stdio::piped());
+        command
+    }
+
     /// Runs `pi ARGS` (with `--session-dir` set) to completion.
     pub async fn run(&self, args: &[&str]) -> Output {
         let dir = self.sessions_dir();
