@@ -284,6 +284,20 @@ impl<C: CustomMessage> Agent<C> {
         lock(&self.state).messages = messages;
     }
 
+    /// Removes the last message of the transcript when `matches` accepts it
+    /// (no copy of the transcript); returns it.
+    pub fn pop_message_if(
+        &self,
+        matches: impl FnOnce(&AgentMessage<C>) -> bool,
+    ) -> Option<AgentMessage<C>> {
+        let mut state = lock(&self.state);
+        if state.messages.last().is_some_and(matches) {
+            state.messages.pop()
+        } else {
+            None
+        }
+    }
+
     /// Appends one message to the transcript.
     pub fn append_message(&self, message: impl Into<AgentMessage<C>>) {
         lock(&self.state).messages.push(message.into());

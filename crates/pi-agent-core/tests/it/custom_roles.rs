@@ -102,3 +102,17 @@ async fn an_app_converter_turns_app_roles_into_user_messages() {
     assert_eq!(json[0]["role"], "note");
     assert_eq!(json[0]["text"], "the build is green");
 }
+
+#[test]
+fn pop_message_if_removes_only_a_matching_last_message() {
+    let scripted = provider([]);
+    let agent: Agent<AppMessage> = agent_with(&scripted);
+    agent.append_message(note("first"));
+    agent.append_message(note("second"));
+    let is_standard = |m: &AgentMessage<AppMessage>| matches!(m, AgentMessage::Standard(_));
+    assert!(agent.pop_message_if(is_standard).is_none());
+    assert_eq!(agent.messages().len(), 2);
+    let popped = agent.pop_message_if(|m| matches!(m, AgentMessage::Custom(_)));
+    assert_eq!(popped, Some(note("second")));
+    assert_eq!(agent.messages(), vec![note("first")]);
+}

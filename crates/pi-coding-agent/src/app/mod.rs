@@ -325,14 +325,9 @@ impl App {
     /// Removes the trailing failed assistant message from the agent's
     /// transcript (it stays in the session file, as in pi).
     fn drop_last_assistant(&self) {
-        let mut messages = self.agent.messages();
-        if matches!(
-            messages.last(),
-            Some(AgentMessage::Standard(Message::Assistant(_)))
-        ) {
-            messages.pop();
-            self.agent.replace_messages(messages);
-        }
+        self.agent.pop_message_if(|message| {
+            matches!(message, AgentMessage::Standard(Message::Assistant(_)))
+        });
     }
 
     /// The API key for `model`'s provider: `--api-key`, auth.json, the
