@@ -32,6 +32,32 @@ pub(crate) type Listeners<C> = Arc<Vec<(ListenerId, Arc<dyn AgentListener<C>>)>>
 /// assistant message with stop reason `error` (or `aborted`), followed by
 /// `message_start`, `message_end`, `turn_end` and `agent_end`, and
 /// [`AgentState::error`] is set.
+///
+/// A run with a scripted provider standing in for a model (the
+/// `examples/custom_tool.rs` example adds a tool):
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use pi_agent_core::{Agent, AgentEvent, AgentOptions};
+/// use pi_ai::scripted::{ScriptedProvider, scripted_model, text_reply};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut options: AgentOptions = AgentOptions::new(scripted_model());
+/// options.system_prompt = "Be brief.".to_owned();
+/// options.settings.stream_fn = Arc::new(ScriptedProvider::new([text_reply("Hi!")]));
+/// let agent = Agent::new(options);
+/// agent.subscribe(|event: &AgentEvent| {
+///     if let AgentEvent::AgentEnd { messages } = event {
+///         assert_eq!(messages.len(), 2, "the prompt and the answer");
+///     }
+/// });
+///
+/// agent.prompt("Hello").await.unwrap();
+/// let messages = agent.messages();
+/// assert_eq!(messages[1].as_assistant().map(|m| m.text()).as_deref(), Some("Hi!"));
+/// # });
+/// ```
 pub struct Agent<C = NoCustom> {
     pub(crate) state: Mutex<AgentState<C>>,
     pub(crate) settings: Mutex<AgentSettings<C>>,

@@ -11,6 +11,10 @@
 mod api;
 mod content;
 mod context;
+/// Deserialization of tagged objects without an intermediate tree. Not part
+/// of the contract: public only for the session reader of pi-coding-agent,
+/// which reads its entries the same way; it may change in any release.
+#[doc(hidden)]
 pub mod fast_de;
 mod json_number;
 mod message;
@@ -44,7 +48,8 @@ pub use message::tagged;
 pub use message::{AssistantMessage, Message, ToolResultMessage, UserContent, UserMessage};
 pub use model::{InputModality, Model, ModelCost};
 pub use options::{
-    CacheRetention, PayloadHook, SimpleStreamOptions, StreamOptions, ThinkingBudgets, ThinkingLevel,
+    CacheRetention, ParseThinkingLevelError, PayloadHook, SimpleStreamOptions, StreamOptions,
+    ThinkingBudgets, ThinkingLevel,
 };
 pub use registry::{
     ApiRegistry, StreamFunction, complete, complete_simple, get_api_provider, global_registry,

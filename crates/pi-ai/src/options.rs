@@ -42,6 +42,30 @@ pub enum ThinkingLevel {
 }
 
 impl ThinkingLevel {
+    /// Every level, least reasoning first.
+    pub const ALL: [Self; 5] = [
+        Self::Minimal,
+        Self::Low,
+        Self::Medium,
+        Self::High,
+        Self::Xhigh,
+    ];
+
+    /// Every setting in pi's order, `off` (`None`) first: the order pi
+    /// cycles through and lists them.
+    pub const SETTINGS: [Option<Self>; 6] = [
+        None,
+        Some(Self::Minimal),
+        Some(Self::Low),
+        Some(Self::Medium),
+        Some(Self::High),
+        Some(Self::Xhigh),
+    ];
+
+    /// The names of [`Self::SETTINGS`] as pi writes them.
+    pub const SETTING_NAMES: [&'static str; 6] =
+        ["off", "minimal", "low", "medium", "high", "xhigh"];
+
     /// The level as pi writes it.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -52,6 +76,66 @@ impl ThinkingLevel {
             Self::Xhigh => "xhigh",
         }
     }
+
+    /// A setting as pi writes it: the level's name, `off` for `None`.
+    ///
+    /// ```
+    /// use pi_ai::ThinkingLevel;
+    /// assert_eq!(ThinkingLevel::setting_name(None), "off");
+    /// assert_eq!(ThinkingLevel::setting_name(Some(ThinkingLevel::High)), "high");
+    /// ```
+    pub fn setting_name(level: Option<Self>) -> &'static str {
+        level.map_or("off", Self::as_str)
+    }
+
+    /// Parses a setting as pi writes it: `off` is `None`, a level's name
+    /// is that level, anything else is an error.
+    ///
+    /// ```
+    /// use pi_ai::ThinkingLevel;
+    /// assert_eq!(ThinkingLevel::parse_setting("off"), Ok(None));
+    /// assert_eq!(ThinkingLevel::parse_setting("xhigh"), Ok(Some(ThinkingLevel::Xhigh)));
+    /// assert!(ThinkingLevel::parse_setting("max").is_err());
+    /// ```
+    pub fn parse_setting(text: &str) -> Result<Option<Self>, ParseThinkingLevelError> {
+        if text == "off" {
+            return Ok(None);
+        }
+        text.parse().map(Some).map_err(|_| ParseThinkingLevelError {
+            text: text.to_owned(),
+            valid: "off, minimal, low, medium, high, xhigh",
+        })
+    }
+}
+
+impl fmt::Display for ThinkingLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ThinkingLevel {
+    type Err = ParseThinkingLevelError;
+
+    /// Parses a level's name as pi writes it (`off` is not a level: see
+    /// [`ThinkingLevel::parse_setting`]).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|level| level.as_str() == text)
+            .ok_or_else(|| ParseThinkingLevelError {
+                text: text.to_owned(),
+                valid: "minimal, low, medium, high, xhigh",
+            })
+    }
+}
+
+/// Text that names no thinking level.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid thinking level \"{text}\" ({valid})")]
+pub struct ParseThinkingLevelError {
+    text: String,
+    valid: &'static str,
 }
 
 /// Token budgets per reasoning level, for budget-based providers.
@@ -173,5 +257,34 @@ impl StreamOptions {
             Some(hook) => hook(&body, model).unwrap_or(body),
             None => body,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thinking_levels_parse_and_print_as_pi_writes_them() {
+        for (level, name) in ThinkingLevel::SETTINGS
+            .into_iter()
+            .zip(ThinkingLevel::SETTING_NAMES)
+        {
+            assert_eq!(ThinkingLevel::setting_name(level), name);
+            assert_eq!(ThinkingLevel::parse_setting(name), Ok(level));
+            if let Some(level) = level {
+                assert_eq!(level.to_string(), name);
+                assert_eq!(name.parse::<ThinkingLevel>(), Ok(level));
+                assert_eq!(serde_json::to_value(level).unwrap(), name);
+            }
+        }
+        assert_eq!(
+            "off".parse::<ThinkingLevel>().unwrap_err().to_string(),
+            "invalid thinking level \"off\" (minimal, low, medium, high, xhigh)"
+        );
+        assert_eq!(
+            ThinkingLevel::parse_setting("max").unwrap_err().to_string(),
+            "invalid thinking level \"max\" (off, minimal, low, medium, high, xhigh)"
+        );
     }
 }

@@ -181,6 +181,41 @@ pub fn get_api_provider(api: &Api) -> Option<Arc<dyn StreamFunction>> {
 }
 
 /// Streams through the global registry, by `model.api`.
+///
+/// A provider crate's `register()` puts its wire there; here the scripted
+/// provider of the `testing` feature stands in for one:
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use futures::StreamExt;
+/// use pi_ai::scripted::{ScriptedProvider, scripted_model, text_reply};
+/// use pi_ai::{AssistantMessageEvent, Context, Message, StreamOptions, UserMessage};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let model = scripted_model();
+/// let provider = ScriptedProvider::new([text_reply("Hello there")]);
+/// pi_ai::register_api_provider(model.api.clone(), Arc::new(provider), "doc-stream");
+///
+/// let context = Context {
+///     messages: vec![Message::User(UserMessage {
+///         content: "Hi".into(),
+///         ..UserMessage::default()
+///     })],
+///     ..Context::default()
+/// };
+/// let mut events = pi_ai::stream(&model, &context, StreamOptions::default());
+/// let mut text = String::new();
+/// while let Some(event) = events.next().await {
+///     match event {
+///         AssistantMessageEvent::TextDelta { delta, .. } => text.push_str(&delta),
+///         AssistantMessageEvent::Done { message, .. } => assert_eq!(message.text(), text),
+///         _ => {}
+///     }
+/// }
+/// assert_eq!(text, "Hello there");
+/// # });
+/// ```
 pub fn stream(
     model: &Model,
     context: &Context,
@@ -189,7 +224,33 @@ pub fn stream(
     global_registry().stream(model, context, options)
 }
 
-/// Like [`stream`], returning only the settled message.
+/// Like [`stream`], returning only the settled message (failures are in
+/// its `stop_reason` and `error_message`, never a panic or an `Err`).
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use pi_ai::scripted::{ScriptedProvider, scripted_model, text_reply};
+/// use pi_ai::{Context, Message, StopReason, StreamOptions, UserMessage};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let model = scripted_model();
+/// let provider = ScriptedProvider::new([text_reply("4")]);
+/// pi_ai::register_api_provider(model.api.clone(), Arc::new(provider), "doc-complete");
+///
+/// let context = Context {
+///     system_prompt: Some("Answer with a number.".to_owned()),
+///     messages: vec![Message::User(UserMessage {
+///         content: "2 + 2?".into(),
+///         ..UserMessage::default()
+///     })],
+///     ..Context::default()
+/// };
+/// let answer = pi_ai::complete(&model, &context, StreamOptions::default()).await;
+/// assert_eq!(answer.stop_reason, StopReason::Stop);
+/// assert_eq!(answer.text(), "4");
+/// # });
+/// ```
 pub async fn complete(
     model: &Model,
     context: &Context,

@@ -9,8 +9,14 @@
 //! [`context::build_session_context`] rebuilds the agent transcript
 //! (`Vec<AgentMessage<CodingMessage>>`) for the active leaf, and
 //! [`messages::convert_to_llm`] narrows it to the `Message`s a model sees.
+//!
+//! The default `cli` feature adds what only the `pi` binary needs: the
+//! command line ([`cli`]) and the interactive terminal UI
+//! (`modes::interactive`). Without it (`default-features = false`) the
+//! crate builds without clap, tracing-subscriber and the terminal crates.
 
 pub mod app;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod compaction;
 pub mod config;

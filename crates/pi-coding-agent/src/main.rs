@@ -86,7 +86,7 @@ async fn run(args: Args) -> ExitCode {
     let (files, messages) = match process_file_args(&cwd, &args.messages) {
         Ok(split) => split,
         Err(e) => {
-            eprintln!("{e}");
+            eprintln!("Error: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -144,10 +144,8 @@ async fn run(args: Args) -> ExitCode {
             modes::rpc::run(Arc::clone(&app), input, shared_writer(std::io::stdout())).await
         }
     };
-    // The process ends here: the OS takes the transcript back at once, where
-    // dropping a resumed session message by message costs tens of
-    // milliseconds. Session lines are written unbuffered, so nothing is lost.
-    std::mem::forget(app);
+    app.shutdown().await;
+    drop(app);
     let code = match SIGNALLED.load(std::sync::atomic::Ordering::SeqCst) {
         0 => code,
         signalled => signalled,

@@ -8,7 +8,7 @@ use pi_agent_core::AgentMessage;
 use pi_ai::CancellationToken;
 use serde_json::{Value, json};
 
-use super::{App, lock};
+use super::{App, AppError, lock};
 use crate::messages::{BashExecutionMessage, CodingMessage};
 use crate::tools::{ShellConfig, run_shell_command};
 
@@ -19,8 +19,10 @@ impl App {
         &self,
         command: &str,
         exclude_from_context: bool,
-    ) -> Result<Value, String> {
-        let shell = ShellConfig::resolve(self.settings.shell_path.as_deref())?;
+    ) -> Result<Value, AppError> {
+        let custom_shell = self.settings.shell_path.as_deref();
+        let shell = ShellConfig::resolve(custom_shell)
+            .map_err(|_| AppError::ShellNotFound(custom_shell.unwrap_or_default().to_owned()))?;
         let cancel = CancellationToken::new();
         *lock(&self.bash_cancel) = Some(cancel.clone());
         let full_command = match &self.settings.shell_command_prefix {
@@ -29,7 +31,7 @@ impl App {
         };
         let run = run_shell_command(&shell, &self.cwd, &full_command, &cancel).await;
         *lock(&self.bash_cancel) = None;
-        let run = run.map_err(|e| e.to_string())?;
+        let run = run?;
         let full_output_path = run
             .full_output_path
             .as_ref()

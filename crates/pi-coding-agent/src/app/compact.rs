@@ -6,10 +6,9 @@
 use std::sync::atomic::Ordering;
 
 use pi_ai::{AssistantMessage, StopReason};
-use serde_json::json;
 
-use super::App;
-use crate::compaction::{self, CompactionResult, Summarizer};
+use super::{App, AppError, CompactionReason, SessionEvent};
+use crate::compaction::{self, CompactionError, CompactionResult, Summarizer};
 use crate::session::SessionEntry;
 
 /// What pi tells when a second overflow follows a compact-and-retry.
@@ -28,15 +27,15 @@ pub(super) enum Checked {
 enum Refused {
     /// Nothing to compact (pi's `prepareCompaction` returned nothing):
     /// automatic compactions end silently.
-    NoPreparation(String),
+    NoPreparation(CompactionError),
     /// The compaction failed.
-    Failed(String),
+    Failed(CompactionError),
 }
 
 impl Refused {
-    fn into_message(self) -> String {
+    fn into_error(self) -> CompactionError {
         match self {
-            Self::NoPreparation(text) | Self::Failed(text) => text,
+            Self::NoPreparation(error) | Self::Failed(error) => error,
         }
     }
 }
@@ -84,17 +83,20 @@ impl App {
         let same_model = assistant.provider == model.provider && assistant.model == model.id;
         if same_model && pi_ai::is_context_overflow(assistant, Some(window)) {
             if self.hub.overflow_attempted.swap(true, Ordering::SeqCst) {
-                self.emit(&json!({
-                    "type": "compaction_end",
-                    "reason": "overflow",
-                    "aborted": false,
-                    "willRetry": false,
-                    "errorMessage": OVERFLOW_RETRY_FAILED,
-                }));
+                self.emit(&SessionEvent::CompactionEnd {
+                    reason: CompactionReason::Overflow,
+                    aborted: false,
+                    result: None,
+                    will_retry: false,
+                    error_message: Some(OVERFLOW_RETRY_FAILED.to_owned()),
+                });
                 return Checked::Done;
             }
             self.drop_last_assistant();
-            return match self.run_compaction("overflow", None, true).await {
+            return match self
+                .run_compaction(CompactionReason::Overflow, None, true)
+                .await
+            {
                 Ok(_) => Checked::OverflowCompacted,
                 Err(_) => Checked::Done,
             };
@@ -120,7 +122,9 @@ impl App {
             compaction::calculate_context_tokens(&assistant.usage)
         };
         if compaction::should_compact(tokens, window, &self.settings.compaction()) {
-            let _ = self.run_compaction("threshold", None, false).await;
+            let _ = self
+                .run_compaction(CompactionReason::Threshold, None, false)
+                .await;
         }
         Checked::Done
     }
@@ -140,43 +144,45 @@ impl App {
     pub async fn compact(
         &self,
         custom_instructions: Option<&str>,
-    ) -> Result<CompactionResult, String> {
-        self.run_compaction("manual", custom_instructions, false)
+    ) -> Result<CompactionResult, AppError> {
+        self.run_compaction(CompactionReason::Manual, custom_instructions, false)
             .await
+            .map_err(AppError::from)
     }
 
     /// Runs one compaction with pi's `compaction_start` / `compaction_end` events.
     async fn run_compaction(
         &self,
-        reason: &str,
+        reason: CompactionReason,
         custom_instructions: Option<&str>,
         will_retry: bool,
-    ) -> Result<CompactionResult, String> {
+    ) -> Result<CompactionResult, CompactionError> {
         self.compaction_started();
-        self.emit(&json!({"type": "compaction_start", "reason": reason}));
+        self.emit(&SessionEvent::CompactionStart { reason });
         let result = self.compact_inner(custom_instructions).await;
         self.compaction_ended();
-        let mut end = json!({"type": "compaction_end", "reason": reason, "aborted": false});
-        match &result {
-            Ok(r) => {
-                end["result"] = json!({"summary": r.summary, "firstKeptEntryId": r.first_kept_entry_id, "tokensBefore": r.tokens_before, "details": r.details});
-                end["willRetry"] = json!(will_retry);
-            }
-            Err(Refused::NoPreparation(_)) if reason != "manual" => {
-                end["willRetry"] = json!(false);
+        let (result_json, will_retry, error_message) = match &result {
+            Ok(r) => (Some(r.clone()), will_retry, None),
+            Err(Refused::NoPreparation(_)) if reason != CompactionReason::Manual => {
+                (None, false, None)
             }
             Err(Refused::NoPreparation(e) | Refused::Failed(e)) => {
-                end["willRetry"] = json!(false);
                 let prefix = match reason {
-                    "manual" => "Compaction failed",
-                    "overflow" => "Context overflow recovery failed",
-                    _ => "Auto-compaction failed",
+                    CompactionReason::Manual => "Compaction failed",
+                    CompactionReason::Overflow => "Context overflow recovery failed",
+                    CompactionReason::Threshold => "Auto-compaction failed",
                 };
-                end["errorMessage"] = json!(format!("{prefix}: {e}"));
+                (None, false, Some(format!("{prefix}: {e}")))
             }
-        }
-        self.emit(&end);
-        result.map_err(Refused::into_message)
+        };
+        self.emit(&SessionEvent::CompactionEnd {
+            reason,
+            aborted: false,
+            result: result_json,
+            will_retry,
+            error_message,
+        });
+        result.map_err(Refused::into_error)
     }
 
     async fn compact_inner(
@@ -188,25 +194,22 @@ impl App {
             let session = self.session();
             let path = session.branch_path(None);
             if matches!(path.last(), Some(SessionEntry::Compaction(_))) {
-                return Err(Refused::NoPreparation("Already compacted".to_owned()));
+                return Err(Refused::NoPreparation(CompactionError::AlreadyCompacted));
             }
-            compaction::prepare_compaction(&path, &settings).ok_or_else(|| {
-                Refused::NoPreparation("Nothing to compact (session too small)".to_owned())
-            })?
+            compaction::prepare_compaction(&path, &settings)
+                .ok_or(Refused::NoPreparation(CompactionError::NothingToCompact))?
         };
         if preparation.messages_to_summarize.is_empty()
             && preparation.turn_prefix_messages.is_empty()
         {
-            return Err(Refused::Failed(
-                "Nothing to compact (session too small)".to_owned(),
-            ));
+            return Err(Refused::Failed(CompactionError::NothingToCompact));
         }
         let model = self.agent.model();
         let mut summarizer = Summarizer::new(&model);
         summarizer.api_key = self.api_key_for(&model);
         let result = compaction::compact(&preparation, &summarizer, custom_instructions)
             .await
-            .map_err(|e| Refused::Failed(e.to_string()))?;
+            .map_err(Refused::Failed)?;
         let context = {
             let mut session = self.session();
             session
@@ -218,7 +221,7 @@ impl App {
                     // pi records whether an extension made it: never here.
                     Some(false),
                 )
-                .map_err(|e| Refused::Failed(e.to_string()))?;
+                .map_err(|e| Refused::Failed(e.into()))?;
             session.build_session_context()
         };
         self.agent.replace_messages(context.messages);

@@ -10,20 +10,10 @@ use pi_agent_core::AgentMessage;
 use pi_ai::{ImageContent, Message, Model, ThinkingLevel};
 use serde_json::{Value, json};
 
-use super::{App, lock, thinking_level_name};
+use super::{App, AppError, SessionEvent, lock};
 use crate::compaction::{calculate_context_tokens, estimate_context_tokens};
 use crate::messages::CodingMessage;
 use crate::session::SessionEntry;
-
-/// Every level from `off` to `xhigh` (`None` is off), in pi's order.
-const LEVELS: [Option<ThinkingLevel>; 6] = [
-    None,
-    Some(ThinkingLevel::Minimal),
-    Some(ThinkingLevel::Low),
-    Some(ThinkingLevel::Medium),
-    Some(ThinkingLevel::High),
-    Some(ThinkingLevel::Xhigh),
-];
 
 /// `level` clamped to what `model` supports (pi's `clampThinkingLevel`;
 /// everything is off for a model without reasoning).
@@ -38,7 +28,7 @@ pub fn clamp_level(model: &Model, level: Option<ThinkingLevel>) -> Option<Thinki
 
 /// The levels `model` supports, `off` first (pi's `getSupportedThinkingLevels`).
 pub fn supported_levels(model: &Model) -> Vec<Option<ThinkingLevel>> {
-    LEVELS
+    ThinkingLevel::SETTINGS
         .into_iter()
         .filter(|level| clamp_level(model, *level) == *level)
         .collect()
@@ -104,7 +94,7 @@ impl App {
         }
         if let Err(e) = self
             .session()
-            .append_thinking_level_change(thinking_level_name(level))
+            .append_thinking_level_change(ThinkingLevel::setting_name(level))
         {
             tracing::error!("cannot save the thinking level change: {e}");
         }
@@ -115,12 +105,12 @@ impl App {
         if model.reasoning
             && let Err(e) = self.settings_writer.set(&[(
                 "defaultThinkingLevel",
-                Some(json!(thinking_level_name(level))),
+                Some(json!(ThinkingLevel::setting_name(level))),
             )])
         {
             tracing::error!("cannot save the default thinking level: {e}");
         }
-        self.emit(&json!({"type": "thinking_level_changed", "level": thinking_level_name(level)}));
+        self.emit(&SessionEvent::ThinkingLevelChanged { level });
     }
 
     /// The next supported level after the current one (`None` when the
@@ -168,15 +158,13 @@ impl App {
     }
 
     /// Names the session and announces it with `session_info_changed`.
-    pub fn set_session_name(&self, name: &str) -> Result<(), String> {
+    pub fn set_session_name(&self, name: &str) -> Result<(), AppError> {
         let name = {
             let mut session = self.session();
-            session
-                .append_session_info(name)
-                .map_err(|e| e.to_string())?;
+            session.append_session_info(name)?;
             session.session_name().map(str::to_owned)
         };
-        self.emit(&json!({"type": "session_info_changed", "name": name}));
+        self.emit(&SessionEvent::SessionInfoChanged { name });
         Ok(())
     }
 

@@ -1,10 +1,9 @@
 //! Model cycling (pi's Ctrl+P and rpc `cycle_model`): through the
 //! `--models` scope when there is one, else through every usable model.
 
-use pi_ai::Model;
+use pi_ai::{Model, ThinkingLevel};
 
 use super::App;
-use crate::config::parse_thinking_level;
 
 /// The model a cycle switched to.
 #[derive(Debug, Clone)]
@@ -49,7 +48,7 @@ impl App {
             if let Some(level) = next
                 .thinking_level
                 .as_deref()
-                .and_then(|l| parse_thinking_level(l).ok())
+                .and_then(|l| ThinkingLevel::parse_setting(l).ok())
             {
                 self.set_thinking_level(level);
             }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use pi_agent_core::AgentMessage;
 use pi_ai::{Message, UserBlock, UserContent};
 
+use super::AppError;
 use crate::messages::CodingMessage;
 use crate::session::SessionManager;
 
@@ -32,7 +33,7 @@ fn escape(text: &str) -> String {
 pub(crate) fn render_html(
     title: &str,
     messages: &[AgentMessage<CodingMessage>],
-) -> Result<String, String> {
+) -> Result<String, serde_json::Error> {
     let mut html = format!(
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>pi session {}</title>\n<style>body{{font-family:sans-serif;max-width:60em;margin:auto}}.m{{border-left:4px solid #ccc;margin:1em 0;padding:0 1em}}pre{{white-space:pre-wrap}}</style></head><body>\n<h1>pi session {}</h1>\n",
         escape(title),
@@ -40,7 +41,7 @@ pub(crate) fn render_html(
     );
     for message in messages {
         let role = message.role();
-        let body = serde_json::to_string_pretty(message).map_err(|e| e.to_string())?;
+        let body = serde_json::to_string_pretty(message)?;
         let text = match message {
             AgentMessage::Standard(Message::User(user)) => user_text(&user.content),
             AgentMessage::Standard(Message::Assistant(a)) => a.text(),
@@ -65,11 +66,11 @@ pub(crate) fn render_html(
 /// `pi --export`: writes the session file `input` as HTML to `output`, or
 /// to `pi-session-<file name without .jsonl>.html` in the current
 /// directory; returns the path written (as given). Errors carry pi's wording.
-pub fn export_from_file(input: &Path, output: Option<&Path>) -> Result<PathBuf, String> {
+pub fn export_from_file(input: &Path, output: Option<&Path>) -> Result<PathBuf, AppError> {
     if !input.exists() {
-        return Err(format!("File not found: {}", input.display()));
+        return Err(AppError::FileNotFound(input.to_path_buf()));
     }
-    let mut session = SessionManager::open(input, None).map_err(|e| e.to_string())?;
+    let mut session = SessionManager::open(input, None)?;
     let title = session.session_id().to_owned();
     let context = session.take_session_context();
     let html = render_html(&title, &context.messages)?;
@@ -84,6 +85,9 @@ pub fn export_from_file(input: &Path, output: Option<&Path>) -> Result<PathBuf, 
         },
         Path::to_path_buf,
     );
-    std::fs::write(&path, html).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(&path, html).map_err(|source| AppError::WriteFile {
+        path: path.clone(),
+        source,
+    })?;
     Ok(path)
 }

@@ -1,17 +1,21 @@
 //! `@file` arguments, as pi handles them: a text file is inlined as
 //! `<file name="/abs/path">\n{content}\n</file>\n`, an image is attached
 //! and named by an empty `<file name="/abs/path"></file>\n`; the texts go
-//! before the first message.
+//! before the first message. Paths resolve as the `read` tool's do
+//! ([`crate::tools::path::resolve_read_path`]: `~`, Unicode spaces, macOS
+//! screenshot names), then lexically normalized like Node's `path.resolve`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use base64::Engine;
 use pi_ai::ImageContent;
 
+use super::AppError;
 use crate::tools::image_mime_type;
 use crate::tools::image_resize::{
     IMAGE_OMITTED_NOTE, ResizeLimits, format_dimension_note, resize_image,
 };
+use crate::tools::path::{normalize_lexically, resolve_read_path};
 
 /// The text and images that `@file` arguments contribute.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -22,42 +26,27 @@ pub struct FileInputs {
     pub images: Vec<ImageContent>,
 }
 
-/// The absolute path of `raw` (with `~` expanded), normalized lexically
-/// like Node's `path.resolve` (symlinks are not followed).
-fn resolve(cwd: &Path, raw: &str) -> PathBuf {
-    let joined = match raw.strip_prefix("~/").zip(dirs::home_dir()) {
-        Some((rest, home)) => home.join(rest),
-        None => cwd.join(raw),
-    };
-    let mut out = PathBuf::new();
-    for part in joined.components() {
-        match part {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// Splits `args` into `@file` inputs and plain messages, fitting images to
 /// pi's size limits. A missing or unreadable file is an error naming it.
-pub fn process_file_args(cwd: &Path, args: &[String]) -> Result<(FileInputs, Vec<String>), String> {
+pub fn process_file_args(
+    cwd: &Path,
+    args: &[String],
+) -> Result<(FileInputs, Vec<String>), AppError> {
     process_file_args_with(cwd, args, true)
 }
 
 /// [`process_file_args`]; `resize_images: false` attaches images as they
 /// are (pi's `images.autoResize: false`). Empty files are skipped; an
-/// image is recognised by its content (png, jpeg, gif, webp). A resized
+/// image is recognised by its content (png, jpeg, gif, webp), as by the
+/// `read` tool; any other file is text (invalid UTF-8 replaced, as Node
+/// decodes it). A resized
 /// image's `<file>` tag carries pi's dimension note; one that cannot be made
 /// small enough is left out with pi's note instead.
 pub fn process_file_args_with(
     cwd: &Path,
     args: &[String],
     resize_images: bool,
-) -> Result<(FileInputs, Vec<String>), String> {
+) -> Result<(FileInputs, Vec<String>), AppError> {
     let mut inputs = FileInputs::default();
     let mut messages = Vec::new();
     for arg in args {
@@ -65,9 +54,14 @@ pub fn process_file_args_with(
             messages.push(arg.clone());
             continue;
         };
-        let path = resolve(cwd, raw);
-        let bytes = std::fs::read(&path)
-            .map_err(|e| format!("Cannot read file {}: {e}", path.display()))?;
+        let path = normalize_lexically(&resolve_read_path(raw, cwd));
+        if !path.exists() {
+            return Err(AppError::FileNotFound(path));
+        }
+        let bytes = std::fs::read(&path).map_err(|source| AppError::ReadFile {
+            path: path.clone(),
+            source,
+        })?;
         if bytes.is_empty() {
             continue;
         }
@@ -100,8 +94,7 @@ pub fn process_file_args_with(
                 .push_str(&format!("<file name=\"{name}\">{note}</file>\n"));
             continue;
         }
-        let text =
-            String::from_utf8(bytes).map_err(|_| format!("File {} is not text", path.display()))?;
+        let text = String::from_utf8_lossy(&bytes);
         inputs.text.push_str(&format!(
             "<file name=\"{}\">\n{text}\n</file>\n",
             path.display()
@@ -143,7 +136,45 @@ mod tests {
             base64::engine::general_purpose::STANDARD.encode(&small)
         );
         let err = process_file_args(dir.path(), &["@missing".to_owned()]).unwrap_err();
-        assert!(err.starts_with("Cannot read file"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!("File not found: {}", dir.path().join("missing").display())
+        );
+        let err = process_file_args(dir.path(), &["@.".to_owned()]).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("Could not read file {}: ", dir.path().display())),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn paths_resolve_as_the_read_tool_resolves_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        // macOS screenshot names: typed with a plain space, stored with U+202F.
+        let shot = dir.path().join("Shot 1.00\u{202F}PM.txt");
+        std::fs::write(&shot, "shot").unwrap();
+        let bad = dir.path().join("bad.txt");
+        std::fs::write(&bad, b"a\xFFb").unwrap();
+        let args = ["@sub/../Shot 1.00 PM.txt".to_owned(), "@bad.txt".to_owned()];
+        let (inputs, _) = process_file_args(dir.path(), &args).unwrap();
+        assert_eq!(
+            inputs.text,
+            format!(
+                "<file name=\"{}\">\nshot\n</file>\n<file name=\"{}\">\na\u{FFFD}b\n</file>\n",
+                shot.display(),
+                bad.display()
+            )
+        );
+        // `~/` is the home directory, as for the tools.
+        let home = dirs::home_dir().unwrap();
+        let missing = "pi-rs-no-such-file-7f3a1c";
+        let err = process_file_args(dir.path(), &[format!("@~/{missing}")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("File not found: {}", home.join(missing).display())
+        );
     }
 
     #[test]

@@ -7,6 +7,8 @@ mod bash;
 mod compact;
 mod controls;
 mod cycle;
+mod error;
+mod events;
 mod export;
 pub mod files;
 mod persist;
@@ -31,6 +33,8 @@ use crate::session::SessionManager;
 
 pub use controls::{clamp_level, js_number, supported_levels};
 pub use cycle::CycledModel;
+pub use error::{AppError, SaveError};
+pub use events::{CompactionReason, SessionEvent};
 pub use export::export_from_file;
 use persist::EventHub;
 pub use persist::{AppEvent, AppListener};
@@ -91,11 +95,6 @@ fn queue_mode_name(mode: QueueMode) -> &'static str {
     }
 }
 
-/// The thinking level as pi writes it (`off` for none).
-pub fn thinking_level_name(level: Option<ThinkingLevel>) -> &'static str {
-    level.map_or("off", ThinkingLevel::as_str)
-}
-
 impl App {
     /// The session, locked.
     pub fn session(&self) -> MutexGuard<'_, SessionManager> {
@@ -111,16 +110,16 @@ impl App {
     /// The last failure to save the session since it was last taken (the
     /// interactive mode shows it; it is also sent to listeners as a
     /// `session_save_error` app event).
-    pub fn last_save_error(&self) -> Option<String> {
+    pub fn last_save_error(&self) -> Option<SaveError> {
         lock(&self.hub.save_error).clone()
     }
 
     /// Takes the last failure to save the session, clearing it.
-    pub fn take_save_error(&self) -> Option<String> {
+    pub fn take_save_error(&self) -> Option<SaveError> {
         lock(&self.hub.save_error).take()
     }
 
-    fn emit(&self, event: &Value) {
+    fn emit(&self, event: &SessionEvent) {
         self.hub.emit(AppEvent::App(event));
     }
 
@@ -211,6 +210,22 @@ impl App {
         result
     }
 
+    /// Ends the app's work before the process exits: a pending auto-retry
+    /// wait and a user shell command are cancelled, a run still going is
+    /// aborted (its partial answer saved as pi saves an aborted one) and
+    /// waited for, shell commands that finished during it are recorded, and
+    /// the session file's lock is released. The app stays usable for reads.
+    pub async fn shutdown(&self) {
+        self.abort_retry();
+        self.abort_user_bash();
+        if self.agent.is_streaming() {
+            self.agent.abort();
+            self.agent.wait_for_idle().await;
+        }
+        self.flush_pending_bash();
+        self.session().release_lock();
+    }
+
     /// The last assistant message of the transcript.
     pub fn last_assistant(&self) -> Option<AssistantMessage> {
         self.agent.with_state(|state| {
@@ -271,12 +286,11 @@ impl App {
                     continue;
                 }
                 self.hub.retry_attempt.store(0, Ordering::SeqCst);
-                self.emit(&json!({
-                    "type": "auto_retry_end",
-                    "success": false,
-                    "attempt": attempt - 1,
-                    "finalError": last.error_message.clone().unwrap_or_default(),
-                }));
+                self.emit(&SessionEvent::AutoRetryEnd {
+                    success: false,
+                    attempt: attempt - 1,
+                    final_error: Some(last.error_message.clone().unwrap_or_default()),
+                });
             }
             match self.check_compaction(&last, false).await {
                 compact::Checked::OverflowCompacted => {
@@ -302,13 +316,15 @@ impl App {
         // `auto_retry_start` with `abort_retry` at once.
         let token = CancellationToken::new();
         *lock(&self.retry_cancel) = Some(token.clone());
-        self.emit(&json!({
-            "type": "auto_retry_start",
-            "attempt": attempt,
-            "maxAttempts": self.settings.retry().max_retries,
-            "delayMs": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-            "errorMessage": last.error_message.clone().unwrap_or_else(|| "Unknown error".to_owned()),
-        }));
+        self.emit(&SessionEvent::AutoRetryStart {
+            attempt,
+            max_attempts: self.settings.retry().max_retries,
+            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            error_message: last
+                .error_message
+                .clone()
+                .unwrap_or_else(|| "Unknown error".to_owned()),
+        });
         self.drop_last_assistant();
         let cancelled = tokio::select! {
             () = token.cancelled() => true,
@@ -317,7 +333,11 @@ impl App {
         *lock(&self.retry_cancel) = None;
         if cancelled {
             self.hub.retry_attempt.store(0, Ordering::SeqCst);
-            self.emit(&json!({"type": "auto_retry_end", "success": false, "attempt": attempt, "finalError": "Retry cancelled"}));
+            self.emit(&SessionEvent::AutoRetryEnd {
+                success: false,
+                attempt,
+                final_error: Some("Retry cancelled".to_owned()),
+            });
         }
         !cancelled
     }

@@ -11,19 +11,19 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use pi_agent_core::{AgentEvent, AgentMessage};
 use pi_ai::StopReason;
-use serde_json::{Value, json};
 
+use super::{SaveError, SessionEvent};
 use crate::messages::CodingMessage;
-use crate::session::SessionManager;
+use crate::session::{SessionError, SessionManager};
 
 /// What the app tells its listeners: an agent event or one of the app's
-/// own events (`auto_retry_start`, `compaction_end`, ...) as pi's JSON.
+/// own events (`auto_retry_start`, `compaction_end`, ...).
 #[derive(Debug, Clone, Copy)]
 pub enum AppEvent<'a> {
     /// An event of the agent loop.
     Agent(&'a AgentEvent<CodingMessage>),
     /// An event of the app itself.
-    App(&'a Value),
+    App(&'a SessionEvent),
 }
 
 /// A listener of every [`AppEvent`].
@@ -42,7 +42,7 @@ pub(crate) struct EventHub {
     /// `_steeringMessages` / `_followUpMessages`).
     pub(crate) queues: Mutex<Queues>,
     /// The last failure to save to the session file, until taken.
-    pub(crate) save_error: Mutex<Option<String>>,
+    pub(crate) save_error: Mutex<Option<SaveError>>,
 }
 
 /// The texts of the queued messages, as `queue_update` reports them.
@@ -62,7 +62,10 @@ impl EventHub {
             if !change(&mut queues) {
                 return;
             }
-            json!({"type": "queue_update", "steering": queues.steering, "followUp": queues.follow_up})
+            SessionEvent::QueueUpdate {
+                steering: queues.steering.clone(),
+                follow_up: queues.follow_up.clone(),
+            }
         };
         self.emit(AppEvent::App(&update));
     }
@@ -115,11 +118,11 @@ impl EventHub {
     }
 }
 
-/// Saves a settled message; `Err` is the failure, as the user reads it.
+/// Saves a settled message.
 fn persist(
     session: &Mutex<SessionManager>,
     message: &AgentMessage<CodingMessage>,
-) -> Result<(), String> {
+) -> Result<(), SessionError> {
     let mut session = session.lock().unwrap_or_else(PoisonError::into_inner);
     let result = match message {
         AgentMessage::Custom(CodingMessage::Custom(custom)) => session.append_custom_message_entry(
@@ -135,17 +138,17 @@ fn persist(
             | CodingMessage::CompactionSummary(_),
         ) => return Ok(()),
     };
-    result
-        .map(|_| ())
-        .map_err(|e| format!("Cannot save the session: {e}"))
+    result.map(|_| ())
 }
 
 impl EventHub {
     /// Records a save failure and tells the listeners with pi-rs's
     /// `{"type":"session_save_error","error":...}` app event.
-    pub(crate) fn save_failed(&self, error: String) {
+    pub(crate) fn save_failed(&self, error: SaveError) {
         tracing::error!("{error}");
-        let event = json!({"type": "session_save_error", "error": error});
+        let event = SessionEvent::SessionSaveError {
+            error: error.to_string(),
+        };
         *self
             .save_error
             .lock()
@@ -168,7 +171,7 @@ pub(crate) fn app_listener(
         if let AgentEvent::MessageEnd { message } = event
             && let Err(error) = persist(&session, message)
         {
-            hub.save_failed(error);
+            hub.save_failed(SaveError(Arc::new(error)));
         }
         hub.emit(AppEvent::Agent(event));
         let AgentEvent::MessageEnd { message } = event else {
@@ -180,7 +183,11 @@ pub(crate) fn app_listener(
             hub.overflow_attempted.store(false, Ordering::SeqCst);
             let attempt = hub.retry_attempt.swap(0, Ordering::SeqCst);
             if attempt > 0 {
-                let end = json!({"type": "auto_retry_end", "success": true, "attempt": attempt});
+                let end = SessionEvent::AutoRetryEnd {
+                    success: true,
+                    attempt,
+                    final_error: None,
+                };
                 hub.emit(AppEvent::App(&end));
             }
         }

@@ -5,10 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use pi_agent_core::AgentMessage;
-use pi_ai::{Message, UserBlock, UserContent};
+use pi_ai::{Message, ThinkingLevel, UserBlock, UserContent};
 
-use super::{App, thinking_level_name};
-use crate::config::parse_thinking_level;
+use super::{App, AppError};
 use crate::session::{NewSessionOptions, SessionEntry, SessionManager};
 
 fn user_text(content: &UserContent) -> String {
@@ -22,13 +21,10 @@ fn user_text(content: &UserContent) -> String {
     }
 }
 
-/// pi's refusal of a fork at anything but a known user message.
-const INVALID_FORK_ENTRY: &str = "Invalid entry ID for forking";
-
 impl App {
-    fn refuse_while_streaming(&self) -> Result<(), String> {
+    fn refuse_while_streaming(&self) -> Result<(), AppError> {
         if self.agent.is_streaming() {
-            return Err("Cannot change the session while the agent is running".to_owned());
+            return Err(AppError::Streaming);
         }
         Ok(())
     }
@@ -55,7 +51,7 @@ impl App {
             self.agent.set_model(model);
         }
         let level = if resumed && has_level {
-            parse_thinking_level(&context.thinking_level).unwrap_or(None)
+            ThinkingLevel::parse_setting(&context.thinking_level).unwrap_or(None)
         } else {
             super::setup::default_thinking_level(&self.settings)
         };
@@ -67,9 +63,11 @@ impl App {
         let written = if !resumed {
             session
                 .append_model_change(model.provider.as_str(), &model.id)
-                .and_then(|_| session.append_thinking_level_change(thinking_level_name(level)))
+                .and_then(|_| {
+                    session.append_thinking_level_change(ThinkingLevel::setting_name(level))
+                })
         } else if !has_level {
-            session.append_thinking_level_change(thinking_level_name(level))
+            session.append_thinking_level_change(ThinkingLevel::setting_name(level))
         } else {
             return;
         };
@@ -80,7 +78,7 @@ impl App {
 
     /// Starts a new, empty session (optionally naming its parent) with the
     /// current model and thinking level.
-    pub fn new_session(&self, parent_session: Option<String>) -> Result<(), String> {
+    pub fn new_session(&self, parent_session: Option<String>) -> Result<(), AppError> {
         self.refuse_while_streaming()?;
         let model = self.agent.model();
         let level = self.agent.with_state(|s| s.thinking_level);
@@ -90,19 +88,15 @@ impl App {
                 id: None,
                 parent_session,
             });
-            session
-                .append_model_change(model.provider.as_str(), &model.id)
-                .map_err(|e| e.to_string())?;
-            session
-                .append_thinking_level_change(thinking_level_name(level))
-                .map_err(|e| e.to_string())?;
+            session.append_model_change(model.provider.as_str(), &model.id)?;
+            session.append_thinking_level_change(ThinkingLevel::setting_name(level))?;
         }
         self.agent.replace_messages(Vec::new());
         Ok(())
     }
 
     /// Switches to the session file at `path`.
-    pub fn switch_session(&self, path: &Path) -> Result<(), String> {
+    pub fn switch_session(&self, path: &Path) -> Result<(), AppError> {
         self.refuse_while_streaming()?;
         // A new file there could never be written: refuse rather than
         // lose every later message.
@@ -110,15 +104,12 @@ impl App {
             && let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
             && !parent.is_dir()
         {
-            return Err(format!(
-                "Cannot switch session: directory {} does not exist",
-                parent.display()
-            ));
+            return Err(AppError::MissingSessionDir(parent.to_path_buf()));
         }
         let dir = self.session().session_dir().map(Path::to_path_buf);
-        let opened = SessionManager::open(path, dir.as_deref()).map_err(|e| e.to_string())?;
+        let opened = SessionManager::open(path, dir.as_deref())?;
         if let Some(message) = super::setup::missing_session_cwd(&opened, &self.cwd) {
-            return Err(message);
+            return Err(AppError::MissingSessionCwd(message));
         }
         let mut opened = opened;
         {
@@ -129,7 +120,7 @@ impl App {
                 if let Err(relock) = current.lock() {
                     tracing::error!("cannot lock the current session file again: {relock}");
                 }
-                return Err(e.to_string());
+                return Err(e.into());
             }
             *current = opened;
         }
@@ -140,18 +131,15 @@ impl App {
     /// Forks the session at user message `entry_id`: a new session file
     /// holding the path up to that message's parent. Returns the message's
     /// text (for the caller to edit and send again).
-    pub fn fork(&self, entry_id: &str) -> Result<String, String> {
+    pub fn fork(&self, entry_id: &str) -> Result<String, AppError> {
         self.refuse_while_streaming()?;
         let (text, parent) = {
             let session = self.session();
-            let entry = session
-                .entry(entry_id)
-                .ok_or_else(|| INVALID_FORK_ENTRY.to_owned())?;
-            let SessionEntry::Message(message) = entry else {
-                return Err(INVALID_FORK_ENTRY.to_owned());
+            let Some(SessionEntry::Message(message)) = session.entry(entry_id) else {
+                return Err(AppError::InvalidForkEntry);
             };
             let AgentMessage::Standard(Message::User(user)) = &message.message else {
-                return Err(INVALID_FORK_ENTRY.to_owned());
+                return Err(AppError::InvalidForkEntry);
             };
             (user_text(&user.content), message.parent_id.clone())
         };
@@ -160,9 +148,7 @@ impl App {
             let parent_file = session.session_file().map(|p| p.display().to_string());
             match parent {
                 Some(parent) => {
-                    session
-                        .create_branched_session(&parent)
-                        .map_err(|e| e.to_string())?;
+                    session.create_branched_session(&parent)?;
                 }
                 None => {
                     session.new_session(NewSessionOptions {
@@ -178,22 +164,20 @@ impl App {
 
     /// rpc `clone`: continues in a new session file holding the current
     /// branch up to and including the leaf (pi's fork "at" the leaf).
-    pub fn clone_session(&self) -> Result<(), String> {
+    pub fn clone_session(&self) -> Result<(), AppError> {
         self.refuse_while_streaming()?;
         {
             let mut session = self.session();
             let leaf = session
                 .leaf_id()
                 .map(str::to_owned)
-                .ok_or_else(|| "Cannot clone session: no current entry selected".to_owned())?;
+                .ok_or(AppError::NoCurrentEntry)?;
             // pi forks from the file: before its first write (no assistant
             // message yet) the leaf is not found there.
             if session.session_file().is_some_and(|f| !f.exists()) {
-                return Err(format!("Entry {leaf} not found"));
+                return Err(AppError::EntryNotFound(leaf));
             }
-            session
-                .create_branched_session(&leaf)
-                .map_err(|e| e.to_string())?;
+            session.create_branched_session(&leaf)?;
         }
         self.load_from_session();
         Ok(())
@@ -203,14 +187,12 @@ impl App {
     /// as pi reports it: `output`, else `pi-session-<session file name>.html`
     /// (relative, written into the working directory). An in-memory session,
     /// or one whose file is not written yet, is refused with pi's messages.
-    pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, String> {
+    pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, AppError> {
         let (path, title) = {
             let session = self.session();
-            let file = session
-                .session_file()
-                .ok_or("Cannot export in-memory session to HTML")?;
+            let file = session.session_file().ok_or(AppError::InMemoryExport)?;
             if !file.exists() {
-                return Err("Nothing to export yet - start a conversation first".to_owned());
+                return Err(AppError::NothingToExport);
             }
             let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
             let default = PathBuf::from(format!("pi-session-{}.html", stem.unwrap_or_default()));
@@ -220,8 +202,10 @@ impl App {
             )
         };
         let html = super::export::render_html(&title, &self.agent.messages())?;
-        std::fs::write(self.cwd.join(&path), html)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(self.cwd.join(&path), html).map_err(|source| AppError::WriteFile {
+            path: path.clone(),
+            source,
+        })?;
         Ok(path)
     }
 }

@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use pi_agent_core::{Agent, AgentMessage, AgentOptions, HookError, QueueMode};
 use pi_ai::{Message, Model, Provider, ThinkingLevel};
 
+use super::App;
 use super::persist::{EventHub, app_listener};
-use super::{App, thinking_level_name};
 use crate::config::{
     AuthStorage, ConfigError, ModelRegistry, ScopedModel, Settings, default_available_model,
-    default_model_id, parse_thinking_level, resolve_model_scope,
+    default_model_id, resolve_model_scope,
 };
 use crate::messages::{CodingMessage, block_images, convert_to_llm};
 use crate::resources::{ResourceOptions, Resources};
@@ -36,9 +36,31 @@ pub enum SetupError {
     /// The opened session's working directory is gone (pi's wording).
     #[error("{0}")]
     MissingSessionCwd(String),
-    /// Anything else, with its message.
-    #[error("{0}")]
-    Other(String),
+    /// No session id starts with the text given.
+    #[error("No session found matching '{0}'")]
+    NoSessionMatch(String),
+    /// Several session ids start with the text given.
+    #[error("Session id \"{target}\" is ambiguous: {}", ids.join(", "))]
+    AmbiguousSession {
+        /// The text given.
+        target: String,
+        /// The ids it starts.
+        ids: Vec<String>,
+    },
+    /// `--provider` without `--model` names a provider with no models.
+    #[error("No models found for provider \"{0}\"")]
+    NoModelsForProvider(String),
+    /// No model was asked for and none has a key.
+    #[error(
+        "No model available. Set an API key (e.g. ANTHROPIC_API_KEY) or use --provider/--model with models.json."
+    )]
+    NoModelAvailable,
+    /// `--thinking` (or a model's `:level`) names no thinking level.
+    #[error(transparent)]
+    ThinkingLevel(#[from] pi_ai::ParseThinkingLevelError),
+    /// `--tools` names an unknown tool.
+    #[error(transparent)]
+    Tools(#[from] tools::ToolSetError),
 }
 
 /// pi's refusal of a stored session whose working directory no longer
@@ -195,16 +217,11 @@ fn resolve_session_target(
     let matches: Vec<_> = found.iter().filter(|s| s.id.starts_with(target)).collect();
     match matches.as_slice() {
         [one] => Ok(one.path.clone()),
-        [] => Err(SetupError::Other(format!(
-            "No session found matching '{target}'"
-        ))),
-        many => Err(SetupError::Other(format!(
-            "Session id \"{target}\" is ambiguous: {}",
-            many.iter()
-                .map(|s| s.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+        [] => Err(SetupError::NoSessionMatch(target.to_owned())),
+        many => Err(SetupError::AmbiguousSession {
+            target: target.to_owned(),
+            ids: many.iter().map(|s| s.id.clone()).collect(),
+        }),
     }
 }
 
@@ -279,7 +296,7 @@ fn scoped_start<'a>(scoped: &'a [ScopedModel], settings: &Settings) -> Option<&'
 
 /// The settings' default thinking level (pi's `medium` when unset or unknown).
 pub(crate) fn default_thinking_level(settings: &Settings) -> Option<ThinkingLevel> {
-    parse_thinking_level(
+    ThinkingLevel::parse_setting(
         settings
             .default_thinking_level
             .as_deref()
@@ -342,7 +359,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     // `--model provider/id:level` carries a thinking level, as in pi.
     let (model_arg, suffix_level) = match options.model.as_deref().and_then(|m| m.rsplit_once(':'))
     {
-        Some((id, level)) if parse_thinking_level(level).is_ok() => {
+        Some((id, level)) if ThinkingLevel::parse_setting(level).is_ok() => {
             (Some(id.to_owned()), Some(level.to_owned()))
         }
         _ => (options.model.clone(), None),
@@ -370,20 +387,16 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             })
             .or_else(|| registry.first_of(provider))
             .cloned()
-            .ok_or_else(|| SetupError::Other(format!("No models found for provider \"{provider}\"")))?,
+            .ok_or_else(|| SetupError::NoModelsForProvider(provider.clone()))?,
         (None, None) => session_model
             .or_else(|| default_model(&registry, &settings, &auth))
-            .ok_or_else(|| {
-                SetupError::Other(
-                    "No model available. Set an API key (e.g. ANTHROPIC_API_KEY) or use --provider/--model with models.json.".to_owned(),
-                )
-            })?,
+            .ok_or(SetupError::NoModelAvailable)?,
     };
 
     let requested_level = match &thinking_arg {
-        Some(text) => parse_thinking_level(text).map_err(SetupError::Other)?,
+        Some(text) => ThinkingLevel::parse_setting(text)?,
         None if resumed && has_thinking_entry => {
-            parse_thinking_level(&context.thinking_level).unwrap_or(None)
+            ThinkingLevel::parse_setting(&context.thinking_level).unwrap_or(None)
         }
         None => default_thinking_level(&settings),
     };
@@ -399,9 +412,9 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     // changes the run, not the file.
     if !resumed {
         session.append_model_change(model.provider.as_str(), &model.id)?;
-        session.append_thinking_level_change(thinking_level_name(thinking_level))?;
+        session.append_thinking_level_change(ThinkingLevel::setting_name(thinking_level))?;
     } else if !has_thinking_entry {
-        session.append_thinking_level_change(thinking_level_name(thinking_level))?;
+        session.append_thinking_level_change(ThinkingLevel::setting_name(thinking_level))?;
     }
 
     let names: Vec<String> = match &options.tools {
@@ -423,8 +436,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         shell_path: settings.shell_path.clone(),
         command_prefix: settings.shell_command_prefix.clone(),
     };
-    let tools = tools::create_tools_with_options(&options.cwd, &name_refs, &tool_options)
-        .map_err(|e| SetupError::Other(e.to_string()))?;
+    let tools = tools::create_tools_with_options(&options.cwd, &name_refs, &tool_options)?;
     let summaries = names
         .iter()
         .map(|n| {

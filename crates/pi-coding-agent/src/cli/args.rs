@@ -187,15 +187,13 @@ pub fn expand_short_flags<I: IntoIterator<Item = std::ffi::OsString>>(
         .collect()
 }
 
-/// The valid thinking levels, in pi's order.
-pub const THINKING_LEVELS: [&str; 6] = ["off", "minimal", "low", "medium", "high", "xhigh"];
-
 /// pi's warning for a `--thinking` value it does not know (the flag is then ignored).
 pub fn invalid_thinking_warning(level: &str) -> Option<String> {
-    (!THINKING_LEVELS.contains(&level)).then(|| {
+    let valid = pi_ai::ThinkingLevel::SETTING_NAMES;
+    (!valid.contains(&level)).then(|| {
         format!(
             "Invalid thinking level \"{level}\". Valid values: {}",
-            THINKING_LEVELS.join(", ")
+            valid.join(", ")
         )
     })
 }

@@ -5,6 +5,6 @@ mod help;
 mod list_models;
 mod unknown;
 
-pub use args::{Args, Mode, THINKING_LEVELS, expand_short_flags, invalid_thinking_warning};
+pub use args::{Args, Mode, expand_short_flags, invalid_thinking_warning};
 pub use list_models::list_models;
 pub use unknown::{Screened, screen};

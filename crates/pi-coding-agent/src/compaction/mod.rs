@@ -437,8 +437,10 @@ pub fn prepare_compaction(
     })
 }
 
-/// What a compaction produced (the `compaction` entry's fields).
-#[derive(Debug, Clone, PartialEq)]
+/// What a compaction produced (the `compaction` entry's fields; as JSON,
+/// the `result` of pi's `compaction_end` and of rpc `compact`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompactionResult {
     /// The summary, file lists included.
     pub summary: String,

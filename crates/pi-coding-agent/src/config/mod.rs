@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 pub use auth::{AuthStorage, Credential};
 pub use config_value::{resolve_config_value, resolve_config_value_or_error, resolve_headers};
-pub use model_registry::{ModelRegistry, parse_thinking_level};
+pub use model_registry::ModelRegistry;
 pub use model_resolver::{
     DEFAULT_MODEL_PER_PROVIDER, ModelScope, ParsedPattern, ScopedModel, default_available_model,
     default_model_id, find_exact_model_reference_match, parse_model_pattern, resolve_model_scope,

@@ -48,7 +48,7 @@ pub const DEFAULT_MODEL_PER_PROVIDER: &[(&str, &str)] = &[
 ];
 
 /// The thinking levels a pattern may end with (`pattern:level`).
-const THINKING_LEVELS: [&str; 6] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+const THINKING_LEVELS: [&str; 6] = pi_ai::ThinkingLevel::SETTING_NAMES;
 
 /// pi's default model id for `provider`, if it has one.
 pub fn default_model_id(provider: &str) -> Option<&'static str> {

@@ -6,6 +6,7 @@
 //! - [`json`]: the same, with every event as one JSON line (pi's `--mode json`).
 //! - [`rpc`]: JSON-lines commands in, responses and events out (pi's `--mode rpc`).
 
+#[cfg(feature = "cli")]
 pub mod interactive;
 pub mod json;
 pub mod print;

@@ -45,8 +45,10 @@ pub fn resolve_to_cwd(path: &str, cwd: &Path) -> PathBuf {
 }
 
 /// [`resolve_to_cwd`] for reading: when the file does not exist, also tries
-/// the spellings macOS uses in screenshot names (a narrow no-break space
-/// before `AM`/`PM`, a curly apostrophe) and returns the first that exists.
+/// the spellings macOS uses in file names (a narrow no-break space before
+/// `AM`/`PM` in screenshot names, decomposed Unicode (NFD), a curly
+/// apostrophe, NFD with a curly apostrophe) and returns the first that
+/// exists, in pi's order.
 pub fn resolve_read_path(path: &str, cwd: &Path) -> PathBuf {
     let resolved = resolve_to_cwd(path, cwd);
     if resolved.exists() {
@@ -56,8 +58,12 @@ pub fn resolve_read_path(path: &str, cwd: &Path) -> PathBuf {
     let am_pm = text
         .replace(" AM.", "\u{202F}AM.")
         .replace(" PM.", "\u{202F}PM.");
+    let nfd = icu_normalizer::DecomposingNormalizerBorrowed::new_nfd()
+        .normalize(&text)
+        .into_owned();
     let curly = text.replace('\'', "\u{2019}");
-    [am_pm, curly]
+    let nfd_curly = nfd.replace('\'', "\u{2019}");
+    [am_pm, nfd, curly, nfd_curly]
         .into_iter()
         .filter(|candidate| *candidate != text)
         .map(PathBuf::from)
@@ -66,8 +72,8 @@ pub fn resolve_read_path(path: &str, cwd: &Path) -> PathBuf {
 }
 
 /// Removes `.` components and folds `..` into the parent, without touching
-/// the file system.
-fn normalize_lexically(path: &Path) -> PathBuf {
+/// the file system (Node's `path.normalize` of an absolute path).
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -131,5 +137,19 @@ mod tests {
         );
         // Only a leading `~` or `~/` is special.
         assert_eq!(expand_path("~user/x"), "~user/x");
+    }
+
+    #[test]
+    fn read_paths_try_macos_spellings() {
+        let dir = tempfile::tempdir().unwrap();
+        // "Capture d’écran" as macOS stores it: NFD, curly apostrophe.
+        let stored = "Capture d\u{2019}e\u{301}cran.png";
+        std::fs::write(dir.path().join(stored), "x").unwrap();
+        assert_eq!(
+            resolve_read_path("Capture d'\u{e9}cran.png", dir.path()),
+            dir.path().join(stored)
+        );
+        let missing = resolve_read_path("nothing here.txt", dir.path());
+        assert_eq!(missing, dir.path().join("nothing here.txt"));
     }
 }

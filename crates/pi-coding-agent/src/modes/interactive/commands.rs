@@ -99,7 +99,7 @@ impl Ui {
                     self.transcript
                         .notice(Notice::Success("✓ New session started".to_owned()));
                 }
-                Err(e) => self.error(e),
+                Err(e) => self.error(e.to_string()),
             }
             return done(self, Effect::None);
         }

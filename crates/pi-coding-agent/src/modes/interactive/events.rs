@@ -67,7 +67,7 @@ impl UiEvent {
     /// copied (the transcript already has them).
     pub fn from_app(event: AppEvent<'_>) -> Option<Self> {
         let event = match event {
-            AppEvent::App(value) => return Some(Self::App(value.clone())),
+            AppEvent::App(event) => return Some(Self::App(event.to_json())),
             AppEvent::Agent(event) => event,
         };
         Some(match event {

@@ -240,7 +240,7 @@ impl Ui {
         let next = levels[(at + 1) % levels.len()];
         self.app.set_thinking_level(next);
         self.refresh_footer();
-        let name = crate::app::thinking_level_name(next);
+        let name = pi_ai::ThinkingLevel::setting_name(next);
         self.status_line(&format!("Thinking level: {name}"));
     }
 

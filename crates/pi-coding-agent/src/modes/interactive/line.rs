@@ -13,7 +13,6 @@ use pi_ai::{AssistantMessageEvent, StopReason};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 use crate::app::App;
-use crate::config::parse_thinking_level;
 use crate::messages::CodingMessage;
 
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -94,7 +93,7 @@ async fn command(app: &App, out: &Out, line: &str) -> bool {
             }
             Err(e) => say(out, &format!("[{e}]\n")),
         },
-        "/thinking" => match parse_thinking_level(rest) {
+        "/thinking" => match pi_ai::ThinkingLevel::parse_setting(rest) {
             Ok(level) => app.set_thinking_level(level),
             Err(e) => say(out, &format!("[{e}]\n")),
         },

@@ -23,7 +23,7 @@ use super::events::UiEvent;
 use super::footer::{FooterInfo, UsageTotals, render_footer};
 use super::format::shorten_home;
 use super::transcript::{Transcript, user_text};
-use crate::app::{App, thinking_level_name};
+use crate::app::App;
 use crate::messages::CodingMessage;
 use crate::session::SessionEntry;
 
@@ -228,7 +228,7 @@ impl Ui {
         self.footer.model = Some(model.id.clone());
         self.footer.provider = model.provider.as_str().to_owned();
         self.footer.reasoning = model.reasoning;
-        self.footer.thinking = thinking_level_name(level).to_owned();
+        self.footer.thinking = pi_ai::ThinkingLevel::setting_name(level).to_owned();
         self.footer.auto_compact = self.app.auto_compaction();
         self.footer.session_name = self.app.session().session_name().map(str::to_owned);
     }
@@ -431,7 +431,7 @@ impl Ui {
         let tx = self.tx.clone();
         tokio::spawn(async move {
             let result = app.run_user_bash(&command, exclude).await;
-            let _ = tx.send(UiEvent::BashDone(result));
+            let _ = tx.send(UiEvent::BashDone(result.map_err(|e| e.to_string())));
         });
     }
 

@@ -1,230 +1,242 @@
-//! The commands of rpc mode: [`handle`] answers those that are quick,
-//! [`handle_long`] those the loop runs as tasks (`bash`, `compact`, `abort`).
+//! The commands of rpc mode, one function each; [`execute`] picks it. The
+//! loop decides when a command runs (at once, as a task, after the agent
+//! winds down); these functions only do it.
 
+use std::path::Path;
 use std::sync::Arc;
 
-use pi_agent_core::AgentMessage;
-use pi_agent_core::QueueMode;
-use pi_ai::{ImageContent, Message};
+use pi_agent_core::{AgentMessage, PromptInput, QueueMode};
+use pi_ai::{ImageContent, Message, ThinkingLevel};
 use serde_json::{Value, json};
 
-use super::Reply;
+use super::protocol::{RpcCommand, RpcError};
 use super::state::{model_json, session_stats, state};
-use crate::app::{App, thinking_level_name};
-use crate::config::parse_thinking_level;
+use crate::app::App;
+use crate::session::SessionEntry;
 
-pub(super) fn str_field<'a>(command: &'a Value, name: &str) -> Result<&'a str, String> {
-    command
-        .get(name)
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("Missing field: {name}"))
-}
+/// The result of one command: its `data` (none for some) or its error.
+pub(super) type Reply = Result<Option<Value>, RpcError>;
 
-pub(super) fn images(command: &Value) -> Result<Vec<ImageContent>, String> {
-    match command.get("images") {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(value) => {
-            serde_json::from_value(value.clone()).map_err(|e| format!("Invalid images: {e}"))
-        }
-    }
-}
-
-fn queue_mode(command: &Value) -> Result<QueueMode, String> {
-    match str_field(command, "mode")? {
-        "all" => Ok(QueueMode::All),
-        "one-at-a-time" => Ok(QueueMode::OneAtATime),
-        other => Err(format!("Invalid mode: {other} (all, one-at-a-time)")),
-    }
-}
-
-/// The commands that wait for work to end: a user shell command, a
-/// compaction, an abort (answered once the agent is idle, as pi does).
-pub(super) async fn handle_long(app: &Arc<App>, kind: &str, command: &Value) -> Reply {
-    match kind {
-        "bash" => Ok(Some(
-            app.run_user_bash(str_field(command, "command")?, false)
-                .await?,
-        )),
-        "compact" => {
-            let instructions = command.get("customInstructions").and_then(Value::as_str);
-            let result = app.compact(instructions).await?;
-            Ok(Some(
-                json!({"summary": result.summary, "firstKeptEntryId": result.first_kept_entry_id, "tokensBefore": result.tokens_before, "details": result.details}),
-            ))
-        }
-        _ => {
-            app.abort_retry();
-            app.agent.abort();
-            app.agent.wait_for_idle().await;
+/// Runs `command`; `busy`: the agent works for the client (from a prompt's
+/// acceptance to its run's `agent_end`).
+pub(super) async fn execute(app: &Arc<App>, command: RpcCommand, busy: bool) -> Reply {
+    use RpcCommand as C;
+    match command {
+        C::Prompt {
+            message, images, ..
+        } => prompt(app, message, images).await,
+        C::Steer { message, images } => steer(app, &message, images),
+        C::FollowUp { message, images } => follow_up(app, &message, images),
+        C::Abort => abort(app).await,
+        C::Bash { command } => bash(app, &command).await,
+        C::Compact {
+            custom_instructions,
+        } => compact(app, custom_instructions.as_deref()).await,
+        C::GetState => Ok(Some(state(app, busy))),
+        C::GetMessages => get_messages(app),
+        C::SetModel { provider, model_id } => set_model(app, &provider, &model_id),
+        C::CycleModel => Ok(Some(cycle_model(app))),
+        C::GetAvailableModels => Ok(Some(get_available_models(app))),
+        C::SetThinkingLevel { level } => set_thinking_level(app, &level),
+        C::CycleThinkingLevel => Ok(Some(cycle_thinking_level(app))),
+        C::SetSteeringMode { mode } => {
+            app.set_steering_mode(queue_mode(&mode)?);
             Ok(None)
         }
-    }
-}
-
-/// Handles a command that answers at once; `busy`: the agent works for
-/// the client (from a prompt's acceptance to its run's `agent_end`).
-pub(super) fn handle(app: &Arc<App>, kind: &str, command: &Value, busy: bool) -> Reply {
-    match kind {
-        "steer" => {
-            app.steer(str_field(command, "message")?, images(command)?);
+        C::SetFollowUpMode { mode } => {
+            app.set_follow_up_mode(queue_mode(&mode)?);
             Ok(None)
         }
-        "follow_up" => {
-            app.follow_up(str_field(command, "message")?, images(command)?);
+        C::SetAutoCompaction { enabled } => {
+            app.set_auto_compaction(enabled);
             Ok(None)
         }
-        "get_state" => Ok(Some(state(app, busy))),
-        "get_messages" => {
-            let messages = serde_json::to_value(app.agent.messages()).map_err(|e| e.to_string())?;
-            Ok(Some(json!({"messages": messages})))
-        }
-        "set_model" => {
-            let provider = str_field(command, "provider")?;
-            let id = str_field(command, "modelId")?;
-            // pi matches provider and id exactly.
-            let model = app
-                .registry
-                .models()
-                .iter()
-                .find(|m| m.provider.as_str() == provider && m.id == id)
-                .cloned()
-                .ok_or_else(|| format!("Model not found: {provider}/{id}"))?;
-            app.set_model(model.clone());
-            Ok(Some(model_json(&model)))
-        }
-        "cycle_model" => {
-            let Some(cycled) = app.cycle_model(false) else {
-                return Ok(Some(Value::Null));
-            };
-            let level = app
-                .agent
-                .with_state(|s| thinking_level_name(s.thinking_level));
-            Ok(Some(json!({
-                "model": model_json(&cycled.model),
-                "thinkingLevel": level,
-                "isScoped": cycled.is_scoped,
-            })))
-        }
-        "get_available_models" => {
-            // As pi: only the models whose provider has a key.
-            let models: Vec<Value> = app
-                .registry
-                .available_models(app.cli_api_key.as_deref(), &app.auth)
-                .into_iter()
-                .map(model_json)
-                .collect();
-            Ok(Some(json!({"models": models})))
-        }
-        "set_thinking_level" => {
-            let level = parse_thinking_level(str_field(command, "level")?)?;
-            app.set_thinking_level(level);
+        C::SetAutoRetry { enabled } => {
+            app.set_auto_retry(enabled);
             Ok(None)
         }
-        "cycle_thinking_level" => Ok(Some(match app.cycle_thinking_level() {
-            Some(level) => json!({"level": thinking_level_name(level)}),
-            None => Value::Null,
-        })),
-        "set_steering_mode" => {
-            app.set_steering_mode(queue_mode(command)?);
-            Ok(None)
-        }
-        "set_follow_up_mode" => {
-            app.set_follow_up_mode(queue_mode(command)?);
-            Ok(None)
-        }
-        "set_auto_compaction" => {
-            app.set_auto_compaction(
-                command
-                    .get("enabled")
-                    .and_then(Value::as_bool)
-                    .ok_or("Missing field: enabled")?,
-            );
-            Ok(None)
-        }
-        "set_auto_retry" => {
-            app.set_auto_retry(
-                command
-                    .get("enabled")
-                    .and_then(Value::as_bool)
-                    .ok_or("Missing field: enabled")?,
-            );
-            Ok(None)
-        }
-        "abort_retry" => {
+        C::AbortRetry => {
             app.abort_retry();
             Ok(None)
         }
-        "abort_bash" => {
+        C::AbortBash => {
             app.abort_user_bash();
             Ok(None)
         }
-        "get_session_stats" => Ok(Some(session_stats(app))),
-        "get_last_assistant_text" => Ok(Some(match app.last_assistant_text() {
-            Some(text) => json!({"text": text}),
-            None => json!({}),
-        })),
-        "set_session_name" => {
-            let name = str_field(command, "name")?.trim();
-            if name.is_empty() {
-                return Err("Session name cannot be empty".to_owned());
-            }
-            app.set_session_name(name)?;
-            Ok(None)
-        }
-        "get_fork_messages" => {
-            let session = app.session();
-            let messages: Vec<Value> = session
-                .branch_path(None)
-                .iter()
-                .filter_map(|entry| match entry {
-                    crate::session::SessionEntry::Message(m) => match &m.message {
-                        AgentMessage::Standard(Message::User(user)) => {
-                            let text = match &user.content {
-                                pi_ai::UserContent::Text(t) => t.clone(),
-                                pi_ai::UserContent::Blocks(blocks) => blocks
-                                    .iter()
-                                    .filter_map(pi_ai::UserBlock::as_text)
-                                    .collect::<Vec<_>>()
-                                    .join(""),
-                            };
-                            Some(json!({"entryId": m.id, "text": text}))
-                        }
-                        _ => None,
-                    },
-                    _ => None,
-                })
-                .collect();
-            Ok(Some(json!({"messages": messages})))
-        }
-        "get_commands" => Ok(Some(json!({"commands": app.resources.commands()}))),
-        "new_session" => {
-            let parent = command
-                .get("parentSession")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            app.new_session(parent)?;
+        C::GetSessionStats => Ok(Some(session_stats(app))),
+        C::GetLastAssistantText => Ok(Some(last_assistant_text(app))),
+        C::SetSessionName { name } => set_session_name(app, &name),
+        C::GetForkMessages => Ok(Some(get_fork_messages(app))),
+        C::GetCommands => Ok(Some(json!({"commands": app.resources.commands()}))),
+        C::NewSession { parent_session } => {
+            app.new_session(parent_session)?;
             Ok(Some(json!({"cancelled": false})))
         }
-        "switch_session" => {
-            app.switch_session(std::path::Path::new(str_field(command, "sessionPath")?))?;
+        C::SwitchSession { session_path } => {
+            app.switch_session(Path::new(&session_path))?;
             Ok(Some(json!({"cancelled": false})))
         }
-        "clone" => {
+        C::Clone => {
             app.clone_session()?;
             Ok(Some(json!({"cancelled": false})))
         }
-        "fork" => {
-            let text = app.fork(str_field(command, "entryId")?)?;
+        C::Fork { entry_id } => {
+            let text = app.fork(&entry_id)?;
             Ok(Some(json!({"text": text, "cancelled": false})))
         }
-        "export_html" => {
-            let output = command
-                .get("outputPath")
-                .and_then(Value::as_str)
-                .map(std::path::Path::new);
-            let path = app.export_html(output)?;
+        C::ExportHtml { output_path } => {
+            let path = app.export_html(output_path.as_deref().map(Path::new))?;
             Ok(Some(json!({"path": path.display().to_string()})))
         }
-        other => Err(format!("Unknown command: {other}")),
     }
+}
+
+/// Runs an accepted prompt once the previous run wound down; a prompt whose
+/// messages could not be saved fails.
+async fn prompt(app: &App, message: String, images: Option<Vec<ImageContent>>) -> Reply {
+    // The previous run may still be winding down after its `agent_end`.
+    app.agent.wait_for_idle().await;
+    let input = PromptInput::text_with_images(message, images.unwrap_or_default());
+    app.prompt(input).await?;
+    match app.take_save_error() {
+        Some(error) => Err(error.into()),
+        None => Ok(None),
+    }
+}
+
+fn steer(app: &App, message: &str, images: Option<Vec<ImageContent>>) -> Reply {
+    app.steer(message, images.unwrap_or_default());
+    Ok(None)
+}
+
+fn follow_up(app: &App, message: &str, images: Option<Vec<ImageContent>>) -> Reply {
+    app.follow_up(message, images.unwrap_or_default());
+    Ok(None)
+}
+
+/// Aborts the run and answers once the agent is idle, as pi does.
+async fn abort(app: &App) -> Reply {
+    app.abort_retry();
+    app.agent.abort();
+    app.agent.wait_for_idle().await;
+    Ok(None)
+}
+
+/// A user shell command; answers pi's `BashResult`.
+async fn bash(app: &App, command: &str) -> Reply {
+    Ok(Some(app.run_user_bash(command, false).await?))
+}
+
+async fn compact(app: &App, custom_instructions: Option<&str>) -> Reply {
+    let result = app.compact(custom_instructions).await?;
+    Ok(Some(serde_json::to_value(&result)?))
+}
+
+fn get_messages(app: &App) -> Reply {
+    let messages = serde_json::to_value(app.agent.messages())?;
+    Ok(Some(json!({"messages": messages})))
+}
+
+/// Switches to the model named exactly by provider and id, as pi matches it.
+fn set_model(app: &App, provider: &str, model_id: &str) -> Reply {
+    let model = app
+        .registry
+        .models()
+        .iter()
+        .find(|m| m.provider.as_str() == provider && m.id == model_id)
+        .cloned()
+        .ok_or_else(|| RpcError::ModelNotFound {
+            provider: provider.to_owned(),
+            model_id: model_id.to_owned(),
+        })?;
+    app.set_model(model.clone());
+    Ok(Some(model_json(&model)))
+}
+
+fn cycle_model(app: &App) -> Value {
+    let Some(cycled) = app.cycle_model(false) else {
+        return Value::Null;
+    };
+    let level = app
+        .agent
+        .with_state(|s| ThinkingLevel::setting_name(s.thinking_level));
+    json!({
+        "model": model_json(&cycled.model),
+        "thinkingLevel": level,
+        "isScoped": cycled.is_scoped,
+    })
+}
+
+/// As pi: only the models whose provider has a key.
+fn get_available_models(app: &App) -> Value {
+    let models: Vec<Value> = app
+        .registry
+        .available_models(app.cli_api_key.as_deref(), &app.auth)
+        .into_iter()
+        .map(model_json)
+        .collect();
+    json!({"models": models})
+}
+
+fn set_thinking_level(app: &App, level: &str) -> Reply {
+    app.set_thinking_level(ThinkingLevel::parse_setting(level)?);
+    Ok(None)
+}
+
+fn cycle_thinking_level(app: &App) -> Value {
+    match app.cycle_thinking_level() {
+        Some(level) => json!({"level": ThinkingLevel::setting_name(level)}),
+        None => Value::Null,
+    }
+}
+
+fn queue_mode(mode: &str) -> Result<QueueMode, RpcError> {
+    match mode {
+        "all" => Ok(QueueMode::All),
+        "one-at-a-time" => Ok(QueueMode::OneAtATime),
+        other => Err(RpcError::InvalidMode(other.to_owned())),
+    }
+}
+
+fn last_assistant_text(app: &App) -> Value {
+    match app.last_assistant_text() {
+        Some(text) => json!({"text": text}),
+        None => json!({}),
+    }
+}
+
+fn set_session_name(app: &App, name: &str) -> Reply {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(RpcError::EmptySessionName);
+    }
+    app.set_session_name(name)?;
+    Ok(None)
+}
+
+/// The user messages of the branch with their entry ids.
+fn get_fork_messages(app: &App) -> Value {
+    let session = app.session();
+    let messages: Vec<Value> = session
+        .branch_path(None)
+        .iter()
+        .filter_map(|entry| match entry {
+            SessionEntry::Message(m) => match &m.message {
+                AgentMessage::Standard(Message::User(user)) => {
+                    let text = match &user.content {
+                        pi_ai::UserContent::Text(t) => t.clone(),
+                        pi_ai::UserContent::Blocks(blocks) => blocks
+                            .iter()
+                            .filter_map(pi_ai::UserBlock::as_text)
+                            .collect::<Vec<_>>()
+                            .join(""),
+                    };
+                    Some(json!({"entryId": m.id, "text": text}))
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    json!({"messages": messages})
 }

@@ -9,48 +9,28 @@
 //! error response; nothing crashes the loop.
 
 mod commands;
+mod protocol;
 mod state;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use pi_agent_core::{AgentEvent, PromptInput};
-use serde_json::{Map, Value, json};
+use pi_agent_core::AgentEvent;
+use pi_ai::ImageContent;
+use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 use tokio::task::JoinHandle;
 
 use super::{SharedWriter, json::stream_events, write_json_line};
 use crate::app::{App, AppEvent};
+use commands::{Reply, execute};
+pub use protocol::{ResponseKind, RpcCommand, RpcError, RpcResponse, StreamingBehavior};
 
-/// The result of one command: `Ok(data)` or `Err(message)`.
-type Reply = Result<Option<Value>, String>;
-
-/// pi's answer to a prompt sent while the agent works without saying how to queue it.
-const ALREADY_PROCESSING: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
-
-/// Writes a response in pi's key order; `id` is left out when the command had none.
+/// Writes the response to `command` in pi's key order; `id` is left out
+/// when the command had none.
 fn respond(out: &SharedWriter, id: Option<&Value>, command: &str, reply: Reply) {
-    let mut response = Map::new();
-    if let Some(id) = id {
-        response.insert("id".to_owned(), id.clone());
-    }
-    response.insert("type".to_owned(), json!("response"));
-    response.insert("command".to_owned(), json!(command));
-    match reply {
-        Ok(data) => {
-            response.insert("success".to_owned(), json!(true));
-            if let Some(data) = data {
-                response.insert("data".to_owned(), data);
-            }
-        }
-        Err(error) => {
-            response.insert("success".to_owned(), json!(false));
-            response.insert("error".to_owned(), json!(error));
-        }
-    }
-    write_json_line(out, &Value::Object(response));
+    write_json_line(out, &RpcResponse::new(id.cloned(), command, reply));
 }
-
 /// The tasks started by the loop, and whether the agent counts as busy
 /// for a client: pi's is busy from a prompt's acceptance to its
 /// `agent_end` (the agent itself still winds down after that event).
@@ -103,12 +83,12 @@ impl Tasks {
     }
 }
 
-/// Parses one input line into a command object, or the parse error response.
-fn parse(line: &str) -> Result<Value, String> {
+/// Parses one input line into a JSON object.
+fn parse(line: &str) -> Result<Value, RpcError> {
     match serde_json::from_str(line) {
         Ok(value @ Value::Object(_)) => Ok(value),
-        Ok(_) => Err("Failed to parse command: expected a JSON object".to_owned()),
-        Err(e) => Err(format!("Failed to parse command: {e}")),
+        Ok(_) => Err(RpcError::NotAnObject),
+        Err(e) => Err(RpcError::BadJson(e)),
     }
 }
 
@@ -125,24 +105,14 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
             Ok(0) => break,
             Ok(_) => {}
             Err(e) => {
-                respond(
-                    &out,
-                    None,
-                    "parse",
-                    Err(format!("Failed to read command: {e}")),
-                );
+                respond(&out, None, "parse", Err(RpcError::ReadInput(e)));
                 break;
             }
         }
         // A line that is not UTF-8 gets an error response; the next
         // lines are read as usual.
         let Ok(line) = std::str::from_utf8(&buffer) else {
-            respond(
-                &out,
-                None,
-                "parse",
-                Err("Failed to parse command: the line is not valid UTF-8".to_owned()),
-            );
+            respond(&out, None, "parse", Err(RpcError::NotUtf8));
             continue;
         };
         let line = line.strip_suffix('\n').unwrap_or(line);
@@ -150,80 +120,95 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
         if line.trim().is_empty() {
             continue;
         }
-        let command = match parse(line) {
-            Ok(command) => command,
+        let line = match parse(line) {
+            Ok(line) => line,
             Err(error) => {
                 respond(&out, None, "parse", Err(error));
                 continue;
             }
         };
-        dispatch(&app, command, &out, &mut tasks);
+        let id = line.get("id").cloned();
+        match RpcCommand::from_json(&line) {
+            // pi answers an unknown command without its id.
+            (kind, Err(error @ RpcError::UnknownCommand(_))) => {
+                respond(&out, None, &kind, Err(error));
+            }
+            (kind, Err(error)) => respond(&out, id.as_ref(), &kind, Err(error)),
+            (kind, Ok(command)) => dispatch(&app, id, &kind, command, &out, &mut tasks).await,
+        }
     }
     tasks.finish().await;
     0
 }
 
 /// Answers one command, or starts the task that will.
-fn dispatch(app: &Arc<App>, command: Value, out: &SharedWriter, tasks: &mut Tasks) {
-    let id = command.get("id").cloned();
-    let kind = command
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("undefined")
-        .to_owned();
-    match kind.as_str() {
-        "prompt" => start_prompt(app, &command, out, tasks),
-        "bash" | "compact" | "abort" => {
+async fn dispatch(
+    app: &Arc<App>,
+    id: Option<Value>,
+    kind: &str,
+    command: RpcCommand,
+    out: &SharedWriter,
+    tasks: &mut Tasks,
+) {
+    let kind = kind.to_owned();
+    match command {
+        RpcCommand::Prompt {
+            message,
+            images,
+            streaming_behavior,
+        } => start_prompt(app, id, message, images, streaming_behavior, out, tasks),
+        // Long work runs as a task that answers when done.
+        command @ (RpcCommand::Bash { .. } | RpcCommand::Compact { .. } | RpcCommand::Abort) => {
             let (app, out) = (Arc::clone(app), Arc::clone(out));
             tasks.spawn(async move {
-                let reply = commands::handle_long(&app, &kind, &command).await;
+                let reply = execute(&app, command, false).await;
                 respond(&out, id.as_ref(), &kind, reply);
             });
         }
         // A run that sent its `agent_end` is over for the client, but the
         // agent may still be winding down: the session changes wait for it.
-        "new_session" | "switch_session" | "fork" | "clone"
-            if !tasks.busy(app) && app.agent.is_streaming() =>
-        {
+        command if command.changes_session() && !tasks.busy(app) && app.agent.is_streaming() => {
             let (app, out) = (Arc::clone(app), Arc::clone(out));
             tasks.spawn(async move {
                 app.agent.wait_for_idle().await;
-                let reply = commands::handle(&app, &kind, &command, false);
+                let reply = execute(&app, command, false).await;
                 respond(&out, id.as_ref(), &kind, reply);
             });
         }
-        _ => match commands::handle(app, &kind, &command, tasks.busy(app)) {
-            // pi answers an unknown command without its id.
-            Err(error) if error.starts_with("Unknown command: ") => {
-                respond(out, None, &kind, Err(error));
-            }
-            reply => respond(out, id.as_ref(), &kind, reply),
-        },
+        command => {
+            let reply = execute(app, command, tasks.busy(app)).await;
+            respond(out, id.as_ref(), &kind, reply);
+        }
     }
 }
 
 /// Starts a prompt: answered once it is accepted (queued while the agent
-/// works, when the command says how), then run as a task.
-fn start_prompt(app: &Arc<App>, command: &Value, out: &SharedWriter, tasks: &mut Tasks) {
-    let id = command.get("id").cloned();
-    let accepted = (|| {
-        let text = commands::str_field(command, "message")?.to_owned();
-        let images = commands::images(command)?;
-        if tasks.busy(app) {
-            match command.get("streamingBehavior").and_then(Value::as_str) {
-                Some("steer") => app.steer(&text, images),
-                Some("followUp") => app.follow_up(&text, images),
-                _ => return Err(ALREADY_PROCESSING.to_owned()),
+/// works, when the command says how), then run as a task that answers
+/// again only if it fails.
+fn start_prompt(
+    app: &Arc<App>,
+    id: Option<Value>,
+    message: String,
+    images: Option<Vec<ImageContent>>,
+    behavior: Option<StreamingBehavior>,
+    out: &SharedWriter,
+    tasks: &mut Tasks,
+) {
+    if tasks.busy(app) {
+        let images = images.unwrap_or_default();
+        let reply = match behavior {
+            Some(StreamingBehavior::Steer) => {
+                app.steer(&message, images);
+                Ok(None)
             }
-            return Ok(None);
-        }
-        Ok(Some((text, images)))
-    })();
-    let (text, images) = match accepted {
-        Ok(Some(input)) => input,
-        Ok(None) => return respond(out, id.as_ref(), "prompt", Ok(None)),
-        Err(error) => return respond(out, id.as_ref(), "prompt", Err(error)),
-    };
+            Some(StreamingBehavior::FollowUp) => {
+                app.follow_up(&message, images);
+                Ok(None)
+            }
+            None => Err(RpcError::AlreadyProcessing),
+        };
+        return respond(out, id.as_ref(), "prompt", reply);
+    }
     tasks.prompts += 1;
     let number = tasks.prompts;
     tasks.starting.store(number, Ordering::SeqCst);
@@ -234,17 +219,15 @@ fn start_prompt(app: &Arc<App>, command: &Value, out: &SharedWriter, tasks: &mut
         Arc::clone(&tasks.starting),
     );
     tasks.spawn(async move {
-        // The previous run may still be winding down after its `agent_end`.
-        app.agent.wait_for_idle().await;
-        let result = app
-            .prompt(PromptInput::text_with_images(text, images))
-            .await;
+        let command = RpcCommand::Prompt {
+            message,
+            images,
+            streaming_behavior: behavior,
+        };
+        let result = execute(&app, command, false).await;
         // A run that failed before starting no longer holds the agent.
         let _ = starting.compare_exchange(number, 0, Ordering::SeqCst, Ordering::SeqCst);
-        if let Err(e) = result {
-            respond(&out, id.as_ref(), "prompt", Err(e.to_string()));
-        } else if let Some(error) = app.take_save_error() {
-            // The prompt was accepted, but its messages are not saved.
+        if let Err(error) = result {
             respond(&out, id.as_ref(), "prompt", Err(error));
         }
     });

@@ -5,7 +5,8 @@ use pi_agent_core::{AgentMessage, QueueMode};
 use pi_ai::Message;
 use serde_json::{Map, Value, json};
 
-use crate::app::{App, js_number, thinking_level_name};
+use crate::app::{App, js_number};
+use pi_ai::ThinkingLevel;
 
 /// A model as pi's JSON.
 pub(super) fn model_json(model: &pi_ai::Model) -> Value {
@@ -32,7 +33,7 @@ pub(super) fn state(app: &App, busy: bool) -> Value {
     let (model, level, count) = app.agent.with_state(|s| {
         (
             model_json(&s.model),
-            thinking_level_name(s.thinking_level),
+            ThinkingLevel::setting_name(s.thinking_level),
             s.messages.len(),
         )
     });
