@@ -93,6 +93,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         AgentEvent::ToolExecutionEnd { result, .. } => {
             println!("tool result: {}", json!(result.content));
         }
+        AgentEvent::MessageUpdate { .. } => {}
         other => println!("event: {}", other.kind()),
     });
     agent.prompt("What is 2 + 3?").await?;

@@ -11,9 +11,8 @@
 mod api;
 mod content;
 mod context;
-/// Deserialization of tagged objects without an intermediate tree. Not part
-/// of the contract: public only for the session reader of pi-coding-agent,
-/// which reads its entries the same way; it may change in any release.
+// Not part of the contract (hidden from the docs): public only for the
+// session reader of pi-coding-agent, which reads its entries the same way.
 #[doc(hidden)]
 pub mod fast_de;
 mod json_number;

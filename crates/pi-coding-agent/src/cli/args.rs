@@ -119,8 +119,13 @@ pub struct Args {
     #[arg(long, value_name = "PATH|ID")]
     pub session: Option<String>,
 
-    /// Directory holding the session files (default: <agent dir>/sessions/--<cwd>--).
-    #[arg(long, value_name = "DIR")]
+    /// Directory holding the session files (default:
+    /// `<agent dir>/sessions/--<cwd>--`).
+    #[arg(
+        long,
+        value_name = "DIR",
+        help = "Directory holding the session files (default: <agent dir>/sessions/--<cwd>--)."
+    )]
     pub session_dir: Option<PathBuf>,
 
     /// Do not save the session.
@@ -128,8 +133,12 @@ pub struct Args {
     pub no_session: bool,
 
     /// Write a session file as HTML (to the first MESSAGE, else
-    /// pi-session-<name>.html) and exit.
-    #[arg(long, value_name = "FILE")]
+    /// `pi-session-<name>.html`) and exit.
+    #[arg(
+        long,
+        value_name = "FILE",
+        help = "Write a session file as HTML (to the first MESSAGE, else pi-session-<name>.html) and exit."
+    )]
     pub export: Option<PathBuf>,
 
     /// Verbose startup (overrides the quietStartup setting).

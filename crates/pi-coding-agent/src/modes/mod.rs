@@ -2,7 +2,7 @@
 //! writers it is given (the binary passes stdout and stderr), so the modes
 //! are testable in process.
 //!
-//! - [`print`]: run the prompts, print the final answer.
+//! - [`mod@print`]: run the prompts, print the final answer.
 //! - [`json`]: the same, with every event as one JSON line (pi's `--mode json`).
 //! - [`rpc`]: JSON-lines commands in, responses and events out (pi's `--mode rpc`).
 

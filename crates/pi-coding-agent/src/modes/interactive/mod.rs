@@ -5,12 +5,12 @@
 //! redrawn by line diff, at most once per 16 ms.
 //!
 //! - [`ui`]: the state (transcript, editor, queue, spinner, footer) and the
-//!   app events applied to it; [`input`] and [`commands`]: keys and slash
-//!   commands; [`run`]: the terminal loop.
+//!   app events applied to it; [`input`] and `commands`: keys and slash
+//!   commands; [`mod@run`]: the terminal loop.
 //! - [`transcript`] and [`blocks`]: the chat's blocks, rendered from the
 //!   app's rich messages into lines.
 //!
-//! When stdout is not a terminal the old line mode ([`line`]) runs instead:
+//! When stdout is not a terminal the old line mode ([`mod@line`]) runs instead:
 //! prompts are read line by line and answers streamed as plain text.
 
 pub mod blocks;

@@ -2,7 +2,7 @@
 //! transcript, the editor, the queued messages, the spinner and the footer;
 //! the app's events applied to them; and each frame's lines (those to
 //! commit into the scrollback, and the live region). Keys and commands are
-//! in [`super::input`] and [`super::commands`].
+//! in [`super::input`] and `super::commands`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
