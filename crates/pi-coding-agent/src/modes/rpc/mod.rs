@@ -31,6 +31,7 @@ pub use protocol::{ResponseKind, RpcCommand, RpcError, RpcResponse, StreamingBeh
 fn respond(out: &SharedWriter, id: Option<&Value>, command: &str, reply: Reply) {
     write_json_line(out, &RpcResponse::new(id.cloned(), command, reply));
 }
+
 /// The tasks started by the loop, and whether the agent counts as busy
 /// for a client: pi's is busy from a prompt's acceptance to its
 /// `agent_end` (the agent itself still winds down after that event).
