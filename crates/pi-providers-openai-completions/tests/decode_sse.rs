@@ -12,7 +12,8 @@ use futures::StreamExt;
 use pi_ai::{
     AssistantContent, AssistantMessage, AssistantMessageEvent, Cost, Model, StopReason, Usage,
 };
-use pi_providers_openai_completions::replay_frames;
+use pi_http::replay_sse;
+use pi_providers_openai_completions::OpenAiCompletionsDecoder;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -26,9 +27,13 @@ fn initial(model: &Model) -> AssistantMessage {
 }
 
 async fn decode_with(model: &Model, file: &str) -> Vec<AssistantMessageEvent> {
-    replay_frames(model, initial(model), sse_file(file))
-        .collect()
-        .await
+    replay_sse(
+        initial(model),
+        sse_file(file),
+        OpenAiCompletionsDecoder::new(model),
+    )
+    .collect()
+    .await
 }
 
 async fn decode(file: &str) -> Vec<AssistantMessageEvent> {

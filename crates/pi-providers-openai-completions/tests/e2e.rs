@@ -18,7 +18,7 @@ use pi_ai::{
 };
 use pi_http::mock_server::{MockResponse, MockServer};
 use pi_providers_openai_completions::{
-    OpenAICompletionsOptions, OpenAICompletionsProvider, build_request_body,
+    OpenAiCompletionsOptions, OpenAiCompletionsProvider, build_request_body,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -53,7 +53,7 @@ fn options() -> SimpleStreamOptions {
 }
 
 fn call(model: &Model, options: SimpleStreamOptions) -> AssistantMessageEventStream {
-    OpenAICompletionsProvider.stream_simple(model, &context(), options)
+    OpenAiCompletionsProvider::new().stream_simple(model, &context(), options)
 }
 
 async fn run(
@@ -94,11 +94,12 @@ async fn text_answer_and_the_request_sent() {
     );
     assert_eq!(request.header("content-type"), Some("application/json"));
     assert_eq!(request.header("accept"), Some("application/json"));
-    let expected = build_request_body(
+    let expected = serde_json::to_value(build_request_body(
         &m,
         &context(),
-        &OpenAICompletionsOptions::from_simple(&m, &options()),
-    );
+        &OpenAiCompletionsOptions::from_simple(&m, &options()),
+    ))
+    .unwrap();
     assert_eq!(request.json(), expected);
     assert_eq!(request.json()["max_completion_tokens"], json!(4096));
 }
@@ -177,8 +178,9 @@ async fn cut_stream_keeps_the_partial_text() {
     assert_eq!(events.last().unwrap().kind(), "error");
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.text(), "Hello! I am a mock model");
-    let error = message.error_message.unwrap();
-    assert!(error.starts_with("Stream error: "), "{error}");
+    let error = message.error_message.clone().unwrap();
+    let named = format!("{}: Stream error: ", message.provider);
+    assert!(error.starts_with(&named), "names the provider: {error}");
     assert_eq!(
         server.requests().len(),
         1,
