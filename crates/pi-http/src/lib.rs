@@ -9,6 +9,7 @@ mod client;
 mod driver;
 mod error;
 mod headers;
+mod js;
 #[cfg(feature = "mock-server")]
 pub mod mock_server;
 mod retry;
@@ -20,6 +21,7 @@ pub use client::{HttpClient, HttpRequest};
 pub use driver::{EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, replay_sse, stream_sse};
 pub use error::{HttpError, error_text_from_body, status_error_message};
 pub use headers::Headers;
+pub use js::is_truthy;
 pub use pi_ai::ErrorClass;
 pub use retry::RetryPolicy;
 pub use sse::{DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, SseFrame, sse_frames};

@@ -12,10 +12,10 @@
 //! "Streams that end without a finish reason").
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
-use pi_http::{SseDecoder, SseFrame, StreamEnd};
+use pi_http::{SseDecoder, SseFrame, StreamEnd, is_truthy};
 use serde_json::Value;
 
-use crate::wire::{ChatCompletionChunk, ChunkDelta, ChunkUsage, ToolCallDelta, is_truthy};
+use crate::wire::{ChatCompletionChunk, ChunkDelta, ChunkUsage, ToolCallDelta};
 
 /// Error text of a body that ended with neither a `finish_reason` nor `[DONE]`.
 pub const NO_FINISH_REASON: &str = "Stream ended without finish_reason";
