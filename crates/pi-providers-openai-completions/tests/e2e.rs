@@ -209,10 +209,8 @@ async fn streams_without_a_finish_reason() {
     let (events, message) = run(&served_model(&server), options()).await;
     assert_eq!(events.last().unwrap().kind(), "error");
     assert_eq!(message.stop_reason, StopReason::Error);
-    assert_eq!(
-        message.error_message.as_deref(),
-        Some("Stream ended without finish_reason")
-    );
+    let expected = format!("{}: Stream ended without finish_reason", message.provider);
+    assert_eq!(message.error_message, Some(expected));
 }
 
 #[tokio::test]
@@ -223,10 +221,8 @@ async fn unterminated_streams_follow_pi() {
         .unwrap();
     let (_, message) = run(&served_model(&server), options()).await;
     assert_eq!(message.stop_reason, StopReason::Error);
-    assert_eq!(
-        message.error_message.as_deref(),
-        Some("Stream ended without finish_reason")
-    );
+    let expected = format!("{}: Stream ended without finish_reason", message.provider);
+    assert_eq!(message.error_message, Some(expected));
     assert_eq!(message.text(), "The body ends mid-answer");
     // After a finish_reason the missing [DONE] does not matter.
     let server = MockServer::start([MockResponse::sse(frames("no-done-after-finish.sse"))])
@@ -249,7 +245,10 @@ async fn invalid_json_in_an_event() {
             .error_message
             .as_deref()
             .unwrap()
-            .starts_with("Could not parse stream chunk as JSON: ")
+            .starts_with(&format!(
+                "{}: Could not parse stream chunk as JSON: ",
+                message.provider
+            ))
     );
     assert_eq!(message.text(), "Before the bad chunk");
 }
