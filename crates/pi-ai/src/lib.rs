@@ -11,6 +11,7 @@
 mod api;
 mod content;
 mod context;
+mod error_class;
 // Not part of the contract (hidden from the docs): public only for the
 // session reader of pi-coding-agent, which reads its entries the same way.
 #[doc(hidden)]
@@ -43,6 +44,7 @@ pub use content::{
     AssistantContent, ImageContent, TextContent, ThinkingContent, ToolCall, UserBlock,
 };
 pub use context::{Context, Tool};
+pub use error_class::ErrorClass;
 pub use message::tagged;
 pub use message::{AssistantMessage, Message, ToolResultMessage, UserContent, UserMessage};
 pub use model::{InputModality, Model, ModelCost};

@@ -15,7 +15,7 @@ use pi_ai::{
     StreamFunction, StreamOptions, ThinkingLevel, Tool, UserMessage,
 };
 use pi_http::mock_server::{MockResponse, MockServer, RecordedRequest};
-use pi_providers_anthropic::options::simple_to_anthropic;
+use pi_providers_anthropic::simple_to_anthropic;
 use pi_providers_anthropic::{AnthropicOptions, AnthropicProvider, build_request_body};
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -62,7 +62,7 @@ fn options() -> StreamOptions {
 }
 
 async fn run(model: &Model, options: StreamOptions) -> Vec<AssistantMessageEvent> {
-    AnthropicProvider
+    AnthropicProvider::new()
         .stream(model, &context(), options)
         .collect()
         .await
@@ -202,7 +202,8 @@ async fn cut_stream_is_an_error_that_keeps_the_partial_text() {
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.text(), "Hello! I am a mock model");
     let error = message.error_message.as_deref().unwrap();
-    assert!(error.starts_with("Stream error"), "{error}");
+    let named = format!("{}: Stream error", message.provider);
+    assert!(error.starts_with(&named), "names the provider: {error}");
 }
 
 #[tokio::test]
@@ -262,7 +263,7 @@ async fn cancel_mid_stream_aborts_and_keeps_the_text() {
         cancel: cancel.clone(),
         ..options()
     };
-    let mut stream = AnthropicProvider.stream(&served_model(&server), &context(), options);
+    let mut stream = AnthropicProvider::new().stream(&served_model(&server), &context(), options);
     let mut events = Vec::new();
     while let Some(event) = tokio::time::timeout(Duration::from_secs(10), stream.next())
         .await

@@ -66,7 +66,7 @@ fn frames(name: &str) -> Vec<String> {
 }
 
 async fn run(server: &MockServer, options: SimpleStreamOptions) -> AssistantMessage {
-    GoogleProvider
+    GoogleProvider::new()
         .stream_simple(&model_at(server), &context(), options)
         .result()
         .await
@@ -119,7 +119,7 @@ async fn tool_call_answer() {
     let server = MockServer::start([MockResponse::sse(frames("pi-b-bash-goog-1.sse"))])
         .await
         .unwrap();
-    let mut stream = GoogleProvider.stream_simple(&model_at(&server), &context(), options());
+    let mut stream = GoogleProvider::new().stream_simple(&model_at(&server), &context(), options());
     let mut kinds = Vec::new();
     while let Some(event) = stream.next().await {
         kinds.push(event.kind());
@@ -145,17 +145,17 @@ async fn tool_call_answer() {
 }
 
 #[tokio::test]
-async fn http_500_is_reported_as_the_google_client_words_it() {
+async fn http_500_is_reported_with_the_status_and_the_message() {
     let server = MockServer::start([MockResponse::json(500, GOOGLE_500)])
         .await
         .unwrap();
     let message = run(&server, options()).await;
     assert_eq!(message.stop_reason, StopReason::Error);
-    // pi's Google client writes the JSON error body, compactly, with no status prefix.
-    let compact = serde_json::from_str::<serde_json::Value>(GOOGLE_500)
-        .unwrap()
-        .to_string();
-    assert_eq!(message.error_message.as_deref(), Some(compact.as_str()));
+    // pi's Google client shows the raw JSON body; pi-rs names the provider
+    // and shows the status and `error.message`.
+    let expected = format!("{}: 500 Internal error encountered.", message.provider);
+    assert_eq!(message.error_message.as_deref(), Some(expected.as_str()));
+    assert_eq!(message.error_class, Some(pi_http::ErrorClass::Server));
     assert!(message.content.is_empty());
     assert_eq!(
         server.requests().len(),
@@ -199,7 +199,8 @@ async fn a_cut_stream_is_an_error_that_keeps_the_text() {
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.text(), "Hello! I am a mock model");
     let error = message.error_message.unwrap();
-    assert!(error.starts_with("Stream error"), "{error}");
+    let named = format!("{}: Stream error", message.provider);
+    assert!(error.starts_with(&named), "names the provider: {error}");
 }
 
 #[tokio::test]
@@ -251,7 +252,7 @@ async fn cancel_mid_stream_is_aborted_and_keeps_the_text() {
         .unwrap();
     let options = options();
     let cancel = options.base.cancel.clone();
-    let mut stream = GoogleProvider.stream_simple(&model_at(&server), &context(), options);
+    let mut stream = GoogleProvider::new().stream_simple(&model_at(&server), &context(), options);
     let mut last = None;
     while let Some(event) = stream.next().await {
         if event.kind() == "text_delta" {
@@ -299,7 +300,7 @@ async fn headers_merge_and_the_payload_hook_replaces_the_body() {
         body["generationConfig"]["temperature"] = json!(0.25);
         Some(body)
     }));
-    let message = GoogleProvider
+    let message = GoogleProvider::new()
         .stream_simple(&model, &context(), options)
         .result()
         .await;

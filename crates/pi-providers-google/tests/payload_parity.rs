@@ -13,7 +13,8 @@ mod common;
 
 use common::{fixtures_dir, mock_api_key, mock_model};
 use pi_ai::{Context, Message, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool};
-use pi_providers_google::{build_http_request, build_request_body, simple_options};
+use pi_http::{Wire, wire_headers};
+use pi_providers_google::{GoogleWire, build_request_body, simple_options};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -175,16 +176,12 @@ fn every_captured_google_request_is_rebuilt_value_for_value() {
             assert_same_payload(&ours, body, &label);
 
             // The request line and the headers that matter.
-            let http = build_http_request(&model, &options.base, "k", Vec::new());
-            let path = http.url.strip_prefix("http://127.0.0.1:18777").unwrap();
+            let url = GoogleWire.url(&model);
+            let headers = wire_headers(&GoogleWire, &model, &context, &options, "k");
+            let path = url.strip_prefix("http://127.0.0.1:18777").unwrap();
             assert_eq!(path, request["path"].as_str().unwrap(), "{label}");
             assert_eq!(request["method"], "POST");
-            let ours_header = |name: &str| {
-                http.headers
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.clone())
-            };
+            let ours_header = |name: &str| headers.get(name).map(str::to_owned);
             assert_eq!(
                 ours_header("content-type").as_deref(),
                 request["headers"]["content-type"].as_str(),

@@ -11,16 +11,14 @@
 //! tells it from a truncated answer (see docs/payload-differences.md,
 //! "Streams that end without a finish reason").
 
-use pi_ai::{
-    AssistantMessage, AssistantMessageEventStream, CancellationToken, DoneReason, ErrorReason,
-    EventSink, Model, ThinkingContent, Usage, calculate_cost,
-};
-use pi_http::{SseDecoder, SseFrame, StreamEnd};
+use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
+use pi_http::{SseDecoder, SseFrame, StreamEnd, is_truthy, named};
 use serde_json::Value;
 
-use crate::wire::{ChatCompletionChunk, ChunkDelta, ChunkUsage, ToolCallDelta, is_truthy};
+use crate::wire::{ChatCompletionChunk, ChunkDelta, ChunkUsage, ToolCallDelta};
 
-/// Error text of a body that ended with neither a `finish_reason` nor `[DONE]`.
+/// Error text (after the provider's name) of a body that ended with neither
+/// a `finish_reason` nor `[DONE]`.
 pub const NO_FINISH_REASON: &str = "Stream ended without finish_reason";
 
 /// Kind of a content block, by content index.
@@ -45,7 +43,7 @@ struct ToolSlot {
 
 /// Decoder state of one response.
 #[derive(Debug)]
-pub struct CompletionsDecoder {
+pub struct OpenAiCompletionsDecoder {
     model: Model,
     blocks: Vec<BlockKind>,
     text: Option<usize>,
@@ -61,7 +59,7 @@ pub struct CompletionsDecoder {
     has_response_model: bool,
 }
 
-impl CompletionsDecoder {
+impl OpenAiCompletionsDecoder {
     /// A decoder for a response of `model` (its prices turn usage into cost).
     pub fn new(model: &Model) -> Self {
         Self {
@@ -302,7 +300,7 @@ impl CompletionsDecoder {
     }
 }
 
-impl SseDecoder for CompletionsDecoder {
+impl SseDecoder for OpenAiCompletionsDecoder {
     /// pi's client ends an aborted body quietly and the provider finishes
     /// the open blocks (`text_end`) before its `Request was aborted`.
     fn ends_blocks_on_abort(&self) -> bool {
@@ -322,8 +320,10 @@ impl SseDecoder for CompletionsDecoder {
             // The server closed the answer itself: a normal stop, as pi.
             return Ok(Some(self.finish(sink, StreamEnd::Done(DoneReason::Stop))));
         }
-        let chunk: ChatCompletionChunk<'_> = serde_json::from_str(data)
-            .map_err(|e| format!("Could not parse stream chunk as JSON: {e}"))?;
+        let chunk: ChatCompletionChunk<'_> = serde_json::from_str(data).map_err(|e| {
+            let text = format!("Could not parse stream chunk as JSON: {e}");
+            named(self.model.provider.as_str(), text)
+        })?;
         if let Some(error) = chunk.error.as_ref().filter(|e| is_truthy(e)) {
             return Ok(Some(StreamEnd::Error(stream_error_text(error))));
         }
@@ -334,7 +334,8 @@ impl SseDecoder for CompletionsDecoder {
     fn end_of_stream(&mut self, sink: &mut EventSink) -> StreamEnd {
         // No `[DONE]` and no finish reason: possibly cut short (pi would
         // call it a stop); an error, which auto-retry retries.
-        self.finish(sink, StreamEnd::Error(NO_FINISH_REASON.to_owned()))
+        let text = named(self.model.provider.as_str(), NO_FINISH_REASON);
+        self.finish(sink, StreamEnd::Error(text))
     }
 }
 
@@ -389,38 +390,4 @@ fn stream_error_text(error: &Value) -> String {
         }
     }
     text
-}
-
-/// Replays already-framed SSE events through a [`CompletionsDecoder`], with
-/// no HTTP: the event stream a live call with this body would produce (for
-/// tests, benchmarks and recorded sessions).
-pub fn replay_frames(
-    model: &Model,
-    initial: AssistantMessage,
-    frames: Vec<SseFrame>,
-) -> AssistantMessageEventStream {
-    let mut decoder = CompletionsDecoder::new(model);
-    AssistantMessageEventStream::new(
-        initial,
-        CancellationToken::new(),
-        move |mut sink| async move {
-            sink.start();
-            for frame in &frames {
-                match decoder.frame(frame, &mut sink) {
-                    Ok(None) => {}
-                    Ok(Some(end)) => return settle(sink, end),
-                    Err(text) => return sink.error(ErrorReason::Error, text),
-                }
-            }
-            let end = decoder.end_of_stream(&mut sink);
-            settle(sink, end);
-        },
-    )
-}
-
-fn settle(sink: EventSink, end: StreamEnd) {
-    match end {
-        StreamEnd::Done(reason) => sink.done(reason),
-        StreamEnd::Error(text) => sink.error(ErrorReason::Error, text),
-    }
 }

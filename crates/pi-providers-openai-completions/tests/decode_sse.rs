@@ -12,7 +12,8 @@ use futures::StreamExt;
 use pi_ai::{
     AssistantContent, AssistantMessage, AssistantMessageEvent, Cost, Model, StopReason, Usage,
 };
-use pi_providers_openai_completions::replay_frames;
+use pi_http::replay_sse;
+use pi_providers_openai_completions::OpenAiCompletionsDecoder;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -26,9 +27,13 @@ fn initial(model: &Model) -> AssistantMessage {
 }
 
 async fn decode_with(model: &Model, file: &str) -> Vec<AssistantMessageEvent> {
-    replay_frames(model, initial(model), sse_file(file))
-        .collect()
-        .await
+    replay_sse(
+        initial(model),
+        sse_file(file),
+        OpenAiCompletionsDecoder::new(model),
+    )
+    .collect()
+    .await
 }
 
 async fn decode(file: &str) -> Vec<AssistantMessageEvent> {
@@ -283,10 +288,8 @@ async fn stream_endings() {
     );
     let cut = final_message(&cut);
     assert_eq!(cut.stop_reason, StopReason::Error);
-    assert_eq!(
-        cut.error_message.as_deref(),
-        Some("Stream ended without finish_reason")
-    );
+    let expected = format!("{}: Stream ended without finish_reason", cut.provider);
+    assert_eq!(cut.error_message, Some(expected));
     assert_eq!(cut.text(), "The body ends mid-answer");
 }
 
@@ -319,7 +322,10 @@ async fn errors_inside_the_stream_keep_the_partial_content() {
     assert_eq!(invalid.stop_reason, StopReason::Error);
     let error = invalid.error_message.clone().unwrap();
     assert!(
-        error.starts_with("Could not parse stream chunk as JSON: "),
+        error.starts_with(&format!(
+            "{}: Could not parse stream chunk as JSON: ",
+            invalid.provider
+        )),
         "{error}"
     );
     assert_eq!(invalid.text(), "Before the bad chunk");

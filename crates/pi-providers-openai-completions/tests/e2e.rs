@@ -18,7 +18,7 @@ use pi_ai::{
 };
 use pi_http::mock_server::{MockResponse, MockServer};
 use pi_providers_openai_completions::{
-    OpenAICompletionsOptions, OpenAICompletionsProvider, build_request_body,
+    OpenAiCompletionsOptions, OpenAiCompletionsProvider, build_request_body,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -53,7 +53,7 @@ fn options() -> SimpleStreamOptions {
 }
 
 fn call(model: &Model, options: SimpleStreamOptions) -> AssistantMessageEventStream {
-    OpenAICompletionsProvider.stream_simple(model, &context(), options)
+    OpenAiCompletionsProvider::new().stream_simple(model, &context(), options)
 }
 
 async fn run(
@@ -94,11 +94,12 @@ async fn text_answer_and_the_request_sent() {
     );
     assert_eq!(request.header("content-type"), Some("application/json"));
     assert_eq!(request.header("accept"), Some("application/json"));
-    let expected = build_request_body(
+    let expected = serde_json::to_value(build_request_body(
         &m,
         &context(),
-        &OpenAICompletionsOptions::from_simple(&m, &options()),
-    );
+        &OpenAiCompletionsOptions::from_simple(&m, &options()),
+    ))
+    .unwrap();
     assert_eq!(request.json(), expected);
     assert_eq!(request.json()["max_completion_tokens"], json!(4096));
 }
@@ -177,8 +178,9 @@ async fn cut_stream_keeps_the_partial_text() {
     assert_eq!(events.last().unwrap().kind(), "error");
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.text(), "Hello! I am a mock model");
-    let error = message.error_message.unwrap();
-    assert!(error.starts_with("Stream error: "), "{error}");
+    let error = message.error_message.clone().unwrap();
+    let named = format!("{}: Stream error: ", message.provider);
+    assert!(error.starts_with(&named), "names the provider: {error}");
     assert_eq!(
         server.requests().len(),
         1,
@@ -207,10 +209,8 @@ async fn streams_without_a_finish_reason() {
     let (events, message) = run(&served_model(&server), options()).await;
     assert_eq!(events.last().unwrap().kind(), "error");
     assert_eq!(message.stop_reason, StopReason::Error);
-    assert_eq!(
-        message.error_message.as_deref(),
-        Some("Stream ended without finish_reason")
-    );
+    let expected = format!("{}: Stream ended without finish_reason", message.provider);
+    assert_eq!(message.error_message, Some(expected));
 }
 
 #[tokio::test]
@@ -221,10 +221,8 @@ async fn unterminated_streams_follow_pi() {
         .unwrap();
     let (_, message) = run(&served_model(&server), options()).await;
     assert_eq!(message.stop_reason, StopReason::Error);
-    assert_eq!(
-        message.error_message.as_deref(),
-        Some("Stream ended without finish_reason")
-    );
+    let expected = format!("{}: Stream ended without finish_reason", message.provider);
+    assert_eq!(message.error_message, Some(expected));
     assert_eq!(message.text(), "The body ends mid-answer");
     // After a finish_reason the missing [DONE] does not matter.
     let server = MockServer::start([MockResponse::sse(frames("no-done-after-finish.sse"))])
@@ -247,7 +245,10 @@ async fn invalid_json_in_an_event() {
             .error_message
             .as_deref()
             .unwrap()
-            .starts_with("Could not parse stream chunk as JSON: ")
+            .starts_with(&format!(
+                "{}: Could not parse stream chunk as JSON: ",
+                message.provider
+            ))
     );
     assert_eq!(message.text(), "Before the bad chunk");
 }

@@ -18,7 +18,7 @@ use pi_ai::{
 };
 use pi_http::mock_server::{MockResponse, MockServer};
 use pi_providers_openai_completions::{
-    OpenAICompletionsOptions, OpenAICompletionsProvider, build_request_body,
+    OpenAiCompletionsOptions, OpenAiCompletionsProvider, build_request_body,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -299,8 +299,9 @@ fn encoded_bodies_equal_pi_bodies() {
     let cases = cases();
     assert_eq!(cases.len(), 1 + 2 + 3 + 2 + 12 + 2);
     for case in cases {
-        let options = OpenAICompletionsOptions::from_simple(&case.model, &case.options);
-        let mut ours = build_request_body(&case.model, &case.context, &options);
+        let options = OpenAiCompletionsOptions::from_simple(&case.model, &case.options);
+        let mut ours =
+            serde_json::to_value(build_request_body(&case.model, &case.context, &options)).unwrap();
         let mut theirs = case.captured["body"].clone();
         strip(&mut ours, &allowed);
         strip(&mut theirs, &allowed);
@@ -316,7 +317,7 @@ async fn send(case: &Case, response: MockResponse) -> Vec<pi_http::mock_server::
     assert!(model.base_url.starts_with(captured_base));
     model.base_url = model.base_url.replacen(captured_base, &server.url(), 1);
     let stream =
-        OpenAICompletionsProvider.stream_simple(&model, &case.context, case.options.clone());
+        OpenAiCompletionsProvider::new().stream_simple(&model, &case.context, case.options.clone());
     let _events: Vec<_> = stream.collect().await;
     server.requests()
 }
@@ -389,7 +390,7 @@ async fn http_500_scenario_matches_pi_retries() {
     model.base_url = model
         .base_url
         .replacen("http://127.0.0.1:18777", &server.url(), 1);
-    let message = OpenAICompletionsProvider
+    let message = OpenAiCompletionsProvider::new()
         .stream_simple(&model, &case.context, case.options.clone())
         .result()
         .await;

@@ -18,7 +18,7 @@ use pi_ai::{
 use pi_http::RetryPolicy;
 use pi_http::mock_server::{MockResponse, MockServer, RecordedRequest};
 use pi_providers_openai_responses::{
-    OpenAiResponsesProvider, ResponsesOptions, build_request_body,
+    OpenAiResponsesOptions, OpenAiResponsesProvider, build_request_body,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -80,9 +80,9 @@ fn assert_request(request: &RecordedRequest, model: &Model, options: StreamOptio
     assert_eq!(header("accept"), Some("application/json"));
     assert_eq!(header("session_id"), Some("session-42"));
     assert_eq!(header("x-client-request-id"), Some("session-42"));
-    let mut options = ResponsesOptions {
+    let mut options = OpenAiResponsesOptions {
         base: options,
-        ..ResponsesOptions::default()
+        ..OpenAiResponsesOptions::default()
     };
     options.base.cache_retention = Some(pi_ai::CacheRetention::Short);
     let expected = serde_json::to_value(build_request_body(model, &context(), &options)).unwrap();

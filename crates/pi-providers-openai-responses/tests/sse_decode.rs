@@ -12,9 +12,24 @@ use common::{
 };
 use futures::StreamExt;
 use pi_ai::{AssistantMessageEvent, Message, Model, StopReason};
-use pi_providers_openai_responses::decode_frames;
+use pi_providers_openai_responses::OpenAiResponsesDecoder;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+
+/// `frames` through the decoder, as a live call after a success status.
+fn decode_frames(
+    model: &Model,
+    frames: Vec<pi_http::SseFrame>,
+) -> pi_ai::AssistantMessageEventStream {
+    let initial = pi_ai::AssistantMessage::empty(
+        model.api.clone(),
+        model.provider.clone(),
+        model.id.clone(),
+        pi_ai::now_ms(),
+    );
+    let decoder = OpenAiResponsesDecoder::new(model.clone(), None);
+    pi_http::replay_sse(initial, frames, decoder)
+}
 
 /// Decodes `name`.sse for `model`; returns the events.
 async fn decode(name: &str, model: &Model) -> Vec<AssistantMessageEvent> {
@@ -246,7 +261,7 @@ async fn a_decoded_message_replays_as_the_same_items() {
     let body = pi_providers_openai_responses::build_request_body(
         &model,
         &context,
-        &pi_providers_openai_responses::ResponsesOptions::default(),
+        &pi_providers_openai_responses::OpenAiResponsesOptions::default(),
     );
     let input = serde_json::to_value(&body).unwrap()["input"].clone();
     assert_eq!(
