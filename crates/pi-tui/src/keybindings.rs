@@ -34,8 +34,16 @@ const fn def(
 pub const TUI_BINDINGS: &[Definition] = &[
     def("tui.editor.cursorUp", &["up"], "Move cursor up"),
     def("tui.editor.cursorDown", &["down"], "Move cursor down"),
-    def("tui.editor.cursorLeft", &["left", "ctrl+b"], "Move cursor left"),
-    def("tui.editor.cursorRight", &["right", "ctrl+f"], "Move cursor right"),
+    def(
+        "tui.editor.cursorLeft",
+        &["left", "ctrl+b"],
+        "Move cursor left",
+    ),
+    def(
+        "tui.editor.cursorRight",
+        &["right", "ctrl+f"],
+        "Move cursor right",
+    ),
     def(
         "tui.editor.cursorWordLeft",
         &["alt+left", "ctrl+left", "alt+b"],
@@ -51,7 +59,11 @@ pub const TUI_BINDINGS: &[Definition] = &[
         &["home", "ctrl+a"],
         "Move to line start",
     ),
-    def("tui.editor.cursorLineEnd", &["end", "ctrl+e"], "Move to line end"),
+    def(
+        "tui.editor.cursorLineEnd",
+        &["end", "ctrl+e"],
+        "Move to line end",
+    ),
     def(
         "tui.editor.jumpForward",
         &["ctrl+]"],
@@ -84,8 +96,16 @@ pub const TUI_BINDINGS: &[Definition] = &[
         &["alt+d", "alt+delete"],
         "Delete word forward",
     ),
-    def("tui.editor.deleteToLineStart", &["ctrl+u"], "Delete to line start"),
-    def("tui.editor.deleteToLineEnd", &["ctrl+k"], "Delete to line end"),
+    def(
+        "tui.editor.deleteToLineStart",
+        &["ctrl+u"],
+        "Delete to line start",
+    ),
+    def(
+        "tui.editor.deleteToLineEnd",
+        &["ctrl+k"],
+        "Delete to line end",
+    ),
     def("tui.editor.yank", &["ctrl+y"], "Yank"),
     def("tui.editor.yankPop", &["alt+y"], "Yank pop"),
     def("tui.editor.undo", &["ctrl+-"], "Undo"),

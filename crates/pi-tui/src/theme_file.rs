@@ -57,7 +57,10 @@ pub fn theme_from_json(label: &str, json: &Value, mode: ColorMode) -> Result<The
         .ok_or_else(|| invalid("  - /: Expected object".to_owned()))?;
     let mut errors = Vec::new();
     for key in object.keys() {
-        if !matches!(key.as_str(), "$schema" | "name" | "vars" | "colors" | "export") {
+        if !matches!(
+            key.as_str(),
+            "$schema" | "name" | "vars" | "colors" | "export"
+        ) {
             errors.push(format!("  - /{key}: Unexpected property"));
         }
     }
@@ -233,7 +236,10 @@ mod tests {
         assert_eq!(theme.color(Token::Error), Color::Rgb(0xff, 0x80, 0));
         assert_eq!(theme.color(Token::Border), Color::Indexed(33));
         assert_eq!(theme.color(Token::Text), Color::Default);
-        assert_eq!(theme.fg(Token::Accent, "x"), "\x1b[38;2;255;128;0mx\x1b[39m");
+        assert_eq!(
+            theme.fg(Token::Accent, "x"),
+            "\x1b[38;2;255;128;0mx\x1b[39m"
+        );
         let fallback = theme.with_mode(ColorMode::Ansi256);
         assert_eq!(fallback.fg(Token::Accent, "x"), "\x1b[38;5;208mx\x1b[39m");
     }
@@ -259,17 +265,26 @@ mod tests {
             r#"{"name": "x", "colors": {"accent": true}, "extra": 1}"#,
         ];
         for text in cases {
-            assert!(parse_theme("t", text, ColorMode::TrueColor).is_err(), "{text}");
+            assert!(
+                parse_theme("t", text, ColorMode::TrueColor).is_err(),
+                "{text}"
+            );
         }
         let looped = full(
             &[("accent", Value::from("a"))],
             serde_json::json!({"a": "b", "b": "a"}),
         );
         let err = theme_from_json("t", &looped, ColorMode::TrueColor).unwrap_err();
-        assert!(err.to_string().contains("Circular variable reference detected"));
+        assert!(
+            err.to_string()
+                .contains("Circular variable reference detected")
+        );
         let unknown = full(&[("accent", Value::from("nope"))], serde_json::json!({}));
         let err = theme_from_json("t", &unknown, ColorMode::TrueColor).unwrap_err();
-        assert!(err.to_string().contains("Variable reference not found: nope"));
+        assert!(
+            err.to_string()
+                .contains("Variable reference not found: nope")
+        );
         let bad_hex = full(&[("accent", Value::from("#12345"))], Value::Null);
         assert!(theme_from_json("t", &bad_hex, ColorMode::TrueColor).is_err());
     }
