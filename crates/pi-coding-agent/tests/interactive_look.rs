@@ -51,8 +51,8 @@ async fn export_writes_the_transcript_as_html_and_jsonl() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines[0]["type"], "session");
-    let messages: Vec<&Value> = lines.iter().filter(|l| l["type"] == "message").collect();
-    assert_eq!(messages.len(), 2, "{text}");
+    let messages = lines.iter().filter(|l| l["type"] == "message").count();
+    assert_eq!(messages, 2, "{text}");
     for pair in lines[1..].windows(2) {
         assert_eq!(pair[1]["parentId"], pair[0]["id"], "one line of descent");
     }
