@@ -176,3 +176,58 @@ async fn login_stores_a_masked_key_and_logout_removes_it() {
     assert!(auth.get("groq").is_none(), "{auth}");
     assert!(tui.quit().success());
 }
+
+/// A theme file with every token set to `""` except `accent` (a var) and `border`.
+fn theme_file(name: &str) -> String {
+    let mut colors = serde_json::Map::new();
+    for token in pi_tui::theme::Token::ALL {
+        colors.insert(token.name().to_owned(), "".into());
+    }
+    colors.insert("accent".to_owned(), "brand".into());
+    colors.insert("borderMuted".to_owned(), "#123456".into());
+    colors.insert("thinkingOff".to_owned(), "#123456".into());
+    serde_json::json!({"name": name, "vars": {"brand": "#d75f00"}, "colors": colors}).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_custom_theme_is_used_and_a_broken_one_warns() {
+    let s = Scenario::start(Vec::new()).await;
+    let themes = s.agent_dir.path().join("themes");
+    std::fs::create_dir_all(&themes).unwrap();
+    std::fs::write(themes.join("brand.json"), theme_file("brand")).unwrap();
+    std::fs::write(
+        themes.join("broken.json"),
+        "{\"name\": \"broken\", \"colors\": {}}",
+    )
+    .unwrap();
+    std::fs::write(
+        s.agent_dir.path().join("settings.json"),
+        r#"{"theme": "brand"}"#,
+    )
+    .unwrap();
+    let mut tui = Tui::start(&s, &[], 80, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    // The editor's rule is drawn in the theme's thinkingOff colour (#123456).
+    let deadline = std::time::Instant::now() + pty_common::TIMEOUT;
+    while !tui.raw_contains("\x1b[38;2;18;52;86m") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the theme's colour never appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert!(tui.quit().success());
+
+    std::fs::write(
+        s.agent_dir.path().join("settings.json"),
+        r#"{"theme": "broken"}"#,
+    )
+    .unwrap();
+    let mut tui = Tui::start(&s, &[], 80, 30);
+    tui.wait_all(
+        |s| s.contains("Failed to load theme \"broken\""),
+        "the theme warning",
+    );
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer after the warning");
+    assert!(tui.quit().success());
+}
