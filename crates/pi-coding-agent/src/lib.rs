@@ -22,12 +22,14 @@ pub mod compaction;
 pub mod config;
 pub mod context;
 pub mod export;
+#[cfg(feature = "cli")]
 pub mod keybindings;
 pub mod messages;
 pub mod modes;
 pub mod resources;
 pub mod session;
 pub mod system_prompt;
+#[cfg(feature = "cli")]
 pub mod themes;
 pub mod tools;
 
