@@ -7,8 +7,6 @@
 mod client;
 mod driver;
 mod error;
-#[cfg(feature = "mock-server")]
-pub mod mock_server;
 mod retry;
 mod sse;
 mod sse_parser;

@@ -16,7 +16,7 @@ use pi_ai::{
     Context, Message, Model, SimpleStreamOptions, StreamFunction, StreamOptions, ThinkingLevel,
     Tool,
 };
-use pi_http::mock_server::{MockResponse, MockServer};
+use pi_test_support::mock_server::{MockResponse, MockServer};
 use pi_providers_openai_completions::{
     OpenAICompletionsOptions, OpenAICompletionsProvider, build_request_body,
 };
@@ -309,7 +309,7 @@ fn encoded_bodies_equal_pi_bodies() {
 }
 
 /// Runs the case's call against a loopback server and returns what it received.
-async fn send(case: &Case, response: MockResponse) -> Vec<pi_http::mock_server::RecordedRequest> {
+async fn send(case: &Case, response: MockResponse) -> Vec<pi_test_support::mock_server::RecordedRequest> {
     let server = MockServer::start([response]).await.unwrap();
     let mut model = case.model.clone();
     let captured_base = "http://127.0.0.1:18777";
@@ -344,7 +344,7 @@ async fn requests_over_http_match_pi_path_headers_and_body() {
     }
 }
 
-fn assert_headers_match(case: &Case, ours: &pi_http::mock_server::RecordedRequest) {
+fn assert_headers_match(case: &Case, ours: &pi_test_support::mock_server::RecordedRequest) {
     let pi = &case.captured["headers"];
     assert_eq!(ours.method, case.captured["method"].as_str().unwrap());
     assert_eq!(ours.path, case.captured["path"].as_str().unwrap());

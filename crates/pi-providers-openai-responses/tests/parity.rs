@@ -14,7 +14,7 @@ use futures::StreamExt;
 use pi_ai::{
     Context, Message, SimpleStreamOptions, StreamFunction, StreamOptions, ThinkingLevel, Tool,
 };
-use pi_http::mock_server::{MockResponse, MockServer};
+use pi_test_support::mock_server::{MockResponse, MockServer};
 use pi_providers_openai_responses::OpenAiResponsesProvider;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
