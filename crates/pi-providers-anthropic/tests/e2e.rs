@@ -11,8 +11,8 @@ use pi_ai::{Api, AssistantMessageEvent, Model, StopReason, ThinkingLevel};
 use pi_providers_anthropic::build_request_body;
 use pi_providers_anthropic::options::simple_to_anthropic;
 use pi_test_support::e2e::{
-    CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
-    ToolCallCase, WireAdapter,
+    CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase, ToolCallCase,
+    WireAdapter,
 };
 use pi_test_support::summary::stream_summary;
 use serde_json::json;

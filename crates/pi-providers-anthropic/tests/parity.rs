@@ -5,15 +5,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::fixtures;
 use pi_ai::{
     Context, InputModality, Message, Model, ModelCost, SimpleStreamOptions, StreamOptions,
     ThinkingLevel, Tool,
 };
 use pi_providers_anthropic::options::simple_to_anthropic;
 use pi_providers_anthropic::{build_headers, build_request_body};
+use pi_test_support::fixture as fixtures;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 

@@ -8,8 +8,8 @@
 use pi_ai::{Api, Model, StopReason, ThinkingLevel};
 use pi_providers_google::{build_request_body, simple_options};
 use pi_test_support::e2e::{
-    CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
-    ToolCallCase, WireAdapter,
+    CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase, ToolCallCase,
+    WireAdapter,
 };
 use pi_test_support::fixtures::{mock_api_key, mock_model_at};
 use serde_json::{Value, json};

@@ -9,11 +9,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::{fixtures_dir, mock_api_key, mock_model};
 use pi_ai::{Context, Message, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool};
 use pi_providers_google::{build_http_request, build_request_body, simple_options};
+use pi_test_support::{fixtures_dir, mock_api_key, mock_model};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 

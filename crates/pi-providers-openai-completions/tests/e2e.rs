@@ -142,18 +142,16 @@ pi_test_support::wire_e2e_suite!(adapter());
 #[tokio::test]
 async fn session_affinity_headers_follow_the_compat_switch() {
     let frames = sse_file_raw_frames("openai-completions", "a-text-oai-1.sse");
-    let server = MockServer::start([MockResponse::sse(frames)]).await.unwrap();
+    let server = MockServer::start([MockResponse::sse(frames)])
+        .await
+        .unwrap();
     let mut model = served(&server.url());
     model.compat = Some(json!({"sendSessionAffinityHeaders": true}));
     let wire = adapter();
     (wire.register)();
     let options = e2e::options(&wire);
-    let events: Vec<_> = futures::StreamExt::collect(pi_ai::stream_simple(
-        &model,
-        &e2e::context(),
-        options,
-    ))
-    .await;
+    let events: Vec<_> =
+        futures::StreamExt::collect(pi_ai::stream_simple(&model, &e2e::context(), options)).await;
     assert_eq!(final_message(&events).stop_reason, StopReason::Stop);
     let request = &server.requests()[0];
     assert_eq!(request.header("session_id"), Some(e2e::SESSION_ID));

@@ -6,20 +6,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use std::path::Path;
 
-use common::fixtures_dir;
 use futures::StreamExt;
 use pi_ai::{
     Context, Message, Model, SimpleStreamOptions, StreamFunction, StreamOptions, ThinkingLevel,
     Tool,
 };
-use pi_test_support::mock_server::{MockResponse, MockServer};
 use pi_providers_openai_completions::{
     OpenAICompletionsOptions, OpenAICompletionsProvider, build_request_body,
 };
+use pi_test_support::fixtures_dir;
+use pi_test_support::mock_server::{MockResponse, MockServer};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -309,7 +307,10 @@ fn encoded_bodies_equal_pi_bodies() {
 }
 
 /// Runs the case's call against a loopback server and returns what it received.
-async fn send(case: &Case, response: MockResponse) -> Vec<pi_test_support::mock_server::RecordedRequest> {
+async fn send(
+    case: &Case,
+    response: MockResponse,
+) -> Vec<pi_test_support::mock_server::RecordedRequest> {
     let server = MockServer::start([response]).await.unwrap();
     let mut model = case.model.clone();
     let captured_base = "http://127.0.0.1:18777";

@@ -152,7 +152,9 @@ pi_test_support::wire_e2e_suite!(adapter());
 #[tokio::test]
 async fn the_session_id_header_follows_the_compat_switch() {
     let frames = sse_file_raw_frames("openai-responses", "a-text-resp-1.sse");
-    let server = MockServer::start([MockResponse::sse(frames)]).await.unwrap();
+    let server = MockServer::start([MockResponse::sse(frames)])
+        .await
+        .unwrap();
     let mut model = served(&server.url());
     model.compat = Some(json!({"sendSessionIdHeader": false}));
     let wire = adapter();

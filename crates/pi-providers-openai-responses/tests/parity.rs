@@ -7,15 +7,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::{fixture_model, fixtures_dir, session_entries};
 use futures::StreamExt;
 use pi_ai::{
     Context, Message, SimpleStreamOptions, StreamFunction, StreamOptions, ThinkingLevel, Tool,
 };
-use pi_test_support::mock_server::{MockResponse, MockServer};
 use pi_providers_openai_responses::OpenAiResponsesProvider;
+use pi_test_support::fixtures::session_entries;
+use pi_test_support::mock_server::{MockResponse, MockServer};
+use pi_test_support::{fixtures_dir, mock_model as fixture_model};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 

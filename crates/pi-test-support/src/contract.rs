@@ -40,7 +40,10 @@ pub fn check_stream_contract(events: &[AssistantMessageEvent]) -> Result<(), Str
     };
     let refused = matches!(events, [AssistantMessageEvent::Error { .. }]);
     if !refused && !matches!(events[0], AssistantMessageEvent::Start { .. }) {
-        return Err(format!("the first event is {}, not start", events[0].kind()));
+        return Err(format!(
+            "the first event is {}, not start",
+            events[0].kind()
+        ));
     }
     let terminals = events.iter().filter(|e| e.is_terminal()).count();
     if terminals != 1 {

@@ -37,8 +37,7 @@ pub fn sse_file_names(wire: &str) -> Vec<String> {
 /// pi's mock provider configuration (`fixtures/pi-0.73.1/models.json`).
 fn mock_config() -> Value {
     let path = fixture("pi-0.73.1/models.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
 

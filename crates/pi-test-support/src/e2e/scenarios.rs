@@ -65,7 +65,11 @@ fn recorded(wire: &WireAdapter, file: &str) -> Vec<String> {
 
 fn first_frames(wire: &WireAdapter, file: &str, count: usize) -> Vec<String> {
     let mut frames = recorded(wire, file);
-    assert!(frames.len() > count, "{file} has only {} frames", frames.len());
+    assert!(
+        frames.len() > count,
+        "{file} has only {} frames",
+        frames.len()
+    );
     frames.truncate(count);
     frames
 }
@@ -175,7 +179,10 @@ pub async fn server_error_is_retried_as_the_wire_does_then_reported(wire: &WireA
     assert_eq!(kinds(&events), ["error"]);
     let message = final_message(&events);
     assert_eq!(message.stop_reason, StopReason::Error);
-    assert_eq!(message.error_message.as_deref(), Some(case.message.as_str()));
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some(case.message.as_str())
+    );
     assert!(message.content.is_empty());
     let requests = server.requests();
     assert_eq!(requests.len(), case.attempts, "1 attempt + the retries");
@@ -202,7 +209,10 @@ pub async fn rate_limit_is_retried_as_the_wire_does(wire: &WireAdapter) {
             assert_eq!(message.stop_reason, StopReason::Stop, "{header}");
             assert_eq!(message.text(), wire.text.text);
             assert_eq!(requests.len(), 2, "{header}");
-            assert_eq!(requests[0].body, requests[1].body, "the retry resends the body");
+            assert_eq!(
+                requests[0].body, requests[1].body,
+                "the retry resends the body"
+            );
             assert_request(wire, &requests[1], &model, &options(wire));
         } else {
             assert_eq!(message.stop_reason, StopReason::Error);
@@ -257,7 +267,11 @@ pub async fn cancel_mid_stream_is_aborted_and_keeps_the_text(wire: &WireAdapter)
     assert_stream_contract(&events);
     let after = &events[cancelled_at.expect("the partial text arrived")..];
     let (last, ends) = after.split_last().unwrap();
-    assert!(ends.iter().all(|e| e.kind().ends_with("_end")), "{:?}", kinds(after));
+    assert!(
+        ends.iter().all(|e| e.kind().ends_with("_end")),
+        "{:?}",
+        kinds(after)
+    );
     let AssistantMessageEvent::Error { reason, error } = last else {
         panic!("{last:?}");
     };
@@ -307,7 +321,11 @@ pub async fn headers_merge_and_the_payload_hook_replaces_the_body(wire: &WireAda
     let request = &server.requests()[0];
     assert_eq!(request.header("x-model"), Some("m"));
     assert_eq!(request.header("x-both"), Some("call"), "call headers win");
-    let both = request.headers.iter().filter(|(n, _)| n == "x-both").count();
+    let both = request
+        .headers
+        .iter()
+        .filter(|(n, _)| n == "x-both")
+        .count();
     assert_eq!(both, 1);
     let mut expected = (wire.encode)(&model, &context(), &options);
     expected["piTestHook"] = json!({"hooked": true});
@@ -367,13 +385,18 @@ pub async fn reasoning_call_maps_the_level(wire: &WireAdapter) {
     options.reasoning = Some(case.reasoning);
     let events = run(wire, &model, options.clone()).await;
     for kind in ["thinking_start", "thinking_delta", "thinking_end"] {
-        assert!(kinds(&events).contains(&kind), "{kind}: {:?}", kinds(&events));
+        assert!(
+            kinds(&events).contains(&kind),
+            "{kind}: {:?}",
+            kinds(&events)
+        );
     }
     let message = final_message(&events);
     assert_eq!(message.error_message, None);
-    let thought = message.content.iter().any(|block| {
-        matches!(block, AssistantContent::Thinking(t) if !t.thinking.is_empty())
-    });
+    let thought = message
+        .content
+        .iter()
+        .any(|block| matches!(block, AssistantContent::Thinking(t) if !t.thinking.is_empty()));
     assert!(thought, "{:?}", message.content);
     let request = &server.requests()[0];
     assert_request(wire, request, &model, &options);
