@@ -155,8 +155,18 @@ fn a_self_dev_dependency_for_test_features_is_allowed() {
 #[test]
 fn test_support_is_dev_only_and_depends_on_the_transport_layers_only() {
     let mut metadata = workspace_metadata();
-    add_dependency(&mut metadata, "pi-providers-google", "pi-test-support", None);
-    add_dependency(&mut metadata, "pi-agent-core", "pi-test-support", Some("dev"));
+    add_dependency(
+        &mut metadata,
+        "pi-providers-google",
+        "pi-test-support",
+        None,
+    );
+    add_dependency(
+        &mut metadata,
+        "pi-agent-core",
+        "pi-test-support",
+        Some("dev"),
+    );
     add_dependency(&mut metadata, "pi-test-support", "pi-agent-core", None);
     assert_eq!(
         violations_of(&metadata),
