@@ -11,6 +11,7 @@
 mod api;
 mod content;
 mod context;
+mod error_class;
 pub mod fast_de;
 mod json_number;
 mod message;
@@ -40,6 +41,7 @@ pub use content::{
     AssistantContent, ImageContent, TextContent, ThinkingContent, ToolCall, UserBlock,
 };
 pub use context::{Context, Tool};
+pub use error_class::ErrorClass;
 pub use message::tagged;
 pub use message::{AssistantMessage, Message, ToolResultMessage, UserContent, UserMessage};
 pub use model::{InputModality, Model, ModelCost};

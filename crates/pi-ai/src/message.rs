@@ -8,7 +8,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::fast_de::{self, TaggedMap};
-use crate::{Api, AssistantContent, ExtraFields, Provider, StopReason, Usage, UserBlock};
+use crate::{
+    Api, AssistantContent, ErrorClass, ExtraFields, Provider, StopReason, Usage, UserBlock,
+};
 
 /// User content: a plain string or a list of text/image blocks. Both forms
 /// round-trip unchanged (a string stays a string).
@@ -133,6 +135,11 @@ pub struct AssistantMessage {
     /// What went wrong, for `error` and `aborted`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
+    /// What kind of failure `error_message` reports, when the transport
+    /// knew it (never serialized: pi's JSON has no such field, so a message
+    /// read from a file has none).
+    #[serde(skip)]
+    pub error_class: Option<ErrorClass>,
     /// The provider's own stop reason string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_stop_reason: Option<String>,
@@ -167,6 +174,7 @@ impl AssistantMessage {
             stop_reason: StopReason::Pending,
             deferred: None,
             error_message: None,
+            error_class: None,
             raw_stop_reason: None,
             end_turn: None,
             timestamp,

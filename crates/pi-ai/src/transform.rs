@@ -229,6 +229,7 @@ fn replay_assistant(
         stop_reason: source.stop_reason,
         deferred: source.deferred.clone(),
         error_message: source.error_message.clone(),
+        error_class: source.error_class,
         raw_stop_reason: source.raw_stop_reason.clone(),
         end_turn: source.end_turn,
         timestamp: source.timestamp,

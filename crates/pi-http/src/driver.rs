@@ -13,8 +13,8 @@ use pi_ai::{
 };
 
 use crate::{
-    DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, HttpClient, HttpError, HttpRequest,
-    RetryPolicy, SseFrame, sse_frames,
+    DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, ErrorClass, HttpClient, HttpError,
+    HttpRequest, RetryPolicy, SseFrame, sse_frames,
 };
 
 /// How a decoder ends the stream.
@@ -69,16 +69,12 @@ pub struct SseCall {
 }
 
 impl SseCall {
-    /// A call with the timeouts of `options` (defaults when unset) and a
-    /// retry policy honouring `options.max_retry_delay`.
+    /// A call with the timeouts of `options` (defaults when unset) and
+    /// [`RetryPolicy::for_options`].
     pub fn new(request: HttpRequest, options: &StreamOptions) -> Self {
-        let mut policy = RetryPolicy::default();
-        if let Some(limit) = options.max_retry_delay {
-            policy.max_retry_delay = Some(limit);
-        }
         Self {
             request,
-            policy,
+            policy: RetryPolicy::for_options(options),
             first_byte_timeout: options.timeout.unwrap_or(DEFAULT_FIRST_BYTE_TIMEOUT),
             idle_timeout: options.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT),
         }
@@ -87,66 +83,132 @@ impl SseCall {
 
 /// Runs `call` and decodes its SSE body with `decoder` into an event stream
 /// that starts from `initial`. `start` is emitted once the response status
-/// is a success, as pi does (a request that fails yields only `error`);
-/// HTTP errors are worded by [`SseDecoder::http_error_message`], transport
-/// errors describe themselves, cancellation ends with `aborted`.
+/// is a success, as pi does (a request that fails yields only `error`).
+/// Failures end the stream with a message carrying their
+/// [`pi_ai::ErrorClass`]: HTTP errors worded by
+/// [`SseDecoder::http_error_message`] (the provider client's wording, which
+/// pi shows), transport errors in this crate's words after the provider's
+/// name (`"openai: Connection error: ..."`); cancellation ends with `aborted`.
 pub fn stream_sse<D: SseDecoder>(
     initial: AssistantMessage,
     call: SseCall,
     cancel: CancellationToken,
     mut decoder: D,
 ) -> AssistantMessageEventStream {
+    let provider = initial.provider.to_string();
     AssistantMessageEventStream::new(initial, cancel.clone(), move |mut sink| async move {
         if decoder.ends_blocks_on_abort() {
             sink.end_blocks_on_abort();
         }
         let client = match HttpClient::shared() {
             Ok(client) => client,
-            Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
+            Err(error) => return fail(sink, &provider, &decoder, error),
         };
-        let response = match client
+        let response = client
             .post(
                 &call.request,
                 &call.policy,
                 call.first_byte_timeout,
                 &cancel,
             )
-            .await
-        {
+            .await;
+        let response = match response {
             Ok(response) => response,
-            Err(HttpError::Aborted) => return sink.error(ErrorReason::Aborted, ABORTED_MESSAGE),
-            Err(HttpError::Status { status, body, .. }) => {
-                let message = decoder.http_error_message(status, &body);
-                return sink.error(ErrorReason::Error, message);
-            }
-            Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
+            Err(error) => return fail(sink, &provider, &decoder, error),
         };
         let response = match not_an_event_stream(response, call.first_byte_timeout).await {
             Ok(response) => response,
-            Err(text) => return sink.error(ErrorReason::Error, text),
+            Err(text) => {
+                return sink.error_with_class(ErrorClass::InvalidResponse, named(&provider, text));
+            }
         };
         // As pi: the stream starts once the provider has accepted the request.
         sink.start();
         let mut frames = pin!(sse_frames(response, call.idle_timeout));
         let mut seen = 0usize;
+        let mut sink = Some(sink);
         while let Some(item) = frames.next().await {
+            let Some(live) = sink.take() else { return };
             seen += 1;
-            let frame = match item {
-                Ok(frame) => frame,
-                Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
-            };
-            match decoder.frame(&frame, &mut sink) {
-                Ok(None) => {}
-                Ok(Some(end)) => return finish(sink, end),
-                Err(text) => return sink.error(ErrorReason::Error, text),
+            match item {
+                Ok(frame) => sink = apply(&mut decoder, &frame, live),
+                Err(error) => return fail(live, &provider, &decoder, error),
             }
         }
+        let Some(mut sink) = sink else { return };
         if seen == 0 {
-            return sink.error(ErrorReason::Error, EMPTY_STREAM_MESSAGE);
+            let text = named(&provider, EMPTY_STREAM_MESSAGE);
+            return sink.error_with_class(ErrorClass::InvalidResponse, text);
         }
         let end = decoder.end_of_stream(&mut sink);
         finish(sink, end);
     })
+}
+
+/// Decodes recorded `frames` with `decoder` exactly as [`stream_sse`] decodes
+/// a live body after a success status (`start`, each frame, then
+/// [`SseDecoder::end_of_stream`] if no frame ended the stream), with no HTTP
+/// involved: for benchmarks, fuzzing and fixture tests.
+pub fn replay_sse<D: SseDecoder>(
+    initial: AssistantMessage,
+    frames: Vec<SseFrame>,
+    mut decoder: D,
+) -> AssistantMessageEventStream {
+    AssistantMessageEventStream::new(initial, CancellationToken::new(), move |sink| async move {
+        let mut sink = sink;
+        sink.start();
+        for frame in &frames {
+            match apply(&mut decoder, frame, sink) {
+                Some(live) => sink = live,
+                None => return,
+            }
+        }
+        let end = decoder.end_of_stream(&mut sink);
+        finish(sink, end);
+    })
+}
+
+/// Ends the stream with a transport failure and its class.
+fn fail<D: SseDecoder>(sink: EventSink, provider: &str, decoder: &D, error: HttpError) {
+    match error {
+        HttpError::Aborted => sink.error(ErrorReason::Aborted, ABORTED_MESSAGE),
+        HttpError::Status {
+            status, ref body, ..
+        } => {
+            let message = decoder.http_error_message(status, body);
+            sink.error_with_class(error.class(), message);
+        }
+        error => sink.error_with_class(error.class(), named(provider, &error)),
+    }
+}
+
+/// Feeds one frame; the sink back while the stream goes on.
+fn apply<D: SseDecoder>(
+    decoder: &mut D,
+    frame: &SseFrame,
+    mut sink: EventSink,
+) -> Option<EventSink> {
+    match decoder.frame(frame, &mut sink) {
+        Ok(None) => Some(sink),
+        Ok(Some(end)) => {
+            finish(sink, end);
+            None
+        }
+        Err(text) => {
+            sink.error(ErrorReason::Error, text);
+            None
+        }
+    }
+}
+
+/// `"<provider>: <text>"`: errors in this crate's own words name the
+/// provider they came from (pi's texts stay recognisable after the prefix).
+fn named(provider: &str, text: impl std::fmt::Display) -> String {
+    if provider.is_empty() {
+        text.to_string()
+    } else {
+        format!("{provider}: {text}")
+    }
 }
 
 /// The error of a success status whose body holds no event at all.

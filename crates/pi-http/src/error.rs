@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use pi_ai::ErrorClass;
 use serde_json::Value;
 
 /// What went wrong on the way to, or while reading, a provider response.
@@ -61,34 +62,15 @@ fn seconds(duration: &Duration) -> String {
     }
 }
 
-/// A coarse class of an error, for retry and recovery decisions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorClass {
-    /// 429: slow down and retry.
-    RateLimited,
-    /// 401/403: the key is missing or wrong.
-    Auth,
-    /// 5xx, 408, 409, connection and idle failures: transient.
-    Transient,
-    /// Another 4xx: the request itself is wrong (context overflow among them).
-    Client,
-    /// Cancelled by the caller.
-    Aborted,
-}
-
 impl HttpError {
     /// The error's class.
     pub fn class(&self) -> ErrorClass {
         match self {
-            Self::Status { status, .. } | Self::RetryDelayTooLong { status, .. } => match status {
-                429 => ErrorClass::RateLimited,
-                401 | 403 => ErrorClass::Auth,
-                408 | 409 | 500..=599 => ErrorClass::Transient,
-                _ => ErrorClass::Client,
-            },
-            Self::Connection(_) | Self::Timeout(_) | Self::Idle(_) | Self::Stream(_) => {
-                ErrorClass::Transient
+            Self::Status { status, .. } | Self::RetryDelayTooLong { status, .. } => {
+                ErrorClass::of_status(*status).unwrap_or(ErrorClass::Client)
             }
+            Self::Connection(_) | Self::Stream(_) => ErrorClass::Connection,
+            Self::Timeout(_) | Self::Idle(_) => ErrorClass::Timeout,
             Self::InvalidRequest(_) => ErrorClass::Client,
             Self::Aborted => ErrorClass::Aborted,
         }
@@ -98,10 +80,7 @@ impl HttpError {
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::RetryDelayTooLong { .. } => false,
-            _ => matches!(
-                self.class(),
-                ErrorClass::RateLimited | ErrorClass::Transient
-            ),
+            _ => self.class().is_transient(),
         }
     }
 }
@@ -207,7 +186,11 @@ mod tests {
         };
         assert_eq!(status(429).class(), ErrorClass::RateLimited);
         assert_eq!(status(401).class(), ErrorClass::Auth);
-        assert_eq!(status(503).class(), ErrorClass::Transient);
+        assert_eq!(status(503).class(), ErrorClass::Server);
+        assert_eq!(
+            HttpError::Idle(Duration::from_secs(1)).class(),
+            ErrorClass::Timeout
+        );
         assert_eq!(status(400).class(), ErrorClass::Client);
         assert!(status(500).is_retryable());
         assert!(!status(400).is_retryable());

@@ -1,19 +1,28 @@
 //! Transport shared by every provider crate: HTTP with `reqwest` (rustls),
 //! linear-time SSE framing, a first-byte timeout and an idle timeout per read,
 //! cancellation, retries with backoff that honour `retry-after`, and HTTP
-//! error classification. It knows no wire format: providers hand it a URL,
-//! headers and a body, and get back SSE frames or a classified error.
+//! error classification. It knows no wire format: a provider implements
+//! [`Wire`] (URL, headers, body, decoder) and [`stream_wire`] runs the call,
+//! ending failed streams with a message that carries its [`ErrorClass`].
 
 mod client;
 mod driver;
 mod error;
+mod headers;
 mod retry;
 mod sse;
 mod sse_parser;
+mod wire;
 
 pub use client::{HttpClient, HttpRequest};
-pub use driver::{EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, stream_sse};
-pub use error::{ErrorClass, HttpError, error_text_from_body, status_error_message};
+pub use driver::{EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, replay_sse, stream_sse};
+pub use error::{HttpError, error_text_from_body, status_error_message};
+pub use headers::Headers;
+pub use pi_ai::ErrorClass;
 pub use retry::RetryPolicy;
 pub use sse::{DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, SseFrame, sse_frames};
 pub use sse_parser::{MAX_EVENT_BYTES, SseParseError, SseParser};
+pub use wire::{
+    Wire, WireError, WireHeaders, WireOptions, WireProvider, build_request, encode_body,
+    resolve_api_key, stream_wire, wire_headers,
+};

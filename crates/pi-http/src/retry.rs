@@ -40,6 +40,15 @@ impl RetryPolicy {
         max_retry_delay: None,
     };
 
+    /// The default policy, honouring the call's `max_retry_delay` when set.
+    pub fn for_options(options: &pi_ai::StreamOptions) -> Self {
+        let mut policy = Self::default();
+        if let Some(limit) = options.max_retry_delay {
+            policy.max_retry_delay = Some(limit);
+        }
+        policy
+    }
+
     /// The backoff before retry number `retry` (0-based), with up to 25% jitter removed.
     pub fn backoff(&self, retry: u32) -> Duration {
         let factor = 2u32.saturating_pow(retry.min(16));

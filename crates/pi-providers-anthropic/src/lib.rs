@@ -2,73 +2,45 @@
 //! Anthropic Messages request (`POST {baseUrl}/v1/messages`) and decodes its
 //! SSE stream into `pi_ai` events, as pi 0.73.1 does.
 //!
-//! - [`request`]: the pure encoder ([`build_request_body`]): system prompt
-//!   blocks, tools, user/assistant/tool-result turns, thinking, cache
-//!   breakpoints following the cache retention.
-//! - [`decode`]: the pure SSE decoder ([`AnthropicDecoder`]): text,
-//!   thinking with signatures, redacted thinking, tool calls, usage with
-//!   cost, stop reasons.
-//! - [`provider`]: headers, URL, API key, and the `pi-http` driver.
-//! - [`options`]: [`AnthropicOptions`], the model `compat` switches and the
-//!   mapping of pi's reasoning levels to thinking budgets or adaptive effort.
+//! Laid out as every wire crate: [`wire`] holds the typed request and event
+//! JSON; `request` the pure encoder ([`build_request_body`]: system prompt
+//! blocks, tools, turns, thinking, cache breakpoints); `decode` the pure SSE
+//! decoder ([`AnthropicDecoder`]: text, thinking with signatures, redacted
+//! thinking, tool calls, usage with cost, stop reasons); `options`
+//! ([`AnthropicOptions`], the model `compat` switches, the mapping of pi's
+//! reasoning levels); `provider` the [`pi_http::Wire`] impl
+//! ([`AnthropicWire`]: URL, headers, decoder).
 //!
-//! [`register`] adds [`AnthropicProvider`] to the global api registry.
+//! Call it with [`AnthropicProvider`] (`stream_with` for the full options,
+//! or as a [`pi_ai::StreamFunction`]); [`register`] adds it to the global
+//! api registry.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod decode;
-pub mod options;
-pub mod provider;
-pub mod request;
+mod decode;
+mod options;
+mod provider;
+mod request;
 pub mod wire;
 
-use std::sync::Arc;
-
-use pi_ai::{
-    Api, AssistantMessageEventStream, Context, Model, SimpleStreamOptions, StreamFunction,
-    StreamOptions, register_api_provider,
-};
+use pi_ai::Api;
 
 pub use decode::AnthropicDecoder;
-pub use options::{AnthropicCompat, AnthropicOptions, Effort, ThinkingDisplay, ToolChoiceOption};
-pub use provider::{build_headers, messages_url, stream_anthropic};
+pub use options::{
+    AnthropicCompat, AnthropicOptions, Effort, ThinkingDisplay, ToolChoiceOption,
+    simple_to_anthropic,
+};
+pub use provider::{
+    ANTHROPIC_VERSION, AnthropicProvider, AnthropicWire, CLAUDE_CODE_VERSION, DEFAULT_BASE_URL,
+    FINE_GRAINED_TOOL_STREAMING_BETA, INTERLEAVED_THINKING_BETA, OAUTH_BETAS,
+};
 pub use request::build_request_body;
 
 /// The source id of this crate's registrations.
 pub const SOURCE_ID: &str = "pi-providers-anthropic";
 
-/// The `anthropic-messages` stream function.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct AnthropicProvider;
-
-impl StreamFunction for AnthropicProvider {
-    fn stream(
-        &self,
-        model: &Model,
-        context: &Context,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        stream_anthropic(model, context, AnthropicOptions::from(options))
-    }
-
-    /// Maps the reasoning level: none -> thinking disabled (reasoning models);
-    /// adaptive models -> an effort; others -> a budget fitted into `max_tokens`.
-    fn stream_simple(
-        &self,
-        model: &Model,
-        context: &Context,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        stream_anthropic(model, context, options::simple_to_anthropic(model, options))
-    }
-}
-
 /// Registers [`AnthropicProvider`] for `anthropic-messages` in the global
 /// registry, with source id [`SOURCE_ID`].
 pub fn register() {
-    register_api_provider(
-        Api::ANTHROPIC_MESSAGES,
-        Arc::new(AnthropicProvider),
-        SOURCE_ID,
-    );
+    AnthropicProvider::new().register(Api::ANTHROPIC_MESSAGES, SOURCE_ID);
 }

@@ -4,6 +4,7 @@
 use pi_ai::{
     CacheRetention, Model, SimpleStreamOptions, StreamOptions, ThinkingBudgets, ThinkingLevel,
 };
+use pi_http::WireOptions;
 use serde_json::Value;
 
 /// Budget thinking keeps at least this many tokens for the visible answer.
@@ -103,6 +104,25 @@ impl From<StreamOptions> for AnthropicOptions {
             base,
             ..Self::default()
         }
+    }
+}
+
+impl WireOptions for AnthropicOptions {
+    fn base(&self) -> &StreamOptions {
+        &self.base
+    }
+
+    fn base_mut(&mut self) -> &mut StreamOptions {
+        &mut self.base
+    }
+
+    fn from_stream(_model: &Model, options: StreamOptions) -> Self {
+        Self::from(options)
+    }
+
+    /// See [`simple_to_anthropic`].
+    fn from_simple(model: &Model, options: SimpleStreamOptions) -> Self {
+        simple_to_anthropic(model, options)
     }
 }
 

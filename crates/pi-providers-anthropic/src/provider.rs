@@ -1,17 +1,15 @@
-//! HTTP glue: URL, headers and API key for one call, then the shared SSE
-//! driver of `pi-http` with [`AnthropicDecoder`].
+//! The `anthropic-messages` wire over `pi-http`: URL, headers and decoder
+//! of one call ([`AnthropicWire`]), run by [`pi_http::stream_wire`].
 
-use pi_ai::{
-    AssistantMessage, AssistantMessageEventStream, CacheRetention, Context, Model, Provider,
-    get_env_api_key, now_ms,
-};
-use pi_http::{HttpRequest, SseCall, stream_sse};
+use pi_ai::{CacheRetention, Context, Model, Provider};
+use pi_http::{Headers, Wire, WireHeaders, WireProvider};
 
 use crate::decode::AnthropicDecoder;
 use crate::options::{
     AnthropicCompat, AnthropicOptions, resolve_cache_retention, uses_adaptive_thinking,
 };
 use crate::request::{build_request_body, is_oauth_token};
+use crate::wire::MessagesRequest;
 
 /// The `anthropic-version` header value.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -26,8 +24,72 @@ pub const CLAUDE_CODE_VERSION: &str = "2.1.75";
 /// Used when the model has no base URL.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 
+/// The `anthropic-messages` wire (pi's `streamAnthropic`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnthropicWire;
+
+/// The `anthropic-messages` stream function: [`AnthropicWire`] over `pi-http`.
+pub type AnthropicProvider = WireProvider<AnthropicWire>;
+
+impl Wire for AnthropicWire {
+    type Options = AnthropicOptions;
+    type Body = MessagesRequest;
+    type Decoder = AnthropicDecoder;
+
+    /// Resolves the cache retention (`PI_CACHE_RETENTION=long` when unset).
+    fn prepare(&self, _model: &Model, options: &mut AnthropicOptions) {
+        options.base.cache_retention = Some(resolve_cache_retention(
+            options.base.cache_retention,
+            |name| std::env::var(name).ok(),
+        ));
+    }
+
+    /// `{baseUrl}/v1/messages`.
+    fn url(&self, model: &Model) -> String {
+        messages_url(model)
+    }
+
+    fn headers(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: &AnthropicOptions,
+        api_key: &str,
+    ) -> WireHeaders {
+        WireHeaders {
+            base: own_headers(model, context, options, api_key),
+            ..WireHeaders::default()
+        }
+    }
+
+    fn body(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: &AnthropicOptions,
+    ) -> MessagesRequest {
+        build_request_body(model, context, options)
+    }
+
+    /// OAuth calls rename Claude Code's tools back to the context's names.
+    fn decoder(
+        &self,
+        model: &Model,
+        context: &Context,
+        _options: &AnthropicOptions,
+        api_key: &str,
+    ) -> AnthropicDecoder {
+        let decoder = AnthropicDecoder::new(model.clone());
+        if !is_oauth_token(api_key) {
+            return decoder;
+        }
+        let names = context.tools.iter().flatten().map(|t| t.name.clone());
+        decoder.with_tool_names(names.collect())
+    }
+}
+
 /// `{baseUrl}/v1/messages`.
-pub fn messages_url(model: &Model) -> String {
+fn messages_url(model: &Model) -> String {
     let base = model.base_url.trim_end_matches('/');
     let base = if base.is_empty() {
         DEFAULT_BASE_URL
@@ -37,19 +99,16 @@ pub fn messages_url(model: &Model) -> String {
     format!("{base}/v1/messages")
 }
 
-/// The request headers, names lower-cased, in the order pi's SDK client
-/// sends them: client defaults (accept, browser access, betas, Claude Code
-/// identity for OAuth, session affinity), then auth, version and content
-/// type; `model.headers` and then `options.base.headers` override by name.
-///
-/// Auth is `x-api-key`, or `authorization: Bearer` for OAuth tokens and
-/// GitHub Copilot.
-pub fn build_headers(
+/// The wire's own headers, in the order pi's SDK client sends them: client
+/// defaults (accept, browser access, betas, Claude Code identity for OAuth,
+/// session affinity), then auth, version and content type. Auth is
+/// `x-api-key`, or `authorization: Bearer` for OAuth tokens and GitHub Copilot.
+fn own_headers(
     model: &Model,
     context: &Context,
     options: &AnthropicOptions,
     api_key: &str,
-) -> Vec<(String, String)> {
+) -> Headers {
     let compat = AnthropicCompat::of(model);
     let oauth = is_oauth_token(api_key);
     let has_tools = context.tools.as_ref().is_some_and(|t| !t.is_empty());
@@ -64,7 +123,7 @@ pub fn build_headers(
         betas.push(INTERLEAVED_THINKING_BETA);
     }
 
-    let mut headers = Headers::default();
+    let mut headers = Headers::new();
     headers.set("accept", "application/json");
     headers.set("anthropic-dangerous-direct-browser-access", "true");
     if !betas.is_empty() {
@@ -90,90 +149,5 @@ pub fn build_headers(
     }
     headers.set("anthropic-version", ANTHROPIC_VERSION);
     headers.set("content-type", "application/json");
-    for (name, value) in model.headers.iter().flatten() {
-        headers.set(name, value);
-    }
-    for (name, value) in &options.base.headers {
-        headers.set(name, value);
-    }
-    headers.0
-}
-
-/// An ordered header list where a later value replaces an earlier one of the
-/// same (case-insensitive) name.
-#[derive(Default)]
-struct Headers(Vec<(String, String)>);
-
-impl Headers {
-    fn set(&mut self, name: &str, value: &str) {
-        let name = name.to_ascii_lowercase();
-        match self.0.iter_mut().find(|(n, _)| *n == name) {
-            Some(entry) => value.clone_into(&mut entry.1),
-            None => self.0.push((name, value.to_owned())),
-        }
-    }
-}
-
-/// Streams one call (pi's `streamAnthropic`). Without an API key (options,
-/// then the provider's environment variable) the stream fails at once with
-/// `No API key for provider: X`.
-pub fn stream_anthropic(
-    model: &Model,
-    context: &Context,
-    mut options: AnthropicOptions,
-) -> AssistantMessageEventStream {
-    let initial = AssistantMessage::empty(
-        model.api.clone(),
-        model.provider.clone(),
-        model.id.clone(),
-        now_ms(),
-    );
-    let api_key = options
-        .base
-        .api_key
-        .clone()
-        .filter(|key| !key.is_empty())
-        .or_else(|| get_env_api_key(model.provider.as_str()));
-    let Some(api_key) = api_key else {
-        let error = format!("No API key for provider: {}", model.provider);
-        return AssistantMessageEventStream::failed(initial, error);
-    };
-    options.base.api_key = Some(api_key.clone());
-    options.base.cache_retention = Some(resolve_cache_retention(
-        options.base.cache_retention,
-        |name| std::env::var(name).ok(),
-    ));
-
-    let body = build_request_body(model, context, &options);
-    let body = match serde_json::to_value(&body) {
-        Ok(value) => options.base.apply_on_payload(value, model),
-        Err(error) => {
-            let error = format!("Could not encode the request: {error}");
-            return AssistantMessageEventStream::failed(initial, error);
-        }
-    };
-    let body = match serde_json::to_vec(&body) {
-        Ok(bytes) => bytes,
-        Err(error) => {
-            let error = format!("Could not encode the request: {error}");
-            return AssistantMessageEventStream::failed(initial, error);
-        }
-    };
-    let request = HttpRequest {
-        url: messages_url(model),
-        headers: build_headers(model, context, &options, &api_key),
-        body: body.into(),
-    };
-    let mut decoder = AnthropicDecoder::new(model.clone());
-    if is_oauth_token(&api_key) {
-        let names = context.tools.iter().flatten().map(|t| t.name.clone());
-        decoder = decoder.with_tool_names(names.collect());
-    }
-    let cancel = options.base.cancel.clone();
-    stream_sse(
-        initial,
-        SseCall::new(request, &options.base),
-        cancel,
-        decoder,
-    )
+    headers
 }

@@ -9,7 +9,7 @@ mod common;
 
 use pi_ai::{Api, AssistantMessageEvent, Model, StopReason, ThinkingLevel};
 use pi_providers_anthropic::build_request_body;
-use pi_providers_anthropic::options::simple_to_anthropic;
+use pi_providers_anthropic::simple_to_anthropic;
 use pi_test_support::e2e::{
     CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase, ToolCallCase,
     WireAdapter,

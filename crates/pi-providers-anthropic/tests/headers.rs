@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use common::model;
 use pi_ai::{CacheRetention, Context, Model, StreamOptions, Tool};
-use pi_providers_anthropic::{AnthropicOptions, build_headers, messages_url};
+use pi_http::{Wire, wire_headers};
+use pi_providers_anthropic::{AnthropicOptions, AnthropicWire};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -29,7 +30,7 @@ fn headers(
     options: &AnthropicOptions,
     key: &str,
 ) -> Vec<(String, String)> {
-    build_headers(model, context, options, key)
+    wire_headers(&AnthropicWire, model, context, options, key).into_pairs()
 }
 
 fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -189,9 +190,15 @@ fn session_affinity_is_opt_in_and_needs_caching() {
 #[test]
 fn url_is_base_plus_v1_messages() {
     let mut m = model("claude-test", false);
-    assert_eq!(messages_url(&m), "https://api.anthropic.com/v1/messages");
+    assert_eq!(
+        AnthropicWire.url(&m),
+        "https://api.anthropic.com/v1/messages"
+    );
     m.base_url = "http://127.0.0.1:18777/".into();
-    assert_eq!(messages_url(&m), "http://127.0.0.1:18777/v1/messages");
+    assert_eq!(AnthropicWire.url(&m), "http://127.0.0.1:18777/v1/messages");
     m.base_url = String::new();
-    assert_eq!(messages_url(&m), "https://api.anthropic.com/v1/messages");
+    assert_eq!(
+        AnthropicWire.url(&m),
+        "https://api.anthropic.com/v1/messages"
+    );
 }

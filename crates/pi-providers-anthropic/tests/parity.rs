@@ -9,8 +9,9 @@ use pi_ai::{
     Context, InputModality, Message, Model, ModelCost, SimpleStreamOptions, StreamOptions,
     ThinkingLevel, Tool,
 };
-use pi_providers_anthropic::options::simple_to_anthropic;
-use pi_providers_anthropic::{build_headers, build_request_body};
+use pi_http::wire_headers;
+use pi_providers_anthropic::simple_to_anthropic;
+use pi_providers_anthropic::{AnthropicWire, build_request_body};
 use pi_test_support::fixture as fixtures;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -207,7 +208,8 @@ fn encoded_bodies_and_headers_equal_pi_captures() {
                 );
             }
 
-            let headers = build_headers(&model, &context, &options, &api_key);
+            let headers =
+                wire_headers(&AnthropicWire, &model, &context, &options, &api_key).into_pairs();
             let ours_header = |name: &str| {
                 headers
                     .iter()

@@ -10,7 +10,7 @@ use pi_ai::{
     Model, Provider, SimpleStreamOptions, StopReason, StreamOptions, TextContent, ThinkingContent,
     ThinkingLevel, Tool, ToolCall, ToolResultMessage, UserBlock, UserMessage,
 };
-use pi_providers_anthropic::options::simple_to_anthropic;
+use pi_providers_anthropic::simple_to_anthropic;
 use pi_providers_anthropic::{
     AnthropicOptions, ThinkingDisplay, ToolChoiceOption, build_request_body,
 };

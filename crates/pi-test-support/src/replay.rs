@@ -2,20 +2,17 @@
 //! call with that body produces once the server has accepted the request.
 
 use futures::StreamExt;
-use pi_ai::{
-    AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, CancellationToken,
-    ErrorReason, EventSink, Model,
-};
-use pi_http::{SseDecoder, SseFrame, StreamEnd};
+use pi_ai::{AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Model};
+use pi_http::{SseDecoder, SseFrame};
 
 /// The timestamp of the initial message [`replay`] starts from, fixed so
 /// snapshots are stable.
 pub const REPLAY_TIMESTAMP: i64 = 1_700_000_000_000;
 
-/// Runs `decoder` over `frames` the way `pi_http::stream_sse` does after a
-/// success status: `start`, one call per frame until the decoder ends the
-/// stream (a decoder error ends it with `error`), then `end_of_stream`.
-/// The initial message is `model`'s, stamped [`REPLAY_TIMESTAMP`].
+/// Runs `decoder` over `frames` with the transport's own frame loop
+/// (`pi_http::replay_sse`: `start`, one call per frame until the decoder
+/// ends the stream, then `end_of_stream`). The initial message is
+/// `model`'s, stamped [`REPLAY_TIMESTAMP`].
 pub fn replay<D: SseDecoder>(
     model: &Model,
     frames: Vec<SseFrame>,
@@ -34,24 +31,9 @@ pub fn replay<D: SseDecoder>(
 pub fn replay_from<D: SseDecoder>(
     initial: AssistantMessage,
     frames: Vec<SseFrame>,
-    mut decoder: D,
+    decoder: D,
 ) -> AssistantMessageEventStream {
-    AssistantMessageEventStream::new(
-        initial,
-        CancellationToken::new(),
-        move |mut sink| async move {
-            sink.start();
-            for frame in &frames {
-                match decoder.frame(frame, &mut sink) {
-                    Ok(None) => {}
-                    Ok(Some(end)) => return finish(sink, end),
-                    Err(text) => return sink.error(ErrorReason::Error, text),
-                }
-            }
-            let end = decoder.end_of_stream(&mut sink);
-            finish(sink, end);
-        },
-    )
+    pi_http::replay_sse(initial, frames, decoder)
 }
 
 /// Every event of [`replay`].
@@ -61,11 +43,4 @@ pub async fn replay_events<D: SseDecoder>(
     decoder: D,
 ) -> Vec<AssistantMessageEvent> {
     replay(model, frames, decoder).collect().await
-}
-
-fn finish(sink: EventSink, end: StreamEnd) {
-    match end {
-        StreamEnd::Done(reason) => sink.done(reason),
-        StreamEnd::Error(text) => sink.error(ErrorReason::Error, text),
-    }
 }

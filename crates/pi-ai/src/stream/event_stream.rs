@@ -18,7 +18,7 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use super::sink::{OpenToolCalls, settle_failure};
 use super::{AssistantMessageEvent, ErrorReason, EventSink, SharedMessage};
-use crate::{AssistantContent, AssistantMessage};
+use crate::{AssistantContent, AssistantMessage, ErrorClass};
 
 /// The `errorMessage` of a cancelled stream, as pi writes it.
 pub const ABORTED_MESSAGE: &str = "Request was aborted";
@@ -103,7 +103,8 @@ impl AssistantMessageEventStream {
     fn terminate(&mut self, reason: ErrorReason, message: String) -> AssistantMessageEvent {
         self.producer = None;
         self.rx.close();
-        let error = settle_failure(&self.partial, &self.open, reason, message);
+        let class = (reason == ErrorReason::Aborted).then_some(ErrorClass::Aborted);
+        let error = settle_failure(&self.partial, &self.open, reason, class, message);
         self.final_message = Some(error.clone());
         AssistantMessageEvent::Error { reason, error }
     }

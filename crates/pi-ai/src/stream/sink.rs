@@ -14,8 +14,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{AssistantMessageEvent, DoneReason, ErrorReason, SharedMessage};
 use crate::{
-    AssistantContent, AssistantMessage, PartialJson, StopReason, TextContent, ThinkingContent,
-    ToolCall,
+    AssistantContent, AssistantMessage, ErrorClass, PartialJson, StopReason, TextContent,
+    ThinkingContent, ToolCall,
 };
 
 /// Indices of tool calls whose arguments are still streaming; shared with the
@@ -303,7 +303,33 @@ impl EventSink {
     /// Ends the stream with an error, keeping the content received so far
     /// (for `aborted`, tool calls whose arguments were still streaming are dropped).
     pub fn error(self, reason: ErrorReason, error_message: impl Into<String>) {
-        let error = settle_failure(&self.partial, &self.open, reason, error_message.into());
+        self.fail(reason, None, error_message);
+    }
+
+    /// Ends the stream with an error of a known class (an HTTP status, a
+    /// timeout, a reset connection): as [`EventSink::error`], and the
+    /// message's `error_class` is set so callers need not read the text.
+    pub fn error_with_class(self, class: ErrorClass, error_message: impl Into<String>) {
+        let reason = match class {
+            ErrorClass::Aborted => ErrorReason::Aborted,
+            _ => ErrorReason::Error,
+        };
+        self.fail(reason, Some(class), error_message);
+    }
+
+    fn fail(
+        self,
+        reason: ErrorReason,
+        class: Option<ErrorClass>,
+        error_message: impl Into<String>,
+    ) {
+        let error = settle_failure(
+            &self.partial,
+            &self.open,
+            reason,
+            class,
+            error_message.into(),
+        );
         self.emit(AssistantMessageEvent::Error { reason, error });
     }
 }
@@ -314,6 +340,7 @@ pub(crate) fn settle_failure(
     partial: &SharedMessage,
     open: &OpenToolCalls,
     reason: ErrorReason,
+    class: Option<ErrorClass>,
     error_message: String,
 ) -> AssistantMessage {
     let open = open.lock().unwrap_or_else(PoisonError::into_inner).clone();
@@ -323,6 +350,7 @@ pub(crate) fn settle_failure(
         ErrorReason::Error => StopReason::Error,
     };
     message.error_message = Some(error_message);
+    message.error_class = class;
     let mut settled = message.clone();
     drop(message);
     if reason == ErrorReason::Aborted && !open.is_empty() {

@@ -92,6 +92,7 @@ pub fn assistant(
         stop_reason: stop,
         deferred: None,
         error_message: error.map(str::to_owned),
+        error_class: None,
         raw_stop_reason: None,
         end_turn: None,
         timestamp: 0,
