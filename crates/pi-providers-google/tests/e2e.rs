@@ -21,13 +21,6 @@ fn served(url: &str) -> Model {
     mock_model_at("mock-goog", "mock-gemini", url)
 }
 
-fn served_thinking(url: &str) -> Model {
-    Model {
-        reasoning: true,
-        ..served(url)
-    }
-}
-
 fn adapter() -> WireAdapter {
     WireAdapter {
         api: Api::GOOGLE_GENERATIVE_AI,
@@ -120,7 +113,7 @@ fn adapter() -> WireAdapter {
         ],
         thinking: ThinkingCase {
             file: "thinking-then-text.sse",
-            model: served_thinking,
+            model: served,
             reasoning: ThinkingLevel::Medium,
             body: vec![(
                 "/generationConfig/thinkingConfig",

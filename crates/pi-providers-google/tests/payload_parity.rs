@@ -11,6 +11,7 @@
 
 use pi_ai::{Context, Message, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool};
 use pi_providers_google::{build_http_request, build_request_body, simple_options};
+use pi_test_support::parity::{capture_folders, read_jsonl, remove_pointers};
 use pi_test_support::{fixtures_dir, mock_api_key, mock_model};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -19,59 +20,13 @@ use serde_json::Value;
 /// reason (mirrored in `docs/payload-differences.md`). None so far.
 const ALLOWED_DIFFERENCES: &[(&str, &str)] = &[];
 
-/// Removes the value at `pointer` (`/a/0/b`) if present.
-fn remove_pointer(value: &mut Value, pointer: &str) {
-    let Some((parent, key)) = pointer.rsplit_once('/') else {
-        return;
-    };
-    match value.pointer_mut(parent) {
-        Some(Value::Object(map)) => {
-            map.remove(key);
-        }
-        Some(Value::Array(items)) => {
-            if let Ok(index) = key.parse::<usize>()
-                && index < items.len()
-            {
-                items.remove(index);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Both bodies without the allowed differences, compared whole.
 fn assert_same_payload(ours: &Value, pis: &Value, label: &str) {
     let (mut ours, mut pis) = (ours.clone(), pis.clone());
-    for (pointer, _reason) in ALLOWED_DIFFERENCES {
-        remove_pointer(&mut ours, pointer);
-        remove_pointer(&mut pis, pointer);
-    }
+    let pointers: Vec<&str> = ALLOWED_DIFFERENCES.iter().map(|(p, _)| *p).collect();
+    remove_pointers(&mut ours, &pointers);
+    remove_pointers(&mut pis, &pointers);
     assert_eq!(ours, pis, "{label}");
-}
-
-fn read_jsonl(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-/// Folders whose requests used the google-generative-ai wire.
-fn google_folders() -> Vec<std::path::PathBuf> {
-    let mut folders: Vec<_> = std::fs::read_dir(fixtures_dir().join("pi-0.73.1"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("requests.jsonl").exists())
-        .filter(|p| {
-            read_jsonl(&p.join("requests.jsonl"))
-                .iter()
-                .any(|r| r["wire"] == "google-generative-ai")
-        })
-        .collect();
-    folders.sort();
-    folders
 }
 
 /// pi's tools back from a captured body's function declarations.
@@ -123,14 +78,13 @@ fn thinking_level(session: &[Value]) -> Option<ThinkingLevel> {
 
 #[test]
 fn every_captured_google_request_is_rebuilt_value_for_value() {
-    let folders = google_folders();
-    let names: Vec<String> = folders
-        .iter()
-        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
+    let names = capture_folders("google-generative-ai");
     assert_eq!(names, ["a-text-goog", "b-bash-goog", "c-read-edit-goog"]);
+    let folders = names
+        .iter()
+        .map(|name| fixtures_dir().join("pi-0.73.1").join(name));
     let mut compared = 0;
-    for folder in &folders {
+    for folder in folders {
         let session = read_jsonl(&folder.join("session.jsonl"));
         let change = session
             .iter()
@@ -201,13 +155,4 @@ fn every_captured_google_request_is_rebuilt_value_for_value() {
         }
     }
     assert_eq!(compared, 6);
-}
-
-#[test]
-fn the_comparison_helper_removes_listed_fields_only() {
-    let mut value = serde_json::json!({"a": {"b": 1, "c": [1, 2, 3]}});
-    remove_pointer(&mut value, "/a/b");
-    remove_pointer(&mut value, "/a/c/1");
-    remove_pointer(&mut value, "/missing/x");
-    assert_eq!(value, serde_json::json!({"a": {"c": [1, 3]}}));
 }

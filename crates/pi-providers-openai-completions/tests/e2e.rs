@@ -14,8 +14,6 @@ use pi_test_support::e2e::{
     self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
 };
-use pi_test_support::mock_server::{MockResponse, MockServer};
-use pi_test_support::{final_message, sse_file_raw_frames};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -25,13 +23,6 @@ fn served(url: &str) -> Model {
     Model {
         base_url: format!("{url}/v1"),
         ..common::model("mock-gpt", false, false)
-    }
-}
-
-fn served_thinking(url: &str) -> Model {
-    Model {
-        reasoning: true,
-        ..served(url)
     }
 }
 
@@ -124,7 +115,7 @@ fn adapter() -> WireAdapter {
         ],
         thinking: ThinkingCase {
             file: "thinking-reasoning-content.sse",
-            model: served_thinking,
+            model: served,
             reasoning: ThinkingLevel::Low,
             body: vec![
                 ("/reasoning_effort", json!("low")),
@@ -141,19 +132,10 @@ pi_test_support::wire_e2e_suite!(adapter());
 /// `session_id` and `x-session-affinity`.
 #[tokio::test]
 async fn session_affinity_headers_follow_the_compat_switch() {
-    let frames = sse_file_raw_frames("openai-completions", "a-text-oai-1.sse");
-    let server = MockServer::start([MockResponse::sse(frames)])
-        .await
-        .unwrap();
-    let mut model = served(&server.url());
-    model.compat = Some(json!({"sendSessionAffinityHeaders": true}));
-    let wire = adapter();
-    (wire.register)();
-    let options = e2e::options(&wire);
-    let events: Vec<_> =
-        futures::StreamExt::collect(pi_ai::stream_simple(&model, &e2e::context(), options)).await;
-    assert_eq!(final_message(&events).stop_reason, StopReason::Stop);
-    let request = &server.requests()[0];
+    let request = e2e::request_for(&adapter(), |model| {
+        model.compat = Some(json!({"sendSessionAffinityHeaders": true}));
+    })
+    .await;
     assert_eq!(request.header("session_id"), Some(e2e::SESSION_ID));
     assert_eq!(request.header("x-session-affinity"), Some(e2e::SESSION_ID));
 }

@@ -6,8 +6,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
-
 use futures::StreamExt;
 use pi_ai::{
     Context, Message, Model, SimpleStreamOptions, StreamFunction, StreamOptions, ThinkingLevel,
@@ -16,120 +14,16 @@ use pi_ai::{
 use pi_providers_openai_completions::{
     OpenAICompletionsOptions, OpenAICompletionsProvider, build_request_body,
 };
-use pi_test_support::fixtures_dir;
 use pi_test_support::mock_server::{MockResponse, MockServer};
+use pi_test_support::parity::{capture_folders, listed_differences, read_jsonl, remove_pointers};
+use pi_test_support::{fixtures_dir, mock_api_key, mock_model};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 const WIRE: &str = "openai-completions";
 
-fn read_jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 fn pi_dir() -> std::path::PathBuf {
     fixtures_dir().join("pi-0.73.1")
-}
-
-/// Folders whose requests used this wire.
-fn folders() -> Vec<String> {
-    let mut out: Vec<String> = std::fs::read_dir(pi_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("requests.jsonl").exists())
-        .filter(|p| {
-            read_jsonl(&p.join("requests.jsonl"))
-                .iter()
-                .all(|r| r["wire"] == WIRE)
-        })
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    out.sort();
-    out
-}
-
-/// JSON pointers listed for this wire in `docs/payload-differences.md`:
-/// lines of the `## openai-completions` section that start with `` - `/path` ``.
-fn allowed_differences() -> Vec<String> {
-    let doc =
-        std::fs::read_to_string(fixtures_dir().join("../docs/payload-differences.md")).unwrap();
-    let section = doc
-        .split("\n## ")
-        .find(|s| s.starts_with(WIRE))
-        .unwrap_or_default();
-    section
-        .lines()
-        .filter_map(|line| line.strip_prefix("- `"))
-        .filter_map(|rest| rest.split('`').next())
-        .filter(|pointer| pointer.starts_with('/'))
-        .map(str::to_owned)
-        .collect()
-}
-
-/// Removes every listed pointer from `value` (`*` matches every array item).
-fn strip(value: &mut Value, pointers: &[String]) {
-    fn remove(value: &mut Value, parts: &[&str]) {
-        let Some((first, rest)) = parts.split_first() else {
-            return;
-        };
-        if rest.is_empty() {
-            match value {
-                Value::Object(map) => {
-                    map.remove(*first);
-                }
-                Value::Array(items) if *first == "*" => items.clear(),
-                _ => {}
-            }
-            return;
-        }
-        match value {
-            Value::Object(map) => {
-                if let Some(child) = map.get_mut(*first) {
-                    remove(child, rest);
-                }
-            }
-            Value::Array(items) if *first == "*" => {
-                items.iter_mut().for_each(|item| remove(item, rest))
-            }
-            Value::Array(items) => {
-                if let Some(child) = first.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
-                    remove(child, rest);
-                }
-            }
-            _ => {}
-        }
-    }
-    for pointer in pointers {
-        let parts: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
-        remove(value, &parts);
-    }
-}
-
-/// The model pi used, from `models.json`.
-fn pi_model(provider: &str, id: &str) -> (Model, String) {
-    let models: Value =
-        serde_json::from_str(&std::fs::read_to_string(pi_dir().join("models.json")).unwrap())
-            .unwrap();
-    let config = &models["providers"][provider];
-    let entry = config["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["id"] == id)
-        .unwrap();
-    let mut model = entry.clone();
-    model["api"] = config["api"].clone();
-    model["provider"] = json!(provider);
-    model["baseUrl"] = config["baseUrl"].clone();
-    (
-        serde_json::from_value(model).unwrap(),
-        config["apiKey"].as_str().unwrap().to_owned(),
-    )
 }
 
 /// Everything one folder's session says about the calls pi made.
@@ -248,9 +142,12 @@ struct Case {
 
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
-    for folder in folders() {
+    for folder in capture_folders(WIRE) {
         let session = session(&folder);
-        let (model, api_key) = pi_model(&session.provider, &session.model_id);
+        let (model, api_key) = (
+            mock_model(&session.provider, &session.model_id),
+            mock_api_key(&session.provider),
+        );
         let mut attempt = 0;
         for request in read_jsonl(&pi_dir().join(&folder).join("requests.jsonl")) {
             // SDK retries (x-stainless-retry-count > 0) resend the same call.
@@ -279,7 +176,7 @@ fn cases() -> Vec<Case> {
 #[test]
 fn fixture_folders_of_this_wire() {
     assert_eq!(
-        folders(),
+        capture_folders(WIRE),
         [
             "a-text-oai",
             "b-bash-oai",
@@ -293,15 +190,15 @@ fn fixture_folders_of_this_wire() {
 
 #[test]
 fn encoded_bodies_equal_pi_bodies() {
-    let allowed = allowed_differences();
+    let allowed = listed_differences(WIRE);
     let cases = cases();
     assert_eq!(cases.len(), 1 + 2 + 3 + 2 + 12 + 2);
     for case in cases {
         let options = OpenAICompletionsOptions::from_simple(&case.model, &case.options);
         let mut ours = build_request_body(&case.model, &case.context, &options);
         let mut theirs = case.captured["body"].clone();
-        strip(&mut ours, &allowed);
-        strip(&mut theirs, &allowed);
+        remove_pointers(&mut ours, &allowed);
+        remove_pointers(&mut theirs, &allowed);
         assert_eq!(ours, theirs, "{} request {}", case.folder, case.seq);
     }
 }
@@ -324,7 +221,7 @@ async fn send(
 
 #[tokio::test]
 async fn requests_over_http_match_pi_path_headers_and_body() {
-    let allowed = allowed_differences();
+    let allowed = listed_differences(WIRE);
     for case in cases().into_iter().filter(|c| c.folder != "g-http500-oai") {
         let responses = read_jsonl(&pi_dir().join(&case.folder).join("responses.jsonl"));
         let recorded = responses.iter().find(|r| r["seq"] == case.seq).unwrap();
@@ -339,8 +236,8 @@ async fn requests_over_http_match_pi_path_headers_and_body() {
         assert_headers_match(&case, &requests[0]);
         let mut ours = requests[0].json();
         let mut theirs = case.captured["body"].clone();
-        strip(&mut ours, &allowed);
-        strip(&mut theirs, &allowed);
+        remove_pointers(&mut ours, &allowed);
+        remove_pointers(&mut theirs, &allowed);
         assert_eq!(ours, theirs, "{} request {}", case.folder, case.seq);
     }
 }

@@ -15,8 +15,6 @@ use pi_test_support::e2e::{
     ToolCallCase, WireAdapter,
 };
 use pi_test_support::fixtures::mock_model_at;
-use pi_test_support::mock_server::{MockResponse, MockServer};
-use pi_test_support::{final_message, sse_file_raw_frames};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -151,22 +149,10 @@ pi_test_support::wire_e2e_suite!(adapter());
 /// `x-client-request-id`.
 #[tokio::test]
 async fn the_session_id_header_follows_the_compat_switch() {
-    let frames = sse_file_raw_frames("openai-responses", "a-text-resp-1.sse");
-    let server = MockServer::start([MockResponse::sse(frames)])
-        .await
-        .unwrap();
-    let mut model = served(&server.url());
-    model.compat = Some(json!({"sendSessionIdHeader": false}));
-    let wire = adapter();
-    (wire.register)();
-    let events: Vec<_> = futures::StreamExt::collect(pi_ai::stream_simple(
-        &model,
-        &e2e::context(),
-        e2e::options(&wire),
-    ))
+    let request = e2e::request_for(&adapter(), |model| {
+        model.compat = Some(json!({"sendSessionIdHeader": false}));
+    })
     .await;
-    assert_eq!(final_message(&events).stop_reason, StopReason::Stop);
-    let request = &server.requests()[0];
     assert_eq!(request.header("session_id"), None);
     assert_eq!(request.header("x-client-request-id"), Some(e2e::SESSION_ID));
 }

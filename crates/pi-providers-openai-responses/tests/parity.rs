@@ -14,6 +14,7 @@ use pi_ai::{
 use pi_providers_openai_responses::OpenAiResponsesProvider;
 use pi_test_support::fixtures::session_entries;
 use pi_test_support::mock_server::{MockResponse, MockServer};
+use pi_test_support::parity::{capture_folders, read_jsonl, remove_pointers};
 use pi_test_support::{fixtures_dir, mock_model as fixture_model};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -29,25 +30,6 @@ const SAME_HEADERS: &[&str] = &[
     "session_id",
     "x-client-request-id",
 ];
-
-/// Removes `IGNORED_BODY_FIELDS` from a body.
-fn without_ignored(mut body: Value) -> Value {
-    for pointer in IGNORED_BODY_FIELDS {
-        let (parent, key) = pointer.rsplit_once('/').unwrap();
-        if let Some(Value::Object(map)) = body.pointer_mut(parent) {
-            map.remove(key);
-        }
-    }
-    body
-}
-
-fn read_jsonl(path: std::path::PathBuf) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
-}
 
 /// Checks every captured request of `folder`.
 async fn check_folder(folder: &str) {
@@ -154,11 +136,10 @@ async fn check_folder(folder: &str) {
         let ours = &server.requests()[0];
         let label = format!("{folder} request {}", k + 1);
         assert_eq!(ours.path, captured["path"].as_str().unwrap(), "{label}");
-        assert_eq!(
-            without_ignored(ours.json()),
-            without_ignored(pi_body.clone()),
-            "{label}"
-        );
+        let (mut ours_body, mut pis_body) = (ours.json(), pi_body.clone());
+        remove_pointers(&mut ours_body, IGNORED_BODY_FIELDS);
+        remove_pointers(&mut pis_body, IGNORED_BODY_FIELDS);
+        assert_eq!(ours_body, pis_body, "{label}");
         for name in SAME_HEADERS {
             assert_eq!(
                 ours.header(name),
@@ -197,20 +178,8 @@ async fn h_json_parallel_resp() {
 
 #[test]
 fn every_folder_on_this_wire_is_checked() {
-    let mut folders: Vec<String> = std::fs::read_dir(fixtures_dir().join("pi-0.73.1"))
-        .unwrap()
-        .map(|e| e.unwrap())
-        .filter(|e| e.path().join("requests.jsonl").exists())
-        .filter(|e| {
-            read_jsonl(e.path().join("requests.jsonl"))
-                .iter()
-                .any(|r| r["wire"] == "openai-responses")
-        })
-        .map(|e| e.file_name().into_string().unwrap())
-        .collect();
-    folders.sort();
     assert_eq!(
-        folders,
+        capture_folders("openai-responses"),
         [
             "a-text-resp",
             "b-bash-resp",

@@ -10,6 +10,7 @@
 //!   HTTP, ending the stream exactly as `pi_http::stream_sse` does.
 //! - [`contract`]: the streaming contract every event sequence obeys.
 //! - [`summary`]: events without their (always-latest) partial snapshots.
+//! - [`parity`]: JSON Lines captures and the payload differences allowed.
 //! - [`mock_server`]: a loopback HTTP server that records requests and
 //!   answers with canned (or broken) responses.
 //! - [`e2e`]: the end-to-end scenarios every wire runs over real HTTP,
@@ -25,6 +26,7 @@ pub mod contract;
 pub mod e2e;
 pub mod fixtures;
 pub mod mock_server;
+pub mod parity;
 pub mod replay;
 pub mod sse;
 pub mod summary;

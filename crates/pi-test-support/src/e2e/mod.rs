@@ -141,7 +141,8 @@ pub struct Ending {
 pub struct ThinkingCase {
     /// The recorded body.
     pub file: &'static str,
-    /// A reasoning model of the wire served at this URL.
+    /// A model of the wire served at this URL (the scenario marks it
+    /// as a reasoning model).
     pub model: fn(server_url: &str) -> Model,
     /// The level asked for.
     pub reasoning: ThinkingLevel,

@@ -346,6 +346,21 @@ pub async fn registered_in_the_global_registry(wire: &WireAdapter) {
     assert_eq!(message.text(), wire.text.text);
 }
 
+/// The request the wire sends for `model` (changed by the caller from
+/// [`WireAdapter::model`] at the server's URL, given to `change`), after
+/// checking that the text answer then settles as a stop: for wire-specific
+/// header and body rules.
+pub async fn request_for(wire: &WireAdapter, change: impl FnOnce(&mut Model)) -> RecordedRequest {
+    let server = serve([MockResponse::sse(recorded(wire, wire.text.file))]).await;
+    let mut model = (wire.model)(&server.url());
+    change(&mut model);
+    let message = final_message(&run(wire, &model, options(wire)).await);
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    let mut requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    requests.remove(0)
+}
+
 /// Each of the wire's [`super::Ending`]s, served over HTTP, settles as listed.
 pub async fn streams_end_as_the_wire_says(wire: &WireAdapter) {
     assert!(!wire.endings.is_empty());
@@ -383,7 +398,8 @@ pub async fn streams_end_as_the_wire_says(wire: &WireAdapter) {
 pub async fn reasoning_call_maps_the_level(wire: &WireAdapter) {
     let case = &wire.thinking;
     let server = serve([MockResponse::sse(recorded(wire, case.file))]).await;
-    let model = (case.model)(&server.url());
+    let mut model = (case.model)(&server.url());
+    model.reasoning = true;
     let mut options = options(wire);
     options.reasoning = Some(case.reasoning);
     let events = run(wire, &model, options.clone()).await;
