@@ -6,6 +6,6 @@ mod common;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let model = common::model("openai", "gpt-4o");
-    let decoder = pi_providers_openai_completions::CompletionsDecoder::new(&model);
+    let decoder = pi_providers_openai_completions::OpenAiCompletionsDecoder::new(&model);
     common::decode(&model, common::frames(data), decoder);
 });

@@ -6,6 +6,6 @@ mod common;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let model = common::model("openai", "gpt-5");
-    let decoder = pi_providers_openai_responses::ResponsesDecoder::new(model.clone(), None);
+    let decoder = pi_providers_openai_responses::OpenAiResponsesDecoder::new(model.clone(), None);
     common::decode(&model, common::frames(data), decoder);
 });

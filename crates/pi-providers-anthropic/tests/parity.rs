@@ -45,7 +45,7 @@ struct Session {
 }
 
 fn load_session(folder: &str) -> Session {
-    let entries = read_jsonl(&fixtures("pi-0.73.1").join(folder).join("session.jsonl"));
+    let entries = read_jsonl(fixtures("pi-0.73.1").join(folder).join("session.jsonl"));
     let mut session = Session {
         id: entries[0]["id"].as_str().unwrap().to_owned(),
         provider: String::new(),
@@ -89,7 +89,7 @@ fn encoded_bodies_and_headers_equal_pi_captures() {
             mock_model(&session.provider, &session.model_id),
             mock_api_key(&session.provider),
         );
-        let requests = read_jsonl(&fixtures("pi-0.73.1").join(folder).join("requests.jsonl"));
+        let requests = read_jsonl(fixtures("pi-0.73.1").join(folder).join("requests.jsonl"));
         for (k, request) in requests.iter().enumerate() {
             assert_eq!(request["wire"], "anthropic-messages");
             assert_eq!(request["path"], "/v1/messages");

@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, Usage, calculate_cost, now_ms};
-use pi_http::{SseDecoder, SseFrame, StreamEnd};
+use pi_http::{SseDecoder, SseFrame, StreamEnd, error_text_from_body};
 
 use crate::wire::{Part, StreamChunk, StreamError, UsageMetadata};
 
@@ -232,18 +232,12 @@ impl GoogleDecoder {
 }
 
 impl SseDecoder for GoogleDecoder {
-    /// As the Google client words it: the JSON error body written compactly
-    /// (no status prefix); a non-JSON body is wrapped as
-    /// `{"error":{"message":...,"code":...,"status":...}}`.
+    /// `"<provider>: <status> <message>"`: the HTTP status and the
+    /// message of Google's error body (`error.message`), not the raw JSON
+    /// pi's Google client shows; a body that is not JSON is shown trimmed.
     fn http_error_message(&self, status: u16, body: &str) -> String {
-        match serde_json::from_str::<serde_json::Value>(body.trim()) {
-            Ok(value) => value.to_string(),
-            Err(_) => {
-                let reason = status_reason(status);
-                serde_json::json!({"error": {"message": body, "code": status, "status": reason}})
-                    .to_string()
-            }
-        }
+        let provider = &self.model.provider;
+        format!("{provider}: {status} {}", error_text_from_body(body))
     }
 
     fn frame(
@@ -312,22 +306,5 @@ fn describe_error(error: &StreamError) -> String {
     match error.code {
         Some(code) => format!("{code} {message}"),
         None => message.to_owned(),
-    }
-}
-
-/// The standard reason phrase of an HTTP status (what `statusText` holds).
-fn status_reason(status: u16) -> &'static str {
-    match status {
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        408 => "Request Timeout",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "",
     }
 }

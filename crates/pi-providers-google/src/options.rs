@@ -4,6 +4,8 @@
 
 use pi_ai::{Model, SimpleStreamOptions, StreamOptions, ThinkingBudgets, ThinkingLevel};
 
+use pi_http::WireOptions;
+
 use crate::wire::{FunctionCallingMode, GoogleThinkingLevel, ThinkingConfig};
 
 /// Options of a Google call: the common ones plus tool choice and thinking.
@@ -15,6 +17,29 @@ pub struct GoogleOptions {
     pub tool_choice: Option<FunctionCallingMode>,
     /// Reasoning switch; `None` sends no `thinkingConfig` at all.
     pub thinking: Option<ThinkingSetting>,
+}
+
+impl WireOptions for GoogleOptions {
+    fn base(&self) -> &StreamOptions {
+        &self.base
+    }
+
+    fn base_mut(&mut self) -> &mut StreamOptions {
+        &mut self.base
+    }
+
+    /// Provider-level options only: no tool choice, no `thinkingConfig`.
+    fn from_stream(_model: &Model, base: StreamOptions) -> Self {
+        Self {
+            base,
+            ..Self::default()
+        }
+    }
+
+    /// See [`simple_options`].
+    fn from_simple(model: &Model, options: SimpleStreamOptions) -> Self {
+        simple_options(model, &options)
+    }
 }
 
 /// pi's `thinking: {enabled, budgetTokens?, level?}`.

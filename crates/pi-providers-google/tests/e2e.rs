@@ -12,7 +12,7 @@ use pi_test_support::e2e::{
     WireAdapter,
 };
 use pi_test_support::fixtures::{mock_api_key, mock_model_at};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const GOOGLE_500: &str =
     r#"{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}"#;
@@ -74,13 +74,12 @@ fn adapter() -> WireAdapter {
             name: "bash",
             arguments: json!({"command": "ls"}),
         },
-        // pi's Google client writes the JSON error body, compactly, with no
-        // status prefix, and has no retry options: the transport sends once.
+        // pi's Google client shows the raw JSON body; pi-rs names the
+        // provider and shows the status and `error.message`. The client has
+        // no retry options: the transport sends once.
         server_error: ServerErrorCase {
             body: GOOGLE_500,
-            message: serde_json::from_str::<Value>(GOOGLE_500)
-                .unwrap()
-                .to_string(),
+            message: "mock-goog: 500 Internal error encountered.".into(),
             attempts: 1,
         },
         rate_limit_body: r#"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}"#,

@@ -10,7 +10,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use pi_ai::{Context, Message, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool};
-use pi_providers_google::{build_http_request, build_request_body, simple_options};
+use pi_http::{Wire, wire_headers};
+use pi_providers_google::{GoogleWire, build_request_body, simple_options};
 use pi_test_support::parity::{capture_folders, read_jsonl, remove_pointers};
 use pi_test_support::{fixtures_dir, mock_api_key, mock_model};
 use pretty_assertions::assert_eq;
@@ -85,7 +86,7 @@ fn every_captured_google_request_is_rebuilt_value_for_value() {
         .map(|name| fixtures_dir().join("pi-0.73.1").join(name));
     let mut compared = 0;
     for folder in folders {
-        let session = read_jsonl(&folder.join("session.jsonl"));
+        let session = read_jsonl(folder.join("session.jsonl"));
         let change = session
             .iter()
             .find(|e| e["type"] == "model_change")
@@ -93,10 +94,7 @@ fn every_captured_google_request_is_rebuilt_value_for_value() {
         let provider = change["provider"].as_str().unwrap();
         let model = mock_model(provider, change["modelId"].as_str().unwrap());
         let session_id = session[0]["id"].as_str().unwrap().to_owned();
-        for (k, request) in read_jsonl(&folder.join("requests.jsonl"))
-            .iter()
-            .enumerate()
-        {
+        for (k, request) in read_jsonl(folder.join("requests.jsonl")).iter().enumerate() {
             let label = format!("{} request {}", folder.display(), k + 1);
             let body = &request["body"];
             let context = Context {
@@ -127,16 +125,12 @@ fn every_captured_google_request_is_rebuilt_value_for_value() {
             assert_same_payload(&ours, body, &label);
 
             // The request line and the headers that matter.
-            let http = build_http_request(&model, &options.base, "k", Vec::new());
-            let path = http.url.strip_prefix("http://127.0.0.1:18777").unwrap();
+            let url = GoogleWire.url(&model);
+            let headers = wire_headers(&GoogleWire, &model, &context, &options, "k");
+            let path = url.strip_prefix("http://127.0.0.1:18777").unwrap();
             assert_eq!(path, request["path"].as_str().unwrap(), "{label}");
             assert_eq!(request["method"], "POST");
-            let ours_header = |name: &str| {
-                http.headers
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.clone())
-            };
+            let ours_header = |name: &str| headers.get(name).map(str::to_owned);
             assert_eq!(
                 ours_header("content-type").as_deref(),
                 request["headers"]["content-type"].as_str(),

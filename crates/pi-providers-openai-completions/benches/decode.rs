@@ -12,7 +12,8 @@ use divan::counter::BytesCount;
 use futures::StreamExt;
 use pi_ai::{Api, AssistantMessage, Model, ModelCost, Provider};
 use pi_http::SseFrame;
-use pi_providers_openai_completions::replay_frames;
+use pi_http::replay_sse;
+use pi_providers_openai_completions::OpenAiCompletionsDecoder;
 use serde_json::json;
 
 fn main() {
@@ -131,7 +132,7 @@ fn decode_10_mib(bencher: divan::Bencher) {
                 0,
             );
             runtime.block_on(async {
-                let mut stream = replay_frames(&model, initial, frames);
+                let mut stream = replay_sse(initial, frames, OpenAiCompletionsDecoder::new(&model));
                 let mut events = 0usize;
                 while let Some(event) = stream.next().await {
                     events += 1;

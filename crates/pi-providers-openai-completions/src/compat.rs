@@ -76,7 +76,7 @@ pub struct ProviderRouting {
 /// keys are ignored.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct OpenAICompletionsCompat {
+pub struct OpenAiCompletionsCompat {
     /// Send `store: false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supports_store: Option<bool>,
@@ -134,7 +134,7 @@ pub struct OpenAICompletionsCompat {
     pub supports_long_cache_retention: Option<bool>,
 }
 
-impl OpenAICompletionsCompat {
+impl OpenAiCompletionsCompat {
     /// Reads `model.compat`. A value that does not parse (a wrong type in
     /// some field) is reported and ignored as a whole, as if it were absent.
     pub fn from_model(model: &Model) -> Self {
@@ -151,41 +151,41 @@ impl OpenAICompletionsCompat {
 /// Every switch with a value: explicit `compat` merged over auto-detection.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedCompat {
-    /// See [`OpenAICompletionsCompat::supports_store`].
+    /// See [`OpenAiCompletionsCompat::supports_store`].
     pub supports_store: bool,
-    /// See [`OpenAICompletionsCompat::supports_developer_role`].
+    /// See [`OpenAiCompletionsCompat::supports_developer_role`].
     pub supports_developer_role: bool,
-    /// See [`OpenAICompletionsCompat::supports_reasoning_effort`].
+    /// See [`OpenAiCompletionsCompat::supports_reasoning_effort`].
     pub supports_reasoning_effort: bool,
-    /// See [`OpenAICompletionsCompat::reasoning_effort_map`].
+    /// See [`OpenAiCompletionsCompat::reasoning_effort_map`].
     pub reasoning_effort_map: BTreeMap<String, String>,
-    /// See [`OpenAICompletionsCompat::supports_usage_in_streaming`].
+    /// See [`OpenAiCompletionsCompat::supports_usage_in_streaming`].
     pub supports_usage_in_streaming: bool,
-    /// See [`OpenAICompletionsCompat::max_tokens_field`].
+    /// See [`OpenAiCompletionsCompat::max_tokens_field`].
     pub max_tokens_field: MaxTokensField,
-    /// See [`OpenAICompletionsCompat::requires_tool_result_name`].
+    /// See [`OpenAiCompletionsCompat::requires_tool_result_name`].
     pub requires_tool_result_name: bool,
-    /// See [`OpenAICompletionsCompat::requires_assistant_after_tool_result`].
+    /// See [`OpenAiCompletionsCompat::requires_assistant_after_tool_result`].
     pub requires_assistant_after_tool_result: bool,
-    /// See [`OpenAICompletionsCompat::requires_thinking_as_text`].
+    /// See [`OpenAiCompletionsCompat::requires_thinking_as_text`].
     pub requires_thinking_as_text: bool,
-    /// See [`OpenAICompletionsCompat::requires_reasoning_content_on_assistant_messages`].
+    /// See [`OpenAiCompletionsCompat::requires_reasoning_content_on_assistant_messages`].
     pub requires_reasoning_content_on_assistant_messages: bool,
-    /// See [`OpenAICompletionsCompat::thinking_format`].
+    /// See [`OpenAiCompletionsCompat::thinking_format`].
     pub thinking_format: ThinkingFormat,
-    /// See [`OpenAICompletionsCompat::open_router_routing`] (never auto-detected).
+    /// See [`OpenAiCompletionsCompat::open_router_routing`] (never auto-detected).
     pub open_router_routing: Option<ProviderRouting>,
-    /// See [`OpenAICompletionsCompat::vercel_gateway_routing`] (never auto-detected).
+    /// See [`OpenAiCompletionsCompat::vercel_gateway_routing`] (never auto-detected).
     pub vercel_gateway_routing: Option<ProviderRouting>,
-    /// See [`OpenAICompletionsCompat::zai_tool_stream`].
+    /// See [`OpenAiCompletionsCompat::zai_tool_stream`].
     pub zai_tool_stream: bool,
-    /// See [`OpenAICompletionsCompat::supports_strict_mode`].
+    /// See [`OpenAiCompletionsCompat::supports_strict_mode`].
     pub supports_strict_mode: bool,
-    /// See [`OpenAICompletionsCompat::cache_control_format`].
+    /// See [`OpenAiCompletionsCompat::cache_control_format`].
     pub cache_control_format: Option<CacheControlFormat>,
-    /// See [`OpenAICompletionsCompat::send_session_affinity_headers`].
+    /// See [`OpenAiCompletionsCompat::send_session_affinity_headers`].
     pub send_session_affinity_headers: bool,
-    /// See [`OpenAICompletionsCompat::supports_long_cache_retention`].
+    /// See [`OpenAiCompletionsCompat::supports_long_cache_retention`].
     pub supports_long_cache_retention: bool,
 }
 
@@ -262,14 +262,14 @@ impl ResolvedCompat {
     /// The switches for `model`: its `compat` merged over [`Self::detect`].
     pub fn for_model(model: &Model) -> Self {
         Self::merge(
-            OpenAICompletionsCompat::from_model(model),
+            OpenAiCompletionsCompat::from_model(model),
             Self::detect(model),
         )
     }
 
     /// `explicit` over `detected`, field by field.
-    pub fn merge(explicit: OpenAICompletionsCompat, detected: Self) -> Self {
-        let OpenAICompletionsCompat {
+    pub fn merge(explicit: OpenAiCompletionsCompat, detected: Self) -> Self {
+        let OpenAiCompletionsCompat {
             supports_store,
             supports_developer_role,
             supports_reasoning_effort,

@@ -142,11 +142,11 @@ fn unknown_enum_values_and_invalid_compat_are_tolerated() {
 
 #[test]
 fn compat_round_trips_in_camel_case() {
-    let compat = OpenAICompletionsCompat {
+    let compat = OpenAiCompletionsCompat {
         supports_developer_role: Some(false),
         max_tokens_field: Some(MaxTokensField::MaxTokens),
         thinking_format: Some(ThinkingFormat::Zai),
-        ..OpenAICompletionsCompat::default()
+        ..OpenAiCompletionsCompat::default()
     };
     let value = serde_json::to_value(&compat).unwrap();
     assert_eq!(
@@ -154,7 +154,7 @@ fn compat_round_trips_in_camel_case() {
         json!({"supportsDeveloperRole": false, "maxTokensField": "max_tokens", "thinkingFormat": "zai"})
     );
     assert_eq!(
-        OpenAICompletionsCompat::deserialize(&value).unwrap(),
+        OpenAiCompletionsCompat::deserialize(&value).unwrap(),
         compat
     );
 }

@@ -11,10 +11,7 @@
 //! tells it from a truncated answer (see docs/payload-differences.md,
 //! "Streams that end without a finish reason").
 
-use pi_ai::{
-    AssistantMessage, AssistantMessageEventStream, CancellationToken, DoneReason, ErrorReason,
-    EventSink, Model, ThinkingContent, Usage, calculate_cost,
-};
+use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
 use pi_http::{SseDecoder, SseFrame, StreamEnd};
 use serde_json::Value;
 
@@ -45,7 +42,7 @@ struct ToolSlot {
 
 /// Decoder state of one response.
 #[derive(Debug)]
-pub struct CompletionsDecoder {
+pub struct OpenAiCompletionsDecoder {
     model: Model,
     blocks: Vec<BlockKind>,
     text: Option<usize>,
@@ -61,7 +58,7 @@ pub struct CompletionsDecoder {
     has_response_model: bool,
 }
 
-impl CompletionsDecoder {
+impl OpenAiCompletionsDecoder {
     /// A decoder for a response of `model` (its prices turn usage into cost).
     pub fn new(model: &Model) -> Self {
         Self {
@@ -302,7 +299,7 @@ impl CompletionsDecoder {
     }
 }
 
-impl SseDecoder for CompletionsDecoder {
+impl SseDecoder for OpenAiCompletionsDecoder {
     /// pi's client ends an aborted body quietly and the provider finishes
     /// the open blocks (`text_end`) before its `Request was aborted`.
     fn ends_blocks_on_abort(&self) -> bool {
@@ -389,38 +386,4 @@ fn stream_error_text(error: &Value) -> String {
         }
     }
     text
-}
-
-/// Replays already-framed SSE events through a [`CompletionsDecoder`], with
-/// no HTTP: the event stream a live call with this body would produce (for
-/// tests, benchmarks and recorded sessions).
-pub fn replay_frames(
-    model: &Model,
-    initial: AssistantMessage,
-    frames: Vec<SseFrame>,
-) -> AssistantMessageEventStream {
-    let mut decoder = CompletionsDecoder::new(model);
-    AssistantMessageEventStream::new(
-        initial,
-        CancellationToken::new(),
-        move |mut sink| async move {
-            sink.start();
-            for frame in &frames {
-                match decoder.frame(frame, &mut sink) {
-                    Ok(None) => {}
-                    Ok(Some(end)) => return settle(sink, end),
-                    Err(text) => return sink.error(ErrorReason::Error, text),
-                }
-            }
-            let end = decoder.end_of_stream(&mut sink);
-            settle(sink, end);
-        },
-    )
-}
-
-fn settle(sink: EventSink, end: StreamEnd) {
-    match end {
-        StreamEnd::Done(reason) => sink.done(reason),
-        StreamEnd::Error(text) => sink.error(ErrorReason::Error, text),
-    }
 }

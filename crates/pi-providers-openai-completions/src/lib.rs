@@ -3,13 +3,18 @@
 //! speak it (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, Groq, Cerebras,
 //! xAI, z.ai, DeepSeek, Mistral's compatible endpoint, ...).
 //!
-//! Layout: [`wire`] holds the typed request and chunk JSON, [`request`] the
-//! pure encoder, [`decode`] the pure stream decoder, [`compat`] the
-//! per-server switches, `provider` the HTTP glue over `pi-http`.
+//! Laid out as every wire crate: [`wire`] holds the typed request and chunk
+//! JSON; `request` the pure encoder ([`build_request_body`]); `decode` the
+//! pure stream decoder ([`OpenAiCompletionsDecoder`]); `options`
+//! ([`OpenAiCompletionsOptions`]); `compat` the per-server switches;
+//! `provider` the [`pi_http::Wire`] impl ([`OpenAiCompletionsWire`]: URL,
+//! headers, decoder). Call it with [`OpenAiCompletionsProvider`]
+//! (`stream_with` for the full options, or as a [`pi_ai::StreamFunction`]);
+//! [`register`] adds it to the global api registry.
 //!
 //! # Compatible servers
 //! Servers differ in small ways. Each difference is a switch in the model's
-//! `compat` object ([`OpenAICompletionsCompat`], camelCase as in pi's
+//! `compat` object ([`OpenAiCompletionsCompat`], camelCase as in pi's
 //! `models.json`); an unset switch is auto-detected from the provider name
 //! and the base URL ([`ResolvedCompat::detect`]):
 //!
@@ -31,72 +36,27 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod compat;
-pub mod decode;
+mod compat;
+mod decode;
+mod options;
 mod provider;
-pub mod request;
+mod request;
 pub mod wire;
 
-use std::sync::Arc;
+use pi_ai::Api;
 
-use pi_ai::{
-    Api, AssistantMessageEventStream, Context, Model, SimpleStreamOptions, StreamFunction,
-    StreamOptions, register_api_provider,
-};
-
-pub use compat::{OpenAICompletionsCompat, ResolvedCompat};
-pub use decode::{CompletionsDecoder, replay_frames};
-pub use provider::{endpoint_url, request_headers, resolve_api_key, stream_completions};
-pub use request::{OpenAICompletionsOptions, build_request, build_request_body};
+pub use compat::{OpenAiCompletionsCompat, ResolvedCompat};
+pub use decode::OpenAiCompletionsDecoder;
+pub use options::OpenAiCompletionsOptions;
+pub use provider::{OpenAiCompletionsProvider, OpenAiCompletionsWire};
+pub use request::build_request_body;
 pub use wire::ToolChoice;
 
 /// The registry source id of this crate's registration.
 pub const SOURCE_ID: &str = "pi-providers-openai-completions";
 
-/// The `openai-completions` stream function.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct OpenAICompletionsProvider;
-
-impl StreamFunction for OpenAICompletionsProvider {
-    fn stream(
-        &self,
-        model: &Model,
-        context: &Context,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        stream_completions(
-            model,
-            context,
-            OpenAICompletionsOptions {
-                base: options,
-                ..OpenAICompletionsOptions::default()
-            },
-        )
-    }
-
-    /// Maps the unified reasoning level to `reasoning_effort` (or the
-    /// server's thinking switch), `xhigh` clamped to `high` where the model
-    /// lacks it, and defaults max tokens to `min(model.maxTokens, 32000)`.
-    fn stream_simple(
-        &self,
-        model: &Model,
-        context: &Context,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        stream_completions(
-            model,
-            context,
-            OpenAICompletionsOptions::from_simple(model, &options),
-        )
-    }
-}
-
-/// Registers [`OpenAICompletionsProvider`] for `openai-completions` in the
+/// Registers [`OpenAiCompletionsProvider`] for `openai-completions` in the
 /// global api registry (source id [`SOURCE_ID`]).
 pub fn register() {
-    register_api_provider(
-        Api::OPENAI_COMPLETIONS,
-        Arc::new(OpenAICompletionsProvider),
-        SOURCE_ID,
-    );
+    OpenAiCompletionsProvider::new().register(Api::OPENAI_COMPLETIONS, SOURCE_ID);
 }

@@ -1,107 +1,79 @@
-//! HTTP glue: URL, headers, API key and body for one call, handed to the
-//! shared SSE driver with this wire's decoder.
+//! The `openai-completions` wire over `pi-http`: URL, headers and decoder
+//! of one call ([`OpenAiCompletionsWire`]), run by [`pi_http::stream_wire`].
 
-use pi_ai::{
-    AssistantMessage, AssistantMessageEventStream, CacheRetention, Context, Model, get_env_api_key,
-    now_ms,
-};
-use pi_http::{HttpRequest, SseCall, stream_sse};
+use pi_ai::{CacheRetention, Context, Model};
+use pi_http::{Headers, Wire, WireHeaders, WireProvider};
 
 use crate::compat::ResolvedCompat;
-use crate::decode::CompletionsDecoder;
-use crate::request::{OpenAICompletionsOptions, build_request, effective_cache_retention};
+use crate::decode::OpenAiCompletionsDecoder;
+use crate::options::{OpenAiCompletionsOptions, effective_cache_retention};
+use crate::request::build_request_body;
+use crate::wire::ChatCompletionRequest;
 
-/// `{baseUrl}/chat/completions`.
-pub fn endpoint_url(model: &Model) -> String {
-    format!("{}/chat/completions", model.base_url.trim_end_matches('/'))
-}
+/// The `openai-completions` wire (pi's `streamOpenAICompletions`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenAiCompletionsWire;
 
-/// The API key: the option if non-empty, else the provider's environment variable.
-pub fn resolve_api_key(model: &Model, options: &OpenAICompletionsOptions) -> Option<String> {
-    options
-        .base
-        .api_key
-        .clone()
-        .filter(|key| !key.is_empty())
-        .or_else(|| get_env_api_key(model.provider.as_str()))
-}
+/// The `openai-completions` stream function: [`OpenAiCompletionsWire`] over `pi-http`.
+pub type OpenAiCompletionsProvider = WireProvider<OpenAiCompletionsWire>;
 
-/// Request headers, later entries replacing earlier ones of the same name
-/// (case-insensitive): JSON content type and accept, `Authorization:
-/// Bearer`, the model's headers, session-affinity headers where the compat
-/// asks for them, then the call's headers.
-pub fn request_headers(
-    model: &Model,
-    options: &OpenAICompletionsOptions,
-    api_key: &str,
-) -> Vec<(String, String)> {
-    let mut headers: Vec<(String, String)> = Vec::new();
-    let mut set = |name: &str, value: &str| {
-        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-        headers.push((name.to_owned(), value.to_owned()));
-    };
-    set("content-type", "application/json");
-    set("accept", "application/json");
-    set("authorization", &format!("Bearer {api_key}"));
-    for (name, value) in model.headers.iter().flatten() {
-        set(name, value);
+impl Wire for OpenAiCompletionsWire {
+    type Options = OpenAiCompletionsOptions;
+    type Body = ChatCompletionRequest;
+    type Decoder = OpenAiCompletionsDecoder;
+
+    /// `{baseUrl}/chat/completions`.
+    fn url(&self, model: &Model) -> String {
+        format!("{}/chat/completions", model.base_url.trim_end_matches('/'))
     }
-    let compat = ResolvedCompat::for_model(model);
-    if compat.send_session_affinity_headers
-        && effective_cache_retention(&options.base) != CacheRetention::None
-        && let Some(session) = options.base.session_id.as_deref()
-    {
-        set("session_id", session);
-        set("x-client-request-id", session);
-        set("x-session-affinity", session);
-    }
-    for (name, value) in &options.base.headers {
-        set(name, value);
-    }
-    headers
-}
 
-/// Streams one Chat Completions call. Never fails outside the stream: a
-/// missing key or an unusable body ends it with an `error` event.
-pub fn stream_completions(
-    model: &Model,
-    context: &Context,
-    options: OpenAICompletionsOptions,
-) -> AssistantMessageEventStream {
-    let initial = AssistantMessage::empty(
-        model.api.clone(),
-        model.provider.clone(),
-        model.id.clone(),
-        now_ms(),
-    );
-    let Some(api_key) = resolve_api_key(model, &options) else {
-        let message = format!("No API key for provider: {}", model.provider);
-        return AssistantMessageEventStream::failed(initial, message);
-    };
-    let request = build_request(model, context, &options);
-    let body = match &options.base.on_payload {
-        Some(_) => serde_json::to_value(&request)
-            .map(|value| options.base.apply_on_payload(value, model))
-            .and_then(|value| serde_json::to_vec(&value)),
-        None => serde_json::to_vec(&request),
-    };
-    let body = match body {
-        Ok(body) => body,
-        Err(error) => {
-            let message = format!("Could not encode the request body: {error}");
-            return AssistantMessageEventStream::failed(initial, message);
+    /// JSON content type and accept and `Authorization: Bearer`; after the
+    /// model's headers, the session-affinity headers where the compat asks
+    /// for them.
+    fn headers(
+        &self,
+        model: &Model,
+        _context: &Context,
+        options: &OpenAiCompletionsOptions,
+        api_key: &str,
+    ) -> WireHeaders {
+        let mut base = Headers::new();
+        base.set("content-type", "application/json");
+        base.set("accept", "application/json");
+        base.set("authorization", &format!("Bearer {api_key}"));
+        let mut after_model = Headers::new();
+        let compat = ResolvedCompat::for_model(model);
+        if compat.send_session_affinity_headers
+            && effective_cache_retention(&options.base) != CacheRetention::None
+            && let Some(session) = options.base.session_id.as_deref()
+        {
+            for name in ["session_id", "x-client-request-id", "x-session-affinity"] {
+                after_model.set(name, session);
+            }
         }
-    };
-    let http = HttpRequest {
-        url: endpoint_url(model),
-        headers: request_headers(model, &options, &api_key),
-        body: body.into(),
-    };
-    let call = SseCall::new(http, &options.base);
-    stream_sse(
-        initial,
-        call,
-        options.base.cancel,
-        CompletionsDecoder::new(model),
-    )
+        WireHeaders {
+            base,
+            after_model,
+            ..WireHeaders::default()
+        }
+    }
+
+    fn body(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: &OpenAiCompletionsOptions,
+    ) -> ChatCompletionRequest {
+        build_request_body(model, context, options)
+    }
+
+    fn decoder(
+        &self,
+        model: &Model,
+        _context: &Context,
+        _options: &OpenAiCompletionsOptions,
+        _api_key: &str,
+    ) -> OpenAiCompletionsDecoder {
+        OpenAiCompletionsDecoder::new(model)
+    }
 }

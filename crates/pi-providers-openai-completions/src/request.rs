@@ -1,18 +1,19 @@
 //! The pure encoder: `Context` + options -> Chat Completions request body.
 
 use pi_ai::{
-    AssistantContent, AssistantMessage, CacheRetention, Context, Message, Model,
-    SimpleStreamOptions, StreamOptions, ThinkingLevel, ToolResultMessage, UserBlock, UserContent,
-    normalize_tool_call_id_completions, supports_xhigh, transform_messages,
+    AssistantContent, AssistantMessage, CacheRetention, Context, Message, Model, ThinkingLevel,
+    ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_completions,
+    transform_messages,
 };
 use serde_json::Value;
 
 use crate::compat::{CacheControlFormat, MaxTokensField, ResolvedCompat, ThinkingFormat};
+use crate::options::{OpenAiCompletionsOptions, effective_cache_retention};
 use crate::wire::is_truthy;
 use crate::wire::{
     AssistantMessageWire, CacheControl, ChatCompletionRequest, ChatMessage, ChatTemplateKwargs,
     ContentPart, FunctionCallWire, FunctionDefinition, GatewayOptions, ImageUrl, ReasoningObject,
-    StreamOptionsWire, TextOrParts, ThinkingSwitch, ToolCallWire, ToolChoice, ToolDefinition,
+    StreamOptionsWire, TextOrParts, ThinkingSwitch, ToolCallWire, ToolDefinition,
 };
 
 /// Text of the tool message when a result has no text (only images).
@@ -24,64 +25,12 @@ const BRIDGE_AFTER_TOOL_RESULTS: &str = "I have processed the tool results.";
 /// Keys of an assistant message a replayed reasoning field must not overwrite.
 const RESERVED_ASSISTANT_KEYS: [&str; 4] = ["role", "content", "tool_calls", "reasoning_details"];
 
-/// Options of one `openai-completions` call: the common options plus the
-/// wire's own (pi's `OpenAICompletionsOptions`).
-#[derive(Debug, Clone, Default)]
-pub struct OpenAICompletionsOptions {
-    /// Common options (max tokens, temperature, key, headers, cache, ...).
-    pub base: StreamOptions,
-    /// `tool_choice`.
-    pub tool_choice: Option<ToolChoice>,
-    /// Reasoning level; sent only to reasoning models.
-    pub reasoning_effort: Option<ThinkingLevel>,
-}
-
-impl OpenAICompletionsOptions {
-    /// What pi's `streamSimple` passes on: max tokens defaulted to
-    /// `min(model.maxTokens, 32000)`, and the reasoning level with `xhigh`
-    /// clamped to `high` unless the model supports it.
-    pub fn from_simple(model: &Model, options: &SimpleStreamOptions) -> Self {
-        let mut base = options.base.clone();
-        base.max_tokens = Some(options.max_tokens_for(model));
-        let reasoning_effort = options.reasoning.map(|level| match level {
-            ThinkingLevel::Xhigh if !supports_xhigh(model) => ThinkingLevel::High,
-            other => other,
-        });
-        Self {
-            base,
-            tool_choice: None,
-            reasoning_effort,
-        }
-    }
-}
-
-/// The cache retention in effect: the option, else `long` when
-/// `PI_CACHE_RETENTION=long`, else `short`.
-pub fn effective_cache_retention(options: &StreamOptions) -> CacheRetention {
-    options.cache_retention.unwrap_or_else(|| {
-        match std::env::var("PI_CACHE_RETENTION").as_deref() {
-            Ok("long") => CacheRetention::Long,
-            _ => CacheRetention::Short,
-        }
-    })
-}
-
-/// Builds the request body as JSON (see [`build_request`]).
+/// Builds the typed request for `model` from `context` and `options`, with
+/// the model's compat switches merged over auto-detection.
 pub fn build_request_body(
     model: &Model,
     context: &Context,
-    options: &OpenAICompletionsOptions,
-) -> Value {
-    // Serializing plain data with string keys cannot fail.
-    serde_json::to_value(build_request(model, context, options)).unwrap_or(Value::Null)
-}
-
-/// Builds the typed request for `model` from `context` and `options`, with
-/// the model's compat switches merged over auto-detection.
-pub fn build_request(
-    model: &Model,
-    context: &Context,
-    options: &OpenAICompletionsOptions,
+    options: &OpenAiCompletionsOptions,
 ) -> ChatCompletionRequest {
     let compat = ResolvedCompat::for_model(model);
     let retention = effective_cache_retention(&options.base);

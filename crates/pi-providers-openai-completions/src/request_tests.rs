@@ -1,6 +1,8 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
+use pi_ai::StreamOptions;
+
 use super::*;
 
 fn marker() -> CacheControl {

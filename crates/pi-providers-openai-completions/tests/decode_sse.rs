@@ -12,7 +12,7 @@ use futures::StreamExt;
 use pi_ai::{
     AssistantContent, AssistantMessage, AssistantMessageEvent, Cost, Model, StopReason, Usage,
 };
-use pi_providers_openai_completions::CompletionsDecoder;
+use pi_providers_openai_completions::OpenAiCompletionsDecoder;
 use pi_test_support::{
     assert_stream_contract, event_summary, replay_from, sse_file, sse_file_names,
 };
@@ -30,7 +30,7 @@ fn initial(model: &Model) -> AssistantMessage {
 
 async fn decode_with(model: &Model, file: &str) -> Vec<AssistantMessageEvent> {
     let frames = sse_file("openai-completions", file);
-    replay_from(initial(model), frames, CompletionsDecoder::new(model))
+    replay_from(initial(model), frames, OpenAiCompletionsDecoder::new(model))
         .collect()
         .await
 }

@@ -12,7 +12,7 @@ use pi_ai::{
     Tool,
 };
 use pi_providers_openai_completions::{
-    OpenAICompletionsOptions, OpenAICompletionsProvider, build_request_body,
+    OpenAiCompletionsOptions, OpenAiCompletionsProvider, build_request_body,
 };
 use pi_test_support::mock_server::{MockResponse, MockServer};
 use pi_test_support::parity::{capture_folders, listed_differences, read_jsonl, remove_pointers};
@@ -36,7 +36,7 @@ struct Session {
 }
 
 fn session(folder: &str) -> Session {
-    let entries = read_jsonl(&pi_dir().join(folder).join("session.jsonl"));
+    let entries = read_jsonl(pi_dir().join(folder).join("session.jsonl"));
     let header = entries.iter().find(|e| e["type"] == "session").unwrap();
     let change = entries
         .iter()
@@ -149,7 +149,7 @@ fn cases() -> Vec<Case> {
             mock_api_key(&session.provider),
         );
         let mut attempt = 0;
-        for request in read_jsonl(&pi_dir().join(&folder).join("requests.jsonl")) {
+        for request in read_jsonl(pi_dir().join(&folder).join("requests.jsonl")) {
             // SDK retries (x-stainless-retry-count > 0) resend the same call.
             if request["headers"]["x-stainless-retry-count"] == "0" {
                 attempt += 1;
@@ -194,8 +194,9 @@ fn encoded_bodies_equal_pi_bodies() {
     let cases = cases();
     assert_eq!(cases.len(), 1 + 2 + 3 + 2 + 12 + 2);
     for case in cases {
-        let options = OpenAICompletionsOptions::from_simple(&case.model, &case.options);
-        let mut ours = build_request_body(&case.model, &case.context, &options);
+        let options = OpenAiCompletionsOptions::from_simple(&case.model, &case.options);
+        let mut ours =
+            serde_json::to_value(build_request_body(&case.model, &case.context, &options)).unwrap();
         let mut theirs = case.captured["body"].clone();
         remove_pointers(&mut ours, &allowed);
         remove_pointers(&mut theirs, &allowed);
@@ -214,7 +215,7 @@ async fn send(
     assert!(model.base_url.starts_with(captured_base));
     model.base_url = model.base_url.replacen(captured_base, &server.url(), 1);
     let stream =
-        OpenAICompletionsProvider.stream_simple(&model, &case.context, case.options.clone());
+        OpenAiCompletionsProvider::new().stream_simple(&model, &case.context, case.options.clone());
     let _events: Vec<_> = stream.collect().await;
     server.requests()
 }
@@ -223,7 +224,7 @@ async fn send(
 async fn requests_over_http_match_pi_path_headers_and_body() {
     let allowed = listed_differences(WIRE);
     for case in cases().into_iter().filter(|c| c.folder != "g-http500-oai") {
-        let responses = read_jsonl(&pi_dir().join(&case.folder).join("responses.jsonl"));
+        let responses = read_jsonl(pi_dir().join(&case.folder).join("responses.jsonl"));
         let recorded = responses.iter().find(|r| r["seq"] == case.seq).unwrap();
         let frames: Vec<String> = recorded["sse"]
             .as_array()
@@ -274,7 +275,7 @@ async fn http_500_scenario_matches_pi_retries() {
         .into_iter()
         .find(|c| c.folder == "g-http500-oai")
         .unwrap();
-    let responses = read_jsonl(&pi_dir().join("g-http500-oai").join("responses.jsonl"));
+    let responses = read_jsonl(pi_dir().join("g-http500-oai").join("responses.jsonl"));
     let error = &responses[0];
     let body = serde_json::to_string(&error["body"]).unwrap();
     let server = MockServer::start([MockResponse::json(
@@ -287,7 +288,7 @@ async fn http_500_scenario_matches_pi_retries() {
     model.base_url = model
         .base_url
         .replacen("http://127.0.0.1:18777", &server.url(), 1);
-    let message = OpenAICompletionsProvider
+    let message = OpenAiCompletionsProvider::new()
         .stream_simple(&model, &case.context, case.options.clone())
         .result()
         .await;

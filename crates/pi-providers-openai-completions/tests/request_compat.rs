@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use pi_ai::{CacheRetention, Context, Model, StopReason, StreamOptions, ThinkingLevel, UserBlock};
-use pi_providers_openai_completions::{OpenAICompletionsOptions, ToolChoice};
+use pi_providers_openai_completions::{OpenAiCompletionsOptions, ToolChoice};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -169,13 +169,13 @@ fn compat_switches_change_the_body() {
             ),
         ])
     };
-    let options = OpenAICompletionsOptions {
+    let options = OpenAiCompletionsOptions {
         base: StreamOptions {
             max_tokens: Some(1000),
             temperature: Some(0.2),
             ..StreamOptions::default()
         },
-        ..OpenAICompletionsOptions::default()
+        ..OpenAiCompletionsOptions::default()
     };
     let b = body_with(&m, &context, options);
     insta::assert_json_snapshot!("compat_switches", b);
@@ -236,13 +236,13 @@ fn caching_and_routing() {
         ),
         json!({"openRouterRouting": {"only": ["anthropic"], "allow_fallbacks": false}}),
     );
-    let options = OpenAICompletionsOptions {
+    let options = OpenAiCompletionsOptions {
         base: StreamOptions {
             session_id: Some("sess-1".into()),
             cache_retention: Some(CacheRetention::Short),
             ..StreamOptions::default()
         },
-        ..OpenAICompletionsOptions::default()
+        ..OpenAiCompletionsOptions::default()
     };
     let b = body_with(&claude, &context, options.clone());
     insta::assert_json_snapshot!("openrouter_anthropic_cache_and_routing", b);
@@ -270,7 +270,7 @@ fn caching_and_routing() {
     let b = body_with(&openai, &context, options.clone());
     assert_eq!(b["prompt_cache_key"], json!("sess-1"));
     assert_eq!(b.get("prompt_cache_retention"), None);
-    let long = OpenAICompletionsOptions {
+    let long = OpenAiCompletionsOptions {
         base: StreamOptions {
             cache_retention: Some(CacheRetention::Long),
             ..options.base.clone()
@@ -282,7 +282,7 @@ fn caching_and_routing() {
         (&b["prompt_cache_key"], &b["prompt_cache_retention"]),
         (&json!("sess-1"), &json!("24h"))
     );
-    let none = OpenAICompletionsOptions {
+    let none = OpenAiCompletionsOptions {
         base: StreamOptions {
             cache_retention: Some(CacheRetention::None),
             ..options.base.clone()
@@ -330,7 +330,7 @@ fn named_tool_choice_and_empty_system_prompt() {
     let b = body_with(
         &m,
         &context,
-        OpenAICompletionsOptions {
+        OpenAiCompletionsOptions {
             tool_choice: Some(ToolChoice::Function("bash".into())),
             ..Default::default()
         },

@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use pi_ai::{Api, Context, StopReason, ThinkingLevel, UserBlock};
-use pi_providers_openai_completions::{OpenAICompletionsOptions, ToolChoice};
+use pi_providers_openai_completions::{OpenAiCompletionsOptions, ToolChoice};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -101,7 +101,7 @@ fn assistant_text_and_tool_calls_same_model() {
     let b = body_with(
         &m,
         &context,
-        OpenAICompletionsOptions {
+        OpenAiCompletionsOptions {
             tool_choice: Some(ToolChoice::Auto),
             ..Default::default()
         },

@@ -12,8 +12,23 @@ use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use pi_ai::{Api, Model, Provider};
 use pi_http::SseFrame;
-use pi_providers_openai_responses::decode_frames;
+use pi_providers_openai_responses::OpenAiResponsesDecoder;
 use serde_json::json;
+
+/// `frames` through the decoder, as a live call after a success status.
+fn decode_frames(
+    model: &Model,
+    frames: Vec<pi_http::SseFrame>,
+) -> pi_ai::AssistantMessageEventStream {
+    let initial = pi_ai::AssistantMessage::empty(
+        model.api.clone(),
+        model.provider.clone(),
+        model.id.clone(),
+        pi_ai::now_ms(),
+    );
+    let decoder = OpenAiResponsesDecoder::new(model.clone(), None);
+    pi_http::replay_sse(initial, frames, decoder)
+}
 
 fn main() {
     divan::main();

@@ -9,10 +9,7 @@
 //! carry usage and the status; `response.failed` and `error` end the stream
 //! with an error.
 
-use pi_ai::{
-    AssistantContent, AssistantMessage, AssistantMessageEventStream, CancellationToken, DoneReason,
-    ErrorReason, EventSink, Model, calculate_cost, now_ms, parse_partial_json,
-};
+use pi_ai::{AssistantContent, DoneReason, EventSink, Model, calculate_cost, parse_partial_json};
 use pi_http::{SseDecoder, SseFrame, StreamEnd};
 use serde::Deserialize;
 use serde_json::Value;
@@ -43,13 +40,13 @@ enum Current {
 
 /// Decodes one Responses API stream into events.
 #[derive(Debug, Clone)]
-pub struct ResponsesDecoder {
+pub struct OpenAiResponsesDecoder {
     model: Model,
     service_tier: Option<String>,
     current: Current,
 }
 
-impl ResponsesDecoder {
+impl OpenAiResponsesDecoder {
     /// A decoder for a call to `model` with the requested `service_tier`
     /// (used for pricing when the response does not name its tier).
     pub fn new(model: Model, service_tier: Option<String>) -> Self {
@@ -349,7 +346,7 @@ impl ResponsesDecoder {
     }
 }
 
-impl SseDecoder for ResponsesDecoder {
+impl SseDecoder for OpenAiResponsesDecoder {
     fn frame(
         &mut self,
         frame: &SseFrame,
@@ -438,42 +435,5 @@ fn is_truthy(value: &Value) -> bool {
         Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
         Value::String(s) => !s.is_empty(),
         Value::Array(_) | Value::Object(_) => true,
-    }
-}
-
-/// Decodes recorded SSE frames without HTTP, exactly as a live call would
-/// (`start`, the frames, then the end of stream): for recorded streams,
-/// tests and benchmarks.
-pub fn decode_frames(model: &Model, frames: Vec<SseFrame>) -> AssistantMessageEventStream {
-    let initial = AssistantMessage::empty(
-        model.api.clone(),
-        model.provider.clone(),
-        model.id.clone(),
-        now_ms(),
-    );
-    let mut decoder = ResponsesDecoder::new(model.clone(), None);
-    AssistantMessageEventStream::new(
-        initial,
-        CancellationToken::new(),
-        move |mut sink| async move {
-            sink.start();
-            for frame in frames {
-                match decoder.frame(&frame, &mut sink) {
-                    Ok(None) => {}
-                    Ok(Some(end)) => return settle(sink, end),
-                    Err(text) => return sink.error(ErrorReason::Error, text),
-                }
-            }
-            let end = decoder.end_of_stream(&mut sink);
-            settle(sink, end);
-        },
-    )
-}
-
-/// Ends the sink as `end` says.
-fn settle(sink: EventSink, end: StreamEnd) {
-    match end {
-        StreamEnd::Done(reason) => sink.done(reason),
-        StreamEnd::Error(text) => sink.error(ErrorReason::Error, text),
     }
 }

@@ -1,7 +1,10 @@
 //! Options of an openai-responses call and the model switches that shape it
 //! (`thinkingLevelMap`, `compat`).
 
-use pi_ai::{CacheRetention, Model, StreamOptions, ThinkingLevel, supports_xhigh};
+use pi_ai::{
+    CacheRetention, Model, SimpleStreamOptions, StreamOptions, ThinkingLevel, supports_xhigh,
+};
+use pi_http::WireOptions;
 use serde_json::Value;
 
 /// How much of the reasoning the API summarizes back.
@@ -29,7 +32,7 @@ impl ReasoningSummary {
 /// Options of one openai-responses call: the common options plus the
 /// wire's own knobs (pi's `OpenAIResponsesOptions`).
 #[derive(Debug, Clone, Default)]
-pub struct ResponsesOptions {
+pub struct OpenAiResponsesOptions {
     /// Options every provider takes.
     pub base: StreamOptions,
     /// Reasoning effort; `None` turns reasoning off.
@@ -40,7 +43,41 @@ pub struct ResponsesOptions {
     pub service_tier: Option<String>,
 }
 
-impl ResponsesOptions {
+impl WireOptions for OpenAiResponsesOptions {
+    fn base(&self) -> &StreamOptions {
+        &self.base
+    }
+
+    fn base_mut(&mut self) -> &mut StreamOptions {
+        &mut self.base
+    }
+
+    fn from_stream(_model: &Model, base: StreamOptions) -> Self {
+        Self {
+            base,
+            ..Self::default()
+        }
+    }
+
+    /// pi's `streamSimpleOpenAIResponses`: `maxTokens` defaults to
+    /// `min(model.maxTokens, 32000)`, and the reasoning level is clamped to
+    /// what the model supports (`off` sends no effort).
+    fn from_simple(model: &Model, options: SimpleStreamOptions) -> Self {
+        let max_tokens = options.max_tokens_for(model);
+        let reasoning_effort = options
+            .reasoning
+            .and_then(|level| clamp_thinking_level(model, level));
+        let mut base = options.base;
+        base.max_tokens = Some(max_tokens);
+        Self {
+            base,
+            reasoning_effort,
+            ..Self::default()
+        }
+    }
+}
+
+impl OpenAiResponsesOptions {
     /// Cache retention as pi resolves it: the option, else `long` when the
     /// environment variable `PI_CACHE_RETENTION` is `long`, else `short`.
     pub fn resolved_cache_retention(&self, env_long: bool) -> CacheRetention {

@@ -9,7 +9,7 @@ use pi_ai::{
 };
 use serde_json::Value;
 
-use crate::options::{LevelMapping, ResponsesOptions, compat_flag, level_mapping};
+use crate::options::{LevelMapping, OpenAiResponsesOptions, compat_flag, level_mapping};
 use crate::wire::{
     FunctionOutput, FunctionTool, InputContent, InputItem, OutputText, Reasoning, RequestBody,
     RoleMessage, TextSignatureV1, TypedItem, js_integral,
@@ -40,7 +40,7 @@ const MAX_ITEM_ID_LEN: usize = 64;
 pub fn build_request_body(
     model: &Model,
     context: &Context,
-    options: &ResponsesOptions,
+    options: &OpenAiResponsesOptions,
 ) -> RequestBody {
     let retention = options.base.cache_retention.unwrap_or_default();
     let prompt_cache_key = match retention {
@@ -73,7 +73,7 @@ pub fn build_request_body(
 /// `reasoning` and `include` for `model` and the requested effort.
 fn reasoning_params(
     model: &Model,
-    options: &ResponsesOptions,
+    options: &OpenAiResponsesOptions,
 ) -> (Option<Reasoning>, Option<Vec<String>>) {
     if !model.reasoning {
         return (None, None);

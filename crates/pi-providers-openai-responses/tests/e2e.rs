@@ -9,7 +9,9 @@
 mod common;
 
 use pi_ai::{Api, Model, SimpleStreamOptions, StopReason, ThinkingLevel};
-use pi_providers_openai_responses::{ResponsesOptions, build_request_body, clamp_thinking_level};
+use pi_providers_openai_responses::{
+    OpenAiResponsesOptions, build_request_body, clamp_thinking_level,
+};
 use pi_test_support::e2e::{
     self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
@@ -34,7 +36,7 @@ fn served_gpt5_mini(url: &str) -> Model {
 /// The body `stream_simple` sends: pi's simple mapping (output limit,
 /// clamped effort) and the default cache retention.
 fn encode(model: &Model, context: &pi_ai::Context, options: &SimpleStreamOptions) -> Value {
-    let mut options = ResponsesOptions {
+    let mut options = OpenAiResponsesOptions {
         reasoning_effort: options
             .reasoning
             .and_then(|level| clamp_thinking_level(model, level)),
@@ -42,7 +44,7 @@ fn encode(model: &Model, context: &pi_ai::Context, options: &SimpleStreamOptions
             max_tokens: Some(options.max_tokens_for(model)),
             ..options.base.clone()
         },
-        ..ResponsesOptions::default()
+        ..OpenAiResponsesOptions::default()
     };
     options.base.cache_retention = Some(options.resolved_cache_retention(false));
     serde_json::to_value(build_request_body(model, context, &options)).unwrap()

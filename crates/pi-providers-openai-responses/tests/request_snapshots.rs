@@ -7,7 +7,7 @@ mod common;
 use common::{gpt5_mini, gpt5_mini_with, mock_resp};
 use pi_ai::{CacheRetention, Context, Message, Model, StreamOptions, ThinkingLevel, Tool};
 use pi_providers_openai_responses::{
-    ReasoningSummary, ResponsesOptions, build_request_body, clamp_thinking_level,
+    OpenAiResponsesOptions, ReasoningSummary, build_request_body, clamp_thinking_level,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -55,18 +55,18 @@ fn context(messages: Vec<Message>) -> Context {
     }
 }
 
-fn options() -> ResponsesOptions {
-    ResponsesOptions {
+fn options() -> OpenAiResponsesOptions {
+    OpenAiResponsesOptions {
         base: StreamOptions {
             max_tokens: Some(4096),
             session_id: Some("session-1".into()),
             ..StreamOptions::default()
         },
-        ..ResponsesOptions::default()
+        ..OpenAiResponsesOptions::default()
     }
 }
 
-fn body(model: &Model, context: &Context, options: &ResponsesOptions) -> Value {
+fn body(model: &Model, context: &Context, options: &OpenAiResponsesOptions) -> Value {
     serde_json::to_value(build_request_body(model, context, options)).unwrap()
 }
 
@@ -467,7 +467,7 @@ fn cache_retention_temperature_tier_and_limits() {
         })
     );
 
-    let mut bare = ResponsesOptions::default();
+    let mut bare = OpenAiResponsesOptions::default();
     bare.base.max_tokens = Some(0);
     let mut empty = context(vec![user("Hi")]);
     empty.system_prompt = Some(String::new());

@@ -8,7 +8,7 @@ mod common;
 
 use common::{gpt5_mini, mock_resp};
 use pi_ai::{AssistantMessageEvent, Message, Model, StopReason};
-use pi_providers_openai_responses::ResponsesDecoder;
+use pi_providers_openai_responses::OpenAiResponsesDecoder;
 use pi_test_support::fixtures::session_assistant_messages;
 use pi_test_support::summary::stream_summary;
 use pi_test_support::{assert_stream_contract, final_message, replay_events, sse_file};
@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 /// Decodes `name`.sse for `model`; returns the events.
 async fn decode(name: &str, model: &Model) -> Vec<AssistantMessageEvent> {
     let frames = sse_file("openai-responses", &format!("{name}.sse"));
-    let decoder = ResponsesDecoder::new(model.clone(), None);
+    let decoder = OpenAiResponsesDecoder::new(model.clone(), None);
     let events = replay_events(model, frames, decoder).await;
     assert_stream_contract(&events);
     events
@@ -242,7 +242,7 @@ async fn a_decoded_message_replays_as_the_same_items() {
     let body = pi_providers_openai_responses::build_request_body(
         &model,
         &context,
-        &pi_providers_openai_responses::ResponsesOptions::default(),
+        &pi_providers_openai_responses::OpenAiResponsesOptions::default(),
     );
     let input = serde_json::to_value(&body).unwrap()["input"].clone();
     assert_eq!(

@@ -8,7 +8,7 @@ use pi_ai::{
     TextContent, ThinkingContent, ToolCall, ToolResultMessage, Usage, UserBlock, UserMessage,
 };
 use pi_ai::{Context, SimpleStreamOptions, ThinkingLevel};
-use pi_providers_openai_completions::{OpenAICompletionsOptions, build_request_body};
+use pi_providers_openai_completions::{OpenAiCompletionsOptions, build_request_body};
 use serde_json::{Value, json};
 
 /// An openai-completions model of provider `mock-oai`.
@@ -193,11 +193,11 @@ pub fn ctx(messages: Vec<pi_ai::Message>) -> Context {
 }
 
 pub fn body(model: &Model, context: &Context) -> Value {
-    body_with(model, context, OpenAICompletionsOptions::default())
+    body_with(model, context, OpenAiCompletionsOptions::default())
 }
 
-pub fn body_with(model: &Model, context: &Context, options: OpenAICompletionsOptions) -> Value {
-    build_request_body(model, context, &options)
+pub fn body_with(model: &Model, context: &Context, options: OpenAiCompletionsOptions) -> Value {
+    serde_json::to_value(build_request_body(model, context, &options)).unwrap_or_default()
 }
 
 pub fn simple(model: &Model, context: &Context, reasoning: Option<ThinkingLevel>) -> Value {
@@ -208,7 +208,7 @@ pub fn simple(model: &Model, context: &Context, reasoning: Option<ThinkingLevel>
     body_with(
         model,
         context,
-        OpenAICompletionsOptions::from_simple(model, &options),
+        OpenAiCompletionsOptions::from_simple(model, &options),
     )
 }
 

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use pi_ai::{
-    ABORTED_MESSAGE, AssistantContent, AssistantMessageEvent, Context, ErrorReason, Model,
-    Provider, SimpleStreamOptions, StopReason, StreamOptions, Tool, UserMessage,
+    ABORTED_MESSAGE, AssistantContent, AssistantMessageEvent, Context, ErrorClass, ErrorReason,
+    Model, Provider, SimpleStreamOptions, StopReason, StreamOptions, Tool, UserMessage,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -183,6 +183,7 @@ pub async fn server_error_is_retried_as_the_wire_does_then_reported(wire: &WireA
         message.error_message.as_deref(),
         Some(case.message.as_str())
     );
+    assert_eq!(message.error_class, Some(ErrorClass::Server));
     assert!(message.content.is_empty());
     let requests = server.requests();
     assert_eq!(requests.len(), case.attempts, "1 attempt + the retries");
@@ -216,6 +217,7 @@ pub async fn rate_limit_is_retried_as_the_wire_does(wire: &WireAdapter) {
             assert_request(wire, &requests[1], &model, &options(wire));
         } else {
             assert_eq!(message.stop_reason, StopReason::Error);
+            assert_eq!(message.error_class, Some(ErrorClass::RateLimited));
             let error = message.error_message.unwrap_or_default();
             assert!(error.contains("429"), "{error}");
             assert_eq!(requests.len(), 1);
@@ -232,11 +234,11 @@ pub async fn cut_stream_is_an_error_that_keeps_the_partial_text(wire: &WireAdapt
     let message = final_message(&run(wire, &model, options(wire)).await);
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.text(), wire.partial.text);
+    assert_eq!(message.error_class, Some(ErrorClass::Connection));
     let error = message.error_message.unwrap_or_default();
-    // Transport errors name the provider (`<provider>: Stream error ...`).
-    let named = format!("{}: ", message.provider);
-    let error = error.strip_prefix(&named).unwrap_or(&error);
-    assert!(error.starts_with("Stream error"), "{error}");
+    // Transport errors name the provider.
+    let named = format!("{}: Stream error", message.provider);
+    assert!(error.starts_with(&named), "{error}");
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -386,6 +388,8 @@ pub async fn streams_end_as_the_wire_says(wire: &WireAdapter) {
                 assert!(error.starts_with(prefix), "{file}: {error}");
             }
         }
+        // Failures inside a successful stream carry no transport class.
+        assert_eq!(message.error_class, None, "{file}");
         if let Some(total) = ending.total_tokens {
             assert_eq!(message.usage.total_tokens, total, "{file}");
         }
