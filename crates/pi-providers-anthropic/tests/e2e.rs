@@ -8,11 +8,10 @@
 mod common;
 
 use pi_ai::{Api, AssistantMessageEvent, Model, StopReason, ThinkingLevel};
-use pi_providers_anthropic::build_request_body;
-use pi_providers_anthropic::simple_to_anthropic;
+use pi_providers_anthropic::AnthropicWire;
 use pi_test_support::e2e::{
-    CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase, ToolCallCase,
-    WireAdapter,
+    self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
+    ToolCallCase, WireAdapter,
 };
 use pi_test_support::summary::stream_summary;
 use serde_json::json;
@@ -57,10 +56,7 @@ fn adapter() -> WireAdapter {
             ("authorization", None),
             ("x-session-affinity", None),
         ],
-        encode: |model, context, options| {
-            let options = simple_to_anthropic(model, options.clone());
-            serde_json::to_value(build_request_body(model, context, &options)).unwrap()
-        },
+        encode: e2e::wire_body::<AnthropicWire>,
         text: TextCase {
             file: "pi-a-text-ant-1.sse",
             kinds: Some(vec![

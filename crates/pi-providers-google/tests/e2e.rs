@@ -6,10 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use pi_ai::{Api, Model, StopReason, ThinkingLevel};
-use pi_providers_google::{build_request_body, simple_options};
+use pi_providers_google::GoogleWire;
 use pi_test_support::e2e::{
-    CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase, ToolCallCase,
-    WireAdapter,
+    self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
+    ToolCallCase, WireAdapter,
 };
 use pi_test_support::fixtures::{mock_api_key, mock_model_at};
 use serde_json::json;
@@ -35,10 +35,7 @@ fn adapter() -> WireAdapter {
             ("content-type", Some("application/json")),
             ("authorization", None),
         ],
-        encode: |model, context, options| {
-            let options = simple_options(model, options);
-            serde_json::to_value(build_request_body(model, context, &options)).unwrap()
-        },
+        encode: e2e::wire_body::<GoogleWire>,
         text: TextCase {
             file: "pi-a-text-goog-1.sse",
             kinds: None,

@@ -9,7 +9,7 @@
 mod common;
 
 use pi_ai::{Api, Model, StopReason, ThinkingLevel};
-use pi_providers_openai_completions::{OpenAiCompletionsOptions, build_request_body};
+use pi_providers_openai_completions::OpenAiCompletionsWire;
 use pi_test_support::e2e::{
     self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
@@ -42,10 +42,7 @@ fn adapter() -> WireAdapter {
             ("session_id", None),
             ("x-session-affinity", None),
         ],
-        encode: |model, context, options| {
-            let options = OpenAiCompletionsOptions::from_simple(model, options);
-            serde_json::to_value(build_request_body(model, context, &options)).unwrap()
-        },
+        encode: e2e::wire_body::<OpenAiCompletionsWire>,
         text: TextCase {
             file: "a-text-oai-1.sse",
             kinds: None,

@@ -8,17 +8,15 @@
 
 mod common;
 
-use pi_ai::{Api, Model, SimpleStreamOptions, StopReason, ThinkingLevel};
-use pi_providers_openai_responses::{
-    OpenAiResponsesOptions, build_request_body, clamp_thinking_level,
-};
+use pi_ai::{Api, Model, StopReason, ThinkingLevel};
+use pi_providers_openai_responses::OpenAiResponsesWire;
 use pi_test_support::e2e::{
     self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
 };
 use pi_test_support::fixtures::mock_model_at;
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const SERVER_ERROR: &str = r#"{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}"#;
 
@@ -31,23 +29,6 @@ fn served_gpt5_mini(url: &str) -> Model {
         base_url: format!("{url}/v1/"),
         ..common::gpt5_mini()
     }
-}
-
-/// The body `stream_simple` sends: pi's simple mapping (output limit,
-/// clamped effort) and the default cache retention.
-fn encode(model: &Model, context: &pi_ai::Context, options: &SimpleStreamOptions) -> Value {
-    let mut options = OpenAiResponsesOptions {
-        reasoning_effort: options
-            .reasoning
-            .and_then(|level| clamp_thinking_level(model, level)),
-        base: pi_ai::StreamOptions {
-            max_tokens: Some(options.max_tokens_for(model)),
-            ..options.base.clone()
-        },
-        ..OpenAiResponsesOptions::default()
-    };
-    options.base.cache_retention = Some(options.resolved_cache_retention(false));
-    serde_json::to_value(build_request_body(model, context, &options)).unwrap()
 }
 
 fn adapter() -> WireAdapter {
@@ -66,7 +47,7 @@ fn adapter() -> WireAdapter {
             ("session_id", Some(e2e::SESSION_ID)),
             ("x-client-request-id", Some(e2e::SESSION_ID)),
         ],
-        encode,
+        encode: e2e::wire_body::<OpenAiResponsesWire>,
         text: TextCase {
             file: "a-text-resp-1.sse",
             kinds: Some(vec![

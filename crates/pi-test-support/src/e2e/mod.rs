@@ -34,7 +34,8 @@ pub struct WireAdapter {
     pub path: &'static str,
     /// Further headers every request carries (`None`: must be absent).
     pub headers: Vec<(&'static str, Option<&'static str>)>,
-    /// The body the wire sends for these options, before `on_payload`.
+    /// The body the wire sends for these options, before `on_payload`
+    /// (normally [`wire_body`]`::<TheWire>`).
     pub encode: fn(&Model, &Context, &SimpleStreamOptions) -> Value,
     /// A plain text answer.
     pub text: TextCase,

@@ -13,6 +13,7 @@ use pi_ai::{
     ABORTED_MESSAGE, AssistantContent, AssistantMessageEvent, Context, ErrorClass, ErrorReason,
     Model, Provider, SimpleStreamOptions, StopReason, StreamOptions, Tool, UserMessage,
 };
+use pi_http::{Wire, WireOptions};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -45,6 +46,20 @@ pub fn context() -> Context {
         }]),
         ..Context::default()
     }
+}
+
+/// The body wire `W` sends for a simple call, before `on_payload`: its
+/// options from `options` (`WireOptions::from_simple`), prepared as
+/// `stream_wire` prepares them, encoded. For [`WireAdapter::encode`].
+pub fn wire_body<W: Wire + Default>(
+    model: &Model,
+    context: &Context,
+    options: &SimpleStreamOptions,
+) -> Value {
+    let wire = W::default();
+    let mut options = W::Options::from_simple(model, options.clone());
+    wire.prepare(model, &mut options);
+    serde_json::to_value(wire.body(model, context, &options)).unwrap()
 }
 
 /// The options every scenario starts from: the wire's key and [`SESSION_ID`].
