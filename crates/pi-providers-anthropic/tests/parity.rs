@@ -5,12 +5,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use pi_ai::{Context, Message, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool};
+use pi_ai::{Context, SimpleStreamOptions, StreamOptions, Tool};
 use pi_http::wire_headers;
 use pi_providers_anthropic::simple_to_anthropic;
 use pi_providers_anthropic::{AnthropicWire, build_request_body};
-use pi_test_support::parity::{listed_differences, read_jsonl, remove_pointers};
-use pi_test_support::{fixture as fixtures, mock_api_key, mock_model};
+use pi_test_support::fixture as fixtures;
+use pi_test_support::parity::{CapturedSession, listed_differences, read_jsonl, remove_pointers};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -36,75 +36,21 @@ fn tools_from_body(body: &Value) -> Vec<Tool> {
         .collect()
 }
 
-struct Session {
-    id: String,
-    provider: String,
-    model_id: String,
-    thinking_level: Option<ThinkingLevel>,
-    messages: Vec<Message>,
-}
-
-fn load_session(folder: &str) -> Session {
-    let entries = read_jsonl(fixtures("pi-0.73.1").join(folder).join("session.jsonl"));
-    let mut session = Session {
-        id: entries[0]["id"].as_str().unwrap().to_owned(),
-        provider: String::new(),
-        model_id: String::new(),
-        thinking_level: None,
-        messages: Vec::new(),
-    };
-    for entry in &entries {
-        match entry["type"].as_str().unwrap() {
-            "model_change" => {
-                session.provider = entry["provider"].as_str().unwrap().to_owned();
-                session.model_id = entry["modelId"].as_str().unwrap().to_owned();
-            }
-            "thinking_level_change" => {
-                session.thinking_level = match entry["thinkingLevel"].as_str().unwrap() {
-                    "off" => None,
-                    level => Some(serde_json::from_value(Value::from(level)).unwrap()),
-                };
-            }
-            "message" => {
-                let role = entry["message"]["role"].as_str().unwrap();
-                if matches!(role, "user" | "assistant" | "toolResult") {
-                    session
-                        .messages
-                        .push(serde_json::from_value(entry["message"].clone()).unwrap());
-                }
-            }
-            _ => {}
-        }
-    }
-    session
-}
-
 #[test]
 fn encoded_bodies_and_headers_equal_pi_captures() {
     let differences = listed_differences("anthropic-messages");
     let mut compared = 0;
     for folder in FOLDERS {
-        let session = load_session(folder);
-        let (model, api_key) = (
-            mock_model(&session.provider, &session.model_id),
-            mock_api_key(&session.provider),
-        );
+        let session = CapturedSession::load(folder);
+        let (model, api_key) = (session.model(), session.api_key());
         let requests = read_jsonl(fixtures("pi-0.73.1").join(folder).join("requests.jsonl"));
         for (k, request) in requests.iter().enumerate() {
             assert_eq!(request["wire"], "anthropic-messages");
             assert_eq!(request["path"], "/v1/messages");
             let pi_body = &request["body"];
-            // Request k (0-based) sees everything before the (k+1)-th assistant message.
-            let cut = session
-                .messages
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| matches!(m, Message::Assistant(_)))
-                .nth(k)
-                .map_or(session.messages.len(), |(at, _)| at);
             let context = Context {
                 system_prompt: Some(pi_body["system"][0]["text"].as_str().unwrap().to_owned()),
-                messages: session.messages[..cut].to_vec(),
+                messages: session.messages_before(k),
                 tools: Some(tools_from_body(pi_body)),
                 ..Context::default()
             };

@@ -9,11 +9,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use pi_ai::{Context, Message, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool};
+use pi_ai::{Context, SimpleStreamOptions, StreamOptions, Tool};
 use pi_http::{Wire, wire_headers};
 use pi_providers_google::{GoogleWire, build_request_body, simple_options};
-use pi_test_support::parity::{capture_folders, read_jsonl, remove_pointers};
-use pi_test_support::{fixtures_dir, mock_api_key, mock_model};
+use pi_test_support::fixtures_dir;
+use pi_test_support::parity::{CapturedSession, capture_folders, read_jsonl, remove_pointers};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -45,38 +45,6 @@ fn tools_from(body: &Value) -> Option<Vec<Tool>> {
     )
 }
 
-/// The session's messages that existed before request `k` (1-based): every
-/// user/assistant/toolResult message before the k-th assistant message.
-fn messages_before(session: &[Value], k: usize) -> Vec<Message> {
-    let mut out = Vec::new();
-    let mut assistants = 0;
-    for entry in session.iter().filter(|e| e["type"] == "message") {
-        let role = entry["message"]["role"].as_str().unwrap_or_default();
-        if role == "assistant" {
-            assistants += 1;
-            if assistants == k {
-                break;
-            }
-        }
-        if matches!(role, "user" | "assistant" | "toolResult") {
-            out.push(serde_json::from_value(entry["message"].clone()).unwrap());
-        }
-    }
-    out
-}
-
-fn thinking_level(session: &[Value]) -> Option<ThinkingLevel> {
-    let level = session
-        .iter()
-        .rev()
-        .find(|e| e["type"] == "thinking_level_change")?["thinkingLevel"]
-        .clone();
-    match level.as_str()? {
-        "off" => None,
-        other => serde_json::from_value(Value::String(other.to_owned())).ok(),
-    }
-}
-
 #[test]
 fn every_captured_google_request_is_rebuilt_value_for_value() {
     let names = capture_folders("google-generative-ai");
@@ -86,14 +54,8 @@ fn every_captured_google_request_is_rebuilt_value_for_value() {
         .map(|name| fixtures_dir().join("pi-0.73.1").join(name));
     let mut compared = 0;
     for folder in folders {
-        let session = read_jsonl(folder.join("session.jsonl"));
-        let change = session
-            .iter()
-            .find(|e| e["type"] == "model_change")
-            .unwrap();
-        let provider = change["provider"].as_str().unwrap();
-        let model = mock_model(provider, change["modelId"].as_str().unwrap());
-        let session_id = session[0]["id"].as_str().unwrap().to_owned();
+        let session = CapturedSession::load(&folder.file_name().unwrap().to_string_lossy());
+        let model = session.model();
         for (k, request) in read_jsonl(folder.join("requests.jsonl")).iter().enumerate() {
             let label = format!("{} request {}", folder.display(), k + 1);
             let body = &request["body"];
@@ -102,21 +64,17 @@ fn every_captured_google_request_is_rebuilt_value_for_value() {
                     .pointer("/systemInstruction/parts/0/text")
                     .and_then(Value::as_str)
                     .map(str::to_owned),
-                messages: messages_before(&session, k + 1),
+                messages: session.messages_before(k),
                 tools: tools_from(body),
                 ..Context::default()
             };
             let simple = SimpleStreamOptions {
                 base: StreamOptions {
-                    api_key: Some(mock_api_key(provider)),
-                    session_id: Some(session_id.clone()),
+                    api_key: Some(session.api_key()),
+                    session_id: Some(session.id.clone()),
                     ..StreamOptions::default()
                 },
-                reasoning: if model.reasoning {
-                    thinking_level(&session)
-                } else {
-                    None
-                },
+                reasoning: session.thinking_level.filter(|_| model.reasoning),
                 ..SimpleStreamOptions::default()
             };
             let options = simple_options(&model, &simple);

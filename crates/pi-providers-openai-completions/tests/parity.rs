@@ -7,16 +7,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use futures::StreamExt;
-use pi_ai::{
-    Context, Message, Model, SimpleStreamOptions, StreamFunction, StreamOptions, ThinkingLevel,
-    Tool,
-};
+use pi_ai::{Context, Message, Model, SimpleStreamOptions, StreamFunction, StreamOptions, Tool};
 use pi_providers_openai_completions::{
     OpenAiCompletionsOptions, OpenAiCompletionsProvider, build_request_body,
 };
 use pi_test_support::mock_server::{MockResponse, MockServer};
-use pi_test_support::parity::{capture_folders, listed_differences, read_jsonl, remove_pointers};
-use pi_test_support::{fixtures_dir, mock_api_key, mock_model};
+use pi_test_support::parity::{
+    CapturedSession, capture_folders, listed_differences, read_jsonl, remove_pointers,
+};
+use pi_test_support::fixtures_dir;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -24,70 +23,6 @@ const WIRE: &str = "openai-completions";
 
 fn pi_dir() -> std::path::PathBuf {
     fixtures_dir().join("pi-0.73.1")
-}
-
-/// Everything one folder's session says about the calls pi made.
-struct Session {
-    id: String,
-    provider: String,
-    model_id: String,
-    thinking: Option<ThinkingLevel>,
-    messages: Vec<Message>,
-}
-
-fn session(folder: &str) -> Session {
-    let entries = read_jsonl(pi_dir().join(folder).join("session.jsonl"));
-    let header = entries.iter().find(|e| e["type"] == "session").unwrap();
-    let change = entries
-        .iter()
-        .find(|e| e["type"] == "model_change")
-        .unwrap();
-    let level = entries
-        .iter()
-        .rev()
-        .find(|e| e["type"] == "thinking_level_change")
-        .and_then(|e| e["thinkingLevel"].as_str())
-        .unwrap_or("off");
-    let thinking = match level {
-        "off" => None,
-        other => Some(serde_json::from_value(json!(other)).unwrap()),
-    };
-    let messages = entries
-        .iter()
-        .filter(|e| e["type"] == "message")
-        .map(|e| &e["message"])
-        .filter(|m| {
-            matches!(
-                m["role"].as_str(),
-                Some("user" | "assistant" | "toolResult")
-            )
-        })
-        .map(|m| serde_json::from_value(m.clone()).unwrap())
-        .collect();
-    Session {
-        id: header["id"].as_str().unwrap().to_owned(),
-        provider: change["provider"].as_str().unwrap().to_owned(),
-        model_id: change["modelId"].as_str().unwrap().to_owned(),
-        thinking,
-        messages,
-    }
-}
-
-/// The messages that existed before the `attempt`-th model call (1-based):
-/// everything before the attempt-th assistant message.
-fn messages_before(messages: &[Message], attempt: usize) -> Vec<Message> {
-    let mut seen = 0;
-    let mut out = Vec::new();
-    for message in messages {
-        if matches!(message, Message::Assistant(_)) {
-            seen += 1;
-            if seen == attempt {
-                break;
-            }
-        }
-        out.push(message.clone());
-    }
-    out
 }
 
 /// System prompt and tools as pi sent them.
@@ -113,7 +48,7 @@ fn context_from(body: &Value, messages: Vec<Message>) -> Context {
     }
 }
 
-fn simple_options(model: &Model, session: &Session, api_key: &str) -> SimpleStreamOptions {
+fn simple_options(model: &Model, session: &CapturedSession, api_key: &str) -> SimpleStreamOptions {
     SimpleStreamOptions {
         base: StreamOptions {
             api_key: Some(api_key.to_owned()),
@@ -121,7 +56,7 @@ fn simple_options(model: &Model, session: &Session, api_key: &str) -> SimpleStre
             ..StreamOptions::default()
         },
         reasoning: if model.reasoning {
-            session.thinking
+            session.thinking_level
         } else {
             None
         },
@@ -143,11 +78,8 @@ struct Case {
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     for folder in capture_folders(WIRE) {
-        let session = session(&folder);
-        let (model, api_key) = (
-            mock_model(&session.provider, &session.model_id),
-            mock_api_key(&session.provider),
-        );
+        let session = CapturedSession::load(&folder);
+        let (model, api_key) = (session.model(), session.api_key());
         let mut attempt = 0;
         for request in read_jsonl(pi_dir().join(&folder).join("requests.jsonl")) {
             // SDK retries (x-stainless-retry-count > 0) resend the same call.
@@ -155,10 +87,7 @@ fn cases() -> Vec<Case> {
                 attempt += 1;
             }
             assert_eq!(request["body"]["model"], json!(session.model_id));
-            let context = context_from(
-                &request["body"],
-                messages_before(&session.messages, attempt),
-            );
+            let context = context_from(&request["body"], session.messages_before(attempt - 1));
             out.push(Case {
                 folder: folder.clone(),
                 seq: request["seq"].as_u64().unwrap(),

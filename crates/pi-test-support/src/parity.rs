@@ -3,9 +3,89 @@
 
 use std::path::Path;
 
+use pi_ai::{Message, Model, ThinkingLevel};
 use serde_json::Value;
 
-use crate::fixtures::fixtures_dir;
+use crate::fixtures::{fixture, fixtures_dir, mock_api_key, mock_model};
+
+/// What a captured session (`fixtures/pi-0.73.1/<folder>/session.jsonl`)
+/// says about the calls pi made: the session id, the model, the thinking
+/// level and the conversation.
+#[derive(Debug, Clone)]
+pub struct CapturedSession {
+    /// The session id (pi sends it as the cache session id).
+    pub id: String,
+    /// The provider of the (last) model change.
+    pub provider: String,
+    /// The model id of the (last) model change.
+    pub model_id: String,
+    /// The last thinking level set (`None` for `off` or none).
+    pub thinking_level: Option<ThinkingLevel>,
+    /// The user, assistant and tool-result messages, in order.
+    pub messages: Vec<Message>,
+}
+
+impl CapturedSession {
+    /// Reads the session of `folder`.
+    pub fn load(folder: &str) -> Self {
+        let entries = read_jsonl(fixture(&format!("pi-0.73.1/{folder}/session.jsonl")));
+        let mut session = Self {
+            id: entries[0]["id"].as_str().unwrap().to_owned(),
+            provider: String::new(),
+            model_id: String::new(),
+            thinking_level: None,
+            messages: Vec::new(),
+        };
+        for entry in &entries {
+            match entry["type"].as_str().unwrap_or_default() {
+                "model_change" => {
+                    session.provider = entry["provider"].as_str().unwrap().to_owned();
+                    session.model_id = entry["modelId"].as_str().unwrap().to_owned();
+                }
+                "thinking_level_change" => {
+                    session.thinking_level = match entry["thinkingLevel"].as_str().unwrap() {
+                        "off" => None,
+                        level => Some(serde_json::from_value(Value::from(level)).unwrap()),
+                    };
+                }
+                "message" => {
+                    let message = &entry["message"];
+                    let role = message["role"].as_str().unwrap_or_default();
+                    if matches!(role, "user" | "assistant" | "toolResult") {
+                        session
+                            .messages
+                            .push(serde_json::from_value(message.clone()).unwrap());
+                    }
+                }
+                _ => {}
+            }
+        }
+        session
+    }
+
+    /// The session's model in pi's mock configuration.
+    pub fn model(&self) -> Model {
+        mock_model(&self.provider, &self.model_id)
+    }
+
+    /// The API key pi's mock configuration gives the session's provider.
+    pub fn api_key(&self) -> String {
+        mock_api_key(&self.provider)
+    }
+
+    /// The conversation of request `index` (0-based): every message before
+    /// the answer to that request (the `index`-th assistant message).
+    pub fn messages_before(&self, index: usize) -> Vec<Message> {
+        let cut = self
+            .messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| matches!(m, Message::Assistant(_)))
+            .nth(index)
+            .map_or(self.messages.len(), |(at, _)| at);
+        self.messages[..cut].to_vec()
+    }
+}
 
 /// Every line of a JSON Lines file, parsed (blank lines skipped).
 pub fn read_jsonl(path: impl AsRef<Path>) -> Vec<Value> {
@@ -126,5 +206,21 @@ mod tests {
         assert!(listed_differences("no-such-wire").is_empty());
         assert!(capture_folders("openai-completions").contains(&"a-text-oai".to_owned()));
         assert!(capture_folders("no-such-wire").is_empty());
+    }
+
+    #[test]
+    fn a_captured_session_gives_each_request_its_conversation() {
+        let session = CapturedSession::load("b-bash-ant");
+        assert_eq!(session.provider, "mock-ant");
+        assert_eq!(session.model().id, session.model_id);
+        let first = session.messages_before(0);
+        let second = session.messages_before(1);
+        assert!(matches!(first.last(), Some(Message::User(_))), "{first:?}");
+        assert!(second.len() > first.len());
+        assert!(
+            matches!(second.last(), Some(Message::ToolResult(_))),
+            "{second:?}"
+        );
+        assert_eq!(session.messages_before(99).len(), session.messages.len());
     }
 }
