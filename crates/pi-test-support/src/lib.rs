@@ -6,7 +6,7 @@
 //!   bodies, and pi's mock models (`fixtures/pi-0.73.1/models.json`).
 //! - [`sse`]: recorded SSE text framed by the transport's own parser, or
 //!   split into raw frames for the mock server.
-//! - [`replay`]: a wire's [`pi_http::SseDecoder`] run over frames with no
+//! - [`mod@replay`]: a wire's [`pi_http::SseDecoder`] run over frames with no
 //!   HTTP, ending the stream exactly as `pi_http::stream_sse` does.
 //! - [`contract`]: the streaming contract every event sequence obeys.
 //! - [`summary`]: events without their (always-latest) partial snapshots.
