@@ -235,6 +235,15 @@ pub struct ToolResultMessage {
     pub extra: ExtraFields,
 }
 
+impl ToolResultMessage {
+    /// The text blocks joined with `\n` (images left out): the text every
+    /// wire sends for a result.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self.content.iter().filter_map(UserBlock::as_text).collect();
+        texts.join("\n")
+    }
+}
+
 /// A message the model sees: user, assistant or tool result, tagged by `role`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "camelCase")]

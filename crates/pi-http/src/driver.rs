@@ -201,9 +201,10 @@ fn apply<D: SseDecoder>(
     }
 }
 
-/// `"<provider>: <text>"`: errors in this crate's own words name the
-/// provider they came from (pi's texts stay recognisable after the prefix).
-fn named(provider: &str, text: impl std::fmt::Display) -> String {
+/// `"<provider>: <text>"`: an error in pi-rs's own words (not the provider's
+/// or its client's, which pi shows as they are) names the provider it came
+/// from; the text after the prefix stays as pi words it where pi has one.
+pub fn named(provider: &str, text: impl std::fmt::Display) -> String {
     if provider.is_empty() {
         text.to_string()
     } else {

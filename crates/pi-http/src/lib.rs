@@ -9,15 +9,19 @@ mod client;
 mod driver;
 mod error;
 mod headers;
+mod js;
 mod retry;
 mod sse;
 mod sse_parser;
 mod wire;
 
 pub use client::{HttpClient, HttpRequest};
-pub use driver::{EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, replay_sse, stream_sse};
+pub use driver::{
+    EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, named, replay_sse, stream_sse,
+};
 pub use error::{HttpError, error_text_from_body, status_error_message};
 pub use headers::Headers;
+pub use js::is_truthy;
 pub use pi_ai::ErrorClass;
 pub use retry::RetryPolicy;
 pub use sse::{DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, SseFrame, sse_frames};

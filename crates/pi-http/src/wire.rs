@@ -19,7 +19,7 @@ use crate::{Headers, HttpRequest, RetryPolicy, SseCall, SseDecoder, stream_sse};
 
 /// A wire's call options: pi's provider-level [`StreamOptions`] plus what
 /// the wire adds (reasoning effort, tool choice, ...).
-pub trait WireOptions: Send + 'static {
+pub trait WireOptions: Default + Send + 'static {
     /// The provider-level options.
     fn base(&self) -> &StreamOptions;
 
@@ -28,15 +28,16 @@ pub trait WireOptions: Send + 'static {
 
     /// Options for a plain [`StreamFunction::stream`] call: `options` and
     /// the wire's defaults.
-    fn from_stream(model: &Model, options: StreamOptions) -> Self
-    where
-        Self: Sized;
+    fn from_stream(model: &Model, options: StreamOptions) -> Self {
+        let _ = model;
+        let mut wire_options = Self::default();
+        *wire_options.base_mut() = options;
+        wire_options
+    }
 
     /// Options for [`StreamFunction::stream_simple`]: pi's unified
     /// reasoning level mapped to what the wire sends.
-    fn from_simple(model: &Model, options: SimpleStreamOptions) -> Self
-    where
-        Self: Sized;
+    fn from_simple(model: &Model, options: SimpleStreamOptions) -> Self;
 }
 
 /// A wire's own headers, in three layers around the headers of the model

@@ -33,12 +33,6 @@ impl WireOptions for ToyOptions {
     fn base_mut(&mut self) -> &mut StreamOptions {
         &mut self.base
     }
-    fn from_stream(_model: &Model, base: StreamOptions) -> Self {
-        Self {
-            base,
-            simple: false,
-        }
-    }
     fn from_simple(_model: &Model, options: SimpleStreamOptions) -> Self {
         Self {
             base: options.base,

@@ -116,10 +116,6 @@ impl WireOptions for AnthropicOptions {
         &mut self.base
     }
 
-    fn from_stream(_model: &Model, options: StreamOptions) -> Self {
-        Self::from(options)
-    }
-
     /// See [`simple_to_anthropic`].
     fn from_simple(model: &Model, options: SimpleStreamOptions) -> Self {
         simple_to_anthropic(model, options)

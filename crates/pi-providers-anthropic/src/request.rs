@@ -393,12 +393,7 @@ fn tool_result_block(result: &ToolResultMessage) -> ContentBlock {
         blocks.extend(result.content.iter().map(user_block));
         MessageContent::Blocks(blocks)
     } else {
-        let texts: Vec<&str> = result
-            .content
-            .iter()
-            .filter_map(UserBlock::as_text)
-            .collect();
-        MessageContent::Text(texts.join("\n"))
+        MessageContent::Text(result.text())
     };
     ContentBlock::ToolResult {
         tool_use_id: result.tool_call_id.clone(),

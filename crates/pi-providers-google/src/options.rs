@@ -28,14 +28,6 @@ impl WireOptions for GoogleOptions {
         &mut self.base
     }
 
-    /// Provider-level options only: no tool choice, no `thinkingConfig`.
-    fn from_stream(_model: &Model, base: StreamOptions) -> Self {
-        Self {
-            base,
-            ..Self::default()
-        }
-    }
-
     /// See [`simple_options`].
     fn from_simple(model: &Model, options: SimpleStreamOptions) -> Self {
         simple_options(model, &options)

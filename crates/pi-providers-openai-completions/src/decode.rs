@@ -12,12 +12,13 @@
 //! "Streams that end without a finish reason").
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
-use pi_http::{SseDecoder, SseFrame, StreamEnd};
+use pi_http::{SseDecoder, SseFrame, StreamEnd, is_truthy, named};
 use serde_json::Value;
 
-use crate::wire::{ChatCompletionChunk, ChunkDelta, ChunkUsage, ToolCallDelta, is_truthy};
+use crate::wire::{ChatCompletionChunk, ChunkDelta, ChunkUsage, ToolCallDelta};
 
-/// Error text of a body that ended with neither a `finish_reason` nor `[DONE]`.
+/// Error text (after the provider's name) of a body that ended with neither
+/// a `finish_reason` nor `[DONE]`.
 pub const NO_FINISH_REASON: &str = "Stream ended without finish_reason";
 
 /// Kind of a content block, by content index.
@@ -319,8 +320,10 @@ impl SseDecoder for OpenAiCompletionsDecoder {
             // The server closed the answer itself: a normal stop, as pi.
             return Ok(Some(self.finish(sink, StreamEnd::Done(DoneReason::Stop))));
         }
-        let chunk: ChatCompletionChunk<'_> = serde_json::from_str(data)
-            .map_err(|e| format!("Could not parse stream chunk as JSON: {e}"))?;
+        let chunk: ChatCompletionChunk<'_> = serde_json::from_str(data).map_err(|e| {
+            let text = format!("Could not parse stream chunk as JSON: {e}");
+            named(self.model.provider.as_str(), text)
+        })?;
         if let Some(error) = chunk.error.as_ref().filter(|e| is_truthy(e)) {
             return Ok(Some(StreamEnd::Error(stream_error_text(error))));
         }
@@ -331,7 +334,8 @@ impl SseDecoder for OpenAiCompletionsDecoder {
     fn end_of_stream(&mut self, sink: &mut EventSink) -> StreamEnd {
         // No `[DONE]` and no finish reason: possibly cut short (pi would
         // call it a stop); an error, which auto-retry retries.
-        self.finish(sink, StreamEnd::Error(NO_FINISH_REASON.to_owned()))
+        let text = named(self.model.provider.as_str(), NO_FINISH_REASON);
+        self.finish(sink, StreamEnd::Error(text))
     }
 }
 

@@ -48,13 +48,6 @@ impl WireOptions for OpenAiCompletionsOptions {
         &mut self.base
     }
 
-    fn from_stream(_model: &Model, base: StreamOptions) -> Self {
-        Self {
-            base,
-            ..Self::default()
-        }
-    }
-
     /// See [`OpenAiCompletionsOptions::from_simple`].
     fn from_simple(model: &Model, options: SimpleStreamOptions) -> Self {
         Self::from_simple(model, &options)

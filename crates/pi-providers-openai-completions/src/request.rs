@@ -5,11 +5,11 @@ use pi_ai::{
     ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_completions,
     transform_messages,
 };
+use pi_http::is_truthy;
 use serde_json::Value;
 
 use crate::compat::{CacheControlFormat, MaxTokensField, ResolvedCompat, ThinkingFormat};
 use crate::options::{OpenAiCompletionsOptions, effective_cache_retention};
-use crate::wire::is_truthy;
 use crate::wire::{
     AssistantMessageWire, CacheControl, ChatCompletionRequest, ChatMessage, ChatTemplateKwargs,
     ContentPart, FunctionCallWire, FunctionDefinition, GatewayOptions, ImageUrl, ReasoningObject,
@@ -441,12 +441,7 @@ fn push_tool_result(
     out: &mut Vec<ChatMessage>,
     images: &mut Vec<ContentPart>,
 ) {
-    let texts: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(UserBlock::as_text)
-        .collect();
-    let text = texts.join("\n");
+    let text = result.text();
     out.push(ChatMessage::Tool {
         content: if text.is_empty() {
             IMAGE_ONLY_RESULT.to_owned()

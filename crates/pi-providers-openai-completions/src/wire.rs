@@ -498,14 +498,3 @@ fn lenient_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>
         _ => None,
     })
 }
-
-/// JavaScript truthiness of a JSON value (pi tests optional fields this way).
-pub(crate) fn is_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(_) | Value::Object(_) => true,
-    }
-}

@@ -282,10 +282,8 @@ async fn stream_endings() {
     );
     let cut = final_message(&cut);
     assert_eq!(cut.stop_reason, StopReason::Error);
-    assert_eq!(
-        cut.error_message.as_deref(),
-        Some("Stream ended without finish_reason")
-    );
+    let expected = format!("{}: Stream ended without finish_reason", cut.provider);
+    assert_eq!(cut.error_message, Some(expected));
     assert_eq!(cut.text(), "The body ends mid-answer");
 }
 
@@ -318,7 +316,10 @@ async fn errors_inside_the_stream_keep_the_partial_content() {
     assert_eq!(invalid.stop_reason, StopReason::Error);
     let error = invalid.error_message.clone().unwrap();
     assert!(
-        error.starts_with("Could not parse stream chunk as JSON: "),
+        error.starts_with(&format!(
+            "{}: Could not parse stream chunk as JSON: ",
+            invalid.provider
+        )),
         "{error}"
     );
     assert_eq!(invalid.text(), "Before the bad chunk");

@@ -89,7 +89,7 @@ fn adapter() -> WireAdapter {
                 frames: None,
                 stop: StopReason::Error,
                 text: Some("The body ends mid-answer"),
-                error: ErrorText::Exact("Stream ended without finish_reason"),
+                error: ErrorText::Exact("mock-oai: Stream ended without finish_reason"),
                 total_tokens: None,
             },
             // After a finish_reason the missing [DONE] does not matter.
@@ -106,7 +106,7 @@ fn adapter() -> WireAdapter {
                 frames: None,
                 stop: StopReason::Error,
                 text: Some("Before the bad chunk"),
-                error: ErrorText::Prefix("Could not parse stream chunk as JSON: "),
+                error: ErrorText::Prefix("mock-oai: Could not parse stream chunk as JSON: "),
                 total_tokens: None,
             },
         ],

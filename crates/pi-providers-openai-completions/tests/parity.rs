@@ -11,11 +11,11 @@ use pi_ai::{Context, Message, Model, SimpleStreamOptions, StreamFunction, Stream
 use pi_providers_openai_completions::{
     OpenAiCompletionsOptions, OpenAiCompletionsProvider, build_request_body,
 };
+use pi_test_support::fixtures_dir;
 use pi_test_support::mock_server::{MockResponse, MockServer};
 use pi_test_support::parity::{
     CapturedSession, capture_folders, listed_differences, read_jsonl, remove_pointers,
 };
-use pi_test_support::fixtures_dir;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 

@@ -10,7 +10,7 @@
 //! with an error.
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, calculate_cost, parse_partial_json};
-use pi_http::{SseDecoder, SseFrame, StreamEnd};
+use pi_http::{SseDecoder, SseFrame, StreamEnd, is_truthy};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -424,16 +424,5 @@ fn api_error_text(error: &Value) -> String {
         Some(Value::String(message)) if !message.is_empty() => message.clone(),
         Some(message) if is_truthy(message) => message.to_string(),
         _ => error.to_string(),
-    }
-}
-
-/// JavaScript truthiness of a JSON value.
-fn is_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(_) | Value::Object(_) => true,
     }
 }

@@ -1,10 +1,13 @@
 //! The `openai-responses` wire: OpenAI Responses API input items, reasoning
 //! replay and its SSE stream (`POST {baseUrl}/responses`).
 //!
-//! Layout: [`wire`] holds the typed JSON, [`build_request_body`] is the pure
-//! encoder, [`OpenAiResponsesDecoder`] the pure SSE decoder, and
-//! [`OpenAiResponsesProvider`] the [`StreamFunction`] that joins them over
-//! `pi-http`'s driver. [`register`] puts it in the global api registry.
+//! Laid out as every wire crate: [`wire`] holds the typed JSON; `request`
+//! the pure encoder ([`build_request_body`]); `decode` the pure SSE decoder
+//! ([`OpenAiResponsesDecoder`]); `options` ([`OpenAiResponsesOptions`]);
+//! `provider` the [`pi_http::Wire`] impl ([`OpenAiResponsesWire`]: URL,
+//! headers, decoder). Call it with [`OpenAiResponsesProvider`]
+//! (`stream_with` for the full options, or as a [`pi_ai::StreamFunction`]);
+//! [`register`] adds it to the global api registry.
 //!
 //! What pi stores, and this crate replays:
 //! - a reasoning item whole, as JSON, in the thinking block's

@@ -52,13 +52,6 @@ impl WireOptions for OpenAiResponsesOptions {
         &mut self.base
     }
 
-    fn from_stream(_model: &Model, base: StreamOptions) -> Self {
-        Self {
-            base,
-            ..Self::default()
-        }
-    }
-
     /// pi's `streamSimpleOpenAIResponses`: `maxTokens` defaults to
     /// `min(model.maxTokens, 32000)`, and the reasoning level is clamped to
     /// what the model supports (`off` sends no effort).

@@ -265,12 +265,7 @@ fn push_assistant(
 /// parts when it has images (after `transform_messages`, only a model with
 /// image input still gets any).
 fn tool_output(result: &ToolResultMessage) -> InputItem {
-    let texts: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(UserBlock::as_text)
-        .collect();
-    let text = texts.join("\n");
+    let text = result.text();
     let has_images = result
         .content
         .iter()
