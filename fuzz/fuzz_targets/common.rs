@@ -2,8 +2,8 @@
 //! byte says) -> a wire's decoder, run to the end of its event stream.
 
 use futures::StreamExt;
-use pi_ai::{AssistantMessage, AssistantMessageEventStream, CancellationToken, ErrorReason, Model};
-use pi_http::{SseDecoder, SseFrame, SseParser, StreamEnd};
+use pi_ai::Model;
+use pi_http::{SseDecoder, SseFrame, SseParser};
 
 /// Frames of `data` (first byte: chunk size), as the transport would frame them.
 pub fn frames(data: &[u8]) -> Vec<SseFrame> {
@@ -28,39 +28,15 @@ pub fn model(provider: &str, id: &str) -> Model {
     }
 }
 
-/// Runs `decoder` over `frames` to completion, draining every event.
-pub fn decode<D: SseDecoder>(model: &Model, frames: Vec<SseFrame>, mut decoder: D) {
-    let initial = AssistantMessage::empty(
-        model.api.clone(),
-        model.provider.clone(),
-        model.id.clone(),
-        0,
-    );
+/// Runs `decoder` over `frames` to completion (`pi_test_support::replay`:
+/// the transport's own frame loop), draining every event.
+pub fn decode<D: SseDecoder>(model: &Model, frames: Vec<SseFrame>, decoder: D) {
     let runtime = match tokio::runtime::Builder::new_current_thread().build() {
         Ok(runtime) => runtime,
         Err(_) => std::process::abort(),
     };
     runtime.block_on(async move {
-        let mut stream = AssistantMessageEventStream::new(
-            initial,
-            CancellationToken::new(),
-            move |mut sink| async move {
-                sink.start();
-                for frame in &frames {
-                    match decoder.frame(frame, &mut sink) {
-                        Ok(None) => {}
-                        Ok(Some(StreamEnd::Done(reason))) => return sink.done(reason),
-                        Ok(Some(StreamEnd::Error(text))) | Err(text) => {
-                            return sink.error(ErrorReason::Error, text);
-                        }
-                    }
-                }
-                match decoder.end_of_stream(&mut sink) {
-                    StreamEnd::Done(reason) => sink.done(reason),
-                    StreamEnd::Error(text) => sink.error(ErrorReason::Error, text),
-                }
-            },
-        );
+        let mut stream = pi_test_support::replay(model, frames, decoder);
         while stream.next().await.is_some() {}
     });
 }

@@ -11,6 +11,8 @@ const NO_HTTP_CRATES: &[&str] = &["pi-ai", "pi-agent-core"];
 /// The HTTP client that must stay out of those trees.
 const HTTP_CRATE: &str = "reqwest";
 const PROVIDER_PREFIX: &str = "pi-providers-";
+/// The dev-only test-support crate: allowed in `[dev-dependencies]` only.
+const TEST_SUPPORT: &str = "pi-test-support";
 
 /// The subset of `cargo metadata --format-version 1` this check reads.
 #[derive(Debug, Deserialize)]
@@ -109,9 +111,22 @@ impl fmt::Display for Violation {
     }
 }
 
-/// What an internal crate may depend on.
-fn allowed(from: &str, to: &str) -> Result<(), String> {
+/// What an internal crate may depend on, with dependency `kind`
+/// (`normal`, `dev` or `build`).
+fn allowed(from: &str, to: &str, kind: &str) -> Result<(), String> {
     let is_provider = |n: &str| n.starts_with(PROVIDER_PREFIX);
+    if to == TEST_SUPPORT {
+        return match from {
+            _ if kind != "dev" => Err(format!(
+                "{TEST_SUPPORT} is dev-only: it may appear only in [dev-dependencies]"
+            )),
+            "pi-http" | "pi-coding-agent" => Ok(()),
+            p if is_provider(p) => Ok(()),
+            _ => Err(format!(
+                "only the tests of pi-http, pi-providers-* and pi-coding-agent use {TEST_SUPPORT}"
+            )),
+        };
+    }
     match from {
         "pi-ai" => Err("pi-ai may depend on no internal crate".to_owned()),
         "pi-http" if to == "pi-ai" => Ok(()),
@@ -119,6 +134,8 @@ fn allowed(from: &str, to: &str) -> Result<(), String> {
         "pi-agent-core" if to == "pi-ai" => Ok(()),
         "pi-agent-core" => Err("pi-agent-core may depend on pi-ai only".to_owned()),
         "pi-tui" => Err("pi-tui may depend on no internal crate".to_owned()),
+        TEST_SUPPORT if matches!(to, "pi-ai" | "pi-http") => Ok(()),
+        TEST_SUPPORT => Err(format!("{TEST_SUPPORT} may depend on pi-ai and pi-http only")),
         "pi-coding-agent"
             if matches!(to, "pi-agent-core" | "pi-ai" | "pi-http" | "pi-tui") || is_provider(to) =>
         {
@@ -186,11 +203,12 @@ pub fn check(metadata: &Metadata) -> Vec<Violation> {
             if !internal.contains(dep.name.as_str()) || dep.name == package.name {
                 continue;
             }
-            if let Err(reason) = allowed(&package.name, &dep.name) {
+            let kind = dep.kind.as_deref().unwrap_or("normal");
+            if let Err(reason) = allowed(&package.name, &dep.name, kind) {
                 violations.push(Violation::Edge {
                     from: package.name.clone(),
                     to: dep.name.clone(),
-                    kind: dep.kind.clone().unwrap_or_else(|| "normal".to_owned()),
+                    kind: kind.to_owned(),
                     reason,
                 });
             }

@@ -151,3 +151,29 @@ fn a_self_dev_dependency_for_test_features_is_allowed() {
     add_dependency(&mut metadata, "pi-agent-core", "pi-agent-core", Some("dev"));
     assert_eq!(violations_of(&metadata), Vec::<String>::new());
 }
+
+#[test]
+fn test_support_is_dev_only_and_depends_on_the_transport_layers_only() {
+    let mut metadata = workspace_metadata();
+    add_dependency(
+        &mut metadata,
+        "pi-providers-google",
+        "pi-test-support",
+        None,
+    );
+    add_dependency(
+        &mut metadata,
+        "pi-agent-core",
+        "pi-test-support",
+        Some("dev"),
+    );
+    add_dependency(&mut metadata, "pi-test-support", "pi-agent-core", None);
+    assert_eq!(
+        violations_of(&metadata),
+        vec![
+            "pi-agent-core -> pi-test-support (dev-dependency) is not allowed: only the tests of pi-http, pi-providers-* and pi-coding-agent use pi-test-support",
+            "pi-providers-google -> pi-test-support is not allowed: pi-test-support is dev-only: it may appear only in [dev-dependencies]",
+            "pi-test-support -> pi-agent-core is not allowed: pi-test-support may depend on pi-ai and pi-http only",
+        ]
+    );
+}

@@ -21,7 +21,7 @@ use pi_agent_core::AgentEvent;
 use pi_coding_agent::app::{SessionChoice, StartOptions, build_app};
 use pi_coding_agent::messages::CodingMessage;
 use pi_coding_agent::modes::{print, prompt_inputs};
-use pi_http::mock_server::{MockResponse, MockServer};
+use pi_test_support::mock_server::{MockResponse, MockServer};
 use serde_json::Value;
 
 const SCENARIO: &str = "c-read-edit-oai";

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use e2e_common::{Scenario, fixtures, recorded_responses};
 use pi_coding_agent::session::load_session_file;
-use pi_http::mock_server::{MockResponse, MockServer};
+use pi_test_support::mock_server::{MockResponse, MockServer};
 use serde_json::Value;
 
 /// The recorded bash round trip (tool call, then text), streamed slowly.

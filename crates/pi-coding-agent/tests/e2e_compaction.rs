@@ -11,7 +11,7 @@ mod e2e_common;
 use e2e_common::{
     Scenario, capture_answer, comparable_body, comparable_entry, fixtures, jsonl, text,
 };
-use pi_http::mock_server::MockResponse;
+use pi_test_support::mock_server::MockResponse;
 use serde_json::{Value, json};
 
 fn answer(text: &str) -> MockResponse {

@@ -126,12 +126,12 @@ async fn rpc_refuses_a_switch_to_a_missing_directory_and_reports_save_errors() {
 
 /// The first frames of the recorded answer (role and "Hello! I am "),
 /// then silence until the client gives up.
-fn stalled_answer() -> pi_http::mock_server::MockResponse {
+fn stalled_answer() -> pi_test_support::mock_server::MockResponse {
     let recorded = e2e_common::recorded_responses("a-text-oai");
-    let pi_http::mock_server::MockResponse::Sse { frames, .. } = &recorded[0] else {
+    let pi_test_support::mock_server::MockResponse::Sse { frames, .. } = &recorded[0] else {
         panic!("the fixture answer is SSE");
     };
-    pi_http::mock_server::MockResponse::StallSse {
+    pi_test_support::mock_server::MockResponse::StallSse {
         frames: frames[..2].to_vec(),
     }
 }

@@ -7,7 +7,7 @@
 mod e2e_common;
 
 use e2e_common::{Scenario, capture_answer};
-use pi_http::mock_server::MockResponse;
+use pi_test_support::mock_server::MockResponse;
 
 /// A 1x1 PNG.
 const PNG: &[u8] = &[

@@ -19,7 +19,7 @@ use clap::Parser;
 use e2e_common::{capture_answer, jsonl};
 use pi_coding_agent::cli::{Args, expand_short_flags};
 use pi_coding_agent::resources::{ResourceOptions, Resources};
-use pi_http::mock_server::MockServer;
+use pi_test_support::mock_server::MockServer;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 

@@ -8,7 +8,7 @@ mod e2e_common;
 use std::time::Duration;
 
 use e2e_common::{Scenario, recorded_responses};
-use pi_http::mock_server::MockResponse;
+use pi_test_support::mock_server::MockResponse;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

@@ -11,7 +11,7 @@ mod e2e_common;
 use std::time::{Duration, Instant};
 
 use e2e_common::Scenario;
-use pi_http::mock_server::MockResponse;
+use pi_test_support::mock_server::MockResponse;
 use serde_json::{Value, json};
 
 const PROMPT: &str = "Say something.";

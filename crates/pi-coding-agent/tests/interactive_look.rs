@@ -8,7 +8,7 @@ mod e2e_common;
 mod pty_common;
 
 use e2e_common::Scenario;
-use pi_http::mock_server::MockResponse;
+use pi_test_support::mock_server::MockResponse;
 use pty_common::{Tui, text_answer};
 use serde_json::Value;
 

@@ -11,7 +11,7 @@ mod pty_common;
 use std::time::Duration;
 
 use e2e_common::Scenario;
-use pi_http::mock_server::MockResponse;
+use pi_test_support::mock_server::MockResponse;
 use pty_common::{Tui, slow, text_answer};
 
 /// The footer's stats line: the last non-empty line of the screen.

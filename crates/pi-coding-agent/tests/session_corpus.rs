@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use e2e_common::{Scenario, comparable_body, jsonl, text};
 use pi_coding_agent::session::{SessionEntry, SessionManager, load_session_file};
-use pi_http::mock_server::MockResponse;
+use pi_test_support::mock_server::MockResponse;
 use serde_json::{Value, json};
 
 fn corpus() -> PathBuf {

@@ -10,8 +10,6 @@ mod driver;
 mod error;
 mod headers;
 mod js;
-#[cfg(feature = "mock-server")]
-pub mod mock_server;
 mod retry;
 mod sse;
 mod sse_parser;

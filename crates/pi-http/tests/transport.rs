@@ -6,8 +6,8 @@
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use pi_http::mock_server::{MockResponse, MockServer};
 use pi_http::{HttpClient, HttpError, HttpRequest, RetryPolicy, SseFrame, sse_frames};
+use pi_test_support::mock_server::{MockResponse, MockServer};
 use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;
 

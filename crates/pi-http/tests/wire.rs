@@ -11,11 +11,11 @@ use pi_ai::{
     Context, DoneReason, ErrorClass, EventSink, Model, SimpleStreamOptions, StopReason,
     StreamFunction, StreamOptions,
 };
-use pi_http::mock_server::{MockResponse, MockServer};
 use pi_http::{
     Headers, RetryPolicy, SseDecoder, SseFrame, StreamEnd, Wire, WireHeaders, WireOptions,
     WireProvider, stream_wire,
 };
+use pi_test_support::mock_server::{MockResponse, MockServer};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 

@@ -6,51 +6,41 @@
 
 mod common;
 
-use common::{decode_file, final_message, fixtures, model, summary};
-use pi_ai::{AssistantMessageEvent, InputModality, Model, ModelCost, StopReason};
+use common::model;
+use pi_ai::{AssistantMessageEvent, Model, StopReason};
+use pi_providers_anthropic::AnthropicDecoder;
+use pi_test_support::fixtures::session_assistant_messages;
+use pi_test_support::summary::stream_summary;
+use pi_test_support::{assert_stream_contract, fixture, mock_model, replay_events, sse_file};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-fn sse_files() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(fixtures("sse/anthropic-messages"))
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".sse"))
-        .collect();
-    names.sort();
-    names
+const WIRE: &str = "anthropic-messages";
+
+/// Decodes `fixtures/sse/anthropic-messages/<name>` for `model`, checking
+/// the stream contract.
+async fn decode_file(name: &str, model: &Model) -> Vec<AssistantMessageEvent> {
+    let decoder = AnthropicDecoder::new(model.clone());
+    let events = replay_events(model, sse_file(WIRE, name), decoder).await;
+    assert_stream_contract(&events);
+    events
+}
+
+/// The settled message as JSON, timestamp zeroed.
+fn final_message(events: &[AssistantMessageEvent]) -> Value {
+    stream_summary(events)["message"].clone()
 }
 
 #[tokio::test]
 async fn every_recorded_stream_decodes_to_its_snapshot() {
-    let names = sse_files();
+    let names = pi_test_support::sse_file_names(WIRE);
     assert!(names.len() >= 25, "{names:?}");
     let priced = model("claude-test", true);
     for name in names {
         let events = decode_file(&name, &priced).await;
         let snapshot = name.trim_end_matches(".sse").to_owned();
-        insta::assert_json_snapshot!(snapshot, summary(&events));
+        insta::assert_json_snapshot!(snapshot, stream_summary(&events));
     }
-}
-
-/// The mock model of `fixtures/pi-0.73.1/models.json` (zero prices).
-fn mock_model(id: &str) -> Model {
-    let mut model = model(id, id.ends_with("-think"));
-    model.provider = pi_ai::Provider::new("mock-ant");
-    model.input = vec![InputModality::Text];
-    model.cost = ModelCost::default();
-    model
-}
-
-/// The assistant messages of a pi session file, in order.
-fn session_assistants(folder: &str) -> Vec<Value> {
-    let text =
-        std::fs::read_to_string(fixtures("pi-0.73.1").join(folder).join("session.jsonl")).unwrap();
-    text.lines()
-        .map(|line| serde_json::from_str::<Value>(line).unwrap())
-        .filter(|entry| entry["type"] == "message" && entry["message"]["role"] == "assistant")
-        .map(|entry| entry["message"].clone())
-        .collect()
 }
 
 #[tokio::test]
@@ -64,9 +54,9 @@ async fn pi_recordings_settle_to_the_messages_pi_stored() {
     ];
     let mut compared = 0;
     for (folder, model_id) in folders {
-        for (at, mut expected) in session_assistants(folder).into_iter().enumerate() {
+        for (at, mut expected) in session_assistant_messages(folder).into_iter().enumerate() {
             let file = format!("pi-{folder}-{}.sse", at + 1);
-            let events = decode_file(&file, &mock_model(model_id)).await;
+            let events = decode_file(&file, &mock_model("mock-ant", model_id)).await;
             expected["timestamp"] = json!(0);
             assert_eq!(final_message(&events), expected, "{file}");
             compared += 1;
@@ -79,8 +69,7 @@ async fn pi_recordings_settle_to_the_messages_pi_stored() {
 async fn streamed_events_match_pi_event_sequence() {
     // pi's --mode json events for the thinking fixture: kinds, indices and deltas.
     let text =
-        std::fs::read_to_string(fixtures("pi-0.73.1").join("h-json-thinking-ant/events.jsonl"))
-            .unwrap();
+        std::fs::read_to_string(fixture("pi-0.73.1/h-json-thinking-ant/events.jsonl")).unwrap();
     let mut expected: Vec<Vec<Value>> = vec![Vec::new()];
     for line in text.lines() {
         let event: Value = serde_json::from_str(line).unwrap();
@@ -102,7 +91,7 @@ async fn streamed_events_match_pi_event_sequence() {
     expected.pop();
     for (at, pi_events) in expected.into_iter().enumerate() {
         let file = format!("pi-h-json-thinking-ant-{}.sse", at + 1);
-        let events = decode_file(&file, &mock_model("mock-claude-think")).await;
+        let events = decode_file(&file, &mock_model("mock-ant", "mock-claude-think")).await;
         let ours: Vec<Value> = events
             .iter()
             .filter(|e| !matches!(e, AssistantMessageEvent::Start { .. }) && !e.is_terminal())

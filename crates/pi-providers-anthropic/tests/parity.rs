@@ -5,16 +5,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::fixtures;
-use pi_ai::{
-    Context, InputModality, Message, Model, ModelCost, SimpleStreamOptions, StreamOptions,
-    ThinkingLevel, Tool,
-};
+use pi_ai::{Context, SimpleStreamOptions, StreamOptions, Tool};
 use pi_http::wire_headers;
 use pi_providers_anthropic::simple_to_anthropic;
 use pi_providers_anthropic::{AnthropicWire, build_request_body};
+use pi_test_support::fixture as fixtures;
+use pi_test_support::parity::{CapturedSession, listed_differences, read_jsonl, remove_pointers};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -25,68 +21,6 @@ const FOLDERS: [&str; 5] = [
     "f-continue-ant",
     "h-json-thinking-ant",
 ];
-
-fn read_jsonl(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
-}
-
-/// The model `provider/id` of `fixtures/pi-0.73.1/models.json`, as pi's
-/// custom-model loader fills it in, and its API key.
-fn fixture_model(provider: &str, id: &str) -> (Model, String) {
-    let text = std::fs::read_to_string(fixtures("pi-0.73.1/models.json")).unwrap();
-    let config: Value = serde_json::from_str(&text).unwrap();
-    let entry = &config["providers"][provider];
-    let spec = entry["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["id"] == id)
-        .unwrap();
-    let model = Model {
-        id: id.to_owned(),
-        name: spec["name"].as_str().unwrap().to_owned(),
-        api: pi_ai::Api::new(entry["api"].as_str().unwrap()),
-        provider: pi_ai::Provider::new(provider),
-        base_url: entry["baseUrl"].as_str().unwrap().to_owned(),
-        reasoning: spec["reasoning"].as_bool().unwrap_or(false),
-        input: vec![InputModality::Text],
-        cost: ModelCost::default(),
-        context_window: spec["contextWindow"].as_u64().unwrap(),
-        max_tokens: spec["maxTokens"].as_u64().unwrap(),
-        headers: None,
-        compat: None,
-        extra: pi_ai::ExtraFields::new(),
-    };
-    (model, entry["apiKey"].as_str().unwrap().to_owned())
-}
-
-/// JSON pointers listed (as `` - `/pointer` ``) in the anthropic-messages
-/// section of `docs/payload-differences.md`.
-fn listed_differences() -> Vec<String> {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/payload-differences.md");
-    let doc = std::fs::read_to_string(path).unwrap();
-    let section = doc
-        .split("\n## ")
-        .find(|s| s.starts_with("anthropic-messages"))
-        .unwrap();
-    section
-        .lines()
-        .filter_map(|line| line.strip_prefix("- `/"))
-        .map(|rest| format!("/{}", rest.split('`').next().unwrap()))
-        .collect()
-}
-
-fn remove_pointer(value: &mut Value, pointer: &str) {
-    let (parent, key) = pointer.rsplit_once('/').unwrap();
-    if let Some(Value::Object(map)) = value.pointer_mut(parent) {
-        map.shift_remove(key);
-    }
-}
 
 /// pi's tools, from the captured body's definitions.
 fn tools_from_body(body: &Value) -> Vec<Tool> {
@@ -102,72 +36,21 @@ fn tools_from_body(body: &Value) -> Vec<Tool> {
         .collect()
 }
 
-struct Session {
-    id: String,
-    provider: String,
-    model_id: String,
-    thinking_level: Option<ThinkingLevel>,
-    messages: Vec<Message>,
-}
-
-fn load_session(folder: &str) -> Session {
-    let entries = read_jsonl(&fixtures("pi-0.73.1").join(folder).join("session.jsonl"));
-    let mut session = Session {
-        id: entries[0]["id"].as_str().unwrap().to_owned(),
-        provider: String::new(),
-        model_id: String::new(),
-        thinking_level: None,
-        messages: Vec::new(),
-    };
-    for entry in &entries {
-        match entry["type"].as_str().unwrap() {
-            "model_change" => {
-                session.provider = entry["provider"].as_str().unwrap().to_owned();
-                session.model_id = entry["modelId"].as_str().unwrap().to_owned();
-            }
-            "thinking_level_change" => {
-                session.thinking_level = match entry["thinkingLevel"].as_str().unwrap() {
-                    "off" => None,
-                    level => Some(serde_json::from_value(Value::from(level)).unwrap()),
-                };
-            }
-            "message" => {
-                let role = entry["message"]["role"].as_str().unwrap();
-                if matches!(role, "user" | "assistant" | "toolResult") {
-                    session
-                        .messages
-                        .push(serde_json::from_value(entry["message"].clone()).unwrap());
-                }
-            }
-            _ => {}
-        }
-    }
-    session
-}
-
 #[test]
 fn encoded_bodies_and_headers_equal_pi_captures() {
-    let differences = listed_differences();
+    let differences = listed_differences("anthropic-messages");
     let mut compared = 0;
     for folder in FOLDERS {
-        let session = load_session(folder);
-        let (model, api_key) = fixture_model(&session.provider, &session.model_id);
-        let requests = read_jsonl(&fixtures("pi-0.73.1").join(folder).join("requests.jsonl"));
+        let session = CapturedSession::load(folder);
+        let (model, api_key) = (session.model(), session.api_key());
+        let requests = read_jsonl(fixtures("pi-0.73.1").join(folder).join("requests.jsonl"));
         for (k, request) in requests.iter().enumerate() {
             assert_eq!(request["wire"], "anthropic-messages");
             assert_eq!(request["path"], "/v1/messages");
             let pi_body = &request["body"];
-            // Request k (0-based) sees everything before the (k+1)-th assistant message.
-            let cut = session
-                .messages
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| matches!(m, Message::Assistant(_)))
-                .nth(k)
-                .map_or(session.messages.len(), |(at, _)| at);
             let context = Context {
                 system_prompt: Some(pi_body["system"][0]["text"].as_str().unwrap().to_owned()),
-                messages: session.messages[..cut].to_vec(),
+                messages: session.messages_before(k),
                 tools: Some(tools_from_body(pi_body)),
                 ..Context::default()
             };
@@ -184,10 +67,8 @@ fn encoded_bodies_and_headers_equal_pi_captures() {
             let mut ours =
                 serde_json::to_value(build_request_body(&model, &context, &options)).unwrap();
             let mut theirs = pi_body.clone();
-            for pointer in &differences {
-                remove_pointer(&mut ours, pointer);
-                remove_pointer(&mut theirs, pointer);
-            }
+            remove_pointers(&mut ours, &differences);
+            remove_pointers(&mut theirs, &differences);
             assert_eq!(ours, theirs, "{folder} request {}", k + 1);
             // Key order too: the serialized bodies are byte-identical.
             assert_eq!(

@@ -6,12 +6,16 @@
 
 mod common;
 
-use common::{
-    catalog_model, decode_frames, final_message, mock_model, parse_sse, read_sse, sse_dir,
-    summarize_all,
+use common::catalog_model;
+use pi_ai::{
+    AssistantContent, AssistantMessage, AssistantMessageEvent, Message, Model, StopReason, Usage,
 };
-use pi_ai::{AssistantContent, AssistantMessage, Message, Model, StopReason, Usage};
 use pi_providers_google::GoogleDecoder;
+use pi_test_support::fixtures::session_assistant_messages;
+use pi_test_support::{
+    assert_stream_contract, event_summary, final_message, mock_model, replay_events, sse_file,
+    sse_file_names,
+};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -26,54 +30,33 @@ fn model_for(name: &str) -> Model {
     }
 }
 
-async fn decode(name: &str) -> Vec<pi_ai::AssistantMessageEvent> {
+const WIRE: &str = "google-generative-ai";
+
+/// Decodes `name` with ids at a fixed time, checking the stream contract.
+async fn decode(name: &str) -> Vec<AssistantMessageEvent> {
     let model = model_for(name);
-    let frames = parse_sse(&read_sse(name));
-    decode_frames(
-        &model,
-        frames,
-        GoogleDecoder::with_fixed_id_time(&model, ID_TIME),
-    )
-    .await
+    let decoder = GoogleDecoder::with_fixed_id_time(&model, ID_TIME);
+    let events = replay_events(&model, sse_file(WIRE, name), decoder).await;
+    assert_stream_contract(&events);
+    events
 }
 
 #[tokio::test]
 async fn every_recording_decodes_to_its_snapshot() {
-    let mut names: Vec<String> = std::fs::read_dir(sse_dir())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".sse"))
-        .collect();
-    names.sort();
+    let names = sse_file_names(WIRE);
     assert!(names.len() >= 20, "{names:?}");
     for name in names {
         let events = decode(&name).await;
-        let kinds: Vec<&str> = events.iter().map(|e| e.kind()).collect();
-        assert_eq!(kinds.first(), Some(&"start"), "{name}");
-        assert_eq!(
-            kinds
-                .iter()
-                .filter(|k| **k == "done" || **k == "error")
-                .count(),
-            1,
-            "{name}: exactly one terminal event"
-        );
         let snapshot = name.trim_end_matches(".sse").to_owned();
-        insta::assert_json_snapshot!(snapshot, summarize_all(&events));
+        let summary: Vec<Value> = events.iter().map(event_summary).collect();
+        insta::assert_json_snapshot!(snapshot, summary);
     }
 }
 
 /// pi's session message for response `seq` of `folder`.
 fn pi_session_message(folder: &str, seq: usize) -> AssistantMessage {
-    let path = common::fixtures_dir().join(format!("pi-0.73.1/{folder}/session.jsonl"));
-    let text = std::fs::read_to_string(path).unwrap();
-    let message = text
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|e| e["type"] == "message" && e["message"]["role"] == "assistant")
-        .nth(seq - 1)
-        .unwrap();
-    match serde_json::from_value(message["message"].clone()).unwrap() {
+    let message = session_assistant_messages(folder).swap_remove(seq - 1);
+    match serde_json::from_value(message).unwrap() {
         Message::Assistant(message) => message,
         other => panic!("not an assistant message: {other:?}"),
     }
@@ -115,10 +98,10 @@ async fn pi_recordings_decode_to_the_messages_pi_stored() {
 #[tokio::test]
 async fn generated_ids_use_the_clock_and_a_process_wide_counter() {
     let model = model_for("pi-b-bash-goog-1.sse");
-    let frames = parse_sse(&read_sse("pi-b-bash-goog-1.sse"));
+    let frames = sse_file(WIRE, "pi-b-bash-goog-1.sse");
     let first =
-        final_message(&decode_frames(&model, frames.clone(), GoogleDecoder::new(&model)).await);
-    let second = final_message(&decode_frames(&model, frames, GoogleDecoder::new(&model)).await);
+        final_message(&replay_events(&model, frames.clone(), GoogleDecoder::new(&model)).await);
+    let second = final_message(&replay_events(&model, frames, GoogleDecoder::new(&model)).await);
     let counter = |m: &AssistantMessage| {
         let id = &m.tool_calls().next().unwrap().id;
         let parts: Vec<&str> = id.split('_').collect();

@@ -9,12 +9,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::{fixtures_dir, mock_api_key, mock_model};
-use pi_ai::{Context, Message, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool};
+use pi_ai::{Context, SimpleStreamOptions, StreamOptions, Tool};
 use pi_http::{Wire, wire_headers};
 use pi_providers_google::{GoogleWire, build_request_body, simple_options};
+use pi_test_support::fixtures_dir;
+use pi_test_support::parity::{CapturedSession, capture_folders, read_jsonl, remove_pointers};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -22,59 +21,13 @@ use serde_json::Value;
 /// reason (mirrored in `docs/payload-differences.md`). None so far.
 const ALLOWED_DIFFERENCES: &[(&str, &str)] = &[];
 
-/// Removes the value at `pointer` (`/a/0/b`) if present.
-fn remove_pointer(value: &mut Value, pointer: &str) {
-    let Some((parent, key)) = pointer.rsplit_once('/') else {
-        return;
-    };
-    match value.pointer_mut(parent) {
-        Some(Value::Object(map)) => {
-            map.remove(key);
-        }
-        Some(Value::Array(items)) => {
-            if let Ok(index) = key.parse::<usize>()
-                && index < items.len()
-            {
-                items.remove(index);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Both bodies without the allowed differences, compared whole.
 fn assert_same_payload(ours: &Value, pis: &Value, label: &str) {
     let (mut ours, mut pis) = (ours.clone(), pis.clone());
-    for (pointer, _reason) in ALLOWED_DIFFERENCES {
-        remove_pointer(&mut ours, pointer);
-        remove_pointer(&mut pis, pointer);
-    }
+    let pointers: Vec<&str> = ALLOWED_DIFFERENCES.iter().map(|(p, _)| *p).collect();
+    remove_pointers(&mut ours, &pointers);
+    remove_pointers(&mut pis, &pointers);
     assert_eq!(ours, pis, "{label}");
-}
-
-fn read_jsonl(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-/// Folders whose requests used the google-generative-ai wire.
-fn google_folders() -> Vec<std::path::PathBuf> {
-    let mut folders: Vec<_> = std::fs::read_dir(fixtures_dir().join("pi-0.73.1"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("requests.jsonl").exists())
-        .filter(|p| {
-            read_jsonl(&p.join("requests.jsonl"))
-                .iter()
-                .any(|r| r["wire"] == "google-generative-ai")
-        })
-        .collect();
-    folders.sort();
-    folders
 }
 
 /// pi's tools back from a captured body's function declarations.
@@ -92,60 +45,18 @@ fn tools_from(body: &Value) -> Option<Vec<Tool>> {
     )
 }
 
-/// The session's messages that existed before request `k` (1-based): every
-/// user/assistant/toolResult message before the k-th assistant message.
-fn messages_before(session: &[Value], k: usize) -> Vec<Message> {
-    let mut out = Vec::new();
-    let mut assistants = 0;
-    for entry in session.iter().filter(|e| e["type"] == "message") {
-        let role = entry["message"]["role"].as_str().unwrap_or_default();
-        if role == "assistant" {
-            assistants += 1;
-            if assistants == k {
-                break;
-            }
-        }
-        if matches!(role, "user" | "assistant" | "toolResult") {
-            out.push(serde_json::from_value(entry["message"].clone()).unwrap());
-        }
-    }
-    out
-}
-
-fn thinking_level(session: &[Value]) -> Option<ThinkingLevel> {
-    let level = session
-        .iter()
-        .rev()
-        .find(|e| e["type"] == "thinking_level_change")?["thinkingLevel"]
-        .clone();
-    match level.as_str()? {
-        "off" => None,
-        other => serde_json::from_value(Value::String(other.to_owned())).ok(),
-    }
-}
-
 #[test]
 fn every_captured_google_request_is_rebuilt_value_for_value() {
-    let folders = google_folders();
-    let names: Vec<String> = folders
-        .iter()
-        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
+    let names = capture_folders("google-generative-ai");
     assert_eq!(names, ["a-text-goog", "b-bash-goog", "c-read-edit-goog"]);
+    let folders = names
+        .iter()
+        .map(|name| fixtures_dir().join("pi-0.73.1").join(name));
     let mut compared = 0;
-    for folder in &folders {
-        let session = read_jsonl(&folder.join("session.jsonl"));
-        let change = session
-            .iter()
-            .find(|e| e["type"] == "model_change")
-            .unwrap();
-        let provider = change["provider"].as_str().unwrap();
-        let model = mock_model(provider, change["modelId"].as_str().unwrap());
-        let session_id = session[0]["id"].as_str().unwrap().to_owned();
-        for (k, request) in read_jsonl(&folder.join("requests.jsonl"))
-            .iter()
-            .enumerate()
-        {
+    for folder in folders {
+        let session = CapturedSession::load(&folder.file_name().unwrap().to_string_lossy());
+        let model = session.model();
+        for (k, request) in read_jsonl(folder.join("requests.jsonl")).iter().enumerate() {
             let label = format!("{} request {}", folder.display(), k + 1);
             let body = &request["body"];
             let context = Context {
@@ -153,21 +64,17 @@ fn every_captured_google_request_is_rebuilt_value_for_value() {
                     .pointer("/systemInstruction/parts/0/text")
                     .and_then(Value::as_str)
                     .map(str::to_owned),
-                messages: messages_before(&session, k + 1),
+                messages: session.messages_before(k),
                 tools: tools_from(body),
                 ..Context::default()
             };
             let simple = SimpleStreamOptions {
                 base: StreamOptions {
-                    api_key: Some(mock_api_key(provider)),
-                    session_id: Some(session_id.clone()),
+                    api_key: Some(session.api_key()),
+                    session_id: Some(session.id.clone()),
                     ..StreamOptions::default()
                 },
-                reasoning: if model.reasoning {
-                    thinking_level(&session)
-                } else {
-                    None
-                },
+                reasoning: session.thinking_level.filter(|_| model.reasoning),
                 ..SimpleStreamOptions::default()
             };
             let options = simple_options(&model, &simple);
@@ -200,13 +107,4 @@ fn every_captured_google_request_is_rebuilt_value_for_value() {
         }
     }
     assert_eq!(compared, 6);
-}
-
-#[test]
-fn the_comparison_helper_removes_listed_fields_only() {
-    let mut value = serde_json::json!({"a": {"b": 1, "c": [1, 2, 3]}});
-    remove_pointer(&mut value, "/a/b");
-    remove_pointer(&mut value, "/a/c/1");
-    remove_pointer(&mut value, "/missing/x");
-    assert_eq!(value, serde_json::json!({"a": {"c": [1, 3]}}));
 }

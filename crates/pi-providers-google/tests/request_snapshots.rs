@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{google_model, mock_model};
+use common::google_model;
 use pi_ai::{
     Api, AssistantContent, AssistantMessage, Context, Message, Model, Provider,
     SimpleStreamOptions, StopReason, StreamOptions, TextContent, ThinkingContent, ThinkingLevel,
@@ -13,6 +13,7 @@ use pi_ai::{
 };
 use pi_providers_google::wire::FunctionCallingMode;
 use pi_providers_google::{GoogleOptions, build_request_body, simple_options};
+use pi_test_support::mock_model;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 

@@ -7,13 +7,15 @@
 
 mod common;
 
-use common::{assert_conformant, event_summary, model, sse_dir, sse_file};
+use common::model;
 use futures::StreamExt;
 use pi_ai::{
     AssistantContent, AssistantMessage, AssistantMessageEvent, Cost, Model, StopReason, Usage,
 };
-use pi_http::replay_sse;
 use pi_providers_openai_completions::OpenAiCompletionsDecoder;
+use pi_test_support::{
+    assert_stream_contract, event_summary, replay_from, sse_file, sse_file_names,
+};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -27,13 +29,10 @@ fn initial(model: &Model) -> AssistantMessage {
 }
 
 async fn decode_with(model: &Model, file: &str) -> Vec<AssistantMessageEvent> {
-    replay_sse(
-        initial(model),
-        sse_file(file),
-        OpenAiCompletionsDecoder::new(model),
-    )
-    .collect()
-    .await
+    let frames = sse_file("openai-completions", file);
+    replay_from(initial(model), frames, OpenAiCompletionsDecoder::new(model))
+        .collect()
+        .await
 }
 
 async fn decode(file: &str) -> Vec<AssistantMessageEvent> {
@@ -46,16 +45,11 @@ fn final_message(events: &[AssistantMessageEvent]) -> AssistantMessage {
 
 #[tokio::test]
 async fn every_recording_decodes_to_its_snapshot() {
-    let mut names: Vec<String> = std::fs::read_dir(sse_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".sse"))
-        .collect();
-    names.sort();
+    let names = sse_file_names("openai-completions");
     assert!(names.len() >= 20, "{names:?}");
     for name in names {
         let events = decode(&name).await;
-        assert_conformant(&events);
+        assert_stream_contract(&events);
         let summary: Vec<Value> = events.iter().map(event_summary).collect();
         let stem = name.trim_end_matches(".sse");
         insta::assert_json_snapshot!(format!("sse__{stem}"), summary);

@@ -6,196 +6,23 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use std::path::Path;
-
-use common::fixtures_dir;
 use futures::StreamExt;
-use pi_ai::{
-    Context, Message, Model, SimpleStreamOptions, StreamFunction, StreamOptions, ThinkingLevel,
-    Tool,
-};
-use pi_http::mock_server::{MockResponse, MockServer};
+use pi_ai::{Context, Message, Model, SimpleStreamOptions, StreamFunction, StreamOptions, Tool};
 use pi_providers_openai_completions::{
     OpenAiCompletionsOptions, OpenAiCompletionsProvider, build_request_body,
+};
+use pi_test_support::fixtures_dir;
+use pi_test_support::mock_server::{MockResponse, MockServer};
+use pi_test_support::parity::{
+    CapturedSession, capture_folders, listed_differences, read_jsonl, remove_pointers,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 const WIRE: &str = "openai-completions";
 
-fn read_jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 fn pi_dir() -> std::path::PathBuf {
     fixtures_dir().join("pi-0.73.1")
-}
-
-/// Folders whose requests used this wire.
-fn folders() -> Vec<String> {
-    let mut out: Vec<String> = std::fs::read_dir(pi_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("requests.jsonl").exists())
-        .filter(|p| {
-            read_jsonl(&p.join("requests.jsonl"))
-                .iter()
-                .all(|r| r["wire"] == WIRE)
-        })
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    out.sort();
-    out
-}
-
-/// JSON pointers listed for this wire in `docs/payload-differences.md`:
-/// lines of the `## openai-completions` section that start with `` - `/path` ``.
-fn allowed_differences() -> Vec<String> {
-    let doc =
-        std::fs::read_to_string(fixtures_dir().join("../docs/payload-differences.md")).unwrap();
-    let section = doc
-        .split("\n## ")
-        .find(|s| s.starts_with(WIRE))
-        .unwrap_or_default();
-    section
-        .lines()
-        .filter_map(|line| line.strip_prefix("- `"))
-        .filter_map(|rest| rest.split('`').next())
-        .filter(|pointer| pointer.starts_with('/'))
-        .map(str::to_owned)
-        .collect()
-}
-
-/// Removes every listed pointer from `value` (`*` matches every array item).
-fn strip(value: &mut Value, pointers: &[String]) {
-    fn remove(value: &mut Value, parts: &[&str]) {
-        let Some((first, rest)) = parts.split_first() else {
-            return;
-        };
-        if rest.is_empty() {
-            match value {
-                Value::Object(map) => {
-                    map.remove(*first);
-                }
-                Value::Array(items) if *first == "*" => items.clear(),
-                _ => {}
-            }
-            return;
-        }
-        match value {
-            Value::Object(map) => {
-                if let Some(child) = map.get_mut(*first) {
-                    remove(child, rest);
-                }
-            }
-            Value::Array(items) if *first == "*" => {
-                items.iter_mut().for_each(|item| remove(item, rest))
-            }
-            Value::Array(items) => {
-                if let Some(child) = first.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
-                    remove(child, rest);
-                }
-            }
-            _ => {}
-        }
-    }
-    for pointer in pointers {
-        let parts: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
-        remove(value, &parts);
-    }
-}
-
-/// The model pi used, from `models.json`.
-fn pi_model(provider: &str, id: &str) -> (Model, String) {
-    let models: Value =
-        serde_json::from_str(&std::fs::read_to_string(pi_dir().join("models.json")).unwrap())
-            .unwrap();
-    let config = &models["providers"][provider];
-    let entry = config["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["id"] == id)
-        .unwrap();
-    let mut model = entry.clone();
-    model["api"] = config["api"].clone();
-    model["provider"] = json!(provider);
-    model["baseUrl"] = config["baseUrl"].clone();
-    (
-        serde_json::from_value(model).unwrap(),
-        config["apiKey"].as_str().unwrap().to_owned(),
-    )
-}
-
-/// Everything one folder's session says about the calls pi made.
-struct Session {
-    id: String,
-    provider: String,
-    model_id: String,
-    thinking: Option<ThinkingLevel>,
-    messages: Vec<Message>,
-}
-
-fn session(folder: &str) -> Session {
-    let entries = read_jsonl(&pi_dir().join(folder).join("session.jsonl"));
-    let header = entries.iter().find(|e| e["type"] == "session").unwrap();
-    let change = entries
-        .iter()
-        .find(|e| e["type"] == "model_change")
-        .unwrap();
-    let level = entries
-        .iter()
-        .rev()
-        .find(|e| e["type"] == "thinking_level_change")
-        .and_then(|e| e["thinkingLevel"].as_str())
-        .unwrap_or("off");
-    let thinking = match level {
-        "off" => None,
-        other => Some(serde_json::from_value(json!(other)).unwrap()),
-    };
-    let messages = entries
-        .iter()
-        .filter(|e| e["type"] == "message")
-        .map(|e| &e["message"])
-        .filter(|m| {
-            matches!(
-                m["role"].as_str(),
-                Some("user" | "assistant" | "toolResult")
-            )
-        })
-        .map(|m| serde_json::from_value(m.clone()).unwrap())
-        .collect();
-    Session {
-        id: header["id"].as_str().unwrap().to_owned(),
-        provider: change["provider"].as_str().unwrap().to_owned(),
-        model_id: change["modelId"].as_str().unwrap().to_owned(),
-        thinking,
-        messages,
-    }
-}
-
-/// The messages that existed before the `attempt`-th model call (1-based):
-/// everything before the attempt-th assistant message.
-fn messages_before(messages: &[Message], attempt: usize) -> Vec<Message> {
-    let mut seen = 0;
-    let mut out = Vec::new();
-    for message in messages {
-        if matches!(message, Message::Assistant(_)) {
-            seen += 1;
-            if seen == attempt {
-                break;
-            }
-        }
-        out.push(message.clone());
-    }
-    out
 }
 
 /// System prompt and tools as pi sent them.
@@ -221,7 +48,7 @@ fn context_from(body: &Value, messages: Vec<Message>) -> Context {
     }
 }
 
-fn simple_options(model: &Model, session: &Session, api_key: &str) -> SimpleStreamOptions {
+fn simple_options(model: &Model, session: &CapturedSession, api_key: &str) -> SimpleStreamOptions {
     SimpleStreamOptions {
         base: StreamOptions {
             api_key: Some(api_key.to_owned()),
@@ -229,7 +56,7 @@ fn simple_options(model: &Model, session: &Session, api_key: &str) -> SimpleStre
             ..StreamOptions::default()
         },
         reasoning: if model.reasoning {
-            session.thinking
+            session.thinking_level
         } else {
             None
         },
@@ -250,20 +77,17 @@ struct Case {
 
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
-    for folder in folders() {
-        let session = session(&folder);
-        let (model, api_key) = pi_model(&session.provider, &session.model_id);
+    for folder in capture_folders(WIRE) {
+        let session = CapturedSession::load(&folder);
+        let (model, api_key) = (session.model(), session.api_key());
         let mut attempt = 0;
-        for request in read_jsonl(&pi_dir().join(&folder).join("requests.jsonl")) {
+        for request in read_jsonl(pi_dir().join(&folder).join("requests.jsonl")) {
             // SDK retries (x-stainless-retry-count > 0) resend the same call.
             if request["headers"]["x-stainless-retry-count"] == "0" {
                 attempt += 1;
             }
             assert_eq!(request["body"]["model"], json!(session.model_id));
-            let context = context_from(
-                &request["body"],
-                messages_before(&session.messages, attempt),
-            );
+            let context = context_from(&request["body"], session.messages_before(attempt - 1));
             out.push(Case {
                 folder: folder.clone(),
                 seq: request["seq"].as_u64().unwrap(),
@@ -281,7 +105,7 @@ fn cases() -> Vec<Case> {
 #[test]
 fn fixture_folders_of_this_wire() {
     assert_eq!(
-        folders(),
+        capture_folders(WIRE),
         [
             "a-text-oai",
             "b-bash-oai",
@@ -295,7 +119,7 @@ fn fixture_folders_of_this_wire() {
 
 #[test]
 fn encoded_bodies_equal_pi_bodies() {
-    let allowed = allowed_differences();
+    let allowed = listed_differences(WIRE);
     let cases = cases();
     assert_eq!(cases.len(), 1 + 2 + 3 + 2 + 12 + 2);
     for case in cases {
@@ -303,14 +127,17 @@ fn encoded_bodies_equal_pi_bodies() {
         let mut ours =
             serde_json::to_value(build_request_body(&case.model, &case.context, &options)).unwrap();
         let mut theirs = case.captured["body"].clone();
-        strip(&mut ours, &allowed);
-        strip(&mut theirs, &allowed);
+        remove_pointers(&mut ours, &allowed);
+        remove_pointers(&mut theirs, &allowed);
         assert_eq!(ours, theirs, "{} request {}", case.folder, case.seq);
     }
 }
 
 /// Runs the case's call against a loopback server and returns what it received.
-async fn send(case: &Case, response: MockResponse) -> Vec<pi_http::mock_server::RecordedRequest> {
+async fn send(
+    case: &Case,
+    response: MockResponse,
+) -> Vec<pi_test_support::mock_server::RecordedRequest> {
     let server = MockServer::start([response]).await.unwrap();
     let mut model = case.model.clone();
     let captured_base = "http://127.0.0.1:18777";
@@ -324,9 +151,9 @@ async fn send(case: &Case, response: MockResponse) -> Vec<pi_http::mock_server::
 
 #[tokio::test]
 async fn requests_over_http_match_pi_path_headers_and_body() {
-    let allowed = allowed_differences();
+    let allowed = listed_differences(WIRE);
     for case in cases().into_iter().filter(|c| c.folder != "g-http500-oai") {
-        let responses = read_jsonl(&pi_dir().join(&case.folder).join("responses.jsonl"));
+        let responses = read_jsonl(pi_dir().join(&case.folder).join("responses.jsonl"));
         let recorded = responses.iter().find(|r| r["seq"] == case.seq).unwrap();
         let frames: Vec<String> = recorded["sse"]
             .as_array()
@@ -339,13 +166,13 @@ async fn requests_over_http_match_pi_path_headers_and_body() {
         assert_headers_match(&case, &requests[0]);
         let mut ours = requests[0].json();
         let mut theirs = case.captured["body"].clone();
-        strip(&mut ours, &allowed);
-        strip(&mut theirs, &allowed);
+        remove_pointers(&mut ours, &allowed);
+        remove_pointers(&mut theirs, &allowed);
         assert_eq!(ours, theirs, "{} request {}", case.folder, case.seq);
     }
 }
 
-fn assert_headers_match(case: &Case, ours: &pi_http::mock_server::RecordedRequest) {
+fn assert_headers_match(case: &Case, ours: &pi_test_support::mock_server::RecordedRequest) {
     let pi = &case.captured["headers"];
     assert_eq!(ours.method, case.captured["method"].as_str().unwrap());
     assert_eq!(ours.path, case.captured["path"].as_str().unwrap());
@@ -377,7 +204,7 @@ async fn http_500_scenario_matches_pi_retries() {
         .into_iter()
         .find(|c| c.folder == "g-http500-oai")
         .unwrap();
-    let responses = read_jsonl(&pi_dir().join("g-http500-oai").join("responses.jsonl"));
+    let responses = read_jsonl(pi_dir().join("g-http500-oai").join("responses.jsonl"));
     let error = &responses[0];
     let body = serde_json::to_string(&error["body"]).unwrap();
     let server = MockServer::start([MockResponse::json(

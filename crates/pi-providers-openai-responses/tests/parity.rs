@@ -7,17 +7,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::{fixture_model, fixtures_dir, session_entries};
 use futures::StreamExt;
-use pi_ai::{
-    Context, Message, SimpleStreamOptions, StreamFunction, StreamOptions, ThinkingLevel, Tool,
-};
-use pi_http::mock_server::{MockResponse, MockServer};
+use pi_ai::{Context, SimpleStreamOptions, StreamFunction, StreamOptions, Tool};
 use pi_providers_openai_responses::OpenAiResponsesProvider;
+use pi_test_support::fixtures_dir;
+use pi_test_support::mock_server::{MockResponse, MockServer};
+use pi_test_support::parity::{CapturedSession, capture_folders, read_jsonl, remove_pointers};
 use pretty_assertions::assert_eq;
-use serde_json::Value;
 
 /// JSON pointers of body fields allowed to differ from pi's (see
 /// `docs/payload-differences.md`, section openai-responses): none.
@@ -31,75 +27,20 @@ const SAME_HEADERS: &[&str] = &[
     "x-client-request-id",
 ];
 
-/// Removes `IGNORED_BODY_FIELDS` from a body.
-fn without_ignored(mut body: Value) -> Value {
-    for pointer in IGNORED_BODY_FIELDS {
-        let (parent, key) = pointer.rsplit_once('/').unwrap();
-        if let Some(Value::Object(map)) = body.pointer_mut(parent) {
-            map.remove(key);
-        }
-    }
-    body
-}
-
-fn read_jsonl(path: std::path::PathBuf) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
-}
-
 /// Checks every captured request of `folder`.
 async fn check_folder(folder: &str) {
     let dir = fixtures_dir().join("pi-0.73.1").join(folder);
     let requests = read_jsonl(dir.join("requests.jsonl"));
     let responses = read_jsonl(dir.join("responses.jsonl"));
-    let entries = session_entries(folder);
-    let session_id = entries[0]["id"].as_str().unwrap().to_owned();
-    let model_change = entries
-        .iter()
-        .find(|e| e["type"] == "model_change")
-        .unwrap();
-    let thinking_level = entries
-        .iter()
-        .rev()
-        .find(|e| e["type"] == "thinking_level_change")
-        .map_or("off", |e| e["thinkingLevel"].as_str().unwrap());
-    let provider_name = model_change["provider"].as_str().unwrap();
-    let mut model = fixture_model(provider_name, model_change["modelId"].as_str().unwrap());
-    let models: Value = serde_json::from_str(
-        &std::fs::read_to_string(fixtures_dir().join("pi-0.73.1/models.json")).unwrap(),
-    )
-    .unwrap();
-    let api_key = models["providers"][provider_name]["apiKey"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let messages: Vec<Message> = entries
-        .iter()
-        .filter(|e| e["type"] == "message")
-        .map(|e| e["message"].clone())
-        .filter(|m| {
-            matches!(
-                m["role"].as_str(),
-                Some("user" | "assistant" | "toolResult")
-            )
-        })
-        .map(|m| serde_json::from_value(m).unwrap())
-        .collect();
+    let session = CapturedSession::load(folder);
+    let session_id = session.id.clone();
+    let mut model = session.model();
+    let api_key = session.api_key();
     assert!(!requests.is_empty());
 
     for (k, captured) in requests.iter().enumerate() {
         assert_eq!(captured["wire"], "openai-responses");
         let pi_body = &captured["body"];
-        // Request k carries everything before the k-th assistant message.
-        let cut = messages
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| matches!(m, Message::Assistant(_)))
-            .nth(k)
-            .map_or(messages.len(), |(at, _)| at);
         let system_prompt = pi_body["input"][0]["content"].as_str().unwrap().to_owned();
         let tools: Vec<Tool> = pi_body["tools"]
             .as_array()
@@ -113,7 +54,8 @@ async fn check_folder(folder: &str) {
             .collect();
         let context = Context {
             system_prompt: Some(system_prompt),
-            messages: messages[..cut].to_vec(),
+            // Request k carries everything before the k-th assistant message.
+            messages: session.messages_before(k),
             tools: Some(tools),
             extra: Default::default(),
         };
@@ -130,10 +72,7 @@ async fn check_folder(folder: &str) {
         model.base_url = format!("{}/v1", server.url());
         // What pi's coding agent passes: the session id, the key, and the
         // thinking level when the model reasons.
-        let reasoning = match (model.reasoning, thinking_level) {
-            (false, _) | (true, "off") => None,
-            (true, level) => Some(serde_json::from_value::<ThinkingLevel>(level.into()).unwrap()),
-        };
+        let reasoning = session.thinking_level.filter(|_| model.reasoning);
         let options = SimpleStreamOptions {
             base: StreamOptions {
                 api_key: Some(api_key.clone()),
@@ -155,11 +94,10 @@ async fn check_folder(folder: &str) {
         let ours = &server.requests()[0];
         let label = format!("{folder} request {}", k + 1);
         assert_eq!(ours.path, captured["path"].as_str().unwrap(), "{label}");
-        assert_eq!(
-            without_ignored(ours.json()),
-            without_ignored(pi_body.clone()),
-            "{label}"
-        );
+        let (mut ours_body, mut pis_body) = (ours.json(), pi_body.clone());
+        remove_pointers(&mut ours_body, IGNORED_BODY_FIELDS);
+        remove_pointers(&mut pis_body, IGNORED_BODY_FIELDS);
+        assert_eq!(ours_body, pis_body, "{label}");
         for name in SAME_HEADERS {
             assert_eq!(
                 ours.header(name),
@@ -198,20 +136,8 @@ async fn h_json_parallel_resp() {
 
 #[test]
 fn every_folder_on_this_wire_is_checked() {
-    let mut folders: Vec<String> = std::fs::read_dir(fixtures_dir().join("pi-0.73.1"))
-        .unwrap()
-        .map(|e| e.unwrap())
-        .filter(|e| e.path().join("requests.jsonl").exists())
-        .filter(|e| {
-            read_jsonl(e.path().join("requests.jsonl"))
-                .iter()
-                .any(|r| r["wire"] == "openai-responses")
-        })
-        .map(|e| e.file_name().into_string().unwrap())
-        .collect();
-    folders.sort();
     assert_eq!(
-        folders,
+        capture_folders("openai-responses"),
         [
             "a-text-resp",
             "b-bash-resp",

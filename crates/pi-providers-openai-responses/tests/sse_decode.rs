@@ -6,46 +6,27 @@
 
 mod common;
 
-use common::{
-    assert_well_formed, event_summary, final_message, gpt5_mini, mock_resp, parse_sse,
-    session_assistant_messages, sse_dir,
-};
-use futures::StreamExt;
+use common::{gpt5_mini, mock_resp};
 use pi_ai::{AssistantMessageEvent, Message, Model, StopReason};
 use pi_providers_openai_responses::OpenAiResponsesDecoder;
+use pi_test_support::fixtures::session_assistant_messages;
+use pi_test_support::summary::stream_summary;
+use pi_test_support::{assert_stream_contract, final_message, replay_events, sse_file};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-/// `frames` through the decoder, as a live call after a success status.
-fn decode_frames(
-    model: &Model,
-    frames: Vec<pi_http::SseFrame>,
-) -> pi_ai::AssistantMessageEventStream {
-    let initial = pi_ai::AssistantMessage::empty(
-        model.api.clone(),
-        model.provider.clone(),
-        model.id.clone(),
-        pi_ai::now_ms(),
-    );
-    let decoder = OpenAiResponsesDecoder::new(model.clone(), None);
-    pi_http::replay_sse(initial, frames, decoder)
-}
-
 /// Decodes `name`.sse for `model`; returns the events.
 async fn decode(name: &str, model: &Model) -> Vec<AssistantMessageEvent> {
-    let text = std::fs::read_to_string(sse_dir().join(format!("{name}.sse"))).unwrap();
-    let frames = parse_sse(&text).await;
-    let events: Vec<_> = decode_frames(model, frames).collect().await;
-    assert_well_formed(&events);
+    let frames = sse_file("openai-responses", &format!("{name}.sse"));
+    let decoder = OpenAiResponsesDecoder::new(model.clone(), None);
+    let events = replay_events(model, frames, decoder).await;
+    assert_stream_contract(&events);
     events
 }
 
-/// Snapshots the event kinds/indices/deltas and the settled message.
+/// Snapshots the events (without partials) and the settled message.
 fn snapshot(name: &str, events: &[AssistantMessageEvent]) {
-    let value = json!({
-        "events": events.iter().map(event_summary).collect::<Vec<_>>(),
-        "message": serde_json::to_value(Message::Assistant(final_message(events))).unwrap(),
-    });
+    let value = stream_summary(events);
     insta::assert_json_snapshot!(format!("sse__{name}"), value, {".message.timestamp" => "[timestamp]"});
 }
 

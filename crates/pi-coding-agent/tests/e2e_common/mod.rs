@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use pi_http::mock_server::{MockResponse, MockServer, RecordedRequest};
+use pi_test_support::mock_server::{MockResponse, MockServer, RecordedRequest};
 use serde_json::Value;
 
 /// The repository's pi 0.73.1 fixtures.

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::e2e_common::Scenario;
-use pi_http::mock_server::MockResponse;
+use pi_test_support::mock_server::MockResponse;
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use serde_json::json;
 

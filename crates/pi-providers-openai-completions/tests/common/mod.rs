@@ -1,29 +1,15 @@
-//! Shared helpers of the integration tests: models, contexts, SSE files and
-//! event summaries.
+//! This wire's test data: models, conversation builders and request-body
+//! helpers (the shared SSE, replay and contract helpers are in `pi-test-support`).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::PathBuf;
-
 use pi_ai::{
-    Api, AssistantContent, AssistantMessage, AssistantMessageEvent, InputModality, Model,
-    ModelCost, Provider, StopReason, TextContent, ThinkingContent, ToolCall, ToolResultMessage,
-    Usage, UserBlock, UserMessage,
+    Api, AssistantContent, AssistantMessage, InputModality, Model, ModelCost, Provider, StopReason,
+    TextContent, ThinkingContent, ToolCall, ToolResultMessage, Usage, UserBlock, UserMessage,
 };
 use pi_ai::{Context, SimpleStreamOptions, ThinkingLevel};
-use pi_http::SseFrame;
 use pi_providers_openai_completions::{OpenAiCompletionsOptions, build_request_body};
 use serde_json::{Value, json};
-
-/// The repository's `fixtures/` directory.
-pub fn fixtures_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
-
-/// The recorded SSE bodies of this wire.
-pub fn sse_dir() -> PathBuf {
-    fixtures_dir().join("sse/openai-completions")
-}
 
 /// An openai-completions model of provider `mock-oai`.
 pub fn model(id: &str, reasoning: bool, images: bool) -> Model {
@@ -192,120 +178,6 @@ pub fn tools() -> Vec<pi_ai::Tool> {
             parameters: json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}),
         },
     ]
-}
-
-/// Splits a raw SSE body into frames the way an EventSource parser does:
-/// `data:` lines joined with `\n`, `event:` names, comments skipped, a frame
-/// dispatched at each blank line when it has data.
-pub fn parse_sse(text: &str) -> Vec<SseFrame> {
-    let mut frames = Vec::new();
-    let mut event = String::new();
-    let mut data: Option<String> = None;
-    for line in text.split('\n') {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() {
-            if let Some(data) = data.take() {
-                let event = if event.is_empty() {
-                    "message".to_owned()
-                } else {
-                    std::mem::take(&mut event)
-                };
-                frames.push(SseFrame { event, data });
-            }
-            event.clear();
-            continue;
-        }
-        if line.starts_with(':') {
-            continue;
-        }
-        let (field, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
-        match field {
-            "data" => match &mut data {
-                Some(existing) => {
-                    existing.push('\n');
-                    existing.push_str(value);
-                }
-                None => data = Some(value.to_owned()),
-            },
-            "event" => event = value.to_owned(),
-            _ => {}
-        }
-    }
-    frames
-}
-
-/// Reads a recorded SSE file into frames.
-pub fn sse_file(name: &str) -> Vec<SseFrame> {
-    let text = std::fs::read_to_string(sse_dir().join(name)).unwrap();
-    parse_sse(&text)
-}
-
-/// The raw frames of a recorded SSE file (each ends with a blank line).
-pub fn sse_file_raw_frames(name: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(sse_dir().join(name)).unwrap();
-    text.split_inclusive("\n\n").map(str::to_owned).collect()
-}
-
-/// An event without its `partial` snapshot (which always shows the latest state).
-pub fn event_summary(event: &AssistantMessageEvent) -> Value {
-    let mut value = serde_json::to_value(event).unwrap();
-    if let Some(object) = value.as_object_mut() {
-        object.remove("partial");
-        for key in ["message", "error"] {
-            if let Some(message) = object.get_mut(key).and_then(Value::as_object_mut) {
-                message.insert("timestamp".into(), json!(0));
-            }
-        }
-    }
-    value
-}
-
-/// Checks the streaming contract on a complete event sequence: `start`
-/// first, exactly one terminal event and it is last, every delta/end after
-/// the start of a block of the same kind, and one start per content block.
-pub fn assert_conformant(events: &[AssistantMessageEvent]) {
-    assert!(
-        matches!(events.first(), Some(AssistantMessageEvent::Start { .. })),
-        "start first"
-    );
-    let terminals = events.iter().filter(|e| e.is_terminal()).count();
-    assert_eq!(terminals, 1, "exactly one terminal event");
-    assert!(events.last().unwrap().is_terminal(), "terminal event last");
-    let mut started: Vec<(usize, &'static str)> = Vec::new();
-    for event in events {
-        let value = serde_json::to_value(event).unwrap();
-        let kind = event.kind();
-        let Some(index) = value.get("contentIndex").and_then(Value::as_u64) else {
-            continue;
-        };
-        let index = usize::try_from(index).unwrap();
-        let family = kind.split('_').next().unwrap();
-        let family: &'static str = match family {
-            "text" => "text",
-            "thinking" => "thinking",
-            _ => "toolcall",
-        };
-        if kind.ends_with("_start") {
-            assert!(
-                !started.iter().any(|(i, _)| *i == index),
-                "one start per block: {index}"
-            );
-            assert_eq!(index, started.len(), "blocks start in content order");
-            started.push((index, family));
-        } else {
-            assert!(
-                started.contains(&(index, family)),
-                "{kind} at {index} after its start"
-            );
-        }
-    }
-    let final_message = events.last().unwrap().final_message().unwrap();
-    assert_eq!(
-        final_message.content.len(),
-        started.len(),
-        "one start per content block"
-    );
 }
 
 // Request-body helpers.

@@ -1,6 +1,6 @@
-//! A loopback HTTP/1.1 server for tests (feature `mock-server`): it records
-//! every request and answers with canned SSE streams or JSON bodies, and can
-//! misbehave on purpose (cut a stream, stall, reset).
+//! A loopback HTTP/1.1 server for tests: it records every request and
+//! answers with canned SSE streams or JSON bodies, and can misbehave on
+//! purpose (cut a stream, stall, reset).
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
