@@ -83,6 +83,12 @@ async fn run(args: Args) -> ExitCode {
         }
     }
     let interactive = mode == Mode::Text && !args.print && !piped;
+    // pi's `-r` in the terminal UI: a new (unwritten) session, then the picker.
+    let pick_session = interactive
+        && args.resume
+        && args.fork.is_none()
+        && args.session.is_none()
+        && !args.no_session;
     let (files, messages) = match process_file_args(&cwd, &args.messages) {
         Ok(split) => split,
         Err(e) => {
@@ -109,7 +115,11 @@ async fn run(args: Args) -> ExitCode {
         no_prompt_templates: args.no_prompt_templates,
         no_context_files: args.no_context_files,
         tools,
-        session: session_choice(&args),
+        session: if pick_session {
+            SessionChoice::New
+        } else {
+            session_choice(&args)
+        },
         session_dir: args.session_dir.clone(),
         agent_dir: None,
         models: args.models.clone(),
@@ -132,7 +142,9 @@ async fn run(args: Args) -> ExitCode {
         tokio::spawn(on_signals(Arc::clone(&app)));
     }
     let code = match mode {
-        Mode::Text if interactive => modes::interactive::run(Arc::clone(&app), prompts).await,
+        Mode::Text if interactive => {
+            modes::interactive::run(Arc::clone(&app), prompts, pick_session).await
+        }
         Mode::Text => {
             let mut out = std::io::stdout();
             let mut err = std::io::stderr();

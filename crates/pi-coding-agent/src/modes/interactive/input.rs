@@ -39,7 +39,10 @@ impl Ui {
         if key.kind == KeyEventKind::Release {
             return Effect::None;
         }
-        let effect = self.app_key(&key).unwrap_or_else(|| self.editor_key(key));
+        let effect = self
+            .nav_key(&key)
+            .or_else(|| self.app_key(&key))
+            .unwrap_or_else(|| self.editor_key(key));
         self.update_border();
         effect
     }
@@ -81,6 +84,10 @@ impl Ui {
                 "visible"
             };
             self.status_line(&format!("Thinking blocks: {state}"));
+            return Some(Effect::None);
+        }
+        if ctrl(key, 'l') {
+            self.open_model_selector(None);
             return Some(Effect::None);
         }
         if ctrl(key, 'p') {
@@ -133,6 +140,8 @@ impl Ui {
             self.app.agent.abort();
         } else if self.editor.text().trim_start().starts_with('!') {
             self.editor.set_text("");
+        } else if self.editor.text().trim().is_empty() {
+            self.escape_on_empty();
         }
     }
 

@@ -27,6 +27,7 @@ mod layout;
 pub mod line;
 mod md;
 pub mod run;
+pub mod selectors;
 pub mod transcript;
 pub mod ui;
 
@@ -40,10 +41,15 @@ use crate::messages::CodingMessage;
 
 /// Runs the interactive mode: the terminal UI when stdin and stdout are
 /// terminals, else the line mode on stdin/stdout. `prompts` are sent first.
-/// Returns the exit code.
-pub async fn run(app: Arc<App>, prompts: Vec<PromptInput<CodingMessage>>) -> i32 {
+/// Returns the exit code. With `pick_session` (`pi -r`), the session
+/// picker opens first (Esc leaves).
+pub async fn run(
+    app: Arc<App>,
+    prompts: Vec<PromptInput<CodingMessage>>,
+    pick_session: bool,
+) -> i32 {
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        return run::run_tui(app, prompts).await;
+        return run::run_tui(app, prompts, pick_session).await;
     }
     for prompt in prompts {
         if let Err(e) = app.prompt(prompt).await {

@@ -85,6 +85,8 @@ pub struct Ui {
     pub(crate) context_unknown: bool,
     /// The last session save error shown (a failing disk repeats it per entry).
     shown_save_error: Option<String>,
+    /// The open selector and double-Esc / branch-summary state.
+    pub(crate) nav: super::selectors::nav::NavState,
 }
 
 /// Where a running `!cmd` block lives.
@@ -130,6 +132,7 @@ impl Ui {
             home: dirs::home_dir(),
             context_unknown: false,
             shown_save_error: None,
+            nav: Default::default(),
         };
         ui.transcript.notice(Notice::Header {
             version: crate::VERSION.to_owned(),
@@ -314,6 +317,7 @@ impl Ui {
                 }
             }
             UiEvent::BashDone(result) => self.bash_done(&result),
+            UiEvent::Tree(done) => self.tree_done(*done),
             UiEvent::CompactDone => {
                 self.running = false;
                 self.status = Status::Idle;
@@ -563,8 +567,10 @@ impl Ui {
             }
         }
         lines.push(String::new());
-        let editor_rows = (rows * 3 / 10).max(5);
-        lines.extend(self.editor.render(width, editor_rows));
+        match self.selector_lines(width, rows) {
+            Some(selector) => lines.extend(selector),
+            None => lines.extend(self.editor.render(width, (rows * 3 / 10).max(5))),
+        }
         lines.extend(render_footer(&theme, &self.footer, width));
         lines
     }
