@@ -122,3 +122,7 @@ mod tests {
         assert_eq!(one_line(" a\n\tb  c\u{7}d "), "a b c d");
     }
 }
+
+#[cfg(test)]
+#[path = "snapshot_tests.rs"]
+mod snapshot_tests;
