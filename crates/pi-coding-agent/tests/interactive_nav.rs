@@ -176,3 +176,30 @@ async fn tree_to_an_earlier_message_with_a_branch_summary() {
     tui.wait_screen(|s| !s.contains("second question"), "the cleared editor");
     assert!(tui.quit().success());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn double_escape_opens_the_tree_and_fork_starts_a_new_session() {
+    let s = Scenario::start(vec![answer("First answer."), answer("Second answer.")]).await;
+    print_run(&s, "first question", false).await;
+    print_run(&s, "second question", true).await;
+    let mut tui = Tui::start(&s, &["-c"], 100, 40);
+    tui.wait_all(|a| a.contains("Second answer."), "the continued session");
+    // Two presses (one read of two Esc bytes is a single Esc for the terminal).
+    tui.send("\x1b");
+    std::thread::sleep(std::time::Duration::from_millis(120));
+    tui.send("\x1b");
+    tui.wait_screen(|s| s.contains("Session Tree"), "the tree after double Esc");
+    tui.send("\x1b");
+    tui.wait_screen(|s| !s.contains("Session Tree"), "the editor back");
+    tui.submit("/fork");
+    tui.wait_screen(
+        |s| s.contains("Fork from Message") && s.contains("› second question"),
+        "the fork selector on the last message",
+    );
+    tui.send("\r");
+    tui.wait_all(|a| a.contains("Forked to new session"), "the fork notice");
+    assert_eq!(s.session_files().len(), 2, "a new session file");
+    tui.send("\x03");
+    tui.wait_screen(|s| !s.contains("second question"), "the cleared editor");
+    assert!(tui.quit().success());
+}

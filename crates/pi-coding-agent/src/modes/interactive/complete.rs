@@ -12,15 +12,24 @@ use pi_tui::editor::{
 use super::files::file_suggestions;
 
 /// The slash commands with their descriptions.
-pub const COMMANDS: [(&str, &str); 8] = [
+pub const COMMANDS: [(&str, &str); 14] = [
+    (
+        "clone",
+        "Duplicate the current session at the current position",
+    ),
     ("compact", "Manually compact the session context"),
     ("copy", "Copy last agent message to clipboard"),
+    ("fork", "Create a new fork from a previous user message"),
     ("hotkeys", "Show all keyboard shortcuts"),
-    ("model", "Switch model (exact provider/id or id)"),
+    ("import", "Import and resume a session from a JSONL file"),
+    ("model", "Select model (opens selector UI)"),
     ("name", "Set session display name"),
     ("new", "Start a new session"),
     ("quit", "Quit pi"),
+    ("resume", "Resume a different session"),
+    ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
     ("session", "Show session info and stats"),
+    ("tree", "Navigate session tree (switch branches)"),
 ];
 
 /// The app's completion provider.
