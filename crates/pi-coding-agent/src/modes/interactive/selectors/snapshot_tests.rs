@@ -157,7 +157,10 @@ fn session_entries() -> Vec<SessionEntry> {
     ]
 }
 
-fn tree(selected: Option<&str>) -> (TreeSelector, Arc<Mutex<Vec<(String, Option<String>)>>>) {
+/// Labels saved by the tree: (entry id, label).
+type SavedLabels = Arc<Mutex<Vec<(String, Option<String>)>>>;
+
+fn tree(selected: Option<&str>) -> (TreeSelector, SavedLabels) {
     let entries = session_entries();
     let refs: Vec<&SessionEntry> = entries.iter().collect();
     let labels = |id: &str| (id == "u2").then(|| "explain".to_owned());
