@@ -203,3 +203,35 @@ async fn double_escape_opens_the_tree_and_fork_starts_a_new_session() {
     tui.wait_screen(|s| !s.contains("second question"), "the cleared editor");
     assert!(tui.quit().success());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn import_asks_then_switches_to_the_file() {
+    let s = Scenario::start(vec![answer("Imported answer.")]).await;
+    print_run(&s, "a question to import", false).await;
+    let original = s.session_files().remove(0);
+    let outside = s.work.path().join("exported.jsonl");
+    std::fs::rename(&original, &outside).unwrap();
+    let mut tui = Tui::start(&s, &[], 100, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("/import exported.jsonl");
+    tui.wait_screen(
+        |s| {
+            s.contains("Import session")
+                && s.contains("Replace current session with exported.jsonl?")
+        },
+        "the confirmation",
+    );
+    tui.send("\r");
+    let all = tui.wait_all(
+        |a| a.contains("Session imported from: exported.jsonl") && a.contains("Imported answer."),
+        "the imported history",
+    );
+    assert!(all.contains("a question to import"), "{all}");
+    assert_eq!(
+        s.session_files(),
+        vec![s.sessions_dir().join("exported.jsonl")],
+        "copied into the session directory"
+    );
+    assert!(outside.exists(), "the imported file stays");
+    assert!(tui.quit().success());
+}

@@ -206,7 +206,8 @@ mod tests {
 
         let s = ask(&mut c, "/co", CompletionTrigger::Typing).unwrap();
         let values: Vec<&str> = s.items.iter().map(|i| i.value.as_str()).collect();
-        assert_eq!(values, ["/compact", "/copy"]);
+        // Prefix matches first, then the other fuzzy matches (c…o).
+        assert_eq!(values, ["/compact", "/copy", "/clone", "/scoped-models"]);
         assert_eq!(s.prefix, "/co");
 
         let s = ask(&mut c, "/model claude", CompletionTrigger::Typing).unwrap();
