@@ -12,6 +12,7 @@ pub mod scoped;
 pub mod session;
 pub mod session_search;
 pub mod tree;
+pub mod tree_items;
 pub mod tree_rows;
 
 use std::path::PathBuf;

@@ -3,6 +3,7 @@ use std::collections::HashSet;
 use serde_json::json;
 
 use super::*;
+use crate::session::SessionEntry;
 
 fn entry(value: serde_json::Value) -> SessionEntry {
     serde_json::from_value(value).unwrap()
