@@ -56,6 +56,33 @@ fn child_list(dir: &Path) {
     println!("{seconds}\t{}", vm_hwm_kib());
 }
 
+/// Child: the session picker's first paint over `dir` (list, build the
+/// picker, render one frame), as `/resume` and `pi -r` do.
+fn child_picker(dir: &Path) {
+    use pi_coding_agent::modes::interactive::selectors::Selector;
+    use pi_coding_agent::modes::interactive::selectors::session::{SessionPicker, SessionStore};
+    struct NoStore;
+    impl SessionStore for NoStore {
+        fn list_all(&self) -> Vec<pi_coding_agent::session::SessionInfo> {
+            Vec::new()
+        }
+        fn rename(&self, _: &Path, _: &str) -> Result<(), String> {
+            Ok(())
+        }
+        fn delete(&self, _: &Path) -> Result<bool, String> {
+            Ok(false)
+        }
+    }
+    let start = Instant::now();
+    let sessions = list_sessions_in(dir).unwrap();
+    let theme = std::sync::Arc::new(pi_tui::Theme::dark(pi_tui::ColorMode::TrueColor));
+    let mut picker = SessionPicker::new(theme, sessions, None, Box::new(NoStore));
+    let frame = picker.render(120, 40);
+    let seconds = start.elapsed().as_secs_f64();
+    assert!(frame.len() > 10 && picker.shown() > 0);
+    println!("{seconds}\t{}", vm_hwm_kib());
+}
+
 /// Runs this binary as a child `reps` times; the fastest run's time and
 /// the largest peak RSS.
 fn in_child(flag: &str, path: &Path, reps: usize) -> (f64, u64) {
@@ -114,10 +141,15 @@ fn main() {
     match args.as_slice() {
         [flag, path] if flag == "--child-resume" => return child_resume(Path::new(path)),
         [flag, path] if flag == "--child-list" => return child_list(Path::new(path)),
+        [flag, path] if flag == "--child-picker" => return child_picker(Path::new(path)),
         _ => {}
     }
     let quick = args.iter().any(|a| a == "--quick");
-    let (resume_sizes, listing_count, reps): (&[usize], usize, usize) = if quick {
+    // `--listing-only`: only the listing and picker rows (with the largest session).
+    let listing_only = args.iter().any(|a| a == "--listing-only");
+    let (resume_sizes, listing_count, reps): (&[usize], usize, usize) = if listing_only {
+        (&[305_000], 1_000, 3)
+    } else if quick {
         (&[2_500, 10_000], 100, 3)
     } else {
         (&[20_000, 80_000, 100_000, 305_000], 1_000, 3)
@@ -144,6 +176,12 @@ fn main() {
             &format!("{listing_count} sessions incl. one of {}", mib(big)),
             std::fs::metadata(big).unwrap().len(),
             in_child("--child-list", &list, reps),
+        );
+        row(
+            "session picker first paint (list + render)",
+            &format!("{listing_count} sessions incl. one of {}", mib(big)),
+            std::fs::metadata(big).unwrap().len(),
+            in_child("--child-picker", &list, reps),
         );
         std::fs::remove_dir_all(&list).unwrap();
     }

@@ -83,6 +83,12 @@ async fn run(args: Args) -> ExitCode {
         }
     }
     let interactive = mode == Mode::Text && !args.print && !piped;
+    // pi's `-r` in the terminal UI: a new (unwritten) session, then the picker.
+    let pick_session = interactive
+        && args.resume
+        && args.fork.is_none()
+        && args.session.is_none()
+        && !args.no_session;
     let (files, messages) = match process_file_args(&cwd, &args.messages) {
         Ok(split) => split,
         Err(e) => {
@@ -109,7 +115,11 @@ async fn run(args: Args) -> ExitCode {
         no_prompt_templates: args.no_prompt_templates,
         no_context_files: args.no_context_files,
         tools,
-        session: session_choice(&args),
+        session: if pick_session {
+            SessionChoice::New
+        } else {
+            session_choice(&args)
+        },
         session_dir: args.session_dir.clone(),
         agent_dir: None,
         models: args.models.clone(),
@@ -137,7 +147,7 @@ async fn run(args: Args) -> ExitCode {
                 theme_paths: args.themes.clone(),
                 no_themes: args.no_themes,
             };
-            modes::interactive::run(Arc::clone(&app), prompts, look).await
+            modes::interactive::run(Arc::clone(&app), prompts, look, pick_session).await
         }
         Mode::Text => {
             let mut out = std::io::stdout();

@@ -22,13 +22,16 @@
 //!
 //! The widgets: [`editor::Editor`] (pi's multi-line prompt editor), [`markdown::Markdown`]
 //! (incremental, with [`highlight`]ed code blocks), [`loader::Loader`] (spinner),
-//! [`boxed::BoxComponent`] (padding and background), [`select::SelectList`].
+//! [`boxed::BoxComponent`] (padding and background), [`select::SelectList`],
+//! [`input::Input`] (one-line input of the selectors) and [`fuzzy`] matching.
 
 mod ansi;
 pub mod boxed;
 pub mod component;
 pub mod editor;
+pub mod fuzzy;
 pub mod highlight;
+pub mod input;
 pub mod keybindings;
 pub mod loader;
 pub mod markdown;

@@ -1,7 +1,8 @@
 //! Slash commands that need no dialog: `/compact [instructions]`,
-//! `/model <search>` (an exact `provider/id` or id switches), `/name`,
-//! `/session`, `/copy`, `/new`, `/quit` (`/settings`, `/login`, `/logout`,
-//! `/export`, `/hotkeys` and `/reload` are in [`super::extras`]). Anything else that
+//! `/model [search]` (an exact `provider/id` or id switches, else the selector
+//! opens), `/name`, `/session`, `/copy`, `/new`, `/quit` (`/settings`, `/login`,
+//! `/logout`, `/export`, `/hotkeys` and `/reload` are in [`super::extras`]; the
+//! navigation commands (`/resume`, `/tree`, `/fork`, ...) in `selectors::nav`). Anything else that
 //! starts with `/` goes to the model unchanged, as pi does.
 
 use std::sync::Arc;
@@ -50,14 +51,10 @@ impl Ui {
             return done(self, effect);
         }
         if text == "/new" {
-            match self.app.new_session(None) {
-                Ok(()) => {
-                    self.init_footer();
-                    self.transcript
-                        .notice(Notice::Success("✓ New session started".to_owned()));
-                }
-                Err(e) => self.error(e.to_string()),
-            }
+            self.new_session_command();
+            return done(self, Effect::None);
+        }
+        if self.nav_command(text).is_some() {
             return done(self, Effect::None);
         }
         if let Some(name) = argument(text, "/name") {
@@ -102,10 +99,7 @@ impl Ui {
 
     fn model(&mut self, search: Option<&str>) {
         let Some(search) = search else {
-            self.transcript.notice(Notice::Warning(
-                "Usage: /model <provider/id or id> (the model selector is not available yet)"
-                    .to_owned(),
-            ));
+            self.open_model_selector(None);
             return;
         };
         let models: Vec<pi_ai::Model> = self
@@ -127,22 +121,7 @@ impl Ui {
                 self.update_border();
                 self.status_line(&format!("Model: {id}"));
             }
-            None => {
-                let lower = search.to_lowercase();
-                let close: Vec<String> = models
-                    .iter()
-                    .map(|m| format!("{}/{}", m.provider.as_str(), m.id))
-                    .filter(|m| m.to_lowercase().contains(&lower))
-                    .take(5)
-                    .collect();
-                let hint = if close.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (did you mean: {})", close.join(", "))
-                };
-                self.transcript
-                    .notice(Notice::Warning(format!("No matching models{hint}")));
-            }
+            None => self.open_model_selector(Some(search)),
         }
     }
 

@@ -12,23 +12,32 @@ use pi_tui::editor::{
 use super::files::file_suggestions;
 
 /// The slash commands with their descriptions.
-pub const COMMANDS: [(&str, &str); 13] = [
+pub const COMMANDS: [(&str, &str); 19] = [
+    (
+        "clone",
+        "Duplicate the current session at the current position",
+    ),
     ("compact", "Manually compact the session context"),
     ("copy", "Copy last agent message to clipboard"),
     (
         "export",
         "Export session (HTML default, or specify path: .html/.jsonl)",
     ),
+    ("fork", "Create a new fork from a previous user message"),
     ("hotkeys", "Show all keyboard shortcuts"),
+    ("import", "Import and resume a session from a JSONL file"),
     ("login", "Configure provider authentication"),
     ("logout", "Remove provider authentication"),
-    ("model", "Switch model (exact provider/id or id)"),
+    ("model", "Select model (opens selector UI)"),
     ("name", "Set session display name"),
     ("new", "Start a new session"),
     ("quit", "Quit pi"),
     ("reload", "Reload keybindings and themes"),
+    ("resume", "Resume a different session"),
+    ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
     ("session", "Show session info and stats"),
     ("settings", "Open settings menu"),
+    ("tree", "Navigate session tree (switch branches)"),
 ];
 
 /// The app's completion provider.
@@ -205,7 +214,8 @@ mod tests {
 
         let s = ask(&mut c, "/co", CompletionTrigger::Typing).unwrap();
         let values: Vec<&str> = s.items.iter().map(|i| i.value.as_str()).collect();
-        assert_eq!(values, ["/compact", "/copy"]);
+        // Prefix matches first, then the other fuzzy matches (c…o).
+        assert_eq!(values, ["/compact", "/copy", "/clone", "/scoped-models"]);
         assert_eq!(s.prefix, "/co");
 
         let s = ask(&mut c, "/model claude", CompletionTrigger::Typing).unwrap();

@@ -58,6 +58,8 @@ pub enum UiEvent {
     PromptDone(Option<String>),
     /// A user shell command ended with pi's `BashResult` (or an error).
     BashDone(Result<Value, String>),
+    /// A move in the session tree (`/tree`) ended.
+    Tree(Box<super::selectors::nav::TreeDone>),
     /// A manual compaction ended (its cards come from the app events).
     CompactDone,
 }

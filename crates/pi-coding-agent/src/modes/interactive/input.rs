@@ -39,7 +39,10 @@ impl Ui {
         if let Some(effect) = self.dialog_key(&key) {
             return effect;
         }
-        let effect = self.app_key(&key).unwrap_or_else(|| self.editor_key(key));
+        let effect = self
+            .nav_key(&key)
+            .or_else(|| self.app_key(&key))
+            .unwrap_or_else(|| self.editor_key(key));
         self.update_border();
         effect
     }
@@ -155,6 +158,8 @@ impl Ui {
             self.app.agent.abort();
         } else if self.editor.text().trim_start().starts_with('!') {
             self.editor.set_text("");
+        } else if self.editor.text().trim().is_empty() {
+            self.escape_on_empty();
         }
     }
 

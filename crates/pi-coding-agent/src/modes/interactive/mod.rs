@@ -30,6 +30,7 @@ pub mod line;
 mod login_view;
 mod md;
 pub mod run;
+pub mod selectors;
 mod settings_apply;
 mod settings_view;
 pub mod transcript;
@@ -45,14 +46,16 @@ use crate::messages::CodingMessage;
 
 /// Runs the interactive mode: the terminal UI when stdin and stdout are
 /// terminals, else the line mode on stdin/stdout. `prompts` are sent first.
-/// Returns the exit code.
+/// Returns the exit code. With `pick_session` (`pi -r`), the session
+/// picker opens first (Esc leaves).
 pub async fn run(
     app: Arc<App>,
     prompts: Vec<PromptInput<CodingMessage>>,
     look: extras::LookOptions,
+    pick_session: bool,
 ) -> i32 {
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        return run::run_tui(app, prompts, look).await;
+        return run::run_tui(app, prompts, look, pick_session).await;
     }
     for prompt in prompts {
         if let Err(e) = app.prompt(prompt).await {

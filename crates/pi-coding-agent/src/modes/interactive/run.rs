@@ -65,8 +65,9 @@ pub async fn run_tui(
     app: Arc<App>,
     prompts: Vec<PromptInput<CodingMessage>>,
     look: super::extras::LookOptions,
+    pick_session: bool,
 ) -> i32 {
-    match run_inner(app, prompts, look).await {
+    match run_inner(app, prompts, look, pick_session).await {
         Ok(()) => 0,
         Err(e) => {
             pi_tui::terminal::restore();
@@ -81,12 +82,16 @@ async fn run_inner(
     app: Arc<App>,
     prompts: Vec<PromptInput<CodingMessage>>,
     look: super::extras::LookOptions,
+    pick_session: bool,
 ) -> io::Result<()> {
     let theme = detect_theme();
     let (tx, mut rx) = mpsc::unbounded_channel();
     forward_app_events(&app, tx.clone());
     let mut ui = Ui::new(Arc::clone(&app), theme, tx);
     ui.install_look(look);
+    if pick_session {
+        ui.open_session_picker(true);
+    }
     let mut initial: VecDeque<_> = prompts.into();
     let mut session =
         Some(TerminalSession::enter(SessionOptions::default()).map_err(io::Error::other)?);
@@ -133,7 +138,7 @@ async fn run_inner(
                         let effect = ui.handle_key(key);
                         apply(effect, &mut ui, &mut screen, &mut session, &mut events)?;
                     }
-                    Event::Paste(text) if !ui.dialog_paste(&text) => {
+                    Event::Paste(text) if !ui.dialog_paste(&text) && !ui.nav_paste(&text) => {
                         ui.editor.handle_paste(&text);
                     }
                     Event::Resize(cols, rows) => {

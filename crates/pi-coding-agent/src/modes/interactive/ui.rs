@@ -87,6 +87,8 @@ pub struct Ui {
     shown_save_error: Option<String>,
     /// Key bindings, themes and the dialogs replacing the editor.
     pub(crate) extras: super::extras::Extras,
+    /// The open selector and double-Esc / branch-summary state.
+    pub(crate) nav: super::selectors::nav::NavState,
 }
 
 /// Where a running `!cmd` block lives.
@@ -133,6 +135,7 @@ impl Ui {
             context_unknown: false,
             shown_save_error: None,
             extras: super::extras::Extras::default(),
+            nav: Default::default(),
         };
         ui.transcript.notice(Notice::Header {
             version: crate::VERSION.to_owned(),
@@ -317,6 +320,7 @@ impl Ui {
                 }
             }
             UiEvent::BashDone(result) => self.bash_done(&result),
+            UiEvent::Tree(done) => self.tree_done(*done),
             UiEvent::CompactDone => {
                 self.running = false;
                 self.status = Status::Idle;
@@ -566,10 +570,12 @@ impl Ui {
             }
         }
         lines.push(String::new());
-        let editor_rows = (rows * 3 / 10).max(5);
-        match self.dialog_lines(width) {
-            Some(dialog) => lines.extend(dialog),
-            None => lines.extend(self.editor.render(width, editor_rows)),
+        match self
+            .dialog_lines(width)
+            .or_else(|| self.selector_lines(width, rows))
+        {
+            Some(lines_in_place) => lines.extend(lines_in_place),
+            None => lines.extend(self.editor.render(width, (rows * 3 / 10).max(5))),
         }
         lines.extend(render_footer(&theme, &self.footer, width));
         lines

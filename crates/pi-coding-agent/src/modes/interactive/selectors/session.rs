@@ -1,0 +1,607 @@
+//! The session picker (`/resume`, `pi -r`): this folder's sessions or all
+//! of them, threaded (forks under their parent), by recency or by search
+//! relevance; rename (Ctrl+R) and delete with confirmation (Ctrl+D).
+//! Rows come from the bounded summaries of `session::list` (head and tail
+//! of each file), never from whole transcripts.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use pi_tui::input::Input;
+use pi_tui::text::{truncate_to_width, visible_width};
+use pi_tui::theme::{Theme, Token};
+
+use super::session_search::filter_sessions;
+use super::{Action, Outcome, Selector, fit, key_hint, one_line, window_start};
+use crate::session::SessionInfo;
+
+/// Rows shown at once.
+const VISIBLE: usize = 10;
+
+/// Where the picker gets more sessions and how it changes them.
+pub trait SessionStore {
+    /// Every project's sessions, newest first.
+    fn list_all(&self) -> Vec<SessionInfo>;
+    /// Names a session.
+    fn rename(&self, path: &Path, name: &str) -> Result<(), String>;
+    /// Deletes a session file; true when it went to the trash.
+    fn delete(&self, path: &Path) -> Result<bool, String>;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sort {
+    Threaded,
+    Recent,
+    Relevance,
+}
+
+/// One visible row: a session and its tree prefix.
+#[derive(Debug, Clone)]
+struct Row {
+    index: usize,
+    depth: usize,
+    is_last: bool,
+    continues: Vec<bool>,
+}
+
+/// pi's `SessionSelectorComponent`.
+pub struct SessionPicker {
+    theme: Arc<Theme>,
+    store: Box<dyn SessionStore>,
+    current_path: Option<PathBuf>,
+    home: Option<PathBuf>,
+    now: DateTime<Utc>,
+    current: Vec<SessionInfo>,
+    all: Option<Vec<SessionInfo>>,
+    show_all: bool,
+    sort: Sort,
+    named_only: bool,
+    show_path: bool,
+    input: Input,
+    rows: Vec<Row>,
+    selected: usize,
+    confirming_delete: Option<PathBuf>,
+    status: Option<(bool, String)>,
+    rename: Option<(PathBuf, Input)>,
+    exit_on_cancel: bool,
+}
+
+/// pi's session age: `now`, `5m`, `3h`, `2d`, `1w`, `4mo`, `1y`.
+pub fn format_age(modified: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let ms = (now - modified).num_milliseconds();
+    let (mins, hours, days) = (ms / 60_000, ms / 3_600_000, ms / 86_400_000);
+    if mins < 1 {
+        "now".to_owned()
+    } else if mins < 60 {
+        format!("{mins}m")
+    } else if hours < 24 {
+        format!("{hours}h")
+    } else if days < 7 {
+        format!("{days}d")
+    } else if days < 30 {
+        format!("{}w", days / 7)
+    } else if days < 365 {
+        format!("{}mo", days / 30)
+    } else {
+        format!("{}y", days / 365)
+    }
+}
+
+impl SessionPicker {
+    /// A picker over `current` (this folder's sessions, newest first).
+    pub fn new(
+        theme: Arc<Theme>,
+        current: Vec<SessionInfo>,
+        current_path: Option<PathBuf>,
+        store: Box<dyn SessionStore>,
+    ) -> Self {
+        let mut picker = Self {
+            input: Input::new(Arc::clone(&theme)),
+            theme,
+            store,
+            current_path,
+            home: dirs::home_dir(),
+            now: Utc::now(),
+            current,
+            all: None,
+            show_all: false,
+            sort: Sort::Threaded,
+            named_only: false,
+            show_path: false,
+            rows: Vec::new(),
+            selected: 0,
+            confirming_delete: None,
+            status: None,
+            rename: None,
+            exit_on_cancel: false,
+        };
+        picker.refilter();
+        picker
+    }
+
+    /// Esc leaves pi (the picker of `pi -r`, shown at startup).
+    pub fn exit_on_cancel(mut self) -> Self {
+        self.exit_on_cancel = true;
+        self
+    }
+
+    /// Fixes "now" (for the ages; tests).
+    pub fn with_now(mut self, now: DateTime<Utc>) -> Self {
+        self.now = now;
+        self
+    }
+
+    fn sessions(&self) -> &[SessionInfo] {
+        if self.show_all {
+            self.all.as_deref().unwrap_or_default()
+        } else {
+            &self.current
+        }
+    }
+
+    fn refilter(&mut self) {
+        let query = self.input.value().to_owned();
+        let sessions = self.sessions();
+        let candidates: Vec<usize> = (0..sessions.len())
+            .filter(|&i| {
+                !self.named_only
+                    || sessions[i]
+                        .name
+                        .as_deref()
+                        .is_some_and(|n| !n.trim().is_empty())
+            })
+            .collect();
+        self.rows = if self.sort == Sort::Threaded && query.trim().is_empty() {
+            threaded(sessions, &candidates)
+        } else {
+            let refs: Vec<&SessionInfo> = candidates.iter().map(|&i| &sessions[i]).collect();
+            filter_sessions(&refs, &query, self.sort == Sort::Recent)
+                .into_iter()
+                .map(|at| Row {
+                    index: candidates[at],
+                    depth: 0,
+                    is_last: true,
+                    continues: Vec::new(),
+                })
+                .collect()
+        };
+        self.selected = self.selected.min(self.rows.len().saturating_sub(1));
+    }
+
+    fn selected_session(&self) -> Option<&SessionInfo> {
+        self.rows
+            .get(self.selected)
+            .and_then(|r| self.sessions().get(r.index))
+    }
+
+    fn is_current(&self, path: &Path) -> bool {
+        self.current_path.as_deref() == Some(path)
+    }
+
+    fn toggle_scope(&mut self) {
+        self.show_all = !self.show_all;
+        if self.show_all && self.all.is_none() {
+            self.all = Some(self.store.list_all());
+        }
+        self.selected = 0;
+        self.refilter();
+    }
+
+    fn start_delete(&mut self) {
+        let Some(path) = self.selected_session().map(|s| s.path.clone()) else {
+            return;
+        };
+        if self.is_current(&path) {
+            self.status = Some((
+                true,
+                "Cannot delete the currently active session".to_owned(),
+            ));
+            return;
+        }
+        self.confirming_delete = Some(path);
+    }
+
+    fn delete(&mut self, path: &Path) {
+        match self.store.delete(path) {
+            Ok(trashed) => {
+                self.current.retain(|s| s.path != path);
+                if let Some(all) = &mut self.all {
+                    all.retain(|s| s.path != path);
+                }
+                let message = if trashed {
+                    "Session moved to trash"
+                } else {
+                    "Session deleted"
+                };
+                self.status = Some((false, message.to_owned()));
+                self.refilter();
+            }
+            Err(e) => self.status = Some((true, format!("Failed to delete session: {e}"))),
+        }
+    }
+
+    fn rename_key(&mut self, key: &KeyEvent) -> Outcome {
+        let Some((path, input)) = &mut self.rename else {
+            return Outcome::Stay;
+        };
+        match key.code {
+            KeyCode::Esc => self.rename = None,
+            KeyCode::Enter => {
+                let name = input.value().trim().to_owned();
+                let path = path.clone();
+                self.rename = None;
+                if name.is_empty() {
+                    return Outcome::Stay;
+                }
+                match self.store.rename(&path, &name) {
+                    Ok(()) => {
+                        for list in [Some(&mut self.current), self.all.as_mut()]
+                            .into_iter()
+                            .flatten()
+                        {
+                            for s in list.iter_mut().filter(|s| s.path == path) {
+                                s.name = Some(name.clone());
+                            }
+                        }
+                        self.refilter();
+                    }
+                    Err(e) => self.status = Some((true, e)),
+                }
+            }
+            _ => {
+                input.handle_key(key);
+            }
+        }
+        Outcome::Stay
+    }
+
+    fn cancel(&self) -> Outcome {
+        if self.exit_on_cancel {
+            Outcome::Done(Action::Quit)
+        } else {
+            Outcome::Cancel
+        }
+    }
+
+    fn header(&self, width: usize) -> Vec<String> {
+        let t = &self.theme;
+        let title = if self.show_all {
+            "Resume Session (All)"
+        } else {
+            "Resume Session (Current Folder)"
+        };
+        let sort = match self.sort {
+            Sort::Threaded => "Threaded",
+            Sort::Recent => "Recent",
+            Sort::Relevance => "Fuzzy",
+        };
+        let scope = if self.show_all {
+            format!(
+                "{}{}",
+                t.fg(Token::Muted, "○ Current Folder | "),
+                t.fg(Token::Accent, "◉ All")
+            )
+        } else {
+            format!(
+                "{}{}",
+                t.fg(Token::Accent, "◉ Current Folder"),
+                t.fg(Token::Muted, " | ○ All")
+            )
+        };
+        let name = if self.named_only { "Named" } else { "All" };
+        let right = truncate_to_width(
+            &format!(
+                "{scope}  {}{}  {}{}",
+                t.fg(Token::Muted, "Name: "),
+                t.fg(Token::Accent, name),
+                t.fg(Token::Muted, "Sort: "),
+                t.fg(Token::Accent, sort)
+            ),
+            width,
+            "",
+        );
+        let left_room = width.saturating_sub(visible_width(&right) + 1);
+        let left = truncate_to_width(&t.bold(title), left_room, "");
+        let gap = width.saturating_sub(visible_width(&left) + visible_width(&right));
+        let first = format!("{left}{}{right}", " ".repeat(gap));
+        let (hint1, hint2) = if self.confirming_delete.is_some() {
+            let hint = format!(
+                "Delete session? {} · {}",
+                key_hint(t, "enter", "confirm"),
+                key_hint(t, "escape/ctrl+c", "cancel")
+            );
+            (
+                t.fg(Token::Error, &truncate_to_width(&hint, width, "…")),
+                String::new(),
+            )
+        } else if let Some((error, message)) = &self.status {
+            let token = if *error { Token::Error } else { Token::Accent };
+            (
+                t.fg(token, &truncate_to_width(message, width, "…")),
+                String::new(),
+            )
+        } else {
+            let sep = t.fg(Token::Muted, " · ");
+            let hint1 = format!(
+                "{}{sep}{}",
+                key_hint(t, "tab", "scope"),
+                t.fg(Token::Muted, "re:<pattern> regex · \"phrase\" exact")
+            );
+            let path = if self.show_path { "(on)" } else { "(off)" };
+            let hint2 = [
+                key_hint(t, "ctrl+s", "sort"),
+                key_hint(t, "ctrl+n", "named"),
+                key_hint(t, "ctrl+d", "delete"),
+                key_hint(t, "ctrl+p", &format!("path {path}")),
+                key_hint(t, "ctrl+r", "rename"),
+            ]
+            .join(&sep);
+            (
+                truncate_to_width(&hint1, width, "…"),
+                truncate_to_width(&hint2, width, "…"),
+            )
+        };
+        vec![first, hint1, hint2]
+    }
+
+    fn shorten(&self, path: &str) -> String {
+        super::super::format::shorten_home(path, self.home.as_deref())
+    }
+
+    fn row_line(&self, row: &Row, selected: bool, width: usize) -> String {
+        let t = &self.theme;
+        let session = &self.sessions()[row.index];
+        let prefix = if row.depth == 0 {
+            String::new()
+        } else {
+            let mut p: String = row
+                .continues
+                .iter()
+                .map(|c| if *c { "│  " } else { "   " })
+                .collect();
+            p.push_str(if row.is_last { "└─ " } else { "├─ " });
+            p
+        };
+        let text = one_line(session.name.as_deref().unwrap_or(&session.first_message));
+        let mut right = format!(
+            "{} {}",
+            session.message_count,
+            format_age(session.modified, self.now)
+        );
+        if self.show_all && !session.cwd.is_empty() {
+            right = format!("{} {right}", self.shorten(&session.cwd));
+        }
+        if self.show_path {
+            right = format!("{} {right}", self.shorten(&session.path.to_string_lossy()));
+        }
+        let cursor = if selected {
+            t.fg(Token::Accent, "› ")
+        } else {
+            "  ".to_owned()
+        };
+        let room = width.saturating_sub(2 + visible_width(&prefix) + visible_width(&right) + 2);
+        let text = truncate_to_width(&text, room.max(10), "…");
+        let deleting = self.confirming_delete.as_deref() == Some(session.path.as_path());
+        let token = if deleting {
+            Some(Token::Error)
+        } else if self.is_current(&session.path) {
+            Some(Token::Accent)
+        } else if session.name.is_some() {
+            Some(Token::Warning)
+        } else {
+            None
+        };
+        let mut styled = token.map_or_else(|| text.clone(), |tk| t.fg(tk, &text));
+        if selected {
+            styled = t.bold(&styled);
+        }
+        let left = format!("{cursor}{}{styled}", t.fg(Token::Dim, &prefix));
+        let gap = width
+            .saturating_sub(visible_width(&left) + visible_width(&right))
+            .max(1);
+        let right = t.fg(if deleting { Token::Error } else { Token::Dim }, &right);
+        let mut line = format!("{left}{}{right}", " ".repeat(gap));
+        if selected {
+            line = t.bg(Token::SelectedBg, &line);
+        }
+        truncate_to_width(&line, width, "")
+    }
+
+    fn list_lines(&self, width: usize) -> Vec<String> {
+        let t = &self.theme;
+        let mut lines = vec![self.input.render(width), String::new()];
+        if self.rows.is_empty() {
+            let message = match (self.named_only, self.show_all) {
+                (true, true) => "  No named sessions found. Press ctrl+n to show all.",
+                (true, false) => {
+                    "  No named sessions in current folder. Press ctrl+n to show all, or Tab to view all."
+                }
+                (false, true) => "  No sessions found",
+                (false, false) => "  No sessions in current folder. Press Tab to view all.",
+            };
+            lines.push(t.fg(Token::Muted, &truncate_to_width(message, width, "…")));
+            return lines;
+        }
+        let len = self.rows.len();
+        let start = window_start(self.selected, VISIBLE, len);
+        let end = (start + VISIBLE).min(len);
+        for at in start..end {
+            lines.push(self.row_line(&self.rows[at], at == self.selected, width));
+        }
+        if start > 0 || end < len {
+            let info = format!("  ({}/{len})", self.selected + 1);
+            lines.push(t.fg(Token::Muted, &truncate_to_width(&info, width, "")));
+        }
+        lines
+    }
+}
+
+/// Sessions as a tree by `parentSession` (forks under their parent), roots
+/// and children newest first, flattened with their tree prefixes.
+fn threaded(sessions: &[SessionInfo], candidates: &[usize]) -> Vec<Row> {
+    let by_path: HashMap<&Path, usize> = candidates
+        .iter()
+        .map(|&i| (sessions[i].path.as_path(), i))
+        .collect();
+    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut roots = Vec::new();
+    for &i in candidates {
+        let parent = sessions[i]
+            .parent_session_path
+            .as_deref()
+            .and_then(|p| by_path.get(Path::new(p)))
+            .filter(|&&p| p != i);
+        match parent {
+            Some(&p) => children.entry(p).or_default().push(i),
+            None => roots.push(i),
+        }
+    }
+    let newest_first = |list: &mut Vec<usize>| {
+        list.sort_by(|&a, &b| sessions[b].modified.cmp(&sessions[a].modified));
+    };
+    newest_first(&mut roots);
+    for list in children.values_mut() {
+        newest_first(list);
+    }
+    let mut rows = Vec::new();
+    let mut seen = vec![false; sessions.len()];
+    // (index, depth, is_last, continues), walked depth first without recursion.
+    let mut stack: Vec<(usize, usize, bool, Vec<bool>)> = roots
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(n, &i)| (i, 0, n + 1 == roots.len(), Vec::new()))
+        .collect();
+    while let Some((index, depth, is_last, continues)) = stack.pop() {
+        if std::mem::replace(&mut seen[index], true) {
+            continue;
+        }
+        if let Some(kids) = children.get(&index) {
+            let mut next = continues.clone();
+            next.push(depth > 0 && !is_last);
+            for (n, &kid) in kids.iter().enumerate().rev() {
+                stack.push((kid, depth + 1, n + 1 == kids.len(), next.clone()));
+            }
+        }
+        rows.push(Row {
+            index,
+            depth,
+            is_last,
+            continues,
+        });
+    }
+    rows
+}
+
+impl Selector for SessionPicker {
+    fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
+        if self.rename.is_some() {
+            return self.rename_key(key);
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let cancel = key.code == KeyCode::Esc || (ctrl && key.code == KeyCode::Char('c'));
+        if let Some(path) = self.confirming_delete.clone() {
+            if key.code == KeyCode::Enter {
+                self.confirming_delete = None;
+                self.delete(&path);
+            } else if cancel {
+                self.confirming_delete = None;
+            }
+            return Outcome::Stay;
+        }
+        if key.code != KeyCode::Enter && !cancel {
+            self.status = None;
+        }
+        let len = self.rows.len();
+        match key.code {
+            KeyCode::Tab => self.toggle_scope(),
+            KeyCode::Char('s') if ctrl => {
+                self.sort = match self.sort {
+                    Sort::Threaded => Sort::Recent,
+                    Sort::Recent => Sort::Relevance,
+                    Sort::Relevance => Sort::Threaded,
+                };
+                self.refilter();
+            }
+            KeyCode::Char('n') if ctrl => {
+                self.named_only = !self.named_only;
+                self.refilter();
+            }
+            KeyCode::Char('p') if ctrl => self.show_path = !self.show_path,
+            KeyCode::Char('d') if ctrl => self.start_delete(),
+            KeyCode::Char('r') if ctrl => {
+                if let Some(session) = self.selected_session() {
+                    let mut input = Input::new(Arc::clone(&self.theme));
+                    input.set_value(session.name.as_deref().unwrap_or_default());
+                    self.rename = Some((session.path.clone(), input));
+                }
+            }
+            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down => self.selected = (self.selected + 1).min(len.saturating_sub(1)),
+            KeyCode::PageUp => self.selected = self.selected.saturating_sub(VISIBLE),
+            KeyCode::PageDown => {
+                self.selected = (self.selected + VISIBLE).min(len.saturating_sub(1));
+            }
+            KeyCode::Enter => {
+                if let Some(session) = self.selected_session() {
+                    return Outcome::Done(Action::Resume(session.path.clone()));
+                }
+            }
+            _ if cancel => return self.cancel(),
+            _ => {
+                if self.input.handle_key(key) {
+                    self.refilter();
+                }
+            }
+        }
+        Outcome::Stay
+    }
+
+    fn render(&mut self, width: usize, _rows: usize) -> Vec<String> {
+        let t = Arc::clone(&self.theme);
+        let rule = t.fg(Token::Accent, &"─".repeat(width.max(1)));
+        let mut lines = vec![String::new(), rule.clone(), String::new()];
+        if let Some((_, input)) = &self.rename {
+            lines.push(format!(" {}", t.bold("Rename Session")));
+            lines.push(String::new());
+            lines.push(input.render(width));
+            lines.push(String::new());
+            lines.push(format!(
+                " {}  {}",
+                key_hint(&t, "enter", "save"),
+                key_hint(&t, "escape", "cancel")
+            ));
+        } else {
+            lines.extend(self.header(width));
+            lines.push(String::new());
+            lines.extend(self.list_lines(width));
+        }
+        lines.push(String::new());
+        lines.push(rule);
+        fit(lines, width)
+    }
+
+    fn paste(&mut self, text: &str) {
+        match &mut self.rename {
+            Some((_, input)) => input.paste(text),
+            None => {
+                self.input.paste(text);
+                self.refilter();
+            }
+        }
+    }
+}
+
+impl SessionPicker {
+    /// How many rows the list has now.
+    pub fn shown(&self) -> usize {
+        self.rows.len()
+    }
+}
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;
