@@ -37,7 +37,7 @@ fn a_scope_picks_the_first_model_and_its_level_and_cycles_through_the_scope() {
         "{}",
     );
     let scoped: Vec<String> = app
-        .scoped_models
+        .scoped_models()
         .iter()
         .map(|s| format!("{}/{}:{:?}", s.model.provider, s.model.id, s.thinking_level))
         .collect();
@@ -81,7 +81,7 @@ fn enabled_models_in_settings_scope_when_there_is_no_flag() {
     let settings = r#"{"enabledModels": ["mock-gemini", "mock-claude"],
         "defaultProvider": "mock-ant", "defaultModel": "mock-claude"}"#;
     let app = app_with(agent_dir.path(), cwd.path(), None, settings);
-    assert_eq!(app.scoped_models.len(), 2);
+    assert_eq!(app.scoped_models().len(), 2);
     // The saved default is in scope, so it wins over the first pattern.
     assert_eq!(current(&app), "mock-ant/mock-claude");
 }
@@ -95,6 +95,29 @@ fn without_a_scope_there_is_none() {
         None,
         r#"{"defaultProvider": "mock-oai", "defaultModel": "mock-gpt"}"#,
     );
-    assert!(app.scoped_models.is_empty());
+    assert!(app.scoped_models().is_empty());
+    assert_eq!(current(&app), "mock-oai/mock-gpt");
+}
+
+#[test]
+fn a_scope_set_while_running_drives_the_next_cycle() {
+    let (agent_dir, cwd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let app = app_with(
+        agent_dir.path(),
+        cwd.path(),
+        None,
+        r#"{"defaultProvider": "mock-oai", "defaultModel": "mock-gpt"}"#,
+    );
+    assert!(app.scoped_models().is_empty());
+    // As `/scoped-models` does on save.
+    app.set_scoped_models(&[
+        "mock-oai/mock-gpt".to_owned(),
+        "mock-goog/mock-gemini".to_owned(),
+    ]);
+    assert_eq!(app.scoped_models().len(), 2);
+    let cycled = app.cycle_model(false).unwrap();
+    assert!(cycled.is_scoped);
+    assert_eq!(current(&app), "mock-goog/mock-gemini");
+    app.cycle_model(false).unwrap();
     assert_eq!(current(&app), "mock-oai/mock-gpt");
 }

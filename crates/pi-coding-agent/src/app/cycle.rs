@@ -30,12 +30,9 @@ impl App {
         };
         let current = self.agent.model();
         let is_current = |m: &Model| m.provider == current.provider && m.id == current.id;
-        if !self.scoped_models.is_empty() {
-            let usable: Vec<_> = self
-                .scoped_models
-                .iter()
-                .filter(|s| self.has_key(&s.model))
-                .collect();
+        let scoped = self.scoped_models();
+        if !scoped.is_empty() {
+            let usable: Vec<_> = scoped.iter().filter(|s| self.has_key(&s.model)).collect();
             if usable.len() <= 1 {
                 return None;
             }

@@ -83,8 +83,9 @@ pub struct App {
     /// Skills, prompt templates and system prompt files.
     pub resources: Arc<Resources>,
     /// The `--models` / `enabledModels` scope, in pattern order (empty:
-    /// no scope); model cycling goes through these.
-    pub scoped_models: Vec<crate::config::ScopedModel>,
+    /// no scope); model cycling goes through these. `/scoped-models`
+    /// replaces it while pi runs.
+    scoped_models: Mutex<Vec<crate::config::ScopedModel>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -100,6 +101,25 @@ fn queue_mode_name(mode: QueueMode) -> &'static str {
 }
 
 impl App {
+    /// The current model scope (a copy; empty: no scope).
+    pub fn scoped_models(&self) -> Vec<crate::config::ScopedModel> {
+        lock(&self.scoped_models).clone()
+    }
+
+    /// Replaces the model scope with what `patterns` (pi's `enabledModels`
+    /// syntax) select among the models with a key, as `/scoped-models`
+    /// does when saved; the scope's warnings are logged.
+    pub fn set_scoped_models(&self, patterns: &[String]) {
+        let available = self
+            .registry
+            .available_models(self.cli_api_key.as_deref(), &self.auth);
+        let scope = crate::config::resolve_model_scope(patterns, &available);
+        for warning in &scope.warnings {
+            tracing::warn!("{warning}");
+        }
+        *lock(&self.scoped_models) = scope.models;
+    }
+
     /// The session, locked.
     pub fn session(&self) -> MutexGuard<'_, SessionManager> {
         lock(&self.session)

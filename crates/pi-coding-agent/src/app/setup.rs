@@ -534,7 +534,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         default_thinking: Mutex::new(default_thinking),
         hub,
         resources,
-        scoped_models: scoped,
+        scoped_models: Mutex::new(scoped),
     })
 }
 

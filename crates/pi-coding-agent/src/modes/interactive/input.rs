@@ -274,7 +274,7 @@ impl Ui {
     /// Ctrl+P / Shift+Ctrl+P: the next (previous) scoped or available model.
     fn cycle_model(&mut self, backward: bool) {
         let Some(cycled) = self.app.cycle_model(backward) else {
-            let what = if self.app.scoped_models.is_empty() {
+            let what = if self.app.scoped_models().is_empty() {
                 "available"
             } else {
                 "in scope"

@@ -205,7 +205,7 @@ impl Ui {
             .collect();
         let scoped = self
             .app
-            .scoped_models
+            .scoped_models()
             .iter()
             .map(|s| s.model.clone())
             .collect();
@@ -328,12 +328,13 @@ impl Ui {
             .collect();
         let enabled: Vec<String> = self
             .app
-            .scoped_models
+            .scoped_models()
             .iter()
             .map(|s| format!("{}/{}", s.model.provider.as_str(), s.model.id))
             .collect();
         let app = Arc::clone(&self.app);
         let save = Box::new(move |patterns: &[String]| {
+            app.set_scoped_models(patterns);
             app.settings_writer
                 .set(&[("enabledModels", Some(serde_json::json!(patterns)))])
                 .map_err(|e| e.to_string())
