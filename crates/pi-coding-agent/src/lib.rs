@@ -11,6 +11,7 @@
 //! [`messages::convert_to_llm`] narrows it to the `Message`s a model sees.
 
 pub mod app;
+pub mod auth;
 pub mod cli;
 pub mod compaction;
 pub mod config;
