@@ -1,6 +1,7 @@
 //! Anthropic (Claude Pro/Max) OAuth against a loopback mock of the token
 //! endpoint: authorize URL, redirect and pasted-code logins, code exchange,
 //! refresh, expiry margin, and a revoked refresh token.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod oauth_common;
 
@@ -22,9 +23,15 @@ fn the_authorize_url_is_pis() {
         &pkce,
         &anthropic::redirect_uri(53692),
     );
-    assert!(url.starts_with("https://claude.ai/oauth/authorize?code=true&client_id="), "{url}");
+    assert!(
+        url.starts_with("https://claude.ai/oauth/authorize?code=true&client_id="),
+        "{url}"
+    );
     // URLSearchParams encoding: spaces as '+', ':' and '/' escaped.
-    assert!(url.contains("&scope=org%3Acreate_api_key+user%3Aprofile+user%3Ainference+"), "{url}");
+    assert!(
+        url.contains("&scope=org%3Acreate_api_key+user%3Aprofile+user%3Ainference+"),
+        "{url}"
+    );
     let expected: Vec<(String, String)> = [
         ("code", "true"),
         ("client_id", CLIENT_ID),
@@ -46,7 +53,9 @@ fn the_authorize_url_is_pis() {
 
 #[tokio::test]
 async fn login_through_the_redirect_exchanges_the_code_and_stores_pis_entry() {
-    let mock = MockServer::start([MockResponse::json(200, TOKENS)]).await.unwrap();
+    let mock = MockServer::start([MockResponse::json(200, TOKENS)])
+        .await
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = OAuthStore::new(dir.path()).with_endpoints(OAuthEndpoints::mock(&mock.url()));
     let (callbacks, mut auth_rx) = Scripted::new(&[]);
@@ -58,11 +67,19 @@ async fn login_through_the_redirect_exchanges_the_code_and_stores_pis_entry() {
         (info, page)
     };
     let before = now_ms();
-    let (result, (info, page)) = tokio::join!(store.login(OAuthProvider::Anthropic, &callbacks), browser);
+    let (result, (info, page)) =
+        tokio::join!(store.login(OAuthProvider::Anthropic, &callbacks), browser);
     let credentials = result.unwrap();
     assert_eq!(page.0, 200);
-    assert!(page.1.contains("Anthropic authentication completed"), "{}", page.1);
-    assert!(info.url.starts_with(&format!("{}/anthropic/authorize?", mock.url())));
+    assert!(
+        page.1.contains("Anthropic authentication completed"),
+        "{}",
+        page.1
+    );
+    assert!(
+        info.url
+            .starts_with(&format!("{}/anthropic/authorize?", mock.url()))
+    );
 
     let requests = mock.requests();
     assert_eq!(requests.len(), 1);
@@ -104,14 +121,19 @@ async fn login_through_the_redirect_exchanges_the_code_and_stores_pis_entry() {
     let expires = entry["expires"].as_i64().unwrap();
     assert_eq!(expires, credentials.expires());
     let margin = before + 3_600_000 - 300_000;
-    assert!((margin..margin + 5_000).contains(&expires), "{expires} vs {margin}");
+    assert!(
+        (margin..margin + 5_000).contains(&expires),
+        "{expires} vs {margin}"
+    );
     #[cfg(unix)]
     assert_eq!(oauth_common::auth_mode(dir.path()), 0o600);
 }
 
 #[tokio::test]
 async fn a_pasted_code_with_state_wins_over_the_redirect() {
-    let mock = MockServer::start([MockResponse::json(200, TOKENS)]).await.unwrap();
+    let mock = MockServer::start([MockResponse::json(200, TOKENS)])
+        .await
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = OAuthStore::new(dir.path()).with_endpoints(OAuthEndpoints::mock(&mock.url()));
     let (callbacks, mut auth_rx) = Scripted::new(&[]);
@@ -126,12 +148,17 @@ async fn a_pasted_code_with_state_wins_over_the_redirect() {
     let body = mock.requests()[0].json();
     assert_eq!(body["code"], "pasted-code");
     assert_eq!(body["state"], body["code_verifier"]);
-    assert_eq!(auth_json(dir.path())["anthropic"]["access"], "sk-ant-oat01-new");
+    assert_eq!(
+        auth_json(dir.path())["anthropic"]["access"],
+        "sk-ant-oat01-new"
+    );
 }
 
 #[tokio::test]
 async fn a_pasted_state_that_does_not_match_fails_without_a_token_request() {
-    let mock = MockServer::start([MockResponse::json(200, TOKENS)]).await.unwrap();
+    let mock = MockServer::start([MockResponse::json(200, TOKENS)])
+        .await
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = OAuthStore::new(dir.path()).with_endpoints(OAuthEndpoints::mock(&mock.url()));
     let (callbacks, _auth_rx) = Scripted::new(&[]);
@@ -173,7 +200,9 @@ fn expired_entry() -> String {
 
 #[tokio::test]
 async fn an_expired_token_is_refreshed_once_and_stored() {
-    let mock = MockServer::start([MockResponse::json(200, TOKENS)]).await.unwrap();
+    let mock = MockServer::start([MockResponse::json(200, TOKENS)])
+        .await
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("auth.json"), expired_entry()).unwrap();
     let store = OAuthStore::new(dir.path()).with_endpoints(OAuthEndpoints::mock(&mock.url()));
@@ -212,9 +241,15 @@ async fn a_revoked_refresh_token_says_to_log_in_again_and_keeps_the_file() {
     std::fs::write(dir.path().join("auth.json"), &original).unwrap();
     let store = OAuthStore::new(dir.path()).with_endpoints(OAuthEndpoints::mock(&mock.url()));
     let error = store.api_key("anthropic").await.unwrap_err();
-    assert!(matches!(error, OAuthError::LoginExpired { .. }), "{error:?}");
+    assert!(
+        matches!(error, OAuthError::LoginExpired { .. }),
+        "{error:?}"
+    );
     let text = error.to_string();
-    assert!(text.contains("Log in again with /login or `pi login anthropic`"), "{text}");
+    assert!(
+        text.contains("Log in again with /login or `pi login anthropic`"),
+        "{text}"
+    );
     assert!(text.contains("Refresh token revoked"), "{text}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("auth.json")).unwrap(),
@@ -224,11 +259,20 @@ async fn a_revoked_refresh_token_says_to_log_in_again_and_keeps_the_file() {
 
 #[tokio::test]
 async fn a_server_error_on_refresh_is_not_a_revocation() {
-    let mock = MockServer::start([MockResponse::json(503, "{}")]).await.unwrap();
+    let mock = MockServer::start([MockResponse::json(503, "{}")])
+        .await
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("auth.json"), expired_entry()).unwrap();
     let store = OAuthStore::new(dir.path()).with_endpoints(OAuthEndpoints::mock(&mock.url()));
     let error = store.api_key("anthropic").await.unwrap_err();
-    assert!(matches!(error, OAuthError::RefreshFailed { .. }), "{error:?}");
-    assert!(error.to_string().starts_with("Failed to refresh OAuth token for anthropic"));
+    assert!(
+        matches!(error, OAuthError::RefreshFailed { .. }),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with("Failed to refresh OAuth token for anthropic")
+    );
 }

@@ -1,6 +1,7 @@
 //! OpenAI Codex (ChatGPT) OAuth against a loopback mock: authorize URL,
 //! redirect login, paste fallback when the callback port is taken, the
 //! account id from the token, refresh and revocation.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod oauth_common;
 
@@ -55,7 +56,9 @@ fn the_authorize_url_is_pis() {
 
 #[tokio::test]
 async fn login_through_the_redirect_stores_the_account_id() {
-    let mock = MockServer::start([MockResponse::json(200, tokens("acc-42"))]).await.unwrap();
+    let mock = MockServer::start([MockResponse::json(200, tokens("acc-42"))])
+        .await
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = OAuthStore::new(dir.path()).with_endpoints(OAuthEndpoints::mock(&mock.url()));
     let (callbacks, mut auth_rx) = Scripted::new(&[]);
@@ -86,8 +89,16 @@ async fn login_through_the_redirect_stores_the_account_id() {
         Some("application/x-www-form-urlencoded")
     );
     let body = form(&requests[0]);
-    let verifier = body.iter().find(|(k, _)| k == "code_verifier").unwrap().1.clone();
-    assert_eq!(param(&info.url, "code_challenge"), Pkce::from_verifier(verifier.clone()).challenge);
+    let verifier = body
+        .iter()
+        .find(|(k, _)| k == "code_verifier")
+        .unwrap()
+        .1
+        .clone();
+    assert_eq!(
+        param(&info.url, "code_challenge"),
+        Pkce::from_verifier(verifier.clone()).challenge
+    );
     assert_eq!(
         body,
         pairs(&[
@@ -109,7 +120,9 @@ async fn login_through_the_redirect_stores_the_account_id() {
 
 #[tokio::test]
 async fn a_taken_callback_port_falls_back_to_pasting() {
-    let mock = MockServer::start([MockResponse::json(200, tokens("acc-1"))]).await.unwrap();
+    let mock = MockServer::start([MockResponse::json(200, tokens("acc-1"))])
+        .await
+        .unwrap();
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port();
     let mut endpoints = OAuthEndpoints::mock(&mock.url());
@@ -138,8 +151,12 @@ async fn a_taken_callback_port_falls_back_to_pasting() {
 
 #[tokio::test]
 async fn a_token_without_an_account_id_is_refused() {
-    let body = json!({"access_token": jwt(&json!({"sub": "x"})), "refresh_token": "r", "expires_in": 1}).to_string();
-    let mock = MockServer::start([MockResponse::json(200, body)]).await.unwrap();
+    let body =
+        json!({"access_token": jwt(&json!({"sub": "x"})), "refresh_token": "r", "expires_in": 1})
+            .to_string();
+    let mock = MockServer::start([MockResponse::json(200, body)])
+        .await
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = OAuthStore::new(dir.path()).with_endpoints(OAuthEndpoints::mock(&mock.url()));
     let (callbacks, _rx) = Scripted::new(&[]);
@@ -181,6 +198,9 @@ async fn refresh_posts_the_form_and_a_revoked_token_says_to_log_in_again() {
     stored["openai-codex"]["expires"] = json!(0);
     std::fs::write(dir.path().join("auth.json"), stored.to_string()).unwrap();
     let error = store.api_key("openai-codex").await.unwrap_err();
-    assert!(matches!(error, OAuthError::LoginExpired { .. }), "{error:?}");
+    assert!(
+        matches!(error, OAuthError::LoginExpired { .. }),
+        "{error:?}"
+    );
     assert!(error.to_string().contains("`pi login openai-codex`"));
 }

@@ -1,6 +1,7 @@
 //! OAuth tokens as the agent uses them: pi's auth.json read unchanged,
 //! expired tokens refreshed before a call, and concurrent refreshes — two
 //! tasks, two processes — refreshing once under the auth.json lock.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod oauth_common;
 
@@ -33,7 +34,8 @@ fn resolver(dir: &Path, mock: Option<&MockServer>, cli_key: Option<&str>) -> OAu
 fn slow_tokens(access: &str, delay: Duration) -> MockResponse {
     MockResponse::Sse {
         frames: vec![
-            json!({"access_token": access, "refresh_token": "rt-2", "expires_in": 3600}).to_string(),
+            json!({"access_token": access, "refresh_token": "rt-2", "expires_in": 3600})
+                .to_string(),
         ],
         delay,
     }
@@ -63,22 +65,38 @@ async fn a_pi_auth_json_with_oauth_logins_works_unchanged() {
         resolver.resolve("github-copilot").await.as_deref(),
         Some("tid=fixture;exp=4102444800;proxy-ep=proxy.business.githubcopilot.com;")
     );
-    assert_eq!(resolver.resolve("openai").await.as_deref(), Some("sk-fixture"));
+    assert_eq!(
+        resolver.resolve("openai").await.as_deref(),
+        Some("sk-fixture")
+    );
     // The logins count as keys when listing models.
     let registry = ModelRegistry::load(dir.path()).unwrap();
     let auth = AuthStorage::load(dir.path()).unwrap();
     let available = registry.available_models(None, &auth);
     assert!(available.iter().any(|m| m.provider.as_str() == "anthropic"));
-    assert!(available.iter().any(|m| m.provider.as_str() == "github-copilot"));
+    assert!(
+        available
+            .iter()
+            .any(|m| m.provider.as_str() == "github-copilot")
+    );
     // Reading never rewrites the file; a rewrite keeps every entry as it was.
-    assert_eq!(std::fs::read_to_string(dir.path().join("auth.json")).unwrap(), original);
-    AuthStorage::load(dir.path()).unwrap().set_api_key("google", "g").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("auth.json")).unwrap(),
+        original
+    );
+    AuthStorage::load(dir.path())
+        .unwrap()
+        .set_api_key("google", "g")
+        .unwrap();
     let mut expected: serde_json::Value = serde_json::from_str(&original).unwrap();
     expected["google"] = json!({"type": "api_key", "key": "g"});
     assert_eq!(auth_json(dir.path()), expected);
     let rewritten = std::fs::read_to_string(dir.path().join("auth.json")).unwrap();
     let head = original.trim_end().strip_suffix('}').unwrap().trim_end();
-    assert!(rewritten.starts_with(head), "same text, order and indentation:\n{rewritten}");
+    assert!(
+        rewritten.starts_with(head),
+        "same text, order and indentation:\n{rewritten}"
+    );
 }
 
 #[tokio::test]
@@ -97,8 +115,14 @@ async fn the_cli_key_wins_and_an_expired_login_is_refreshed_before_the_call() {
     );
     assert!(mock.requests().is_empty());
     let resolver = resolver(dir.path(), Some(&mock), None);
-    assert_eq!(resolver.resolve("anthropic").await.as_deref(), Some("sk-ant-oat01-new"));
-    assert_eq!(resolver.resolve("anthropic").await.as_deref(), Some("sk-ant-oat01-new"));
+    assert_eq!(
+        resolver.resolve("anthropic").await.as_deref(),
+        Some("sk-ant-oat01-new")
+    );
+    assert_eq!(
+        resolver.resolve("anthropic").await.as_deref(),
+        Some("sk-ant-oat01-new")
+    );
     assert_eq!(mock.requests().len(), 1);
     assert_eq!(auth_json(dir.path())["anthropic"]["refresh"], "rt-2");
 }
@@ -111,8 +135,16 @@ async fn a_revoked_login_gives_no_key_and_keeps_the_credentials() {
     let dir = tempfile::tempdir().unwrap();
     write_expired(dir.path());
     let before = std::fs::read_to_string(dir.path().join("auth.json")).unwrap();
-    assert_eq!(resolver(dir.path(), Some(&mock), None).resolve("anthropic").await, None);
-    assert_eq!(std::fs::read_to_string(dir.path().join("auth.json")).unwrap(), before);
+    assert_eq!(
+        resolver(dir.path(), Some(&mock), None)
+            .resolve("anthropic")
+            .await,
+        None
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("auth.json")).unwrap(),
+        before
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,7 +187,13 @@ async fn two_processes_needing_a_refresh_refresh_once() {
     write_expired(dir.path());
     let spawn = || {
         tokio::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child_refresh", "--ignored", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "child_refresh",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD_DIR, dir.path())
             .env(CHILD_MOCK, mock.url())
             .output()
@@ -163,9 +201,20 @@ async fn two_processes_needing_a_refresh_refresh_once() {
     let (first, second) = tokio::join!(spawn(), spawn());
     for output in [first.unwrap(), second.unwrap()] {
         let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         assert!(stdout.contains("KEY=sk-ant-oat01-proc"), "{stdout}");
     }
-    assert_eq!(mock.requests().len(), 1, "one refresh request for both processes");
-    assert_eq!(auth_json(dir.path())["anthropic"]["access"], "sk-ant-oat01-proc");
+    assert_eq!(
+        mock.requests().len(),
+        1,
+        "one refresh request for both processes"
+    );
+    assert_eq!(
+        auth_json(dir.path())["anthropic"]["access"],
+        "sk-ant-oat01-proc"
+    );
 }

@@ -5,12 +5,12 @@
 use base64::Engine;
 use serde_json::json;
 
+use super::OAuthError;
 use super::callback::{CallbackServer, callback_host};
 use super::credentials::{OAuthCredentials, now_ms};
 use super::flow::{AuthInfo, LoginCallbacks, OAuthEndpoints, Prompt, obtain_code};
 use super::http::{self, Reply};
 use super::pkce::Pkce;
-use super::OAuthError;
 
 /// Claude Code's public OAuth client id (pi keeps it base64-encoded).
 const CLIENT_ID_B64: &str = "OWQxYzI1MGEtZTYxYi00NGQ5LTg4ZWQtNTk0NGQxOTYyZjVl";

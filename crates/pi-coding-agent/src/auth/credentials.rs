@@ -119,7 +119,8 @@ mod tests {
 
     #[test]
     fn a_fractional_or_missing_expiry_is_read_leniently() {
-        let entry = serde_json::json!({"type": "oauth", "access": "a", "refresh": "r", "expires": 5.5});
+        let entry =
+            serde_json::json!({"type": "oauth", "access": "a", "refresh": "r", "expires": 5.5});
         assert_eq!(OAuthCredentials::from_entry(&entry).unwrap().expires(), 5);
         let entry = serde_json::json!({"type": "oauth", "access": "a"});
         assert!(OAuthCredentials::from_entry(&entry).unwrap().is_expired(0));

@@ -9,10 +9,10 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::Value;
 
+use super::OAuthError;
 use super::credentials::OAuthCredentials;
 use super::flow::{AuthInfo, LoginCallbacks, OAuthEndpoints, Prompt};
 use super::http;
-use super::OAuthError;
 
 /// The Copilot client id (pi keeps it base64-encoded).
 const CLIENT_ID_B64: &str = "SXYxLmI1MDdhMDhjODdlY2ZlOTg=";
@@ -61,11 +61,12 @@ pub fn normalize_domain(input: &str) -> Option<String> {
 /// `modifyModels`).
 pub fn base_url(token: Option<&str>, enterprise_domain: Option<&str>) -> String {
     let from_token = token.and_then(|t| {
-        let proxy = t.split(';').find_map(|part| part.strip_prefix("proxy-ep="))?;
-        let host = proxy.strip_prefix("proxy.").map_or_else(
-            || proxy.to_owned(),
-            |rest| format!("api.{rest}"),
-        );
+        let proxy = t
+            .split(';')
+            .find_map(|part| part.strip_prefix("proxy-ep="))?;
+        let host = proxy
+            .strip_prefix("proxy.")
+            .map_or_else(|| proxy.to_owned(), |rest| format!("api.{rest}"));
         (!host.is_empty()).then(|| format!("https://{host}"))
     });
     from_token
@@ -163,7 +164,11 @@ async fn start_device_flow(urls: &Urls) -> Result<DeviceCode, OAuthError> {
     let headers = [("Accept", "application/json"), ("User-Agent", USER_AGENT)];
     let reply = http::post_form("Device code request", &urls.device_code, &form, &headers).await?;
     if !reply.ok() {
-        return Err(http::failed("Device code request", &urls.device_code, &reply));
+        return Err(http::failed(
+            "Device code request",
+            &urls.device_code,
+            &reply,
+        ));
     }
     let data = reply.json("Device code request")?;
     match (
@@ -217,7 +222,11 @@ async fn poll_for_token(
         let reply =
             http::post_form("Device token request", &urls.access_token, &form, &headers).await?;
         if !reply.ok() {
-            return Err(http::failed("Device token request", &urls.access_token, &reply));
+            return Err(http::failed(
+                "Device token request",
+                &urls.access_token,
+                &reply,
+            ));
         }
         let data = reply.json("Device token request")?;
         if let Some(token) = data["access_token"].as_str() {
@@ -300,28 +309,30 @@ async fn enable_models(
         .clone()
         .unwrap_or_else(|| base_url(Some(credentials.access()), enterprise));
     let token = credentials.access();
-    let calls = pi_ai::get_models("github-copilot").into_iter().map(|model| {
-        let url = format!("{base}/models/{}/policy", model.id);
-        async move {
-            let result = http::send("Copilot model policy", &url, |c| {
-                let mut request = c
-                    .post(&url)
-                    .header("Content-Type", "application/json")
-                    .header("Authorization", format!("Bearer {token}"));
-                for (name, value) in COPILOT_HEADERS {
-                    request = request.header(name, value);
+    let calls = pi_ai::get_models("github-copilot")
+        .into_iter()
+        .map(|model| {
+            let url = format!("{base}/models/{}/policy", model.id);
+            async move {
+                let result = http::send("Copilot model policy", &url, |c| {
+                    let mut request = c
+                        .post(&url)
+                        .header("Content-Type", "application/json")
+                        .header("Authorization", format!("Bearer {token}"));
+                    for (name, value) in COPILOT_HEADERS {
+                        request = request.header(name, value);
+                    }
+                    request
+                        .header("openai-intent", "chat-policy")
+                        .header("x-interaction-type", "chat-policy")
+                        .body(r#"{"state":"enabled"}"#)
+                })
+                .await;
+                if !result.as_ref().is_ok_and(http::Reply::ok) {
+                    tracing::debug!("could not enable Copilot model {}", model.id);
                 }
-                request
-                    .header("openai-intent", "chat-policy")
-                    .header("x-interaction-type", "chat-policy")
-                    .body(r#"{"state":"enabled"}"#)
-            })
-            .await;
-            if !result.as_ref().is_ok_and(http::Reply::ok) {
-                tracing::debug!("could not enable Copilot model {}", model.id);
             }
-        }
-    });
+        });
     futures::future::join_all(calls).await;
 }
 
@@ -332,14 +343,20 @@ mod tests {
     #[test]
     fn domains_and_base_urls_as_pi() {
         assert_eq!(normalize_domain(""), None);
-        assert_eq!(normalize_domain(" company.ghe.com ").as_deref(), Some("company.ghe.com"));
+        assert_eq!(
+            normalize_domain(" company.ghe.com ").as_deref(),
+            Some("company.ghe.com")
+        );
         assert_eq!(
             normalize_domain("https://company.ghe.com/some/path").as_deref(),
             Some("company.ghe.com")
         );
         assert_eq!(normalize_domain("http://[bad"), None);
         assert_eq!(
-            base_url(Some("tid=1;exp=2;proxy-ep=proxy.business.githubcopilot.com;x=y"), None),
+            base_url(
+                Some("tid=1;exp=2;proxy-ep=proxy.business.githubcopilot.com;x=y"),
+                None
+            ),
             "https://api.business.githubcopilot.com"
         );
         assert_eq!(

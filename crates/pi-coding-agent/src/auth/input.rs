@@ -69,12 +69,18 @@ mod tests {
             parse_authorization_input(" http://localhost:1455/auth/callback?code=a%2Bb&state=s "),
             parsed(Some("a+b"), Some("s"))
         );
-        assert_eq!(parse_authorization_input("abc#xyz"), parsed(Some("abc"), Some("xyz")));
+        assert_eq!(
+            parse_authorization_input("abc#xyz"),
+            parsed(Some("abc"), Some("xyz"))
+        );
         assert_eq!(
             parse_authorization_input("code=c1&state=s1"),
             parsed(Some("c1"), Some("s1"))
         );
-        assert_eq!(parse_authorization_input("plain"), parsed(Some("plain"), None));
+        assert_eq!(
+            parse_authorization_input("plain"),
+            parsed(Some("plain"), None)
+        );
         assert_eq!(parse_authorization_input("   "), parsed(None, None));
         assert_eq!(
             parse_authorization_input("http://localhost/cb?state=s"),

@@ -7,12 +7,12 @@ use base64::Engine;
 use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
 use serde_json::Value;
 
+use super::OAuthError;
 use super::callback::{CallbackServer, callback_host};
 use super::credentials::{OAuthCredentials, now_ms};
 use super::flow::{AuthInfo, LoginCallbacks, OAuthEndpoints, Prompt, obtain_code};
 use super::http::{self, Reply};
 use super::pkce::{Pkce, random_hex};
-use super::OAuthError;
 
 /// Codex CLI's public OAuth client id.
 pub const CLIENT_ID: &str = "app_EMoamEEZ73f0CkXaXp7hrann";

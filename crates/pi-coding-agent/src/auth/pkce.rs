@@ -48,7 +48,10 @@ pub(crate) fn random_bytes<const N: usize>() -> [u8; N] {
 
 /// `n` random bytes as lower-case hex (Codex's `state`: 16 bytes).
 pub(crate) fn random_hex<const N: usize>() -> String {
-    random_bytes::<N>().iter().map(|b| format!("{b:02x}")).collect()
+    random_bytes::<N>()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -59,7 +62,10 @@ mod tests {
     fn challenge_is_the_s256_of_the_verifier() {
         // Expected value from Python: urlsafe_b64encode(sha256(v)).rstrip("=").
         let pkce = Pkce::from_verifier("dBjftJeZ4CVP-mJ92IgoeW2rE4n6vIO8t8RZNYT3gXs".to_owned());
-        assert_eq!(pkce.challenge, "UI73qJRbdSSYdskuf10gFy3VCHK_GRJakWvzVUkvpXM");
+        assert_eq!(
+            pkce.challenge,
+            "UI73qJRbdSSYdskuf10gFy3VCHK_GRJakWvzVUkvpXM"
+        );
     }
 
     #[test]

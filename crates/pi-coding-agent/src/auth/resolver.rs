@@ -50,10 +50,11 @@ impl OAuthKeyResolver {
         if let Some(key) = &self.cli_key {
             return Some(key.clone());
         }
-        let stored = self
-            .snapshot(|auth| auth.entry(provider_id).and_then(OAuthCredentials::from_entry));
-        if let (Some(provider), Some(credentials)) = (OAuthProvider::from_id(provider_id), stored)
-        {
+        let stored = self.snapshot(|auth| {
+            auth.entry(provider_id)
+                .and_then(OAuthCredentials::from_entry)
+        });
+        if let (Some(provider), Some(credentials)) = (OAuthProvider::from_id(provider_id), stored) {
             if !credentials.is_expired(now_ms()) {
                 return Some(provider.api_key(&credentials));
             }

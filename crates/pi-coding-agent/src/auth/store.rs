@@ -9,10 +9,10 @@ use std::time::Duration;
 use crate::config::auth::{AUTH_LOCK_FILE, open_lock_file, read_entries, write_entries};
 use crate::config::{AuthStorage, ConfigError};
 
+use super::OAuthError;
 use super::credentials::{OAuthCredentials, now_ms};
 use super::flow::{LoginCallbacks, OAuthEndpoints};
 use super::providers::OAuthProvider;
-use super::OAuthError;
 
 /// How long a refresh waits for another process's refresh to finish.
 const LOCK_WAIT: Duration = Duration::from_secs(60);

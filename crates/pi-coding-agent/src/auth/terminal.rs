@@ -10,10 +10,10 @@ use std::sync::{Mutex, PoisonError};
 use async_trait::async_trait;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 
+use super::OAuthError;
 use super::flow::{AuthInfo, LoginCallbacks, Prompt};
 use super::providers::OAuthProvider;
 use super::store::OAuthStore;
-use super::OAuthError;
 use crate::config::AuthStorage;
 
 /// The terminal as a login dialog: messages go to `out`, answers come line
@@ -154,9 +154,14 @@ where
                     "API key cannot be empty.".to_owned(),
                 ));
             }
-            let dir = store.auth_path().parent().unwrap_or(std::path::Path::new("."));
+            let dir = store
+                .auth_path()
+                .parent()
+                .unwrap_or(std::path::Path::new("."));
             AuthStorage::load(dir)?.set_api_key(&id, key)?;
-            Ok(format!("Saved API key for {id}. Credentials saved to {path}"))
+            Ok(format!(
+                "Saved API key for {id}. Credentials saved to {path}"
+            ))
         }
         Err(id) => Err(OAuthError::UnknownProvider(id)),
     }
@@ -169,11 +174,18 @@ where
 {
     ui.say("Select a subscription to log in to:");
     for (n, provider) in OAuthProvider::ALL.iter().enumerate() {
-        ui.say(&format!("  {}. {} ({})", n + 1, provider.name(), provider.id()));
+        ui.say(&format!(
+            "  {}. {} ({})",
+            n + 1,
+            provider.name(),
+            provider.id()
+        ));
     }
     ui.say("(For an API key instead: pi login <provider>.)");
     loop {
-        let answer = ui.ask(&format!("Number (1-{}):", OAuthProvider::ALL.len())).await?;
+        let answer = ui
+            .ask(&format!("Number (1-{}):", OAuthProvider::ALL.len()))
+            .await?;
         let answer = answer.trim();
         let by_number = answer
             .parse::<usize>()
@@ -197,7 +209,10 @@ where
     W: Write + Send,
     R: AsyncBufRead + Unpin + Send,
 {
-    let dir = store.auth_path().parent().unwrap_or(std::path::Path::new("."));
+    let dir = store
+        .auth_path()
+        .parent()
+        .unwrap_or(std::path::Path::new("."));
     let auth = AuthStorage::load(dir)?;
     let stored: Vec<String> = auth.providers().map(str::to_owned).collect();
     let id = match provider {

@@ -269,8 +269,11 @@ mod tests {
     fn a_rewrite_keeps_what_another_process_wrote_and_unknown_entries() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("auth.json");
-        std::fs::write(&path, r#"{"z":{"type":"future","x":[1]},"a":{"type":"api_key","key":"k"}}"#)
-            .unwrap();
+        std::fs::write(
+            &path,
+            r#"{"z":{"type":"future","x":[1]},"a":{"type":"api_key","key":"k"}}"#,
+        )
+        .unwrap();
         let mut auth = AuthStorage::load(dir.path()).unwrap();
         // Another process adds a key after this one loaded the file.
         std::fs::write(
