@@ -218,3 +218,34 @@ async fn two_processes_needing_a_refresh_refresh_once() {
         "sk-ant-oat01-proc"
     );
 }
+
+#[tokio::test]
+async fn a_refused_refresh_uses_the_token_another_pi_stored_meanwhile() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    write_expired(dir.path());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let path = dir.path().join("auth.json");
+    let server = tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut request = [0u8; 4096];
+        let _ = socket.read(&mut request).await.unwrap();
+        // pi (which does not take pi-rs's lock) rotated the token meanwhile.
+        let theirs = json!({"anthropic": {"type": "oauth", "refresh": "rt-pi", "access": "sk-ant-oat01-by-pi", "expires": now_ms() + 3_600_000}});
+        std::fs::write(&path, theirs.to_string()).unwrap();
+        let body = r#"{"error":"invalid_grant"}"#;
+        let response = format!(
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        socket.write_all(response.as_bytes()).await.unwrap();
+    });
+    let store = OAuthStore::new(dir.path()).with_endpoints(OAuthEndpoints::mock(&url));
+    assert_eq!(
+        store.api_key("anthropic").await.unwrap().as_deref(),
+        Some("sk-ant-oat01-by-pi")
+    );
+    server.await.unwrap();
+    assert_eq!(auth_json(dir.path())["anthropic"]["refresh"], "rt-pi");
+}

@@ -110,7 +110,22 @@ impl OAuthStore {
             return Ok(Some(current));
         }
         tracing::debug!(provider = provider.id(), "refreshing the OAuth token");
-        let refreshed = provider.refresh(&current, &self.endpoints).await?;
+        let refreshed = match provider.refresh(&current, &self.endpoints).await {
+            Ok(refreshed) => refreshed,
+            Err(error) => {
+                // As pi: a process that does not take this lock (pi itself
+                // locks differently) may have refreshed meanwhile — its
+                // token, if fresh, is as good (and ours was then rotated).
+                let again = read_entries(&self.auth_path)?;
+                return match again
+                    .get(provider.id())
+                    .and_then(OAuthCredentials::from_entry)
+                {
+                    Some(theirs) if !theirs.is_expired(now_ms()) => Ok(Some(theirs)),
+                    _ => Err(error),
+                };
+            }
+        };
         entries.insert(provider.id().to_owned(), refreshed.to_entry());
         write_entries(&self.auth_path, &entries)?;
         drop(lock);
