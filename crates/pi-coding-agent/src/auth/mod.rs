@@ -8,6 +8,7 @@
 
 pub mod anthropic;
 pub mod callback;
+pub mod channel;
 pub mod copilot_headers;
 pub mod credentials;
 mod error;
@@ -22,6 +23,7 @@ pub mod resolver;
 pub mod store;
 pub mod terminal;
 
+pub use channel::{ChannelCallbacks, LoginEvent, login_events};
 pub use copilot_headers::copilot_dynamic_headers;
 pub use credentials::OAuthCredentials;
 pub use error::OAuthError;
