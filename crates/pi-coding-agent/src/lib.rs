@@ -16,11 +16,14 @@ pub mod cli;
 pub mod compaction;
 pub mod config;
 pub mod context;
+pub mod export;
+pub mod keybindings;
 pub mod messages;
 pub mod modes;
 pub mod resources;
 pub mod session;
 pub mod system_prompt;
+pub mod themes;
 pub mod tools;
 
 pub use context::{

@@ -132,7 +132,13 @@ async fn run(args: Args) -> ExitCode {
         tokio::spawn(on_signals(Arc::clone(&app)));
     }
     let code = match mode {
-        Mode::Text if interactive => modes::interactive::run(Arc::clone(&app), prompts).await,
+        Mode::Text if interactive => {
+            let look = modes::interactive::extras::LookOptions {
+                theme_paths: args.themes.clone(),
+                no_themes: args.no_themes,
+            };
+            modes::interactive::run(Arc::clone(&app), prompts, look).await
+        }
         Mode::Text => {
             let mut out = std::io::stdout();
             let mut err = std::io::stderr();

@@ -47,7 +47,10 @@ fn login_stores_an_api_key_for_a_provider_without_a_subscription() {
     let stored: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("auth.json")).unwrap())
             .unwrap();
-    assert_eq!(stored, json!({"openai": {"type": "api_key", "key": "sk-typed"}}));
+    assert_eq!(
+        stored,
+        json!({"openai": {"type": "api_key", "key": "sk-typed"}})
+    );
 }
 
 #[test]
@@ -55,13 +58,22 @@ fn login_names_an_unknown_provider_and_a_closed_stdin_cancels() {
     let dir = tempfile::tempdir().unwrap();
     let out = pi(dir.path(), &["login", "nope"], "");
     assert!(!out.status.success());
-    assert_eq!(text(&out.stderr).trim(), "Error: Unknown OAuth provider: nope");
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "Error: Unknown OAuth provider: nope"
+    );
     // Choosing a subscription, but stdin ends.
     let out = pi(dir.path(), &["login"], "");
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains("1. Anthropic (Claude Pro/Max) (anthropic)"), "{err}");
-    assert!(err.contains("3. ChatGPT Plus/Pro (Codex Subscription) (openai-codex)"), "{err}");
+    assert!(
+        err.contains("1. Anthropic (Claude Pro/Max) (anthropic)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("3. ChatGPT Plus/Pro (Codex Subscription) (openai-codex)"),
+        "{err}"
+    );
     assert!(err.trim_end().ends_with("Error: Login cancelled"), "{err}");
     assert!(!dir.path().join("auth.json").exists());
 }
@@ -76,7 +88,10 @@ fn logout_removes_the_chosen_credentials_with_pis_messages() {
     std::fs::write(dir.path().join("auth.json"), auth.to_string()).unwrap();
     let out = pi(dir.path(), &["logout"], "9\n1\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout).trim(), "Logged out of Anthropic (Claude Pro/Max)");
+    assert_eq!(
+        text(&out.stdout).trim(),
+        "Logged out of Anthropic (Claude Pro/Max)"
+    );
     let out = pi(dir.path(), &["logout", "openai"], "");
     assert_eq!(
         text(&out.stdout).trim(),
@@ -84,5 +99,8 @@ fn logout_removes_the_chosen_credentials_with_pis_messages() {
     );
     let out = pi(dir.path(), &["logout"], "");
     assert!(text(&out.stdout).starts_with("No stored credentials to remove."));
-    assert_eq!(std::fs::read_to_string(dir.path().join("auth.json")).unwrap(), "{}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("auth.json")).unwrap(),
+        "{}"
+    );
 }

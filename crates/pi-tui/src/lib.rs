@@ -29,6 +29,7 @@ pub mod boxed;
 pub mod component;
 pub mod editor;
 pub mod highlight;
+pub mod keybindings;
 pub mod loader;
 pub mod markdown;
 pub mod renderer;
@@ -36,6 +37,7 @@ pub mod select;
 pub mod terminal;
 pub mod text;
 pub mod theme;
+pub mod theme_file;
 
 pub use component::{Component, Spacer, Text};
 pub use crossterm;

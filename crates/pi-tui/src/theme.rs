@@ -191,6 +191,12 @@ impl Theme {
         }
     }
 
+    /// The same palette under another name (custom themes start from a built-in).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
     /// The theme's name.
     pub fn name(&self) -> &str {
         &self.name

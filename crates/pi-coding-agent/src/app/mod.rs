@@ -61,6 +61,8 @@ pub struct App {
     pub settings_warnings: Vec<SettingsWarning>,
     /// Working directory.
     pub cwd: PathBuf,
+    /// The agent dir (settings, auth.json, keybindings.json, themes).
+    pub agent_dir: PathBuf,
     auto_retry: AtomicBool,
     auto_compaction: AtomicBool,
     retry_cancel: Mutex<Option<CancellationToken>>,

@@ -204,7 +204,7 @@ impl App {
     /// (relative, written into the working directory). An in-memory session,
     /// or one whose file is not written yet, is refused with pi's messages.
     pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, String> {
-        let (path, title) = {
+        let (path, html) = {
             let session = self.session();
             let file = session
                 .session_file()
@@ -214,13 +214,24 @@ impl App {
             }
             let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
             let default = PathBuf::from(format!("pi-session-{}.html", stem.unwrap_or_default()));
-            (
-                output.map_or(default, Path::to_path_buf),
-                session.session_id().to_owned(),
-            )
+            let html = crate::export::session_html(&session, &self.agent.messages());
+            (output.map_or(default, Path::to_path_buf), html)
         };
-        let html = super::export::render_html(&title, &self.agent.messages())?;
-        std::fs::write(self.cwd.join(&path), html)
+        crate::export::write_file(&self.cwd.join(&path), html.as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(path)
+    }
+
+    /// `/export <path>.jsonl`: writes the active branch as a session file of its
+    /// own (pi's `exportToJsonl`); returns the path written.
+    pub fn export_jsonl(&self, output: &Path) -> Result<PathBuf, String> {
+        let text = {
+            let session = self.session();
+            crate::export::branch_jsonl(&session, &crate::session::now_iso())
+                .map_err(|e| e.to_string())?
+        };
+        let path = self.cwd.join(output);
+        crate::export::write_file(&path, text.as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(path)
     }

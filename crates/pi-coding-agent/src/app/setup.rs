@@ -436,7 +436,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         .collect();
     let resources = Arc::new(Resources::load(&ResourceOptions {
         cwd: options.cwd.clone(),
-        agent_dir,
+        agent_dir: agent_dir.clone(),
         home,
         skill_paths: options.skills.clone(),
         prompt_template_paths: options.prompt_templates.clone(),
@@ -509,6 +509,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         settings_writer: loaded.writer,
         settings_warnings: loaded.warnings,
         cwd: options.cwd,
+        agent_dir,
         auto_retry: AtomicBool::new(retry_enabled),
         auto_compaction: AtomicBool::new(compaction_enabled),
         retry_cancel: Mutex::new(None),

@@ -4,7 +4,6 @@
 //! when it has expired), then the environment, then models.json.
 
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
 
 use async_trait::async_trait;
 use pi_agent_core::GetApiKey;
@@ -21,7 +20,8 @@ use super::store::OAuthStore;
 #[derive(Debug)]
 pub struct OAuthKeyResolver {
     registry: ModelRegistry,
-    auth: Mutex<AuthStorage>,
+    /// Shared with the app: `/login` changes are seen, refreshes are shown.
+    auth: AuthStorage,
     cli_key: Option<String>,
     store: OAuthStore,
 }
@@ -32,7 +32,7 @@ impl OAuthKeyResolver {
         let dir = auth.path().parent().unwrap_or(Path::new(".")).to_path_buf();
         Self {
             registry,
-            auth: Mutex::new(auth),
+            auth,
             cli_key,
             store: OAuthStore::new(&dir),
         }
@@ -50,10 +50,10 @@ impl OAuthKeyResolver {
         if let Some(key) = &self.cli_key {
             return Some(key.clone());
         }
-        let stored = self.snapshot(|auth| {
-            auth.entry(provider_id)
-                .and_then(OAuthCredentials::from_entry)
-        });
+        let stored = self
+            .auth
+            .entry(provider_id)
+            .and_then(|entry| OAuthCredentials::from_entry(&entry));
         if let (Some(provider), Some(credentials)) = (OAuthProvider::from_id(provider_id), stored) {
             if !credentials.is_expired(now_ms()) {
                 return Some(provider.api_key(&credentials));
@@ -70,18 +70,14 @@ impl OAuthKeyResolver {
                 }
             }
         }
-        self.snapshot(|auth| self.registry.api_key(provider_id, None, auth))
+        self.registry
+            .api_key(provider_id, None, &self.auth)
             .ok()
             .flatten()
     }
 
-    fn snapshot<T>(&self, read: impl FnOnce(&AuthStorage) -> T) -> T {
-        read(&self.auth.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
     fn reload(&self) {
-        let mut auth = self.auth.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Err(error) = auth.reload() {
+        if let Err(error) = self.auth.reload() {
             tracing::warn!("cannot reload auth.json: {error}");
         }
     }

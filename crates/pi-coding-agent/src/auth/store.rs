@@ -54,8 +54,8 @@ impl OAuthStore {
         callbacks: &dyn LoginCallbacks,
     ) -> Result<OAuthCredentials, OAuthError> {
         let credentials = provider.login(callbacks, &self.endpoints).await?;
-        let mut auth = self.storage()?;
-        auth.set_entry(provider.id(), credentials.to_entry())?;
+        self.storage()?
+            .set_entry(provider.id(), credentials.to_entry())?;
         Ok(credentials)
     }
 

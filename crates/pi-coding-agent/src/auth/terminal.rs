@@ -214,7 +214,7 @@ where
         .parent()
         .unwrap_or(std::path::Path::new("."));
     let auth = AuthStorage::load(dir)?;
-    let stored: Vec<String> = auth.providers().map(str::to_owned).collect();
+    let stored: Vec<String> = auth.providers();
     let id = match provider {
         Some(id) => id.to_owned(),
         None if stored.is_empty() => {

@@ -127,6 +127,14 @@ pub struct Args {
     #[arg(long)]
     pub no_session: bool,
 
+    /// Load a theme file or directory (can be used multiple times).
+    #[arg(long = "theme", value_name = "PATH")]
+    pub themes: Vec<PathBuf>,
+
+    /// Disable theme discovery and loading (only --theme paths are used).
+    #[arg(long)]
+    pub no_themes: bool,
+
     /// Write a session file as HTML (to the first MESSAGE, else
     /// pi-session-<name>.html) and exit.
     #[arg(long, value_name = "FILE")]

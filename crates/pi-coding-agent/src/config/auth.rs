@@ -7,11 +7,14 @@
 //! their type). Every change is a read-modify-write of the current file
 //! under an exclusive advisory lock on `auth.json.flock` beside it, written
 //! atomically (temporary file, fsync, rename) with mode 0600, so changes
-//! made by other processes meanwhile are kept.
+//! made by other processes meanwhile are kept. The storage is shared: clones
+//! see the same credentials, and `/login` / `/logout` change them while the
+//! app runs.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -43,7 +46,7 @@ pub enum Credential {
 #[derive(Debug, Clone, Default)]
 pub struct AuthStorage {
     path: PathBuf,
-    entries: Map<String, Value>,
+    entries: Arc<RwLock<Map<String, Value>>>,
 }
 
 impl AuthStorage {
@@ -51,70 +54,95 @@ impl AuthStorage {
     pub fn load(agent_dir: &Path) -> Result<Self, ConfigError> {
         let path = agent_dir.join("auth.json");
         let entries = read_entries(&path)?;
-        Ok(Self { path, entries })
+        Ok(Self {
+            path,
+            entries: Arc::new(RwLock::new(entries)),
+        })
     }
 
-    /// The file's path.
+    /// The file.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// Reads the file again (another process may have changed it).
-    pub fn reload(&mut self) -> Result<(), ConfigError> {
-        self.entries = read_entries(&self.path)?;
+    /// Reads the file again (another process or an OAuth refresh may have
+    /// changed it); every clone sees the new entries.
+    pub fn reload(&self) -> Result<(), ConfigError> {
+        let entries = read_entries(&self.path)?;
+        *self.write() = entries;
         Ok(())
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Map<String, Value>> {
+        self.entries.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Map<String, Value>> {
+        self.entries.write().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The stored API key of `provider`: an API key entry's key, or an OAuth
     /// entry's access token (whether or not it has expired; see
     /// [`crate::auth::OAuthKeyResolver`] for refreshing).
-    pub fn api_key(&self, provider: &str) -> Option<&str> {
-        let entry = self.entries.get(provider)?;
-        match entry.get("type")?.as_str()? {
+    pub fn api_key(&self, provider: &str) -> Option<String> {
+        let entries = self.read();
+        let entry = entries.get(provider)?;
+        let key = match entry.get("type")?.as_str()? {
             "api_key" => entry.get("key")?.as_str(),
             "oauth" => entry.get("access")?.as_str(),
             _ => None,
-        }
+        };
+        key.map(str::to_owned)
     }
 
     /// The raw stored entry of `provider`.
-    pub fn entry(&self, provider: &str) -> Option<&Value> {
-        self.entries.get(provider)
+    pub fn entry(&self, provider: &str) -> Option<Value> {
+        self.read().get(provider).cloned()
     }
 
     /// The stored credential of `provider`, when it is of a known type.
     pub fn get(&self, provider: &str) -> Option<Credential> {
-        serde_json::from_value(self.entries.get(provider)?.clone()).ok()
+        serde_json::from_value(self.read().get(provider)?.clone()).ok()
     }
 
     /// The providers with a stored credential, in file order.
-    pub fn providers(&self) -> impl Iterator<Item = &str> {
-        self.entries.keys().map(String::as_str)
+    pub fn providers(&self) -> Vec<String> {
+        self.read().keys().cloned().collect()
     }
 
     /// Stores an API key and rewrites the file (mode 0600).
-    pub fn set_api_key(&mut self, provider: &str, key: &str) -> Result<(), ConfigError> {
-        let entry = serde_json::json!({"type": "api_key", "key": key});
+    pub fn set_api_key(&self, provider: &str, key: &str) -> Result<(), ConfigError> {
+        self.set_entry(provider, serde_json::json!({"type": "api_key", "key": key}))
+    }
+
+    /// Stores a credential and rewrites the file (mode 0600).
+    pub fn set(&self, provider: &str, credential: Credential) -> Result<(), ConfigError> {
+        let entry = serde_json::to_value(credential).map_err(|source| ConfigError::Json {
+            path: self.path.clone(),
+            source,
+        })?;
         self.set_entry(provider, entry)
     }
 
     /// Stores `entry` (an `api_key` or `oauth` object) for `provider`,
     /// merged into the current file under its lock.
-    pub fn set_entry(&mut self, provider: &str, entry: Value) -> Result<(), ConfigError> {
+    pub fn set_entry(&self, provider: &str, entry: Value) -> Result<(), ConfigError> {
         let provider = provider.to_owned();
-        self.entries = update_locked(&self.path, |entries| {
+        let entries = update_locked(&self.path, |entries| {
             entries.insert(provider, entry);
         })?;
+        *self.write() = entries;
         Ok(())
     }
 
-    /// Removes the credential of `provider` (pi's `/logout`); true when
-    /// there was one.
-    pub fn remove(&mut self, provider: &str) -> Result<bool, ConfigError> {
+    /// Removes the credential of `provider` (`/logout`); false when there
+    /// was none.
+    pub fn remove(&self, provider: &str) -> Result<bool, ConfigError> {
         let mut removed = false;
-        self.entries = update_locked(&self.path, |entries| {
+        let entries = update_locked(&self.path, |entries| {
             removed = entries.shift_remove(provider).is_some();
         })?;
+        *self.write() = entries;
         Ok(removed)
     }
 }
@@ -228,11 +256,11 @@ mod tests {
     #[test]
     fn keys_are_stored_with_mode_0600_and_read_back() {
         let dir = tempfile::tempdir().unwrap();
-        let mut auth = AuthStorage::load(dir.path()).unwrap();
+        let auth = AuthStorage::load(dir.path()).unwrap();
         assert_eq!(auth.api_key("anthropic"), None);
         auth.set_api_key("anthropic", "sk-ant-1").unwrap();
         let again = AuthStorage::load(dir.path()).unwrap();
-        assert_eq!(again.api_key("anthropic"), Some("sk-ant-1"));
+        assert_eq!(again.api_key("anthropic").as_deref(), Some("sk-ant-1"));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -254,8 +282,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let oauth = r#"{"anthropic":{"type":"oauth","refresh":"r","access":"a","expires":1}}"#;
         std::fs::write(dir.path().join("auth.json"), oauth).unwrap();
-        let mut auth = AuthStorage::load(dir.path()).unwrap();
-        assert_eq!(auth.api_key("anthropic"), Some("a"));
+        let auth = AuthStorage::load(dir.path()).unwrap();
+        assert_eq!(auth.api_key("anthropic").as_deref(), Some("a"));
         auth.set_api_key("openai", "sk-1").unwrap();
         let text = std::fs::read_to_string(dir.path().join("auth.json")).unwrap();
         let value: Value = serde_json::from_str(&text).unwrap();
@@ -274,7 +302,7 @@ mod tests {
             r#"{"z":{"type":"future","x":[1]},"a":{"type":"api_key","key":"k"}}"#,
         )
         .unwrap();
-        let mut auth = AuthStorage::load(dir.path()).unwrap();
+        let auth = AuthStorage::load(dir.path()).unwrap();
         // Another process adds a key after this one loaded the file.
         std::fs::write(
             &path,
@@ -288,12 +316,28 @@ mod tests {
         assert_eq!(value["z"], serde_json::json!({"type": "future", "x": [1]}));
         assert!(auth.remove("a").unwrap());
         assert!(!auth.remove("a").unwrap());
-        assert_eq!(auth.api_key("b"), Some("kb"));
+        assert_eq!(auth.api_key("b").as_deref(), Some("kb"));
         let names: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| n.ends_with(".tmp"))
             .collect();
         assert!(names.is_empty(), "no temporary file left: {names:?}");
+    }
+
+    #[test]
+    fn logout_removes_only_that_provider() {
+        let dir = tempfile::tempdir().unwrap();
+        let auth = AuthStorage::load(dir.path()).unwrap();
+        auth.set_api_key("openai", "sk-1").unwrap();
+        auth.set_api_key("groq", "gsk").unwrap();
+        let shared = auth.clone();
+        assert!(shared.remove("openai").unwrap());
+        assert!(!auth.remove("openai").unwrap());
+        assert_eq!(auth.api_key("openai"), None);
+        assert_eq!(auth.providers(), vec!["groq"]);
+        let again = AuthStorage::load(dir.path()).unwrap();
+        assert_eq!(again.api_key("groq").as_deref(), Some("gsk"));
+        assert_eq!(again.api_key("openai"), None);
     }
 }

@@ -144,7 +144,7 @@ impl ModelRegistry {
             return Ok(Some(key.to_owned()));
         }
         if let Some(key) = auth.api_key(provider) {
-            return Ok(resolve_config_value(key, |name| std::env::var(name).ok()));
+            return Ok(resolve_config_value(&key, |name| std::env::var(name).ok()));
         }
         if let Some(key) = pi_ai::get_env_api_key(provider) {
             return Ok(Some(key));
@@ -263,7 +263,7 @@ mod tests {
     fn keys_come_from_the_cli_then_auth_then_models_json() {
         let r = registry();
         let dir = tempfile::tempdir().unwrap();
-        let mut auth = AuthStorage::load(dir.path()).unwrap();
+        let auth = AuthStorage::load(dir.path()).unwrap();
         assert_eq!(
             r.api_key("mock-oai", None, &auth).unwrap().as_deref(),
             Some("sk-mock-openai-completions")

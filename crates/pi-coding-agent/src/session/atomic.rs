@@ -9,7 +9,7 @@ use std::path::Path;
 /// Replaces `path` by `content` atomically: a reader sees the old file or
 /// the new one, never a mix, even if the process dies midway (the
 /// temporary file is then removed or left beside it, the file untouched).
-pub(super) fn replace_file(path: &Path, content: &[u8]) -> io::Result<()> {
+pub(crate) fn replace_file(path: &Path, content: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),

@@ -12,6 +12,7 @@
 //! project or of every project.
 
 mod atomic;
+pub(crate) use atomic::replace_file;
 mod entry;
 mod ids;
 mod lines;

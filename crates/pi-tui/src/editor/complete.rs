@@ -1,6 +1,6 @@
 //! Autocomplete: when to ask the provider, the dropdown keys and applying a completion.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::autocomplete::{CompletionItem, CompletionRequest, CompletionTrigger, Suggestions};
 use super::{Completion, Editor, EditorAction};
@@ -167,35 +167,35 @@ impl Editor {
 
     /// Keys while the dropdown is open; `None` lets the key through to normal editing.
     pub(super) fn completion_key(&mut self, key: &KeyEvent) -> Option<EditorAction> {
-        let m = key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        let kb = std::sync::Arc::clone(&self.keys);
         let c = self.completion.as_mut()?;
-        match key.code {
-            KeyCode::Esc if m.is_empty() => {
-                self.close_completion();
-                Some(EditorAction::Handled)
-            }
-            KeyCode::Up if m.is_empty() => {
-                c.list.up();
-                Some(EditorAction::Handled)
-            }
-            KeyCode::Down if m.is_empty() => {
-                c.list.down();
-                Some(EditorAction::Handled)
-            }
-            KeyCode::Tab if m.is_empty() => {
-                self.apply_selected();
-                Some(EditorAction::Handled)
-            }
-            KeyCode::Enter if m.is_empty() => match self.apply_selected() {
+        if kb.matches(key, "tui.select.cancel") && !kb.matches(key, "tui.input.copy") {
+            self.close_completion();
+            return Some(EditorAction::Handled);
+        }
+        if kb.matches(key, "tui.select.up") {
+            c.list.up();
+            return Some(EditorAction::Handled);
+        }
+        if kb.matches(key, "tui.select.down") {
+            c.list.down();
+            return Some(EditorAction::Handled);
+        }
+        if kb.matches(key, "tui.input.tab") {
+            self.apply_selected();
+            return Some(EditorAction::Handled);
+        }
+        if kb.matches(key, "tui.select.confirm") {
+            return match self.apply_selected() {
                 // A command completion is applied and submitted at once.
                 Some(prefix) if prefix.starts_with('/') => {
                     Some(EditorAction::Submit(self.take_submission()))
                 }
                 Some(_) => Some(EditorAction::Handled),
                 None => None,
-            },
-            _ => None,
+            };
         }
+        None
     }
 
     /// The open dropdown, for rendering.

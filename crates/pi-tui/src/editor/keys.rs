@@ -1,4 +1,7 @@
-//! Key bindings of the editor (pi's `tui.editor.*` / `tui.input.*` defaults).
+//! The editor's keys, looked up in its [`Keybindings`](crate::keybindings::Keybindings)
+//! (pi's `tui.editor.*` / `tui.input.*` actions).
+
+use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -10,48 +13,19 @@ fn mods(key: &KeyEvent) -> KeyModifiers {
         & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT | KeyModifiers::SUPER)
 }
 
-fn ctrl(key: &KeyEvent, c: char) -> bool {
-    mods(key) == KeyModifiers::CONTROL && key.code == KeyCode::Char(c)
-}
-
-fn alt(key: &KeyEvent, c: char) -> bool {
-    mods(key) == KeyModifiers::ALT && key.code == KeyCode::Char(c)
-}
-
-fn plain(key: &KeyEvent, code: KeyCode) -> bool {
-    key.code == code && (mods(key).is_empty() || mods(key) == KeyModifiers::SHIFT)
-}
-
-fn with(key: &KeyEvent, code: KeyCode, m: KeyModifiers) -> bool {
-    key.code == code && mods(key) == m
-}
-
-/// Ctrl+- (legacy terminals send Ctrl+_ , which arrives as Ctrl+7).
-fn is_undo(key: &KeyEvent) -> bool {
-    ctrl(key, '-') || ctrl(key, '_') || ctrl(key, '7')
-}
-
-/// Ctrl+] (legacy terminals send 0x1d, which arrives as Ctrl+5).
-fn is_jump_forward(key: &KeyEvent) -> bool {
-    ctrl(key, ']') || ctrl(key, '5')
-}
-
-/// Ctrl+Alt+].
-fn is_jump_backward(key: &KeyEvent) -> bool {
-    let m = KeyModifiers::CONTROL | KeyModifiers::ALT;
-    with(key, KeyCode::Char(']'), m) || with(key, KeyCode::Char('5'), m)
-}
-
-fn is_newline(key: &KeyEvent) -> bool {
-    with(key, KeyCode::Enter, KeyModifiers::SHIFT) || ctrl(key, 'j')
+/// Ctrl+J (a raw line feed) always inserts a newline, as pi's hard-coded `\n`.
+fn is_raw_newline(key: &KeyEvent) -> bool {
+    mods(key) == KeyModifiers::CONTROL && key.code == KeyCode::Char('j')
 }
 
 pub(super) fn dispatch(ed: &mut Editor, key: KeyEvent) -> EditorAction {
     if key.kind == KeyEventKind::Release {
         return EditorAction::Ignored;
     }
+    let kb = Arc::clone(&ed.keys);
+    let is = |id: &str| kb.matches(&key, id);
     if let Some(dir) = ed.jump.take() {
-        if is_jump_forward(&key) || is_jump_backward(&key) {
+        if is("tui.editor.jumpForward") || is("tui.editor.jumpBackward") {
             return EditorAction::Handled;
         }
         if let KeyCode::Char(c) = key.code
@@ -61,10 +35,10 @@ pub(super) fn dispatch(ed: &mut Editor, key: KeyEvent) -> EditorAction {
             return EditorAction::Handled;
         }
     }
-    if ctrl(&key, 'c') {
+    if is("tui.input.copy") {
         return EditorAction::Ignored;
     }
-    if is_undo(&key) {
+    if is("tui.editor.undo") {
         ed.undo();
         return EditorAction::Handled;
     }
@@ -73,91 +47,87 @@ pub(super) fn dispatch(ed: &mut Editor, key: KeyEvent) -> EditorAction {
     {
         return action;
     }
-    if plain(&key, KeyCode::Tab) {
+    if is("tui.input.tab") {
         ed.tab_completion();
         return EditorAction::Handled;
     }
     // Any other key ends the dropdown unless it edits the text it completes.
-    let handled = edit_or_move(ed, &key);
-    match handled {
-        Some(action) => action,
-        None => EditorAction::Ignored,
-    }
+    edit_or_move(ed, &key, &is).unwrap_or(EditorAction::Ignored)
 }
 
-fn edit_or_move(ed: &mut Editor, key: &KeyEvent) -> Option<EditorAction> {
+fn edit_or_move(
+    ed: &mut Editor,
+    key: &KeyEvent,
+    is: &dyn Fn(&str) -> bool,
+) -> Option<EditorAction> {
     let m = mods(key);
-    let refines = matches!(
-        key.code,
-        KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Delete
-    ) && (m.is_empty() || m == KeyModifiers::SHIFT);
-    if !refines && !ctrl(key, 'd') {
+    let typed = matches!(key.code, KeyCode::Char(_)) && (m.is_empty() || m == KeyModifiers::SHIFT);
+    let delete_forward = is("tui.editor.deleteCharForward");
+    let refines = typed || is("tui.editor.deleteCharBackward") || delete_forward;
+    if !refines {
         ed.close_completion();
     }
-    if ctrl(key, 'k') {
+    if is("tui.editor.deleteToLineEnd") {
         ed.kill_to_line_end();
-    } else if ctrl(key, 'u') {
+    } else if is("tui.editor.deleteToLineStart") {
         ed.kill_to_line_start();
-    } else if ctrl(key, 'w') || with(key, KeyCode::Backspace, KeyModifiers::ALT) {
+    } else if is("tui.editor.deleteWordBackward") {
         ed.kill_word_backward();
-    } else if alt(key, 'd') || with(key, KeyCode::Delete, KeyModifiers::ALT) {
+    } else if is("tui.editor.deleteWordForward") {
         ed.kill_word_forward();
-    } else if plain(key, KeyCode::Backspace) {
+    } else if is("tui.editor.deleteCharBackward") {
         ed.backspace();
-    } else if plain(key, KeyCode::Delete) {
-        ed.delete_forward();
-    } else if ctrl(key, 'd') {
-        if ed.is_empty() {
+    } else if delete_forward {
+        // On an empty editor the app's exit key may want it (Ctrl+D).
+        if ed.is_empty() && m.contains(KeyModifiers::CONTROL) {
             return Some(EditorAction::Ignored);
         }
         ed.delete_forward();
-    } else if ctrl(key, 'y') {
+    } else if is("tui.editor.yank") {
         ed.yank();
-    } else if alt(key, 'y') {
+    } else if is("tui.editor.yankPop") {
         ed.yank_pop();
-    } else if plain(key, KeyCode::Home) || ctrl(key, 'a') {
+    } else if is("tui.editor.cursorLineStart") {
         ed.move_line_start();
-    } else if plain(key, KeyCode::End) || ctrl(key, 'e') {
+    } else if is("tui.editor.cursorLineEnd") {
         ed.move_line_end();
-    } else if with(key, KeyCode::Left, KeyModifiers::ALT)
-        || with(key, KeyCode::Left, KeyModifiers::CONTROL)
-        || alt(key, 'b')
-    {
+    } else if is("tui.editor.cursorWordLeft") {
         ed.move_word_backward();
-    } else if with(key, KeyCode::Right, KeyModifiers::ALT)
-        || with(key, KeyCode::Right, KeyModifiers::CONTROL)
-        || alt(key, 'f')
-    {
+    } else if is("tui.editor.cursorWordRight") {
         ed.move_word_forward();
-    } else if is_newline(key) {
+    } else if is("tui.input.newLine") || is_raw_newline(key) {
         ed.new_line();
-    } else if with(key, KeyCode::Enter, KeyModifiers::ALT) {
+    } else if is("app.message.followUp")
+        || (!ed.keys.has("app.message.followUp")
+            && key.code == KeyCode::Enter
+            && m == KeyModifiers::ALT)
+    {
         return Some(EditorAction::FollowUp(ed.take_submission()));
-    } else if plain(key, KeyCode::Enter) {
+    } else if is("tui.input.submit") {
         if ed.cur_line()[..ed.buf.col].ends_with('\\') {
             ed.backspace();
             ed.new_line();
         } else {
             return Some(EditorAction::Submit(ed.take_submission()));
         }
-    } else if plain(key, KeyCode::Up) && m.is_empty() {
+    } else if is("tui.editor.cursorUp") {
         ed.key_up();
-    } else if plain(key, KeyCode::Down) && m.is_empty() {
+    } else if is("tui.editor.cursorDown") {
         ed.key_down();
-    } else if plain(key, KeyCode::Left) || ctrl(key, 'b') {
+    } else if is("tui.editor.cursorLeft") {
         ed.move_left();
-    } else if plain(key, KeyCode::Right) || ctrl(key, 'f') {
+    } else if is("tui.editor.cursorRight") {
         ed.move_right();
-    } else if plain(key, KeyCode::PageUp) {
+    } else if is("tui.editor.pageUp") {
         ed.page(-1);
-    } else if plain(key, KeyCode::PageDown) {
+    } else if is("tui.editor.pageDown") {
         ed.page(1);
-    } else if is_jump_forward(key) {
+    } else if is("tui.editor.jumpForward") {
         ed.jump = Some(Jump::Forward);
-    } else if is_jump_backward(key) {
+    } else if is("tui.editor.jumpBackward") {
         ed.jump = Some(Jump::Backward);
     } else if let KeyCode::Char(c) = key.code
-        && (m.is_empty() || m == KeyModifiers::SHIFT)
+        && typed
         && !c.is_control()
     {
         ed.insert_char(c);

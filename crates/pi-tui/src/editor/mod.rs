@@ -28,6 +28,7 @@ pub use autocomplete::{
 };
 pub use rings::HISTORY_LIMIT;
 
+use crate::keybindings::Keybindings;
 use crate::select::SelectList;
 use crate::theme::{Theme, Token};
 use rings::{History, KillRing, UndoStack};
@@ -113,6 +114,8 @@ pub struct Editor {
     provider: Option<Box<dyn AutocompleteProvider + Send>>,
     completion: Option<Completion>,
     max_dropdown: usize,
+    /// The effective key bindings (`tui.*` ids are used here).
+    keys: Arc<Keybindings>,
 }
 
 impl Editor {
@@ -139,6 +142,7 @@ impl Editor {
             provider: None,
             completion: None,
             max_dropdown: 5,
+            keys: Arc::new(Keybindings::default()),
         }
     }
 
@@ -150,6 +154,17 @@ impl Editor {
     /// Sets the theme.
     pub fn set_theme(&mut self, theme: Arc<Theme>) {
         self.theme = theme;
+    }
+
+    /// Replaces the key bindings (`/reload`, `keybindings.json`).
+    pub fn set_keybindings(&mut self, keys: Arc<Keybindings>) {
+        self.keys = keys;
+    }
+
+    /// Takes the text as a submission (paste markers expanded, trimmed) and empties the
+    /// editor, as Enter does (the app's follow-up key uses it).
+    pub fn take_text(&mut self) -> String {
+        self.take_submission()
     }
 
     /// Horizontal padding inside the rules (pi's `editorPaddingX`, 0-3).

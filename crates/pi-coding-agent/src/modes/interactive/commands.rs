@@ -1,6 +1,7 @@
 //! Slash commands that need no dialog: `/compact [instructions]`,
 //! `/model <search>` (an exact `provider/id` or id switches), `/name`,
-//! `/session`, `/copy`, `/hotkeys`, `/new`, `/quit`. Anything else that
+//! `/session`, `/copy`, `/new`, `/quit` (`/settings`, `/login`, `/logout`,
+//! `/export`, `/hotkeys` and `/reload` are in [`super::extras`]). Anything else that
 //! starts with `/` goes to the model unchanged, as pi does.
 
 use std::sync::Arc;
@@ -13,48 +14,6 @@ use super::events::UiEvent;
 use super::format::format_thousands;
 use super::input::Effect;
 use super::ui::Ui;
-
-/// `/hotkeys`' tables.
-const HOTKEYS: &str = "\
-**Navigation**
-| Key | Action |
-|-----|--------|
-| `Up` / `Down` / `Left` / `Right` | Move cursor / browse history (Up when empty) |
-| `Alt+Left` / `Alt+Right` | Move by word |
-| `Home` / `Ctrl+A` | Start of line |
-| `End` / `Ctrl+E` | End of line |
-| `PageUp` / `PageDown` | Scroll by page |
-
-**Editing**
-| Key | Action |
-|-----|--------|
-| `Enter` | Send message |
-| `Shift+Enter` / `Alt+Enter` / `\\`+`Enter` | New line (Alt+Enter queues a follow-up while streaming) |
-| `Ctrl+W` / `Alt+Backspace` | Delete word backwards |
-| `Alt+D` | Delete word forwards |
-| `Ctrl+U` | Delete to start of line |
-| `Ctrl+K` | Delete to end of line |
-| `Ctrl+Y` | Paste the most-recently-deleted text |
-| `Alt+Y` | Cycle through the deleted text after pasting |
-| `Ctrl+-` | Undo |
-
-**Other**
-| Key | Action |
-|-----|--------|
-| `Tab` | Path completion / accept autocomplete |
-| `Escape` | Cancel autocomplete / abort streaming |
-| `Ctrl+C` | Clear editor (first) / exit (second) |
-| `Ctrl+D` | Exit (when editor is empty) |
-| `Ctrl+Z` | Suspend to background |
-| `Shift+Tab` | Cycle thinking level |
-| `Ctrl+P` / `Shift+Ctrl+P` | Cycle models |
-| `Ctrl+O` | Toggle tool output expansion |
-| `Ctrl+T` | Toggle thinking block visibility |
-| `Ctrl+G` | Edit message in external editor |
-| `Alt+Up` | Restore queued messages |
-| `/` | Slash commands |
-| `!` | Run bash command |
-| `!!` | Run bash command (excluded from context) |";
 
 /// `/name` argument, `None` for `/name` alone.
 fn argument<'a>(text: &'a str, name: &str) -> Option<Option<&'a str>> {
@@ -83,10 +42,8 @@ impl Ui {
             self.session_info();
             return done(self, Effect::None);
         }
-        if text == "/hotkeys" {
-            self.transcript
-                .notice(Notice::panel("Keyboard Shortcuts", HOTKEYS));
-            return done(self, Effect::None);
+        if let Some(effect) = self.look_command(text) {
+            return Some(effect);
         }
         if text == "/copy" {
             let effect = self.copy();

@@ -1,12 +1,13 @@
-//! Keys and submissions: pi's app bindings (Esc, Ctrl+C, Ctrl+D, Ctrl+Z,
-//! Shift+Tab, Ctrl+P, Ctrl+O, Ctrl+T, Ctrl+G, Alt+Up) before the editor,
-//! then Enter (submit, or steer while streaming) and Alt+Enter (follow-up).
+//! Keys and submissions: an open dialog takes every key; else pi's app
+//! actions (`app.clear`, `app.exit`, `app.suspend`, ...) are matched in the
+//! key bindings before the editor, then submit (or steer while streaming) and
+//! the follow-up key. Every key goes through `keybindings.json`'s table.
 
 use std::time::{Duration, Instant};
 
 use pi_agent_core::AgentMessage;
 use pi_ai::ThinkingLevel;
-use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use pi_tui::crossterm::event::{KeyEvent, KeyEventKind};
 use pi_tui::editor::EditorAction;
 
 use super::ui::{QueueKind, Ui};
@@ -29,15 +30,14 @@ pub enum Effect {
     Copy(String),
 }
 
-fn ctrl(key: &KeyEvent, c: char) -> bool {
-    key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char(c)
-}
-
 impl Ui {
     /// Handles a key press.
     pub fn handle_key(&mut self, key: KeyEvent) -> Effect {
         if key.kind == KeyEventKind::Release {
             return Effect::None;
+        }
+        if let Some(effect) = self.dialog_key(&key) {
+            return effect;
         }
         let effect = self.app_key(&key).unwrap_or_else(|| self.editor_key(key));
         self.update_border();
@@ -46,7 +46,9 @@ impl Ui {
 
     /// The app's own bindings; `None` passes the key to the editor.
     fn app_key(&mut self, key: &KeyEvent) -> Option<Effect> {
-        if ctrl(key, 'c') {
+        let kb = std::sync::Arc::clone(&self.extras.keys);
+        let is = |id: &str| kb.matches(key, id);
+        if is("app.clear") {
             let now = Instant::now();
             if self
                 .last_ctrl_c
@@ -58,21 +60,21 @@ impl Ui {
             self.editor.set_text("");
             return Some(Effect::None);
         }
-        if ctrl(key, 'd') && self.editor.is_empty() {
+        if is("app.exit") && self.editor.is_empty() {
             return Some(Effect::Quit);
         }
-        if ctrl(key, 'z') {
+        if is("app.suspend") {
             return Some(Effect::Suspend);
         }
-        if ctrl(key, 'g') {
+        if is("app.editor.external") {
             return Some(Effect::ExternalEditor);
         }
-        if ctrl(key, 'o') {
+        if is("app.tools.expand") {
             self.expanded = !self.expanded;
             self.reprint = true;
             return Some(Effect::None);
         }
-        if ctrl(key, 't') {
+        if is("app.thinking.toggle") {
             self.hide_thinking = !self.hide_thinking;
             self.reprint = true;
             let state = if self.hide_thinking {
@@ -83,18 +85,19 @@ impl Ui {
             self.status_line(&format!("Thinking blocks: {state}"));
             return Some(Effect::None);
         }
-        if ctrl(key, 'p') {
-            let backward = key.modifiers.contains(KeyModifiers::SHIFT);
-            self.cycle_model(backward);
+        if is("app.model.cycleForward") || is("app.model.cycleBackward") {
+            self.cycle_model(is("app.model.cycleBackward"));
             return Some(Effect::None);
         }
-        if key.code == KeyCode::BackTab
-            || (key.code == KeyCode::Tab && key.modifiers.contains(KeyModifiers::SHIFT))
-        {
+        if is("app.thinking.cycle") {
             self.cycle_thinking();
             return Some(Effect::None);
         }
-        if key.code == KeyCode::Up && key.modifiers.contains(KeyModifiers::ALT) {
+        if is("app.message.followUp") {
+            let text = self.editor.take_text();
+            return Some(self.follow_up(&text));
+        }
+        if is("app.message.dequeue") {
             let restored = self.restore_queue();
             if restored == 0 {
                 self.status_line("No queued messages to restore");
@@ -108,7 +111,7 @@ impl Ui {
     }
 
     fn editor_key(&mut self, key: KeyEvent) -> Effect {
-        let is_escape = key.code == KeyCode::Esc;
+        let is_escape = self.extras.keys.matches(&key, "app.interrupt");
         match self.editor.handle_key(key) {
             EditorAction::Submit(text) => self.submit(&text),
             EditorAction::FollowUp(text) => self.follow_up(&text),

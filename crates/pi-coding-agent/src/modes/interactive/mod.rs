@@ -18,15 +18,20 @@ mod clipboard;
 mod commands;
 pub mod complete;
 pub mod events;
+pub mod extras;
 pub mod files;
 pub mod footer;
 pub mod format;
 pub mod git;
+mod hotkeys;
 pub mod input;
 mod layout;
 pub mod line;
+mod login_view;
 mod md;
 pub mod run;
+mod settings_apply;
+mod settings_view;
 pub mod transcript;
 pub mod ui;
 
@@ -41,9 +46,13 @@ use crate::messages::CodingMessage;
 /// Runs the interactive mode: the terminal UI when stdin and stdout are
 /// terminals, else the line mode on stdin/stdout. `prompts` are sent first.
 /// Returns the exit code.
-pub async fn run(app: Arc<App>, prompts: Vec<PromptInput<CodingMessage>>) -> i32 {
+pub async fn run(
+    app: Arc<App>,
+    prompts: Vec<PromptInput<CodingMessage>>,
+    look: extras::LookOptions,
+) -> i32 {
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        return run::run_tui(app, prompts).await;
+        return run::run_tui(app, prompts, look).await;
     }
     for prompt in prompts {
         if let Err(e) = app.prompt(prompt).await {

@@ -61,8 +61,12 @@ impl Screen {
 }
 
 /// Runs the terminal UI until the user quits; returns the exit code.
-pub async fn run_tui(app: Arc<App>, prompts: Vec<PromptInput<CodingMessage>>) -> i32 {
-    match run_inner(app, prompts).await {
+pub async fn run_tui(
+    app: Arc<App>,
+    prompts: Vec<PromptInput<CodingMessage>>,
+    look: super::extras::LookOptions,
+) -> i32 {
+    match run_inner(app, prompts, look).await {
         Ok(()) => 0,
         Err(e) => {
             pi_tui::terminal::restore();
@@ -73,11 +77,16 @@ pub async fn run_tui(app: Arc<App>, prompts: Vec<PromptInput<CodingMessage>>) ->
     }
 }
 
-async fn run_inner(app: Arc<App>, prompts: Vec<PromptInput<CodingMessage>>) -> io::Result<()> {
+async fn run_inner(
+    app: Arc<App>,
+    prompts: Vec<PromptInput<CodingMessage>>,
+    look: super::extras::LookOptions,
+) -> io::Result<()> {
     let theme = detect_theme();
     let (tx, mut rx) = mpsc::unbounded_channel();
     forward_app_events(&app, tx.clone());
     let mut ui = Ui::new(Arc::clone(&app), theme, tx);
+    ui.install_look(look);
     let mut initial: VecDeque<_> = prompts.into();
     let mut session =
         Some(TerminalSession::enter(SessionOptions::default()).map_err(io::Error::other)?);
@@ -124,7 +133,11 @@ async fn run_inner(app: Arc<App>, prompts: Vec<PromptInput<CodingMessage>>) -> i
                         let effect = ui.handle_key(key);
                         apply(effect, &mut ui, &mut screen, &mut session, &mut events)?;
                     }
-                    Event::Paste(text) => ui.editor.handle_paste(&text),
+                    Event::Paste(text) => {
+                        if !ui.dialog_paste(&text) {
+                            ui.editor.handle_paste(&text);
+                        }
+                    }
                     Event::Resize(cols, rows) => {
                         let width = usize::from(cols).max(1);
                         let commits = ui.take_commits(width);

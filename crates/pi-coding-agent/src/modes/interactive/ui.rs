@@ -85,6 +85,8 @@ pub struct Ui {
     pub(crate) context_unknown: bool,
     /// The last session save error shown (a failing disk repeats it per entry).
     shown_save_error: Option<String>,
+    /// Key bindings, themes and the dialogs replacing the editor.
+    pub(crate) extras: super::extras::Extras,
 }
 
 /// Where a running `!cmd` block lives.
@@ -130,6 +132,7 @@ impl Ui {
             home: dirs::home_dir(),
             context_unknown: false,
             shown_save_error: None,
+            extras: super::extras::Extras::default(),
         };
         ui.transcript.notice(Notice::Header {
             version: crate::VERSION.to_owned(),
@@ -564,7 +567,10 @@ impl Ui {
         }
         lines.push(String::new());
         let editor_rows = (rows * 3 / 10).max(5);
-        lines.extend(self.editor.render(width, editor_rows));
+        match self.dialog_lines(width) {
+            Some(dialog) => lines.extend(dialog),
+            None => lines.extend(self.editor.render(width, editor_rows)),
+        }
         lines.extend(render_footer(&theme, &self.footer, width));
         lines
     }

@@ -1,0 +1,61 @@
+//! Exporting a session: a self-contained HTML page ([`html`]) or the active branch as
+//! a linear JSONL session file ([`branch_jsonl`]). `/export`, `pi --export` and the rpc
+//! `export_html` command all use these.
+
+pub mod html;
+
+use pi_agent_core::AgentMessage;
+use serde_json::{Value, json};
+
+use crate::messages::CodingMessage;
+use crate::session::CURRENT_SESSION_VERSION;
+use crate::session::SessionManager;
+
+/// The page of `session` showing `messages` (the agent's current transcript).
+pub fn session_html(session: &SessionManager, messages: &[AgentMessage<CodingMessage>]) -> String {
+    let header = session.header();
+    let info = html::PageInfo {
+        session_id: session.session_id().to_owned(),
+        name: session.session_name().map(str::to_owned),
+        cwd: session.cwd().to_owned(),
+        started: header.timestamp.clone(),
+    };
+    html::render_page(&info, messages)
+}
+
+/// The active branch as a session file of its own, as pi's `exportToJsonl`: a new
+/// header (stamped `now`) and the branch's entries with their `parentId`s re-chained
+/// into one line of descent.
+pub fn branch_jsonl(session: &SessionManager, now: &str) -> Result<String, serde_json::Error> {
+    let header = json!({
+        "type": "session",
+        "version": CURRENT_SESSION_VERSION,
+        "id": session.session_id(),
+        "timestamp": now,
+        "cwd": session.cwd(),
+    });
+    let mut lines = vec![serde_json::to_string(&header)?];
+    let mut previous: Option<String> = None;
+    for entry in session.branch_path(None) {
+        let mut value = serde_json::to_value(entry)?;
+        if let Value::Object(map) = &mut value {
+            map.insert(
+                "parentId".to_owned(),
+                previous.clone().map_or(Value::Null, Value::String),
+            );
+        }
+        previous = Some(entry.id().to_owned());
+        lines.push(serde_json::to_string(&value)?);
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    Ok(text)
+}
+
+/// Writes an export to `path` atomically, creating its folder (pi creates it too).
+pub fn write_file(path: &std::path::Path, content: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    crate::session::replace_file(path, content)
+}
