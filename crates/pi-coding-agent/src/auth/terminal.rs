@@ -102,7 +102,7 @@ impl<W: Write + Send, R: AsyncBufRead + Unpin + Send> LoginCallbacks for Termina
 }
 
 /// Opens `url` in the browser, ignoring failures (the URL is shown anyway).
-fn open_url(url: &str) {
+pub(crate) fn open_url(url: &str) {
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else if cfg!(windows) {

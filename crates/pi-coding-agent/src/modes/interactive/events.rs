@@ -60,6 +60,8 @@ pub enum UiEvent {
     BashDone(Result<Value, String>),
     /// A manual compaction ended (its cards come from the app events).
     CompactDone,
+    /// A `/login` subscription flow needs the dialog or has ended.
+    OAuth(super::oauth_dialog::OAuthUpdate),
 }
 
 impl UiEvent {

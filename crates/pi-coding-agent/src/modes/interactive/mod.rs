@@ -29,6 +29,7 @@ mod layout;
 pub mod line;
 mod login_view;
 mod md;
+mod oauth_dialog;
 pub mod run;
 mod settings_apply;
 mod settings_view;
