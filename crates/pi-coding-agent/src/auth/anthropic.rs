@@ -58,7 +58,7 @@ pub async fn login(
     callbacks: &dyn LoginCallbacks,
     endpoints: &OAuthEndpoints,
 ) -> Result<OAuthCredentials, OAuthError> {
-    let pkce = Pkce::generate();
+    let pkce = Pkce::generate()?;
     let server = CallbackServer::start(
         &callback_host(),
         endpoints.anthropic_callback_port,

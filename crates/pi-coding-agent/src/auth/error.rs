@@ -97,6 +97,9 @@ pub enum OAuthError {
     /// Reading or writing auth.json failed.
     #[error(transparent)]
     Storage(#[from] ConfigError),
+    /// The system's random source failed (no PKCE verifier or state).
+    #[error("the system random number generator failed")]
+    Random,
     /// Reading the user's input failed.
     #[error("cannot read input: {0}")]
     Input(std::io::Error),

@@ -57,8 +57,8 @@ pub async fn login(
     callbacks: &dyn LoginCallbacks,
     endpoints: &OAuthEndpoints,
 ) -> Result<OAuthCredentials, OAuthError> {
-    let pkce = Pkce::generate();
-    let state = random_hex::<16>();
+    let pkce = Pkce::generate()?;
+    let state = random_hex::<16>()?;
     let server = match CallbackServer::start(
         &callback_host(),
         endpoints.codex_callback_port,

@@ -5,6 +5,8 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ring::rand::{SecureRandom, SystemRandom};
 
+use super::OAuthError;
+
 /// A PKCE verifier and its challenge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pkce {
@@ -16,8 +18,10 @@ pub struct Pkce {
 
 impl Pkce {
     /// A fresh verifier from the system's random source.
-    pub fn generate() -> Self {
-        Self::from_verifier(URL_SAFE_NO_PAD.encode(random_bytes::<32>()))
+    pub fn generate() -> Result<Self, OAuthError> {
+        Ok(Self::from_verifier(
+            URL_SAFE_NO_PAD.encode(random_bytes::<32>()?),
+        ))
     }
 
     /// The pair for a given verifier.
@@ -32,26 +36,20 @@ impl Pkce {
 }
 
 /// `N` random bytes from the system's random source.
-pub(crate) fn random_bytes<const N: usize>() -> [u8; N] {
+pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], OAuthError> {
     let mut bytes = [0u8; N];
-    // The OS source does not fail on supported platforms; if it ever did,
-    // a fallback from the clock and process id still differs per login.
-    if SystemRandom::new().fill(&mut bytes).is_err() {
-        let seed = format!("{:?}{}", std::time::SystemTime::now(), std::process::id());
-        let digest = ring::digest::digest(&ring::digest::SHA256, seed.as_bytes());
-        for (b, d) in bytes.iter_mut().zip(digest.as_ref().iter().cycle()) {
-            *b = *d;
-        }
-    }
-    bytes
+    SystemRandom::new()
+        .fill(&mut bytes)
+        .map_err(|_| OAuthError::Random)?;
+    Ok(bytes)
 }
 
-/// `n` random bytes as lower-case hex (Codex's `state`: 16 bytes).
-pub(crate) fn random_hex<const N: usize>() -> String {
-    random_bytes::<N>()
+/// `N` random bytes as lower-case hex (Codex's `state`: 16 bytes).
+pub(crate) fn random_hex<const N: usize>() -> Result<String, OAuthError> {
+    Ok(random_bytes::<N>()?
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]
@@ -70,8 +68,8 @@ mod tests {
 
     #[test]
     fn verifiers_are_43_url_safe_characters_and_differ() {
-        let a = Pkce::generate();
-        let b = Pkce::generate();
+        let a = Pkce::generate().unwrap();
+        let b = Pkce::generate().unwrap();
         assert_eq!(a.verifier.len(), 43);
         assert!(
             a.verifier
@@ -79,6 +77,6 @@ mod tests {
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         );
         assert_ne!(a.verifier, b.verifier);
-        assert_eq!(random_hex::<16>().len(), 32);
+        assert_eq!(random_hex::<16>().unwrap().len(), 32);
     }
 }
