@@ -51,9 +51,9 @@ pub fn render_page(info: &PageInfo, messages: &[AgentMessage<CodingMessage>]) ->
     if !info.started.is_empty() {
         let _ = write!(html, "<dt>Started</dt><dd>{}</dd>", escape(&info.started));
     }
-    let _ = write!(
+    let _ = writeln!(
         html,
-        "<dt>Messages</dt><dd>{}</dd></dl></header>\n",
+        "<dt>Messages</dt><dd>{}</dd></dl></header>",
         messages.len()
     );
     html.push_str(

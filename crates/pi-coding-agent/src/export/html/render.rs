@@ -52,9 +52,9 @@ pub fn render_messages(out: &mut String, messages: &[AgentMessage<CodingMessage>
 }
 
 fn card(out: &mut String, class: &str, role: &str, body: &str) {
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<section class=\"msg {class}\"><div class=\"role\">{}</div>{body}</section>\n",
+        "<section class=\"msg {class}\"><div class=\"role\">{}</div>{body}</section>",
         escape(role)
     );
 }

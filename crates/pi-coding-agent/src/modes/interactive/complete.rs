@@ -12,15 +12,23 @@ use pi_tui::editor::{
 use super::files::file_suggestions;
 
 /// The slash commands with their descriptions.
-pub const COMMANDS: [(&str, &str); 8] = [
+pub const COMMANDS: [(&str, &str); 13] = [
     ("compact", "Manually compact the session context"),
     ("copy", "Copy last agent message to clipboard"),
+    (
+        "export",
+        "Export session (HTML default, or specify path: .html/.jsonl)",
+    ),
     ("hotkeys", "Show all keyboard shortcuts"),
+    ("login", "Configure provider authentication"),
+    ("logout", "Remove provider authentication"),
     ("model", "Switch model (exact provider/id or id)"),
     ("name", "Set session display name"),
     ("new", "Start a new session"),
     ("quit", "Quit pi"),
+    ("reload", "Reload keybindings and themes"),
     ("session", "Show session info and stats"),
+    ("settings", "Open settings menu"),
 ];
 
 /// The app's completion provider.

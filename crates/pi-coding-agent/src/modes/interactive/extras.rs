@@ -82,6 +82,8 @@ impl Ui {
         let settings = self.app.settings.clone();
         self.apply_screen_settings(&settings);
         let warnings = self.load_look(&settings);
+        // Nothing is on the screen yet: no need to clear it for the theme.
+        self.reprint = false;
         for warning in warnings {
             self.transcript.notice(Notice::Warning(warning));
         }

@@ -75,8 +75,9 @@ impl Ui {
             return Some(Effect::None);
         }
         if is("app.thinking.toggle") {
-            self.hide_thinking = !self.hide_thinking;
-            self.reprint = true;
+            let hide = !self.hide_thinking;
+            // As pi: persisted as `hideThinkingBlock` (the /settings row).
+            self.apply_setting("hide-thinking", if hide { "true" } else { "false" });
             let state = if self.hide_thinking {
                 "hidden"
             } else {

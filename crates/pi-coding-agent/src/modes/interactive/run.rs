@@ -133,10 +133,8 @@ async fn run_inner(
                         let effect = ui.handle_key(key);
                         apply(effect, &mut ui, &mut screen, &mut session, &mut events)?;
                     }
-                    Event::Paste(text) => {
-                        if !ui.dialog_paste(&text) {
-                            ui.editor.handle_paste(&text);
-                        }
+                    Event::Paste(text) if !ui.dialog_paste(&text) => {
+                        ui.editor.handle_paste(&text);
                     }
                     Event::Resize(cols, rows) => {
                         let width = usize::from(cols).max(1);

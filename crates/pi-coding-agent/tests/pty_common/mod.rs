@@ -1,0 +1,223 @@
+//! The pseudo-terminal harness of the interactive end-to-end tests: the real `pi`
+//! binary in a pty (`portable-pty`), its output parsed by a terminal emulator
+//! (`vt100`), and SSE answers for the loopback mock.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::e2e_common::Scenario;
+use pi_http::mock_server::MockResponse;
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use serde_json::json;
+
+/// How long any expected screen may take to appear.
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+pub fn chunk(id: &str, delta: serde_json::Value, finish: Option<&str>) -> String {
+    let body = json!({
+        "id": id, "object": "chat.completion.chunk", "created": 1_767_225_601, "model": "mock-gpt",
+        "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
+    });
+    format!("data: {body}\n\n")
+}
+
+/// An OpenAI-completions SSE answer streaming `parts` as text.
+pub fn text_answer(parts: &[&str], prompt_tokens: u64, completion_tokens: u64) -> Vec<String> {
+    let id = "chatcmpl-tui";
+    let mut frames = vec![chunk(id, json!({"role": "assistant", "content": ""}), None)];
+    frames.extend(parts.iter().map(|p| chunk(id, json!({"content": p}), None)));
+    frames.push(chunk(id, json!({}), Some("stop")));
+    let usage = json!({
+        "id": id, "object": "chat.completion.chunk", "created": 1_767_225_601, "model": "mock-gpt",
+        "choices": [],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    });
+    frames.push(format!("data: {usage}\n\n"));
+    frames.push("data: [DONE]\n\n".to_owned());
+    frames
+}
+
+pub fn slow(frames: Vec<String>, delay: Duration) -> MockResponse {
+    MockResponse::Sse { frames, delay }
+}
+
+/// `pi` running in a pseudo-terminal.
+pub struct Tui {
+    pub parser: Arc<Mutex<vt100::Parser>>,
+    pub raw: Arc<Mutex<Vec<u8>>>,
+    pub writer: Box<dyn Write + Send>,
+    pub child: Box<dyn Child + Send + Sync>,
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Tui {
+    pub fn start(s: &Scenario, extra: &[&str], cols: u16, rows: u16) -> Self {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pi"));
+        let sessions = s.sessions_dir();
+        cmd.args(["--session-dir", sessions.to_str().unwrap()]);
+        cmd.args(["--model", "mock-oai/mock-gpt"]);
+        cmd.args(extra);
+        cmd.cwd(s.work.path());
+        cmd.env_clear();
+        cmd.env("PATH", std::env::var("PATH").unwrap_or_default());
+        cmd.env("HOME", s.agent_dir.path());
+        cmd.env("PI_CODING_AGENT_DIR", s.agent_dir.path());
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("TZ", "UTC");
+        let child = pty.slave.spawn_command(cmd).unwrap();
+        drop(pty.slave);
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 1000)));
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let mut reader = pty.master.try_clone_reader().unwrap();
+        let writer = pty.master.take_writer().unwrap();
+        let (p, r) = (Arc::clone(&parser), Arc::clone(&raw));
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                p.lock().unwrap().process(&buf[..n]);
+                r.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        let mut tui = Self {
+            parser,
+            raw,
+            writer,
+            child,
+            _master: pty.master,
+        };
+        tui.answer_queries();
+        tui
+    }
+
+    /// Replies to the device-attributes query crossterm sends at start
+    /// (no kitty keyboard protocol), so startup does not wait for a timeout.
+    pub fn answer_queries(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if self.raw_contains("\x1b[c") {
+                self.send("\x1b[?62;22c");
+                return;
+            }
+            if self.screen().contains("pi v") {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn raw_contains(&self, needle: &str) -> bool {
+        let raw = self.raw.lock().unwrap();
+        raw.windows(needle.len()).any(|w| w == needle.as_bytes())
+    }
+
+    pub fn screen(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    /// The screen and the scrollback above it.
+    pub fn everything(&self) -> String {
+        let mut parser = self.parser.lock().unwrap();
+        let mut text = String::new();
+        let rows = parser.screen().size().0 as usize;
+        // Walk the scrollback from the oldest line to the screen.
+        parser.screen_mut().set_scrollback(usize::MAX);
+        let depth = parser.screen().scrollback();
+        let mut offset = depth;
+        loop {
+            parser.screen_mut().set_scrollback(offset);
+            let lines: Vec<String> = parser.screen().rows(0, 1000).collect();
+            let take = if offset == 0 { rows } else { rows.min(offset) };
+            for line in lines.into_iter().take(take) {
+                text.push_str(line.trim_end());
+                text.push('\n');
+            }
+            if offset == 0 {
+                break;
+            }
+            offset = offset.saturating_sub(rows);
+        }
+        parser.screen_mut().set_scrollback(0);
+        text
+    }
+
+    pub fn send(&mut self, text: &str) {
+        self.writer.write_all(text.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Types `text` and presses Enter.
+    pub fn submit(&mut self, text: &str) {
+        self.send(text);
+        self.wait_screen(|s| s.contains(text), &format!("the typed text {text:?}"));
+        self.send("\r");
+    }
+
+    pub fn wait_screen(&self, ok: impl Fn(&str) -> bool, what: &str) -> String {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what}; screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+
+    pub fn wait_all(&self, ok: impl Fn(&str) -> bool, what: &str) -> String {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let all = self.everything();
+            if ok(&all) {
+                return all;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what}; screen and scrollback:\n{all}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("pi did not exit; screen:\n{}", self.screen());
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+
+    /// Ctrl+D on the empty editor.
+    pub fn quit(&mut self) -> portable_pty::ExitStatus {
+        self.send("\x04");
+        self.wait_exit()
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
