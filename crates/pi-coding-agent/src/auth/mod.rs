@@ -17,6 +17,7 @@ pub mod github_copilot;
 mod http;
 pub mod input;
 pub mod openai_codex;
+pub(crate) mod pi_lock;
 pub mod pkce;
 pub mod providers;
 pub mod resolver;

@@ -99,6 +99,8 @@ impl OAuthStore {
         provider: OAuthProvider,
     ) -> Result<Option<OAuthCredentials>, OAuthError> {
         let lock = self.lock().await?;
+        // pi's own lock too: pi refreshing beside pi-rs waits for us.
+        let pi_lock = super::pi_lock::take(&self.auth_path).await;
         let mut entries = read_entries(&self.auth_path)?;
         let Some(current) = entries
             .get(provider.id())
@@ -128,6 +130,7 @@ impl OAuthStore {
         };
         entries.insert(provider.id().to_owned(), refreshed.to_entry());
         write_entries(&self.auth_path, &entries)?;
+        drop(pi_lock);
         drop(lock);
         Ok(Some(refreshed))
     }

@@ -190,9 +190,12 @@ fn update_locked(
         path: parent_dir(path).join(AUTH_LOCK_FILE),
         source,
     })?;
+    // pi's own lock too, so that pi running beside pi-rs does not race.
+    let pi_lock = crate::auth::pi_lock::take_blocking(path);
     let mut entries = read_entries(path)?;
     change(&mut entries);
     write_entries(path, &entries)?;
+    drop(pi_lock);
     drop(lock);
     Ok(entries)
 }
