@@ -105,7 +105,8 @@ async fn settings_change_is_applied_and_saved() {
     tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
     tui.submit("/settings");
     tui.wait_screen(
-        |s| s.contains("Auto-compact") && s.contains("Type to search"),
+        // pi's 21 rows (no image support), 10 visible.
+        |s| s.contains("Auto-compact") && s.contains("(1/21)") && s.contains("Type to search"),
         "the settings list",
     );
     tui.send("hide");

@@ -52,10 +52,16 @@ pub fn branch_jsonl(session: &SessionManager, now: &str) -> Result<String, serde
     Ok(text)
 }
 
-/// Writes an export to `path` atomically, creating its folder (pi creates it too).
+/// Writes an export to `path`, creating its folder (pi creates it too). An existing
+/// file is replaced atomically (keeping its permissions); a new one is created with
+/// the process's umask, as any file the user asks for.
 pub fn write_file(path: &std::path::Path, content: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    crate::session::replace_file(path, content)
+    if path.exists() {
+        crate::session::replace_file(path, content)
+    } else {
+        std::fs::write(path, content)
+    }
 }
