@@ -69,7 +69,7 @@ async fn keybindings_json_rebinds_submit() {
     .await;
     std::fs::write(
         s.agent_dir.path().join("keybindings.json"),
-        r#"{"submit": "ctrl+s", "tui.input.newLine": ["shift+enter", "enter"]}"#,
+        r#"{"submit": "ctrl+s", "tui.input.newLine": ["shift+enter", "enter"], "newSession": "f5"}"#,
     )
     .unwrap();
     let mut tui = Tui::start(&s, &[], 80, 30);
@@ -95,6 +95,13 @@ async fn keybindings_json_rebinds_submit() {
         },
         "the hotkeys table with the new submit key",
     );
+    // An unbound-by-default action bound by its legacy id.
+    tui.send("draft");
+    tui.send("\x1b[15~");
+    tui.wait_all(|s| s.contains("New session started"), "the new session");
+    tui.wait_screen(|s| s.contains("draft"), "the draft kept in the editor");
+    tui.send("\x03");
+    tui.wait_screen(|s| !s.contains("draft"), "the editor cleared");
     assert!(tui.quit().success());
 }
 

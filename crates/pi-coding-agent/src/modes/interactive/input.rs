@@ -94,6 +94,24 @@ impl Ui {
             self.cycle_thinking();
             return Some(Effect::None);
         }
+        // Actions that run a slash command (unbound by default, except Ctrl+L).
+        for (id, command) in [
+            ("app.model.select", "/model"),
+            ("app.session.new", "/new"),
+            ("app.session.tree", "/tree"),
+            ("app.session.fork", "/fork"),
+            ("app.session.resume", "/resume"),
+        ] {
+            if is(id) {
+                // The command clears the editor; a key must not lose the draft.
+                let draft = self.editor.text();
+                let effect = self.command(command).unwrap_or(Effect::None);
+                if self.editor.is_empty() && !draft.is_empty() {
+                    self.editor.set_text(&draft);
+                }
+                return Some(effect);
+            }
+        }
         if is("app.message.followUp") {
             let text = self.editor.take_text();
             return Some(self.follow_up(&text));
