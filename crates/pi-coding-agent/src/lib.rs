@@ -16,6 +16,7 @@
 //! crate builds without clap, tracing-subscriber and the terminal crates.
 
 pub mod app;
+pub mod auth;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod compaction;

@@ -238,7 +238,60 @@ fn fork_conflicts(args: &Args) -> Option<String> {
     })
 }
 
+/// `pi login [provider]` / `pi logout [provider]` (pi-rs's terminal form of
+/// pi's `/login` and `/logout`), when those are the first arguments.
+fn auth_command(argv: &[String]) -> Option<ExitCode> {
+    let command = argv.get(1)?.as_str();
+    if command != "login" && command != "logout" {
+        return None;
+    }
+    init_logging();
+    let provider = argv.get(2).map(String::as_str);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("Cannot start the async runtime: {e}");
+            return Some(ExitCode::FAILURE);
+        }
+    };
+    let store = pi_coding_agent::auth::OAuthStore::new(&pi_coding_agent::session::agent_dir());
+    let ui = pi_coding_agent::auth::TerminalLogin::new(
+        std::io::stderr(),
+        tokio::io::BufReader::new(tokio::io::stdin()),
+        std::io::stdin().is_terminal(),
+    );
+    let result = runtime.block_on(async {
+        if command == "login" {
+            pi_coding_agent::auth::login_command(provider, &store, &ui).await
+        } else {
+            pi_coding_agent::auth::logout_command(provider, &store, &ui).await
+        }
+    });
+    // The stdin reader may still block in a thread; do not wait for it.
+    runtime.shutdown_background();
+    Some(match result {
+        Ok(message) => {
+            println!("{message}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("Error: {e}");
+            ExitCode::FAILURE
+        }
+    })
+}
+
 fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args_os()
+        .take(3)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if let Some(code) = auth_command(&argv) {
+        return code;
+    }
     let screened =
         pi_coding_agent::cli::screen(pi_coding_agent::cli::expand_short_flags(std::env::args_os()));
     let errors = screened.errors();

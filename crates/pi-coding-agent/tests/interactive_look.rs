@@ -145,6 +145,14 @@ async fn login_stores_a_masked_key_and_logout_removes_it() {
     let mut tui = Tui::start(&s, &[], 80, 40);
     tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
     tui.submit("/login");
+    // With subscriptions offered, pi asks for the method first.
+    tui.wait_screen(
+        |s| s.contains("Select authentication method:"),
+        "the method step",
+    );
+    tui.send("\x1b[B");
+    tui.wait_screen(|s| s.contains("→ Use an API key"), "API key selected");
+    tui.send("\r");
     tui.wait_screen(
         |s| s.contains("Select provider to configure:"),
         "the provider list",

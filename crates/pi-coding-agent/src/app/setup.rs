@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use pi_agent_core::{Agent, AgentMessage, AgentOptions, HookError, QueueMode};
-use pi_ai::{Message, Model, Provider, ThinkingLevel};
+use pi_ai::{Message, Model, ThinkingLevel};
 
 use super::App;
 use super::persist::{EventHub, app_listener};
@@ -497,15 +497,12 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     );
     agent_options.settings.thinking_budgets = settings.thinking_budgets;
     agent_options.settings.stream_fn = Arc::new(super::RegistryHeaders::new(registry.clone()));
-    let key_registry = registry.clone();
-    let key_auth = auth.clone();
-    let cli_key = options.api_key.clone();
-    agent_options.settings.get_api_key = Some(Arc::new(move |provider: &Provider| {
-        key_registry
-            .api_key(provider.as_str(), cli_key.as_deref(), &key_auth)
-            .ok()
-            .flatten()
-    }));
+    // Keys are resolved before every call; OAuth logins refresh when expired.
+    agent_options.settings.get_api_key = Some(Arc::new(crate::auth::OAuthKeyResolver::new(
+        registry.clone(),
+        auth.clone(),
+        options.api_key.clone(),
+    )));
     let agent = Arc::new(Agent::new(agent_options));
     let _ = agent_cell.set(Arc::downgrade(&agent));
     let hub = Arc::new(EventHub::default());

@@ -1,9 +1,18 @@
-//! `auth.json` in the agent dir: stored API keys per provider
-//! (`{"anthropic": {"type": "api_key", "key": "sk-..."}}`), written with
-//! mode 0600 and replaced atomically. The storage is shared: clones see the
-//! same credentials, and `/login` / `/logout` change them while the app runs.
+//! `auth.json` in the agent dir: stored credentials per provider, in pi's
+//! format — `{"anthropic": {"type": "api_key", "key": "sk-..."}}` for API
+//! keys and `{"type": "oauth", "refresh": …, "access": …, "expires": …}`
+//! (plus provider fields such as `accountId`) for subscription logins.
+//!
+//! Loading is lossless (entries are kept as JSON, in file order, whatever
+//! their type). Every change is a read-modify-write of the current file
+//! under an exclusive advisory lock on `auth.json.flock` beside it, written
+//! atomically (temporary file, fsync, rename) with mode 0600, so changes
+//! made by other processes meanwhile are kept. The storage is shared: clones
+//! see the same credentials, and `/login` / `/logout` change them while the
+//! app runs.
 
-use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -11,6 +20,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::ConfigError;
+
+/// The lock file beside `auth.json` that serializes its rewrites (and OAuth
+/// token refreshes) between processes.
+pub const AUTH_LOCK_FILE: &str = "auth.json.flock";
 
 /// One stored credential.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,7 +34,7 @@ pub enum Credential {
         /// The key.
         key: String,
     },
-    /// An OAuth credential written by pi's login flow, kept verbatim.
+    /// An OAuth credential written by a login flow, kept verbatim.
     Oauth {
         /// Every field of the credential.
         #[serde(flatten)]
@@ -33,25 +46,17 @@ pub enum Credential {
 #[derive(Debug, Clone, Default)]
 pub struct AuthStorage {
     path: PathBuf,
-    credentials: Arc<RwLock<BTreeMap<String, Credential>>>,
+    entries: Arc<RwLock<Map<String, Value>>>,
 }
 
 impl AuthStorage {
     /// Loads `<agent_dir>/auth.json`; a missing file is empty.
     pub fn load(agent_dir: &Path) -> Result<Self, ConfigError> {
         let path = agent_dir.join("auth.json");
-        let credentials = match std::fs::read_to_string(&path) {
-            Ok(text) if text.trim().is_empty() => BTreeMap::new(),
-            Ok(text) => serde_json::from_str(&text).map_err(|source| ConfigError::Json {
-                path: path.clone(),
-                source,
-            })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
-            Err(source) => return Err(ConfigError::Io { path, source }),
-        };
+        let entries = read_entries(&path)?;
         Ok(Self {
             path,
-            credentials: Arc::new(RwLock::new(credentials)),
+            entries: Arc::new(RwLock::new(entries)),
         })
     }
 
@@ -60,94 +65,191 @@ impl AuthStorage {
         &self.path
     }
 
-    /// The stored API key of `provider`.
+    /// Reads the file again (another process or an OAuth refresh may have
+    /// changed it); every clone sees the new entries.
+    pub fn reload(&self) -> Result<(), ConfigError> {
+        let entries = read_entries(&self.path)?;
+        *self.write() = entries;
+        Ok(())
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Map<String, Value>> {
+        self.entries.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Map<String, Value>> {
+        self.entries.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The stored API key of `provider`: an API key entry's key, or an OAuth
+    /// entry's access token (whether or not it has expired; see
+    /// [`crate::auth::OAuthKeyResolver`] for refreshing).
     pub fn api_key(&self, provider: &str) -> Option<String> {
-        let credentials = self
-            .credentials
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
-        match credentials.get(provider)? {
-            Credential::ApiKey { key } => Some(key.clone()),
-            Credential::Oauth { fields } => fields
-                .get("access")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-        }
+        let entries = self.read();
+        let entry = entries.get(provider)?;
+        let key = match entry.get("type")?.as_str()? {
+            "api_key" => entry.get("key")?.as_str(),
+            "oauth" => entry.get("access")?.as_str(),
+            _ => None,
+        };
+        key.map(str::to_owned)
     }
 
-    /// The stored credential of `provider`.
+    /// The raw stored entry of `provider`.
+    pub fn entry(&self, provider: &str) -> Option<Value> {
+        self.read().get(provider).cloned()
+    }
+
+    /// The stored credential of `provider`, when it is of a known type.
     pub fn get(&self, provider: &str) -> Option<Credential> {
-        let credentials = self
-            .credentials
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
-        credentials.get(provider).cloned()
+        serde_json::from_value(self.read().get(provider)?.clone()).ok()
     }
 
-    /// The providers with a stored credential, sorted.
+    /// The providers with a stored credential, in file order.
     pub fn providers(&self) -> Vec<String> {
-        let credentials = self
-            .credentials
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
-        credentials.keys().cloned().collect()
+        self.read().keys().cloned().collect()
     }
 
     /// Stores an API key and rewrites the file (mode 0600).
     pub fn set_api_key(&self, provider: &str, key: &str) -> Result<(), ConfigError> {
-        self.set(
-            provider,
-            Credential::ApiKey {
-                key: key.to_owned(),
-            },
-        )
+        self.set_entry(provider, serde_json::json!({"type": "api_key", "key": key}))
     }
 
     /// Stores a credential and rewrites the file (mode 0600).
     pub fn set(&self, provider: &str, credential: Credential) -> Result<(), ConfigError> {
-        let mut credentials = self
-            .credentials
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        credentials.insert(provider.to_owned(), credential);
-        self.save(&credentials)
-    }
-
-    /// Removes `provider`'s credential (`/logout`); false when there was none.
-    pub fn remove(&self, provider: &str) -> Result<bool, ConfigError> {
-        let mut credentials = self
-            .credentials
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        if credentials.remove(provider).is_none() {
-            return Ok(false);
-        }
-        self.save(&credentials).map(|()| true)
-    }
-
-    fn save(&self, credentials: &BTreeMap<String, Credential>) -> Result<(), ConfigError> {
-        let io = |source| ConfigError::Io {
+        let entry = serde_json::to_value(credential).map_err(|source| ConfigError::Json {
             path: self.path.clone(),
             source,
-        };
-        if let Some(parent) = self.path.parent() {
-            std::fs::create_dir_all(parent).map_err(io)?;
-        }
-        let text =
-            serde_json::to_string_pretty(credentials).map_err(|source| ConfigError::Json {
-                path: self.path.clone(),
-                source,
-            })?;
-        // The temporary file is created 0600 and renamed over the old one.
-        crate::session::replace_file(&self.path, text.as_bytes()).map_err(io)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&self.path, std::fs::Permissions::from_mode(0o600))
-                .map_err(io)?;
-        }
+        })?;
+        self.set_entry(provider, entry)
+    }
+
+    /// Stores `entry` (an `api_key` or `oauth` object) for `provider`,
+    /// merged into the current file under its lock.
+    pub fn set_entry(&self, provider: &str, entry: Value) -> Result<(), ConfigError> {
+        let provider = provider.to_owned();
+        let entries = update_locked(&self.path, |entries| {
+            entries.insert(provider, entry);
+        })?;
+        *self.write() = entries;
         Ok(())
     }
+
+    /// Removes the credential of `provider` (`/logout`); false when there
+    /// was none.
+    pub fn remove(&self, provider: &str) -> Result<bool, ConfigError> {
+        let mut removed = false;
+        let entries = update_locked(&self.path, |entries| {
+            removed = entries.shift_remove(provider).is_some();
+        })?;
+        *self.write() = entries;
+        Ok(removed)
+    }
+}
+
+/// Reads the entries of `path`; a missing or blank file is empty.
+pub(crate) fn read_entries(path: &Path) -> Result<Map<String, Value>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => Ok(Map::new()),
+        Ok(text) => serde_json::from_str(&text).map_err(|source| ConfigError::Json {
+            path: path.to_path_buf(),
+            source,
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Map::new()),
+        Err(source) => Err(ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Opens (creating it and its directory, mode 0700 like pi's) the lock file
+/// beside `auth_path`.
+pub(crate) fn open_lock_file(auth_path: &Path) -> Result<File, ConfigError> {
+    let dir = parent_dir(auth_path);
+    let io = |source| ConfigError::Io {
+        path: dir.join(AUTH_LOCK_FILE),
+        source,
+    };
+    create_private_dir(dir).map_err(io)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(dir.join(AUTH_LOCK_FILE)).map_err(io)
+}
+
+/// Runs `change` on the current entries of `path` while holding the file's
+/// exclusive lock, writes the result and returns it.
+fn update_locked(
+    path: &Path,
+    change: impl FnOnce(&mut Map<String, Value>),
+) -> Result<Map<String, Value>, ConfigError> {
+    let lock = open_lock_file(path)?;
+    lock.lock().map_err(|source| ConfigError::Io {
+        path: parent_dir(path).join(AUTH_LOCK_FILE),
+        source,
+    })?;
+    // pi's own lock too, so that pi running beside pi-rs does not race.
+    let pi_lock = crate::auth::pi_lock::take_blocking(path);
+    let mut entries = read_entries(path)?;
+    change(&mut entries);
+    write_entries(path, &entries)?;
+    drop(pi_lock);
+    drop(lock);
+    Ok(entries)
+}
+
+/// Writes `entries` to `path` as pi does (two-space indented JSON), atomically
+/// and with mode 0600. The caller holds the lock.
+pub(crate) fn write_entries(path: &Path, entries: &Map<String, Value>) -> Result<(), ConfigError> {
+    let text = serde_json::to_string_pretty(entries).map_err(|source| ConfigError::Json {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    replace_private_file(path, text.as_bytes()).map_err(|source| ConfigError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Replaces `path` by `content`: a temporary file (mode 0600) in the same
+/// directory, flushed, renamed over it, then the directory flushed.
+fn replace_private_file(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    let dir = parent_dir(path);
+    create_private_dir(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".auth-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    tmp.write_all(content)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    File::open(dir)?.sync_all()
 }
 
 #[cfg(test)]
@@ -192,6 +294,38 @@ mod tests {
             value["anthropic"],
             serde_json::json!({"type": "oauth", "refresh": "r", "access": "a", "expires": 1})
         );
+    }
+
+    #[test]
+    fn a_rewrite_keeps_what_another_process_wrote_and_unknown_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("auth.json");
+        std::fs::write(
+            &path,
+            r#"{"z":{"type":"future","x":[1]},"a":{"type":"api_key","key":"k"}}"#,
+        )
+        .unwrap();
+        let auth = AuthStorage::load(dir.path()).unwrap();
+        // Another process adds a key after this one loaded the file.
+        std::fs::write(
+            &path,
+            r#"{"z":{"type":"future","x":[1]},"a":{"type":"api_key","key":"k"},"b":{"type":"api_key","key":"kb"}}"#,
+        )
+        .unwrap();
+        auth.set_api_key("c", "kc").unwrap();
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["z", "a", "b", "c"], "file order kept, nothing lost");
+        assert_eq!(value["z"], serde_json::json!({"type": "future", "x": [1]}));
+        assert!(auth.remove("a").unwrap());
+        assert!(!auth.remove("a").unwrap());
+        assert_eq!(auth.api_key("b").as_deref(), Some("kb"));
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(names.is_empty(), "no temporary file left: {names:?}");
     }
 
     #[test]

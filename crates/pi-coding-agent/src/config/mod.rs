@@ -3,7 +3,7 @@
 //! (stored keys), and the model registry that resolves `--provider` /
 //! `--model` and API keys.
 
-mod auth;
+pub(crate) mod auth;
 mod config_value;
 mod json_lenient;
 mod model_registry;

@@ -62,6 +62,8 @@ pub enum UiEvent {
     Tree(Box<super::selectors::nav::TreeDone>),
     /// A manual compaction ended (its cards come from the app events).
     CompactDone,
+    /// A `/login` subscription flow needs the dialog or has ended.
+    OAuth(super::oauth_dialog::OAuthUpdate),
 }
 
 impl UiEvent {

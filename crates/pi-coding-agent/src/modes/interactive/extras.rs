@@ -33,6 +33,8 @@ pub(crate) enum Dialog {
     Settings(SettingsView),
     /// `/login`, `/logout`.
     Login(LoginView),
+    /// A running subscription login.
+    OAuth(super::oauth_dialog::OAuthDialog),
 }
 
 /// Key bindings, themes and the open dialog.
@@ -230,7 +232,9 @@ impl Ui {
             login_providers(&self.provider_ids(), &|p| auth.get(p).is_some(), &|v| {
                 std::env::var(v).ok()
             });
-        providers.extend(oauth_providers());
+        providers.extend(oauth_providers(&|p| {
+            matches!(auth.get(p), Some(crate::config::Credential::Oauth { .. }))
+        }));
         self.extras.dialog = Some(Dialog::Login(LoginView::login(providers)));
     }
 
@@ -279,6 +283,11 @@ impl Ui {
                 let outcome = view.handle_key(key, &keys);
                 self.login_outcome(outcome);
             }
+            Dialog::OAuth(dialog) => {
+                if dialog.handle_key(key, &keys) {
+                    self.extras.dialog = None;
+                }
+            }
         }
         Some(Effect::None)
     }
@@ -288,6 +297,10 @@ impl Ui {
         match &mut self.extras.dialog {
             Some(Dialog::Login(view)) => {
                 view.paste(text);
+                true
+            }
+            Some(Dialog::OAuth(dialog)) => {
+                dialog.paste(text);
                 true
             }
             Some(Dialog::Settings(_)) => true,
@@ -328,12 +341,7 @@ impl Ui {
                     Err(e) => self.error(format!("Logout failed: {e}")),
                 }
             }
-            LoginOutcome::StartOauth(provider) => {
-                self.extras.dialog = None;
-                self.error(format!(
-                    "Subscription login for {provider} is not available yet"
-                ));
-            }
+            LoginOutcome::StartOauth(provider) => self.start_oauth(&provider),
         }
     }
 
@@ -343,6 +351,7 @@ impl Ui {
         match self.extras.dialog.as_mut()? {
             Dialog::Settings(view) => Some(view.render(&theme, width)),
             Dialog::Login(view) => Some(view.render(&theme, width, &self.extras.keys)),
+            Dialog::OAuth(dialog) => Some(dialog.render(&theme, width, &self.extras.keys)),
         }
     }
 }

@@ -50,10 +50,10 @@ impl LoginProvider {
     }
 }
 
-/// The subscription (OAuth) logins the project offers; empty until `src/auth/oauth`
-/// provides them (add one [`LoginProvider::oauth`] per provider here).
-pub fn oauth_providers() -> Vec<LoginProvider> {
-    Vec::new()
+/// The subscription (OAuth) logins the project offers (`crate::auth`'s
+/// providers), `configured` when `stored_oauth` says auth.json has one.
+pub fn oauth_providers(stored_oauth: &dyn Fn(&str) -> bool) -> Vec<LoginProvider> {
+    super::oauth_dialog::oauth_provider_entries(stored_oauth)
 }
 
 /// The API-key providers among `provider_ids` (those pi has a key variable for),

@@ -29,6 +29,7 @@ mod layout;
 pub mod line;
 mod login_view;
 mod md;
+mod oauth_dialog;
 pub mod run;
 pub mod selectors;
 mod settings_apply;

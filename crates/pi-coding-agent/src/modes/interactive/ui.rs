@@ -326,6 +326,7 @@ impl Ui {
                 self.status = Status::Idle;
                 self.refresh_footer();
             }
+            UiEvent::OAuth(update) => self.oauth_update(&update),
         }
     }
 

@@ -1,0 +1,72 @@
+//! The per-request headers Copilot expects (pi's
+//! `buildCopilotDynamicHeaders`), for the wires that talk to Copilot:
+//! `X-Initiator` (`user` when the last message is the user's, else
+//! `agent`), `Openai-Intent: conversation-edits`, and
+//! `Copilot-Vision-Request: true` when the context carries an image.
+
+use pi_ai::{Message, UserBlock, UserContent};
+
+/// The dynamic Copilot headers for a request with `messages`, in pi's order.
+pub fn copilot_dynamic_headers(messages: &[Message]) -> Vec<(String, String)> {
+    let mut headers = vec![
+        ("X-Initiator".to_owned(), initiator(messages).to_owned()),
+        ("Openai-Intent".to_owned(), "conversation-edits".to_owned()),
+    ];
+    if has_vision_input(messages) {
+        headers.push(("Copilot-Vision-Request".to_owned(), "true".to_owned()));
+    }
+    headers
+}
+
+/// `user` when the last message is the user's (or there is none), else `agent`.
+pub fn initiator(messages: &[Message]) -> &'static str {
+    match messages.last() {
+        Some(Message::User(_)) | None => "user",
+        Some(_) => "agent",
+    }
+}
+
+/// Whether a user or tool-result message carries an image.
+pub fn has_vision_input(messages: &[Message]) -> bool {
+    let image = |blocks: &[UserBlock]| blocks.iter().any(|b| matches!(b, UserBlock::Image(_)));
+    messages.iter().any(|m| match m {
+        Message::User(user) => match &user.content {
+            UserContent::Blocks(blocks) => image(blocks),
+            UserContent::Text(_) => false,
+        },
+        Message::ToolResult(result) => image(&result.content),
+        Message::Assistant(_) => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn messages(json: &str) -> Vec<Message> {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn initiator_and_vision_follow_the_transcript() {
+        let user = messages(r#"[{"role":"user","content":"hi","timestamp":1}]"#);
+        assert_eq!(
+            copilot_dynamic_headers(&user),
+            [
+                ("X-Initiator".to_owned(), "user".to_owned()),
+                ("Openai-Intent".to_owned(), "conversation-edits".to_owned())
+            ]
+        );
+        let tool = messages(
+            r#"[{"role":"user","content":"hi","timestamp":1},
+                {"role":"toolResult","toolCallId":"c","toolName":"read","content":[{"type":"image","data":"AA==","mimeType":"image/png"}],"isError":false,"timestamp":2}]"#,
+        );
+        let headers = copilot_dynamic_headers(&tool);
+        assert_eq!(headers[0].1, "agent");
+        assert_eq!(
+            headers[2],
+            ("Copilot-Vision-Request".to_owned(), "true".to_owned())
+        );
+        assert_eq!(initiator(&[]), "user");
+    }
+}
