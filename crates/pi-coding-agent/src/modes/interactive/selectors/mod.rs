@@ -2,7 +2,7 @@
 //! the live region until they are done (model selector, scoped models,
 //! session picker, session tree, fork selector, confirmations). Each one
 //! handles the keys while it is open and reports an [`Outcome`]; the
-//! [`Ui`](super::ui::Ui) carries out the chosen [`Action`] (in [`nav`]).
+//! [`Ui`](super::ui::Ui) carries out the chosen [`Action`] (in `nav`).
 
 pub mod choice;
 pub mod fork;
