@@ -26,7 +26,9 @@ pub use context::{
     ModelRef, SessionContext, build_session_context, build_session_context_indexed,
     session_entry_to_context_messages,
 };
-pub use messages::{CodingAgentMessage, CodingMessage, bash_execution_to_text, convert_to_llm};
+pub use messages::{
+    CodingAgentMessage, CodingMessage, bash_execution_to_text, convert_to_llm, llm_converter,
+};
 pub use session::{SessionEntry, SessionError, SessionManager};
 
 /// Version of pi-rs, as `pi --version` prints it.

@@ -5,10 +5,15 @@
 //!
 //! `cargo run --release -p pi-coding-agent --example perf -- [--quick]`
 //!
-//! Workloads: resume (open + context of the leaf + convert to LLM messages)
-//! of generated sessions, and listing a directory of small sessions plus
-//! one large one. Sizes come in pairs 4x apart so the caller can check
-//! that 4x the input does not take more than 8x the time.
+//! Workloads: SSE decode and request encode per wire ([`wire`]), the
+//! app's conversion plus pi-ai's transform and the agent's per-turn
+//! overhead ([`agent`]), resume (open + context of the leaf + convert to
+//! LLM messages) of generated sessions, and listing a directory of small
+//! sessions plus one large one. Sizes come in pairs 4x apart so the caller
+//! can check that 4x the input does not take more than 8x the time.
+//!
+//! `perf --write-session PATH ENTRIES` writes a generated session (for the
+//! whole-command rows of `cargo xtask bench`).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -16,8 +21,11 @@
     missing_docs
 )]
 
-#[path = "../benches/support/gen.rs"]
+#[path = "../../benches/support/gen.rs"]
 mod generator;
+
+mod agent;
+mod wire;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -109,18 +117,98 @@ fn mib(path: &Path) -> String {
     format!("{:.1} MB", len as f64 / 1e6)
 }
 
+fn mb(bytes: usize) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+/// SSE decode of a long streamed answer and the request of a long context,
+/// per wire.
+fn wire_rows(quick: bool) {
+    wire::register_all();
+    let (answers, contexts): (&[usize], &[usize]) = if quick {
+        (&[1 << 20, 4 << 20], &[125, 500])
+    } else {
+        (&[4 << 20, 16 << 20], &[500, 2_000])
+    };
+    for w in &wire::WIRES {
+        let short = wire::short_answer(w);
+        for &bytes in answers {
+            let body = wire::long_answer(w, bytes);
+            let (seconds, _) = wire::request(w, &[], &body, 3);
+            row(
+                &format!("SSE decode incl. framing, {}", w.name),
+                &format!(
+                    "{} answer: {:.0} MB/s",
+                    mb(body.len()),
+                    body.len() as f64 / seconds / 1e6
+                ),
+                body.len() as u64,
+                (seconds, 0),
+            );
+        }
+        for &n in contexts {
+            let messages = agent::transcript(n);
+            let (seconds, sent) = wire::request(w, &messages, &short, 3);
+            row(
+                &format!("request encode + send, {}", w.name),
+                &format!(
+                    "{n} messages, {} body: {:.0} MB/s",
+                    mb(sent),
+                    sent as f64 / seconds / 1e6
+                ),
+                n as u64,
+                (seconds, 0),
+            );
+        }
+    }
+}
+
+/// The app's conversion plus pi-ai's transform, and the agent's overhead
+/// per turn.
+fn agent_rows(quick: bool) {
+    let sizes: &[usize] = if quick {
+        &[2_500, 10_000]
+    } else {
+        &[2_500, 10_000, 40_000]
+    };
+    for &n in sizes {
+        row(
+            "convert + transform (app converter, pi-ai transform)",
+            &format!("{n} messages"),
+            n as u64,
+            (agent::convert_and_transform(n, 3), 0),
+        );
+    }
+    let turns = if quick { 20 } else { 100 };
+    for &n in sizes {
+        row(
+            "agent per-turn overhead (loop, events, no-op tool)",
+            &format!("{n} messages, per turn of {turns}"),
+            n as u64,
+            (agent::per_turn(n, turns, 3), 0),
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [flag, path] if flag == "--child-resume" => return child_resume(Path::new(path)),
         [flag, path] if flag == "--child-list" => return child_list(Path::new(path)),
+        [flag, path, n] if flag == "--write-session" => {
+            generator::write_session(Path::new(path), n.parse().unwrap());
+            return;
+        }
         _ => {}
     }
     let quick = args.iter().any(|a| a == "--quick");
+    wire_rows(quick);
+    agent_rows(quick);
+    // About 750 bytes per entry: 170,000 entries make a 128 MB file.
     let (resume_sizes, listing_count, reps): (&[usize], usize, usize) = if quick {
         (&[2_500, 10_000], 100, 3)
     } else {
-        (&[20_000, 80_000, 100_000, 305_000], 1_000, 3)
+        (&[20_000, 80_000, 100_000, 170_000], 1_000, 3)
     };
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();

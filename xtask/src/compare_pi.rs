@@ -1,0 +1,260 @@
+//! `cargo xtask compare-pi [--quick] [--large]`: the whole-command
+//! workloads run with pi-rs and with pi 0.73.1 (Node) in one run, against
+//! the same loopback mock that never parses request bodies, printing both
+//! figures and their ratio. Skips (exit 0) with a message when Node or the
+//! npm package `@mariozechner/pi-coding-agent` is missing.
+//!
+//! pi's CLI is looked up as `$PI_COMPARE_CLI` (a `dist/cli.js`), under each
+//! directory of `$NODE_PATH`, next to a `pi` on `PATH`, then under
+//! `/work/pi-npm/node_modules`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use crate::loopback::{Answers, WIRES};
+use crate::whole::{MODEL, Pi, Scratch, fixtures};
+
+const PACKAGE: &str = "@mariozechner/pi-coding-agent";
+
+/// pi's `dist/cli.js`, where one is installed.
+fn find_cli() -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(cli) = std::env::var_os("PI_COMPARE_CLI") {
+        candidates.push(cli.into());
+    }
+    for var in ["NODE_PATH", "PATH"] {
+        if let Some(paths) = std::env::var_os(var) {
+            for dir in std::env::split_paths(&paths) {
+                candidates.push(dir.join(PACKAGE).join("dist/cli.js"));
+                // A global install: <prefix>/bin/pi -> <prefix>/lib/node_modules/...
+                candidates.push(
+                    dir.join("../lib/node_modules")
+                        .join(PACKAGE)
+                        .join("dist/cli.js"),
+                );
+            }
+        }
+    }
+    candidates.push(
+        Path::new("/work/pi-npm/node_modules")
+            .join(PACKAGE)
+            .join("dist/cli.js"),
+    );
+    candidates.into_iter().find(|c| c.is_file())
+}
+
+/// The package version next to `cli` (`dist/cli.js`).
+fn package_version(cli: &Path) -> Option<String> {
+    let manifest = cli.parent()?.parent()?.join("package.json");
+    let text = std::fs::read_to_string(manifest).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    value["version"].as_str().map(str::to_owned)
+}
+
+fn node_works() -> bool {
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// One compared workload: the figures of pi and of pi-rs.
+struct Compared {
+    workload: String,
+    input: String,
+    pi: (f64, u64),
+    rs: (f64, u64),
+}
+
+fn ms(seconds: f64) -> String {
+    if seconds < 0.01 {
+        format!("{:.2} ms", seconds * 1e3)
+    } else {
+        format!("{:.0} ms", seconds * 1e3)
+    }
+}
+
+fn mb(kib: u64) -> String {
+    format!("{:.1} MB", kib as f64 * 1024.0 / 1e6)
+}
+
+fn table(rows: &[Compared], version: &str) -> String {
+    let mut out = format!(
+        "| workload | input | pi {version} time | pi-rs time | time ratio (pi / pi-rs) | pi {version} peak RSS | pi-rs peak RSS | RSS ratio |\n|---|---|---|---|---|---|---|---|\n"
+    );
+    for r in rows {
+        let rss = if r.pi.1 == 0 || r.rs.1 == 0 {
+            "— | — | —".to_owned()
+        } else {
+            format!(
+                "{} | {} | {:.1}x",
+                mb(r.pi.1),
+                mb(r.rs.1),
+                r.pi.1 as f64 / r.rs.1 as f64
+            )
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {:.1}x | {rss} |\n",
+            r.workload,
+            r.input,
+            ms(r.pi.0),
+            ms(r.rs.0),
+            r.pi.0 / r.rs.0
+        ));
+    }
+    out
+}
+
+fn compare(pi: &Pi, rs: &Pi, quick: bool, large: bool) -> Result<Vec<Compared>, String> {
+    let bin = crate::bench::build_dir(false);
+    let perf = bin.join("examples").join("perf");
+    let reps = 3;
+    let mut rows = Vec::new();
+    let scratch = Scratch::new("compare", Answers::recorded(&fixtures(), 0)?)?;
+    let both = |scratch: &Scratch, args: &[&str], wall_only: bool| -> Result<_, String> {
+        let reps = if wall_only { 2 * reps } else { reps };
+        let p = scratch.measure(pi, args, reps)?;
+        let r = scratch.measure(rs, args, reps)?;
+        Ok(if wall_only {
+            ((p.0, 0), (r.0, 0))
+        } else {
+            (p, r)
+        })
+    };
+    for arg in ["--version", "--help"] {
+        let (p, r) = both(&scratch, &[arg], true)?;
+        rows.push(Compared {
+            workload: format!("`pi {arg}`"),
+            input: "—".to_owned(),
+            pi: p,
+            rs: r,
+        });
+    }
+    let print_dir = scratch.empty_dir("print")?;
+    let print_dir = print_dir.to_string_lossy();
+    let (p, r) = both(
+        &scratch,
+        &[
+            "--session-dir",
+            &print_dir,
+            "-p",
+            "--model",
+            MODEL,
+            "Say hi.",
+        ],
+        false,
+    )?;
+    rows.push(Compared {
+        workload: "print run (`pi -p`, new session)".to_owned(),
+        input: "openai-completions, short answer".to_owned(),
+        pi: p,
+        rs: r,
+    });
+    let mut sizes: Vec<usize> = if quick {
+        vec![2_500]
+    } else {
+        vec![20_000, 80_000]
+    };
+    if large {
+        // About 750 bytes per entry: a 128 MB session.
+        sizes.push(170_000);
+    }
+    for entries in sizes {
+        let (dir, bytes) = scratch.session_dir(&perf, entries)?;
+        let dir = dir.to_string_lossy();
+        let (p, r) = both(
+            &scratch,
+            &[
+                "--session-dir",
+                &dir,
+                "-c",
+                "-p",
+                "--model",
+                MODEL,
+                "Go on.",
+            ],
+            false,
+        )?;
+        rows.push(Compared {
+            workload: "`pi -c -p` resume".to_owned(),
+            input: format!("{entries} entries, {:.1} MB", bytes as f64 / 1e6),
+            pi: p,
+            rs: r,
+        });
+    }
+    drop(scratch);
+    // SSE decode inside a whole print run: a long streamed answer per wire.
+    let bytes = if quick { 1 << 20 } else { 4 << 20 };
+    let scratch = Scratch::new("compare-sse", Answers::recorded(&fixtures(), bytes)?)?;
+    for (wire, _, model) in WIRES {
+        let (p, r) = both(
+            &scratch,
+            &["--no-session", "-p", "--model", model, "Say hi."],
+            false,
+        )?;
+        let mb = bytes as f64 / 1e6;
+        rows.push(Compared {
+            workload: format!("print run streaming a long answer, {wire}"),
+            input: format!(
+                "{mb:.1} MB of SSE (pi {:.0} MB/s, pi-rs {:.0} MB/s whole run)",
+                mb / p.0,
+                mb / r.0
+            ),
+            pi: p,
+            rs: r,
+        });
+    }
+    Ok(rows)
+}
+
+/// The `compare-pi` command.
+pub fn command(args: &[String]) -> ExitCode {
+    let (mut quick, mut large) = (false, false);
+    for arg in args {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            "--large" => large = true,
+            _ => {
+                eprintln!("usage: cargo xtask compare-pi [--quick] [--large]");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if !node_works() {
+        println!("compare-pi: skipped: `node` is not on PATH (pi 0.73.1 runs on Node)");
+        return ExitCode::SUCCESS;
+    }
+    let Some(cli) = find_cli() else {
+        println!(
+            "compare-pi: skipped: the npm package {PACKAGE} is not installed (looked in $PI_COMPARE_CLI, $NODE_PATH, next to PATH, /work/pi-npm)"
+        );
+        return ExitCode::SUCCESS;
+    };
+    let version = package_version(&cli).unwrap_or_else(|| "?".to_owned());
+    if version != "0.73.1" {
+        println!("compare-pi: note: {PACKAGE} is {version}, not 0.73.1");
+    }
+    if let Err(e) = crate::bench::build(false) {
+        eprintln!("compare-pi: {e}");
+        return ExitCode::from(2);
+    }
+    let pi = Pi {
+        program: "node".into(),
+        prefix: vec![cli.to_string_lossy().into_owned()],
+    };
+    let rs = Pi::binary(crate::bench::build_dir(false).join("pi"));
+    println!("compare-pi: pi {version} at {}\n", cli.display());
+    match compare(&pi, &rs, quick, large) {
+        Ok(rows) => {
+            println!("{}", table(&rows, &version));
+            println!(
+                "(wall: best of the runs after a warm-up; peak RSS: the largest of the runs, from getrusage)"
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("compare-pi: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
