@@ -175,3 +175,7 @@ fn serve(mut stream: TcpStream, answers: &Answers) {
     // Let the client close first, so the answer is never cut by a reset.
     let _ = stream.read(&mut chunk);
 }
+
+#[cfg(test)]
+#[path = "loopback_tests.rs"]
+mod tests;

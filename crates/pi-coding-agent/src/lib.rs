@@ -14,13 +14,15 @@ pub mod app;
 pub mod cli;
 pub mod compaction;
 pub mod config;
-pub mod context;
 pub mod messages;
 pub mod modes;
 pub mod resources;
 pub mod session;
 pub mod system_prompt;
 pub mod tools;
+
+/// The session context rebuild lives in the session layer; the old path stays.
+pub use session::context;
 
 pub use context::{
     ModelRef, SessionContext, build_session_context, build_session_context_indexed,

@@ -12,6 +12,7 @@
 //! project or of every project.
 
 mod atomic;
+pub mod context;
 mod entry;
 mod ids;
 mod lines;

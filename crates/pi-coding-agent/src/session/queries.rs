@@ -5,11 +5,11 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::SessionManager;
+use super::context::{ContextPlan, PathEntry, SessionContext, adds_message};
 use super::entry::{SessionEntry, SessionHeader};
 use super::load::LoadDiagnostic;
 use super::store::{Sources, Stored};
 use super::tree::SessionTree;
-use crate::context::{ContextPlan, PathEntry, SessionContext, adds_message};
 
 impl SessionManager {
     /// The working directory of the session.

@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use pi_agent_core::AgentMessage;
 use pi_ai::Message;
 
+use super::{CompactionEntry, SessionEntry};
 use crate::messages::{
     CodingAgentMessage, create_branch_summary_message, create_compaction_summary_message,
     create_custom_message,
 };
-use crate::session::{CompactionEntry, SessionEntry};
 
 /// A model as recorded in the session: provider and model id.
 #[derive(Debug, Clone, PartialEq, Eq)]
