@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use crate::loopback::{Answers, WIRES};
-use crate::whole::{MODEL, Pi, Scratch, fixtures};
+use crate::whole::{MODEL, Measured, Pi, Scratch, fixtures};
 
 const PACKAGE: &str = "@mariozechner/pi-coding-agent";
 
@@ -62,8 +62,8 @@ fn node_works() -> bool {
 struct Compared {
     workload: String,
     input: String,
-    pi: (f64, u64),
-    rs: (f64, u64),
+    pi: Measured,
+    rs: Measured,
 }
 
 fn ms(seconds: f64) -> String {
@@ -78,28 +78,29 @@ fn mb(kib: u64) -> String {
     format!("{:.1} MB", kib as f64 * 1024.0 / 1e6)
 }
 
+fn ratio(pi: f64, rs: f64) -> String {
+    format!("{:.1}x", pi / rs)
+}
+
 fn table(rows: &[Compared], version: &str) -> String {
     let mut out = format!(
-        "| workload | input | pi {version} time | pi-rs time | time ratio (pi / pi-rs) | pi {version} peak RSS | pi-rs peak RSS | RSS ratio |\n|---|---|---|---|---|---|---|---|\n"
+        "| workload | input | pi {version} CPU | pi-rs CPU | CPU ratio | pi {version} wall | pi-rs wall | wall ratio | pi {version} peak RSS | pi-rs peak RSS | RSS ratio |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
     );
     for r in rows {
-        let rss = if r.pi.1 == 0 || r.rs.1 == 0 {
-            "— | — | —".to_owned()
-        } else {
-            format!(
-                "{} | {} | {:.1}x",
-                mb(r.pi.1),
-                mb(r.rs.1),
-                r.pi.1 as f64 / r.rs.1 as f64
-            )
-        };
+        let (p, q) = (r.pi, r.rs);
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.1}x | {rss} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.workload,
             r.input,
-            ms(r.pi.0),
-            ms(r.rs.0),
-            r.pi.0 / r.rs.0
+            ms(p.cpu),
+            ms(q.cpu),
+            ratio(p.cpu, q.cpu),
+            ms(p.wall),
+            ms(q.wall),
+            ratio(p.wall, q.wall),
+            mb(p.rss_kib),
+            mb(q.rss_kib),
+            ratio(p.rss_kib as f64, q.rss_kib as f64),
         ));
     }
     out
@@ -111,18 +112,14 @@ fn compare(pi: &Pi, rs: &Pi, quick: bool, large: bool) -> Result<Vec<Compared>, 
     let reps = 3;
     let mut rows = Vec::new();
     let scratch = Scratch::new("compare", Answers::recorded(&fixtures(), 0)?)?;
-    let both = |scratch: &Scratch, args: &[&str], wall_only: bool| -> Result<_, String> {
-        let reps = if wall_only { 2 * reps } else { reps };
-        let p = scratch.measure(pi, args, reps)?;
-        let r = scratch.measure(rs, args, reps)?;
-        Ok(if wall_only {
-            ((p.0, 0), (r.0, 0))
-        } else {
-            (p, r)
-        })
+    let both = |scratch: &Scratch, args: &[&str], reps: usize| -> Result<_, String> {
+        Ok((
+            scratch.measure(pi, args, reps)?,
+            scratch.measure(rs, args, reps)?,
+        ))
     };
     for arg in ["--version", "--help"] {
-        let (p, r) = both(&scratch, &[arg], true)?;
+        let (p, r) = both(&scratch, &[arg], 2 * reps)?;
         rows.push(Compared {
             workload: format!("`pi {arg}`"),
             input: "—".to_owned(),
@@ -142,7 +139,7 @@ fn compare(pi: &Pi, rs: &Pi, quick: bool, large: bool) -> Result<Vec<Compared>, 
             MODEL,
             "Say hi.",
         ],
-        false,
+        reps,
     )?;
     rows.push(Compared {
         workload: "print run (`pi -p`, new session)".to_owned(),
@@ -173,7 +170,7 @@ fn compare(pi: &Pi, rs: &Pi, quick: bool, large: bool) -> Result<Vec<Compared>, 
                 MODEL,
                 "Go on.",
             ],
-            false,
+            reps,
         )?;
         rows.push(Compared {
             workload: "`pi -c -p` resume".to_owned(),
@@ -190,15 +187,15 @@ fn compare(pi: &Pi, rs: &Pi, quick: bool, large: bool) -> Result<Vec<Compared>, 
         let (p, r) = both(
             &scratch,
             &["--no-session", "-p", "--model", model, "Say hi."],
-            false,
+            reps,
         )?;
         let mb = bytes as f64 / 1e6;
         rows.push(Compared {
             workload: format!("print run streaming a long answer, {wire}"),
             input: format!(
-                "{mb:.1} MB of SSE (pi {:.0} MB/s, pi-rs {:.0} MB/s whole run)",
-                mb / p.0,
-                mb / r.0
+                "{mb:.1} MB of SSE (whole run per CPU second: pi {:.0} MB/s, pi-rs {:.0} MB/s)",
+                mb / p.cpu,
+                mb / r.cpu
             ),
             pi: p,
             rs: r,
@@ -248,7 +245,7 @@ pub fn command(args: &[String]) -> ExitCode {
         Ok(rows) => {
             println!("{}", table(&rows, &version));
             println!(
-                "(wall: best of the runs after a warm-up; peak RSS: the largest of the runs, from getrusage)"
+                "(CPU = user + system of the process and its threads; CPU and wall: the best of the runs after a warm-up; peak RSS: the largest of the runs; all from getrusage)"
             );
             ExitCode::SUCCESS
         }

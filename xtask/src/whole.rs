@@ -11,6 +11,17 @@ use std::time::Instant;
 
 use crate::loopback::{Answers, Loopback};
 
+/// The figures of one workload: the best of its runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Measured {
+    /// Wall seconds.
+    pub wall: f64,
+    /// CPU seconds (user + system, every thread and child).
+    pub cpu: f64,
+    /// Peak RSS, KiB (the largest of the runs).
+    pub rss_kib: u64,
+}
+
 /// How to start one implementation: a program and the arguments before pi's own.
 #[derive(Debug, Clone)]
 pub struct Pi {
@@ -95,11 +106,15 @@ impl Scratch {
         Ok(dir)
     }
 
-    /// Best wall time and largest peak RSS (KiB) of `reps` runs of
+    /// Best wall and CPU time and largest peak RSS of `reps` runs of
     /// `pi ARGS` in the scratch workspace (after one unmeasured warm-up).
-    pub fn measure(&self, pi: &Pi, args: &[&str], reps: usize) -> Result<(f64, u64), String> {
+    pub fn measure(&self, pi: &Pi, args: &[&str], reps: usize) -> Result<Measured, String> {
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-        let mut best = (f64::INFINITY, 0);
+        let mut best = Measured {
+            wall: f64::INFINITY,
+            cpu: f64::INFINITY,
+            rss_kib: 0,
+        };
         for rep in 0..=reps {
             let out = Command::new(&exe)
                 .arg("__measure")
@@ -118,10 +133,14 @@ impl Scratch {
             let text = String::from_utf8_lossy(&out.stdout);
             let fields: Vec<&str> = text.trim().split('\t').collect();
             let parsed = match fields.as_slice() {
-                [seconds, rss, "0"] => seconds.parse::<f64>().ok().zip(rss.parse::<u64>().ok()),
+                [wall, rss, "0", cpu] => Some((
+                    wall.parse::<f64>().ok(),
+                    rss.parse::<u64>().ok(),
+                    cpu.parse::<f64>().ok(),
+                )),
                 _ => None,
             };
-            let Some((seconds, rss)) = parsed else {
+            let Some((Some(wall), Some(rss_kib), Some(cpu))) = parsed else {
                 return Err(format!(
                     "{} {} failed: {}{}",
                     pi.program.display(),
@@ -131,7 +150,11 @@ impl Scratch {
                 ));
             };
             if rep > 0 {
-                best = (best.0.min(seconds), best.1.max(rss));
+                best = Measured {
+                    wall: best.wall.min(wall),
+                    cpu: best.cpu.min(cpu),
+                    rss_kib: best.rss_kib.max(rss_kib),
+                };
             }
         }
         Ok(best)
@@ -145,7 +168,8 @@ impl Drop for Scratch {
 }
 
 /// `xtask __measure PROGRAM ARGS...`: runs the command (stdout discarded,
-/// stderr passed on) and prints `seconds<TAB>peak RSS KiB<TAB>exit code`.
+/// stderr passed on) and prints `wall seconds<TAB>peak RSS KiB<TAB>exit
+/// code<TAB>CPU seconds`.
 pub fn measure_command(args: &[String]) -> ExitCode {
     let Some((program, rest)) = args.split_first() else {
         eprintln!("usage: xtask __measure PROGRAM [ARGS...]");
@@ -164,10 +188,18 @@ pub fn measure_command(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let rss = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
-        .map(|usage| usage.max_rss())
-        .unwrap_or(0);
-    println!("{seconds:.6}\t{rss}\t{}", status.code().unwrap_or(-1));
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN);
+    let (rss, cpu) = usage.map_or((0, 0.0), |usage| {
+        let secs = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 * 1e-6;
+        (
+            usage.max_rss(),
+            secs(usage.user_time()) + secs(usage.system_time()),
+        )
+    });
+    println!(
+        "{seconds:.6}\t{rss}\t{}\t{cpu:.6}",
+        status.code().unwrap_or(-1)
+    );
     ExitCode::SUCCESS
 }
 
@@ -188,13 +220,16 @@ pub fn bench_rows(bin: &Path, quick: bool) -> Result<Vec<crate::bench::Row>, Str
         MODEL,
         "Say hi.",
     ];
-    let (seconds, rss_kib) = scratch.measure(&pi, &args, 3)?;
+    let m = scratch.measure(&pi, &args, 3)?;
     rows.push(crate::bench::Row {
-        workload: "print run (`pi -p`, new session, loopback mock)".to_owned(),
-        size: "openai-completions, short answer".to_owned(),
+        workload: "print run (`pi -p`, new session, loopback mock), CPU".to_owned(),
+        size: format!(
+            "openai-completions, short answer; wall {:.1} ms",
+            m.wall * 1e3
+        ),
         n: 0,
-        seconds,
-        rss_kib,
+        seconds: m.cpu,
+        rss_kib: m.rss_kib,
     });
     let sizes: &[usize] = if quick {
         &[2_500, 10_000]
@@ -213,13 +248,17 @@ pub fn bench_rows(bin: &Path, quick: bool) -> Result<Vec<crate::bench::Row>, Str
             MODEL,
             "Go on.",
         ];
-        let (seconds, rss_kib) = scratch.measure(&pi, &args, 3)?;
+        let m = scratch.measure(&pi, &args, 3)?;
         rows.push(crate::bench::Row {
-            workload: "`pi -c -p` resume (whole command, loopback mock)".to_owned(),
-            size: format!("{entries} entries, {:.1} MB", bytes as f64 / 1e6),
+            workload: "`pi -c -p` resume (whole command, loopback mock), CPU".to_owned(),
+            size: format!(
+                "{entries} entries, {:.1} MB; wall {:.1} ms",
+                bytes as f64 / 1e6,
+                m.wall * 1e3
+            ),
             n: entries as u64,
-            seconds,
-            rss_kib,
+            seconds: m.cpu,
+            rss_kib: m.rss_kib,
         });
     }
     Ok(rows)

@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
 
 use async_trait::async_trait;
 use pi_agent_core::{
@@ -83,10 +82,10 @@ pub fn convert_and_transform(n: usize, reps: usize) -> f64 {
     let model = scripted_model();
     let mut best = f64::INFINITY;
     for _ in 0..reps {
-        let start = Instant::now();
+        let start = crate::cpu_seconds();
         let converted = pi_coding_agent::convert_to_llm(&messages);
         let transformed = pi_ai::transform_messages(&converted, &model, None);
-        best = best.min(start.elapsed().as_secs_f64());
+        best = best.min(crate::cpu_seconds() - start);
         assert_eq!(transformed.len(), n);
     }
     best
@@ -163,6 +162,7 @@ impl AgentTool for Noop {
 /// transcript of `n` messages, with the app's converter.
 pub fn per_turn(n: usize, turns: usize, reps: usize) -> f64 {
     let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap();
     let base = agent_transcript(n);
@@ -181,7 +181,7 @@ pub fn per_turn(n: usize, turns: usize, reps: usize) -> f64 {
                 schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
             }) as Arc<dyn AgentTool>],
         };
-        let start = Instant::now();
+        let start = crate::cpu_seconds();
         let added = runtime
             .block_on(async {
                 let mut sink = |_event: AgentEvent<CodingMessage>| std::future::ready(());
@@ -195,7 +195,7 @@ pub fn per_turn(n: usize, turns: usize, reps: usize) -> f64 {
                 .await
             })
             .unwrap();
-        best = best.min(start.elapsed().as_secs_f64() / turns as f64);
+        best = best.min((crate::cpu_seconds() - start) / turns as f64);
         assert_eq!(added.len(), 2 * turns);
     }
     best

@@ -29,10 +29,20 @@ mod wire;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 use pi_coding_agent::convert_to_llm;
 use pi_coding_agent::session::{SessionManager, list_sessions_in};
+
+/// CPU time of this thread so far, seconds (`/proc/thread-self/schedstat`,
+/// nanoseconds on the CPU; every workload here runs on one thread): on a
+/// shared machine a workload's wall time mostly measures the other
+/// processes.
+pub fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns * 1e-9)
+}
 
 /// Peak RSS of this process, KiB (0 when /proc is missing).
 fn vm_hwm_kib() -> u64 {
@@ -46,20 +56,20 @@ fn vm_hwm_kib() -> u64 {
 
 /// Child: resume `path` as `pi -c` does before its first request.
 fn child_resume(path: &Path) {
-    let start = Instant::now();
+    let start = cpu_seconds();
     let mut session = SessionManager::open(path, None).unwrap();
     let context = session.take_session_context();
     let converted = convert_to_llm(&context.messages);
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = cpu_seconds() - start;
     assert!(!converted.is_empty());
     println!("{seconds}\t{}", vm_hwm_kib());
 }
 
 /// Child: list the sessions of `dir`.
 fn child_list(dir: &Path) {
-    let start = Instant::now();
+    let start = cpu_seconds();
     let sessions = list_sessions_in(dir).unwrap();
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = cpu_seconds() - start;
     assert!(!sessions.is_empty());
     println!("{seconds}\t{}", vm_hwm_kib());
 }
@@ -136,7 +146,10 @@ fn wire_rows(quick: bool) {
             let body = wire::long_answer(w, bytes);
             let (seconds, _) = wire::request(w, &[], &body, 3);
             row(
-                &format!("SSE decode incl. framing, {}", w.name),
+                &format!(
+                    "SSE decode incl. framing and loopback HTTP, CPU, {}",
+                    w.name
+                ),
                 &format!(
                     "{} answer: {:.0} MB/s",
                     mb(body.len()),
@@ -150,7 +163,7 @@ fn wire_rows(quick: bool) {
             let messages = agent::transcript(n);
             let (seconds, sent) = wire::request(w, &messages, &short, 3);
             row(
-                &format!("request encode + send, {}", w.name),
+                &format!("request encode + loopback send, CPU, {}", w.name),
                 &format!(
                     "{n} messages, {} body: {:.0} MB/s",
                     mb(sent),
@@ -173,7 +186,7 @@ fn agent_rows(quick: bool) {
     };
     for &n in sizes {
         row(
-            "convert + transform (app converter, pi-ai transform)",
+            "convert + transform (app converter, pi-ai transform), CPU",
             &format!("{n} messages"),
             n as u64,
             (agent::convert_and_transform(n, 3), 0),
@@ -182,7 +195,7 @@ fn agent_rows(quick: bool) {
     let turns = if quick { 20 } else { 100 };
     for &n in sizes {
         row(
-            "agent per-turn overhead (loop, events, no-op tool)",
+            "agent per-turn overhead (loop, events, no-op tool), CPU",
             &format!("{n} messages, per turn of {turns}"),
             n as u64,
             (agent::per_turn(n, turns, 3), 0),
@@ -215,7 +228,7 @@ fn main() {
     for &n in resume_sizes {
         let path = session(dir.path(), n);
         row(
-            "session resume (open + context + convert)",
+            "session resume in process (open + context + convert), CPU",
             &format!("{n} entries, {}", mib(&path)),
             n as u64,
             in_child("--child-resume", &path, reps),
@@ -228,7 +241,7 @@ fn main() {
     for big in [&files[0], &files[files.len() - 1]] {
         let list = listing_dir(dir.path(), listing_count, big);
         row(
-            "session listing",
+            "session listing, CPU",
             &format!("{listing_count} sessions incl. one of {}", mib(big)),
             std::fs::metadata(big).unwrap().len(),
             in_child("--child-list", &list, reps),
