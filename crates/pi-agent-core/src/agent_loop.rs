@@ -109,8 +109,9 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             mut messages,
             tools,
         } = context;
-        // Room for this run's messages, so appending never copies the transcript.
-        messages.reserve(prompts + 16);
+        // Room for this run's messages, so appending never copies the
+        // transcript (exact: the amortized `reserve` would double it).
+        messages.reserve_exact(prompts + 16);
         let declared: Vec<pi_ai::Tool> = tools.iter().map(|t| t.to_tool()).collect();
         let llm_context = Context {
             system_prompt: (!system_prompt.is_empty()).then_some(system_prompt),
@@ -256,7 +257,12 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                 .convert(&self.messages[self.converted..])
                 .await
                 .map_err(AgentLoopError::ConvertToLlm)?;
-            self.llm_context.messages.extend(fresh);
+            if self.llm_context.messages.is_empty() {
+                // The first call: take the conversion as it is, no copy.
+                self.llm_context.messages = fresh;
+            } else {
+                self.llm_context.messages.extend(fresh);
+            }
             self.converted = self.messages.len();
         } else {
             self.llm_context.messages = match &config.transform_context {

@@ -75,7 +75,9 @@ impl<C: CustomMessage> Agent<C> {
     fn loop_inputs(&self, skip_initial_steering: bool) -> (AgentContext<C>, AgentLoopConfig<C>) {
         let (context, model, reasoning) = {
             let state = lock(&self.state);
-            let mut messages = Vec::with_capacity(state.messages.len() + 16);
+            // Room for the run's prompts and first turns, so neither this
+            // copy nor the run's appends reallocate the transcript.
+            let mut messages = Vec::with_capacity(state.messages.len() + 64);
             messages.extend(state.messages.iter().cloned());
             let context = AgentContext {
                 system_prompt: state.system_prompt.clone(),

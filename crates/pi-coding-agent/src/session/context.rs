@@ -279,6 +279,8 @@ impl ContextPlan {
     /// positions, already gathered.
     pub(crate) fn build_from(self, mut messages: Vec<CodingAgentMessage>) -> SessionContext {
         if let Some(summary) = self.summary {
+            // Exactly one more: the amortized growth would double the list.
+            messages.reserve_exact(1);
             messages.insert(0, summary);
         }
         SessionContext {

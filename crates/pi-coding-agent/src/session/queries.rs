@@ -198,7 +198,11 @@ impl SessionManager {
                     loaded.truncate(run.end);
                     loaded.drain(..run.start);
                     // In place: `Option<message>` is as large as a message.
-                    plan.build_from(loaded.into_iter().map_while(|m| m).collect())
+                    let mut messages: Vec<_> = loaded.into_iter().map_while(|m| m).collect();
+                    // The list grew by doubling while the file was read:
+                    // give the slack back (a large block shrinks in place).
+                    messages.shrink_to_fit();
+                    plan.build_from(messages)
                 }
                 None => {
                     let file = self.source.as_ref();
