@@ -76,19 +76,20 @@ fn agent_transcript(n: usize) -> Vec<AgentMessage<CodingMessage>> {
     transcript(n).into_iter().map(AgentMessage::from).collect()
 }
 
-/// Best of `reps`: the app's conversion plus pi-ai's transform of `n` messages.
+/// The mean of at least `reps` runs (and of enough runs for [`crate::MIN_CPU_SECONDS`]): the app's conversion plus pi-ai's transform of `n` messages.
 pub fn convert_and_transform(n: usize, reps: usize) -> f64 {
     let messages = agent_transcript(n);
     let model = scripted_model();
-    let mut best = f64::INFINITY;
-    for _ in 0..reps {
+    let (mut total, mut runs) = (0.0, 0usize);
+    while runs < reps || (total < crate::MIN_CPU_SECONDS && runs < 1_000) {
         let start = crate::cpu_seconds();
         let converted = pi_coding_agent::convert_to_llm(&messages);
         let transformed = pi_ai::transform_messages(&converted, &model, None);
-        best = best.min(crate::cpu_seconds() - start);
+        total += crate::cpu_seconds() - start;
+        runs += 1;
         assert_eq!(transformed.len(), n);
     }
-    best
+    total / runs as f64
 }
 
 /// Replies with a tool call `turns - 1` times, then with text.
@@ -158,7 +159,7 @@ impl AgentTool for Noop {
     }
 }
 
-/// Best of `reps`: seconds per turn of a run of `turns` turns on a
+/// The mean of at least `reps` runs (and of enough runs for [`crate::MIN_CPU_SECONDS`]): seconds per turn of a run of `turns` turns on a
 /// transcript of `n` messages, with the app's converter.
 pub fn per_turn(n: usize, turns: usize, reps: usize) -> f64 {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -166,8 +167,8 @@ pub fn per_turn(n: usize, turns: usize, reps: usize) -> f64 {
         .build()
         .unwrap();
     let base = agent_transcript(n);
-    let mut best = f64::INFINITY;
-    for _ in 0..reps {
+    let (mut total, mut runs) = (0.0, 0usize);
+    while runs < reps || (total < crate::MIN_CPU_SECONDS && runs < 1_000) {
         let mut config = AgentLoopConfig::new(scripted_model());
         config.stream_fn = Arc::new(Replay {
             calls: AtomicUsize::new(0),
@@ -195,8 +196,9 @@ pub fn per_turn(n: usize, turns: usize, reps: usize) -> f64 {
                 .await
             })
             .unwrap();
-        best = best.min((crate::cpu_seconds() - start) / turns as f64);
+        total += crate::cpu_seconds() - start;
+        runs += 1;
         assert_eq!(added.len(), 2 * turns);
     }
-    best
+    total / (runs * turns) as f64
 }
