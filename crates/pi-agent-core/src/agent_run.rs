@@ -174,6 +174,13 @@ impl<C: CustomMessage> Agent<C> {
             AgentEvent::MessageEnd { message } => {
                 // The settled message replaces the streaming partial.
                 state.streaming_message = None;
+                if state.messages.len() == state.messages.capacity() {
+                    // Grow by an eighth, not double: a resumed transcript
+                    // arrives exactly sized, and doubling it on the first
+                    // message would copy it into twice its size.
+                    let more = (state.messages.len() / 8).max(16);
+                    state.messages.reserve_exact(more);
+                }
                 state.messages.push(message.clone());
             }
             AgentEvent::ToolExecutionStart { tool_call_id, .. } => {
