@@ -1,4 +1,5 @@
-//! `cargo xtask compare-pi [--quick] [--large]`: the whole-command
+//! `cargo xtask compare-pi [--quick] [--large] [--debug]` (`--debug`: pi-rs's
+//! dev build, to check the command itself): the whole-command
 //! workloads (`--version`, `--help`, a print run, `-c -p` of a 20,000-entry
 //! session, with `--large` also 80,000 and 170,000 (128 MB), and a print
 //! run streaming a long answer per wire) run with pi-rs and with pi 0.73.1
@@ -109,8 +110,13 @@ fn table(rows: &[Compared], version: &str) -> String {
     out
 }
 
-fn compare(pi: &Pi, rs: &Pi, quick: bool, large: bool) -> Result<Vec<Compared>, String> {
-    let bin = crate::bench::build_dir(false);
+fn compare(
+    pi: &Pi,
+    rs: &Pi,
+    bin: &Path,
+    quick: bool,
+    large: bool,
+) -> Result<Vec<Compared>, String> {
     let perf = bin.join("examples").join("perf");
     // pi takes seconds per run on this machine: the best of 2 after a warm-up.
     let reps = 2;
@@ -206,13 +212,14 @@ fn compare(pi: &Pi, rs: &Pi, quick: bool, large: bool) -> Result<Vec<Compared>, 
 
 /// The `compare-pi` command.
 pub fn command(args: &[String]) -> ExitCode {
-    let (mut quick, mut large) = (false, false);
+    let (mut quick, mut large, mut debug) = (false, false, false);
     for arg in args {
         match arg.as_str() {
             "--quick" => quick = true,
             "--large" => large = true,
+            "--debug" => debug = true,
             _ => {
-                eprintln!("usage: cargo xtask compare-pi [--quick] [--large]");
+                eprintln!("usage: cargo xtask compare-pi [--quick] [--large] [--debug]");
                 return ExitCode::from(2);
             }
         }
@@ -231,7 +238,7 @@ pub fn command(args: &[String]) -> ExitCode {
     if version != "0.73.1" {
         println!("compare-pi: note: {PACKAGE} is {version}, not 0.73.1");
     }
-    if let Err(e) = crate::bench::build(false) {
+    if let Err(e) = crate::bench::build(debug) {
         eprintln!("compare-pi: {e}");
         return ExitCode::from(2);
     }
@@ -239,9 +246,10 @@ pub fn command(args: &[String]) -> ExitCode {
         program: "node".into(),
         prefix: vec![cli.to_string_lossy().into_owned()],
     };
-    let rs = Pi::binary(crate::bench::build_dir(false).join("pi"));
+    let bin = crate::bench::build_dir(debug);
+    let rs = Pi::binary(bin.join("pi"));
     println!("compare-pi: pi {version} at {}\n", cli.display());
-    match compare(&pi, &rs, quick, large) {
+    match compare(&pi, &rs, &bin, quick, large) {
         Ok(rows) => {
             println!("{}", table(&rows, &version));
             println!(
