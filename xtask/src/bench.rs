@@ -3,8 +3,9 @@
 //! complexity check fails (an input 4x larger taking more than 8x the time).
 //!
 //! The rows come from the `perf` example of pi-coding-agent (one
-//! tab-separated row per workload and size) and from timing the release
-//! `pi` binary's `--version` and `--help` here.
+//! tab-separated row per workload and size), from timing the release
+//! `pi` binary's `--version` and `--help` here, and from whole `pi` runs
+//! against a loopback mock (`whole.rs`: a print run, `-c -p` resumes).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -125,8 +126,8 @@ fn time_pi(pi: &PathBuf, arg: &str, reps: usize) -> Result<f64, String> {
     Ok(best.as_secs_f64())
 }
 
-/// Runs every workload; the table and the complexity failures.
-fn measure(quick: bool, debug: bool) -> Result<Vec<Row>, String> {
+/// Builds the `pi` binary and the `perf` example (release unless `debug`).
+pub fn build(debug: bool) -> Result<(), String> {
     let mut build = cargo();
     build.args([
         "build",
@@ -145,9 +146,20 @@ fn measure(quick: bool, debug: bool) -> Result<Vec<Row>, String> {
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {
-        return Err("release build failed".to_owned());
+        return Err("the build failed".to_owned());
     }
-    let release = target_dir().join(if debug { "debug" } else { "release" });
+    Ok(())
+}
+
+/// Where [`build`] puts the binaries.
+pub fn build_dir(debug: bool) -> PathBuf {
+    target_dir().join(if debug { "debug" } else { "release" })
+}
+
+/// Runs every workload; the table and the complexity failures.
+fn measure(quick: bool, debug: bool) -> Result<Vec<Row>, String> {
+    build(debug)?;
+    let release = build_dir(debug);
     let mut perf = Command::new(release.join("examples").join("perf"));
     if quick {
         perf.arg("--quick");
@@ -173,6 +185,7 @@ fn measure(quick: bool, debug: bool) -> Result<Vec<Row>, String> {
             rss_kib: 0,
         });
     }
+    rows.extend(crate::whole::bench_rows(&release, quick)?);
     rows.extend(parse_rows(&text)?);
     Ok(rows)
 }

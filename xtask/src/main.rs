@@ -8,12 +8,17 @@
 //! - `fuzz-smoke [SECONDS]`: every cargo-fuzz target in `fuzz/` for 30 s
 //!   (or SECONDS) each on nightly; skips when nightly or cargo-fuzz is missing.
 //! - `bench [--quick] [--debug]`: the performance table (see `bench.rs`).
+//! - `compare-pi [--quick] [--large]`: whole-command workloads with pi-rs
+//!   and pi 0.73.1 (Node) side by side (see `compare_pi.rs`).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
 mod check_deps;
+mod compare_pi;
 mod fuzz_smoke;
 mod import_catalog;
+mod loopback;
+mod whole;
 
 use std::process::ExitCode;
 
@@ -24,10 +29,13 @@ fn main() -> ExitCode {
         Some("import-catalog") => import_catalog_command(&args[1..]),
         Some("fuzz-smoke") => fuzz_smoke::run(&args[1..]),
         Some("bench") => bench::command(&args[1..]),
+        Some("compare-pi") => compare_pi::command(&args[1..]),
+        Some("__measure") => whole::measure_command(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask check-deps [--metadata FILE] | fuzz-smoke [SECONDS]");
             eprintln!("       cargo xtask import-catalog <models.generated.js> [OUT]");
             eprintln!("       cargo xtask bench [--quick] [--debug]");
+            eprintln!("       cargo xtask compare-pi [--quick] [--large]");
             ExitCode::from(2)
         }
     }

@@ -89,6 +89,12 @@ struct Run<'a, C> {
     new_messages: Vec<AgentMessage<C>>,
     tools: ToolSet,
     llm_context: Context,
+    /// How many messages of `messages` `llm_context.messages` holds the
+    /// conversion of, kept across turns for a per-message converter
+    /// without `transform_context` (earlier messages of a run's transcript
+    /// never change; only the assistant message appended after a call is
+    /// replaced, before the next one).
+    converted: usize,
 }
 
 impl<'a, C: CustomMessage> Run<'a, C> {
@@ -103,8 +109,9 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             mut messages,
             tools,
         } = context;
-        // Room for this run's messages, so appending never copies the transcript.
-        messages.reserve(prompts + 16);
+        // Room for this run's messages, so appending never copies the
+        // transcript (exact: the amortized `reserve` would double it).
+        messages.reserve_exact(prompts + 16);
         let declared: Vec<pi_ai::Tool> = tools.iter().map(|t| t.to_tool()).collect();
         let llm_context = Context {
             system_prompt: (!system_prompt.is_empty()).then_some(system_prompt),
@@ -119,6 +126,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             new_messages: Vec::with_capacity(prompts + 8),
             tools: ToolSet::new(tools),
             llm_context,
+            converted: 0,
         }
     }
 
@@ -238,17 +246,37 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             return Ok(self.settle(message, false, emit).await);
         }
 
-        self.llm_context.messages = match &config.transform_context {
-            Some(transform) => {
-                let transformed = transform
-                    .transform(self.messages.clone(), &self.cancel)
-                    .await
-                    .map_err(AgentLoopError::TransformContext)?;
-                config.convert_to_llm.convert(&transformed).await
+        let incremental = config.transform_context.is_none() && config.convert_to_llm.per_message();
+        if incremental {
+            if self.converted > self.messages.len() {
+                self.llm_context.messages.clear();
+                self.converted = 0;
             }
-            None => config.convert_to_llm.convert(&self.messages).await,
+            let fresh = config
+                .convert_to_llm
+                .convert(&self.messages[self.converted..])
+                .await
+                .map_err(AgentLoopError::ConvertToLlm)?;
+            if self.llm_context.messages.is_empty() {
+                // The first call: take the conversion as it is, no copy.
+                self.llm_context.messages = fresh;
+            } else {
+                self.llm_context.messages.extend(fresh);
+            }
+            self.converted = self.messages.len();
+        } else {
+            self.llm_context.messages = match &config.transform_context {
+                Some(transform) => {
+                    let transformed = transform
+                        .transform(self.messages.clone(), &self.cancel)
+                        .await
+                        .map_err(AgentLoopError::TransformContext)?;
+                    config.convert_to_llm.convert(&transformed).await
+                }
+                None => config.convert_to_llm.convert(&self.messages).await,
+            }
+            .map_err(AgentLoopError::ConvertToLlm)?;
         }
-        .map_err(AgentLoopError::ConvertToLlm)?;
 
         let api_key = match &config.get_api_key {
             Some(hook) => hook.api_key(&model.provider).await,
@@ -269,8 +297,11 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                 .stream_fn
                 .stream_simple(model, &self.llm_context, options)
         }));
-        // The provider has taken what it needs; the projection is not kept.
-        self.llm_context.messages = Vec::new();
+        // The provider has taken what it needs; the projection is kept only
+        // when the next turn extends it.
+        if !incremental {
+            self.llm_context.messages = Vec::new();
+        }
         let mut stream = called.map_err(|payload| {
             AgentLoopError::StreamFunction(format!("panicked: {}", panic_text(payload.as_ref())))
         })?;

@@ -75,7 +75,9 @@ impl<C: CustomMessage> Agent<C> {
     fn loop_inputs(&self, skip_initial_steering: bool) -> (AgentContext<C>, AgentLoopConfig<C>) {
         let (context, model, reasoning) = {
             let state = lock(&self.state);
-            let mut messages = Vec::with_capacity(state.messages.len() + 16);
+            // Room for the run's prompts and first turns, so neither this
+            // copy nor the run's appends reallocate the transcript.
+            let mut messages = Vec::with_capacity(state.messages.len() + 64);
             messages.extend(state.messages.iter().cloned());
             let context = AgentContext {
                 system_prompt: state.system_prompt.clone(),
@@ -172,6 +174,13 @@ impl<C: CustomMessage> Agent<C> {
             AgentEvent::MessageEnd { message } => {
                 // The settled message replaces the streaming partial.
                 state.streaming_message = None;
+                if state.messages.len() == state.messages.capacity() {
+                    // Grow by an eighth, not double: a resumed transcript
+                    // arrives exactly sized, and doubling it on the first
+                    // message would copy it into twice its size.
+                    let more = (state.messages.len() / 8).max(16);
+                    state.messages.reserve_exact(more);
+                }
                 state.messages.push(message.clone());
             }
             AgentEvent::ToolExecutionStart { tool_call_id, .. } => {

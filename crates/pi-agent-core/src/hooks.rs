@@ -79,6 +79,36 @@ where
 pub trait ConvertToLlm<C>: Send + Sync {
     /// Converts the context of one model call.
     async fn convert(&self, messages: &[AgentMessage<C>]) -> Result<Vec<Message>, HookError>;
+
+    /// True when the conversion goes message by message: what a message
+    /// becomes depends on that message alone, and the results follow each
+    /// other, so `convert(a ++ b) == convert(a) ++ convert(b)`. The loop
+    /// then keeps the converted messages across the turns of a run (when
+    /// there is no `transform_context`) and converts only the messages
+    /// added since its previous model call.
+    fn per_message(&self) -> bool {
+        false
+    }
+}
+
+/// A message-by-message converter (see [`ConvertToLlm::per_message`])
+/// made of a closure over a slice of the transcript.
+#[derive(Debug, Clone, Copy)]
+pub struct PerMessageConvert<F>(pub F);
+
+#[async_trait]
+impl<C, F> ConvertToLlm<C> for PerMessageConvert<F>
+where
+    C: CustomMessage,
+    F: Fn(&[AgentMessage<C>]) -> Result<Vec<Message>, HookError> + Send + Sync,
+{
+    async fn convert(&self, messages: &[AgentMessage<C>]) -> Result<Vec<Message>, HookError> {
+        (self.0)(messages)
+    }
+
+    fn per_message(&self) -> bool {
+        true
+    }
 }
 
 #[async_trait]
@@ -100,6 +130,10 @@ pub struct DefaultConvertToLlm;
 impl<C: CustomMessage> ConvertToLlm<C> for DefaultConvertToLlm {
     async fn convert(&self, messages: &[AgentMessage<C>]) -> Result<Vec<Message>, HookError> {
         Ok(crate::message::default_convert_to_llm(messages))
+    }
+
+    fn per_message(&self) -> bool {
+        true
     }
 }
 

@@ -21,7 +21,6 @@ pub mod auth;
 pub mod cli;
 pub mod compaction;
 pub mod config;
-pub mod context;
 pub mod export;
 #[cfg(feature = "cli")]
 pub mod keybindings;
@@ -34,11 +33,16 @@ pub mod system_prompt;
 pub mod themes;
 pub mod tools;
 
+/// The session context rebuild lives in the session layer; the old path stays.
+pub use session::context;
+
 pub use context::{
     ModelRef, SessionContext, build_session_context, build_session_context_indexed,
     session_entry_to_context_messages,
 };
-pub use messages::{CodingAgentMessage, CodingMessage, bash_execution_to_text, convert_to_llm};
+pub use messages::{
+    CodingAgentMessage, CodingMessage, bash_execution_to_text, convert_to_llm, llm_converter,
+};
 pub use session::{SessionEntry, SessionError, SessionManager};
 
 /// Version of pi-rs, as `pi --version` prints it.

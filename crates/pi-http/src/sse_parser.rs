@@ -39,9 +39,14 @@ impl SseParser {
     }
 
     /// Feeds one chunk and appends every event it completes to `out`.
+    ///
+    /// Line ends are found with `memchr` over the bytes; a chunk is parsed
+    /// in place, and only its unfinished last line is copied (into
+    /// `pending`, joined with the next chunk).
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<SseFrame>) -> Result<(), SseParseError> {
-        self.pending.extend_from_slice(chunk);
+        let mut chunk = chunk;
         if !self.started {
+            self.pending.extend_from_slice(chunk);
             if self.pending.len() < 3 && b"\xEF\xBB\xBF".starts_with(&self.pending) {
                 return Ok(());
             }
@@ -49,16 +54,63 @@ impl SseParser {
             if self.pending.starts_with(b"\xEF\xBB\xBF") {
                 self.pending.drain(..3);
             }
+            chunk = &[];
         }
+        if !self.pending.is_empty() {
+            // Complete the pending line with the chunk's bytes up to its
+            // first line end (a CRLF taken whole); the rest is parsed in place.
+            let take = match memchr::memchr2(b'\n', b'\r', chunk) {
+                None => chunk.len(),
+                Some(end) if chunk[end] == b'\r' && chunk.get(end + 1) == Some(&b'\n') => end + 2,
+                Some(end) => end + 1,
+            };
+            self.pending.extend_from_slice(&chunk[..take]);
+            chunk = &chunk[take..];
+            let pending = std::mem::take(&mut self.pending);
+            let from = self.scanned.min(pending.len());
+            let used = self.lines(&pending, from, out);
+            self.pending = pending;
+            self.pending.drain(..used?);
+            if !self.pending.is_empty() {
+                // Still unfinished (a final CR): the rest joins it.
+                let from = self.pending.len().saturating_sub(1);
+                self.pending.extend_from_slice(chunk);
+                let pending = std::mem::take(&mut self.pending);
+                let used = self.lines(&pending, from, out);
+                self.pending = pending;
+                self.pending.drain(..used?);
+                chunk = &[];
+            }
+        }
+        if self.pending.is_empty() {
+            let used = self.lines(chunk, 0, out)?;
+            self.pending.extend_from_slice(&chunk[used..]);
+        }
+        // What is left holds no line end, except perhaps a final CR.
+        self.scanned = match self.pending.last() {
+            Some(b'\r') => self.pending.len() - 1,
+            _ => self.pending.len(),
+        };
+        if self.pending.len() + self.data.len() > MAX_EVENT_BYTES {
+            return Err(SseParseError::TooLarge);
+        }
+        Ok(())
+    }
+
+    /// Applies every complete line of `buf` (whose bytes before `from` hold
+    /// no line end); returns how many bytes were consumed.
+    fn lines(
+        &mut self,
+        buf: &[u8],
+        from: usize,
+        out: &mut Vec<SseFrame>,
+    ) -> Result<usize, SseParseError> {
         let mut start = 0;
-        let mut at = self.scanned.min(self.pending.len());
-        while let Some(offset) = self.pending[at..]
-            .iter()
-            .position(|&b| b == b'\n' || b == b'\r')
-        {
+        let mut at = from;
+        while let Some(offset) = memchr::memchr2(b'\n', b'\r', &buf[at..]) {
             let end = at + offset;
-            let next = match self.pending[end] {
-                b'\r' => match self.pending.get(end + 1) {
+            let next = match buf[end] {
+                b'\r' => match buf.get(end + 1) {
                     Some(b'\n') => end + 2,
                     Some(_) => end + 1,
                     // A CR at the end of the chunk may be the first half of CRLF.
@@ -66,7 +118,7 @@ impl SseParser {
                 },
                 _ => end + 1,
             };
-            let line = std::str::from_utf8(&self.pending[start..end])
+            let line = std::str::from_utf8(&buf[start..end])
                 .map_err(|e| SseParseError::Utf8(e.to_string()))?;
             if let Some(frame) =
                 Self::line(line, &mut self.event, &mut self.data, &mut self.has_data)
@@ -79,16 +131,7 @@ impl SseParser {
             start = next;
             at = next;
         }
-        self.pending.drain(..start);
-        // What is left holds no line end, except perhaps a final CR.
-        self.scanned = match self.pending.last() {
-            Some(b'\r') => self.pending.len() - 1,
-            _ => self.pending.len(),
-        };
-        if self.pending.len() + self.data.len() > MAX_EVENT_BYTES {
-            return Err(SseParseError::TooLarge);
-        }
-        Ok(())
+        Ok(start)
     }
 
     /// Applies one line; a blank line dispatches the collected event.
@@ -168,6 +211,23 @@ mod tests {
         ];
         for size in 1..=body.len() {
             assert_eq!(parse_in_chunks(body, size), Ok(expected.clone()), "{size}");
+        }
+    }
+
+    #[test]
+    fn events_are_the_same_wherever_the_body_is_cut_in_three() {
+        let body = "event: a\r\ndata: one\r\n\r\ndata: x\rid: 3\r\rdata:é\n\n".as_bytes();
+        let whole = parse_in_chunks(body, body.len());
+        assert_eq!(whole.as_ref().map(Vec::len), Ok(3));
+        for i in 0..=body.len() {
+            for j in i..=body.len() {
+                let mut parser = SseParser::new();
+                let mut out = Vec::new();
+                for part in [&body[..i], &body[i..j], &body[j..]] {
+                    parser.push(part, &mut out).unwrap();
+                }
+                assert_eq!(Ok(out), whole, "cut at {i} and {j}");
+            }
         }
     }
 

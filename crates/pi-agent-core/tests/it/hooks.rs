@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pi_agent_core::{
-    AgentContext, AgentLoopConfig, AgentMessage, AgentToolResult, HookError,
+    AgentContext, AgentLoopConfig, AgentMessage, AgentToolResult, HookError, PerMessageConvert,
     default_convert_to_llm, run_agent_loop,
 };
 use pi_ai::scripted::{ScriptedProvider, scripted_model, text_reply, tool_call_reply};
@@ -155,4 +155,89 @@ async fn the_configured_api_key_is_the_fallback() {
         *log.lock().unwrap(),
         ["stream messages=1 api_key=Some(\"configured\")"]
     );
+}
+
+/// Records the messages of every call, then lets the scripted provider answer.
+struct Seen {
+    inner: Arc<ScriptedProvider>,
+    calls: Arc<Mutex<Vec<Vec<pi_ai::Message>>>>,
+}
+
+impl StreamFunction for Seen {
+    fn stream(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.calls.lock().unwrap().push(context.messages.clone());
+        self.inner.stream(model, context, options)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_per_message_converter_converts_only_what_each_turn_added() {
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let mut config = AgentLoopConfig::new(scripted_model());
+    config.stream_fn = Arc::new(Seen {
+        inner: provider([
+            tool_call_reply(&[("call_1", "echo", json!({"x": 1}))]),
+            tool_call_reply(&[("call_2", "echo", json!({"x": 2}))]),
+            text_reply("done"),
+        ]),
+        calls: Arc::clone(&calls),
+    });
+    let converted: Log = Arc::default();
+    let convert_log = Arc::clone(&converted);
+    config.convert_to_llm = Arc::new(PerMessageConvert(move |messages: &[AgentMessage]| {
+        convert_log
+            .lock()
+            .unwrap()
+            .push(format!("convert messages={}", messages.len()));
+        Ok::<_, HookError>(default_convert_to_llm(messages))
+    }));
+    let echo = FnTool::arc("echo", any_object(), |args, _, _| {
+        Box::pin(async move { Ok(AgentToolResult::text(args.to_string())) })
+    });
+    let earlier = vec![
+        AgentMessage::user_text("earlier"),
+        AgentMessage::Standard(pi_ai::Message::Assistant(text_reply("ok"))),
+    ];
+    let context = AgentContext {
+        tools: vec![echo],
+        messages: earlier.clone(),
+        ..AgentContext::default()
+    };
+    let new_messages = run_agent_loop(
+        vec![AgentMessage::user_text("hello")],
+        context,
+        &config,
+        &mut Recorder::default().sink(),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+
+    // The earlier messages and the prompt once, then each turn's assistant
+    // message and tool result.
+    assert_eq!(
+        *converted.lock().unwrap(),
+        [
+            "convert messages=3",
+            "convert messages=2",
+            "convert messages=2"
+        ]
+    );
+    // Each call saw the whole transcript before it, as a full conversion gives it.
+    let transcript: Vec<AgentMessage> = earlier.into_iter().chain(new_messages).collect();
+    let calls = calls.lock().unwrap();
+    assert_eq!(calls.len(), 3);
+    for (call, seen) in calls.iter().enumerate() {
+        let before = 3 + 2 * call;
+        assert_eq!(
+            *seen,
+            default_convert_to_llm(&transcript[..before]),
+            "call {call}"
+        );
+    }
 }

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use pi_agent_core::{Agent, AgentMessage, AgentOptions, HookError, QueueMode};
-use pi_ai::{Message, Model, ThinkingLevel};
+use pi_agent_core::{Agent, AgentOptions, QueueMode};
+use pi_ai::{Model, ThinkingLevel};
 
 use super::App;
 use super::persist::{EventHub, app_listener};
@@ -15,7 +15,7 @@ use crate::config::{
     AuthStorage, ConfigError, ModelRegistry, ScopedModel, Settings, default_available_model,
     default_model_id, resolve_model_scope,
 };
-use crate::messages::{CodingMessage, block_images, convert_to_llm};
+use crate::messages::{CodingMessage, llm_converter};
 use crate::resources::{ResourceOptions, Resources};
 use crate::session::{
     SessionError, SessionManager, agent_dir, default_session_dir, list_all_sessions, list_sessions,
@@ -479,16 +479,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     agent_options.steering_mode = queue_mode(settings.steering_mode.as_deref());
     agent_options.follow_up_mode = queue_mode(settings.follow_up_mode.as_deref());
     let block = settings.block_images();
-    agent_options.settings.convert_to_llm = Arc::new(
-        move |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> {
-            let converted = convert_to_llm(messages);
-            Ok(if block {
-                block_images(converted)
-            } else {
-                converted
-            })
-        },
-    );
+    agent_options.settings.convert_to_llm = llm_converter(block);
     agent_options.settings.stream_options.session_id = Some(session_id);
     apply_transport_settings(
         &mut agent_options.settings.stream_options,

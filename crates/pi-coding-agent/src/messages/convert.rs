@@ -1,7 +1,9 @@
 //! `convert_to_llm`: the coding agent's transcript projected onto the three
 //! roles a model understands.
 
-use pi_agent_core::AgentMessage;
+use std::sync::Arc;
+
+use pi_agent_core::{AgentMessage, ConvertToLlm, HookError, PerMessageConvert};
 use pi_ai::{Message, UserBlock, UserContent, UserMessage};
 
 use super::{BashExecutionMessage, CodingMessage};
@@ -18,6 +20,22 @@ pub const BRANCH_SUMMARY_PREFIX: &str =
 
 /// Closing of a branch summary (no leading newline).
 pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
+
+/// The agent's converter: [`convert_to_llm`], then with `block_images`
+/// [`super::block_images`]. Both go message by message, so the agent loop
+/// converts only the messages each turn added.
+pub fn llm_converter(block_images: bool) -> Arc<dyn ConvertToLlm<CodingMessage>> {
+    Arc::new(PerMessageConvert(
+        move |messages: &[AgentMessage<CodingMessage>]| -> Result<Vec<Message>, HookError> {
+            let converted = convert_to_llm(messages);
+            Ok(if block_images {
+                super::block_images(converted)
+            } else {
+                converted
+            })
+        },
+    ))
+}
 
 /// The text the model gets for a `!cmd` run: the command, its output in a
 /// fenced block (or `(no output)`), then a cancellation or non-zero exit

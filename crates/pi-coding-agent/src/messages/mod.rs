@@ -21,7 +21,7 @@ use serde_json::Value;
 pub use block_images::{IMAGE_BLOCKED_TEXT, block_images};
 pub use convert::{
     BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX,
-    COMPACTION_SUMMARY_SUFFIX, bash_execution_to_text, convert_to_llm,
+    COMPACTION_SUMMARY_SUFFIX, bash_execution_to_text, convert_to_llm, llm_converter,
 };
 
 /// A message of the coding agent's transcript: standard or one of its roles.

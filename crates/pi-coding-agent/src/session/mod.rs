@@ -13,6 +13,7 @@
 
 mod atomic;
 pub(crate) use atomic::replace_file;
+pub mod context;
 mod entry;
 mod ids;
 mod lines;

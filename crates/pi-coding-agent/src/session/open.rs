@@ -129,6 +129,7 @@ impl SessionManager {
         manager.source = Some(LineSource::new(path));
         manager.header = loaded.header;
         manager.entries = loaded.entries;
+        manager.entries.shrink_to_fit();
         manager.loaded = messages;
         manager.diagnostics = loaded.diagnostics;
         manager.rebuild_index();

@@ -5,11 +5,11 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::SessionManager;
+use super::context::{ContextPlan, PathEntry, SessionContext, adds_message};
 use super::entry::{SessionEntry, SessionHeader};
 use super::load::LoadDiagnostic;
 use super::store::{Sources, Stored};
 use super::tree::SessionTree;
-use crate::context::{ContextPlan, PathEntry, SessionContext, adds_message};
 
 impl SessionManager {
     /// The working directory of the session.
@@ -198,7 +198,11 @@ impl SessionManager {
                     loaded.truncate(run.end);
                     loaded.drain(..run.start);
                     // In place: `Option<message>` is as large as a message.
-                    plan.build_from(loaded.into_iter().map_while(|m| m).collect())
+                    let mut messages: Vec<_> = loaded.into_iter().map_while(|m| m).collect();
+                    // The list grew by doubling while the file was read:
+                    // give the slack back (a large block shrinks in place).
+                    messages.shrink_to_fit();
+                    plan.build_from(messages)
                 }
                 None => {
                     let file = self.source.as_ref();

@@ -12,9 +12,9 @@ use std::sync::OnceLock;
 
 use pi_ai::ExtraFields;
 
+use super::context::{ModelRef, PathEntry, context_message};
 use super::entry::{CustomEntry, SessionEntry};
 use super::lines::{LineSource, LineSpan};
-use crate::context::{ModelRef, PathEntry, context_message};
 use crate::messages::CodingAgentMessage;
 
 /// The messages of the message entries read from the file, in file order;

@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use pi_agent_core::AgentMessage;
 use pi_ai::Message;
 
+use super::{CompactionEntry, SessionEntry};
 use crate::messages::{
     CodingAgentMessage, create_branch_summary_message, create_compaction_summary_message,
     create_custom_message,
 };
-use crate::session::{CompactionEntry, SessionEntry};
 
 /// A model as recorded in the session: provider and model id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -279,6 +279,8 @@ impl ContextPlan {
     /// positions, already gathered.
     pub(crate) fn build_from(self, mut messages: Vec<CodingAgentMessage>) -> SessionContext {
         if let Some(summary) = self.summary {
+            // Exactly one more: the amortized growth would double the list.
+            messages.reserve_exact(1);
             messages.insert(0, summary);
         }
         SessionContext {

@@ -5,10 +5,15 @@
 //!
 //! `cargo run --release -p pi-coding-agent --example perf -- [--quick]`
 //!
-//! Workloads: resume (open + context of the leaf + convert to LLM messages)
-//! of generated sessions, and listing a directory of small sessions plus
-//! one large one. Sizes come in pairs 4x apart so the caller can check
-//! that 4x the input does not take more than 8x the time.
+//! Workloads: SSE decode and request encode per wire ([`wire`]), the
+//! app's conversion plus pi-ai's transform and the agent's per-turn
+//! overhead ([`agent`]), resume (open + context of the leaf + convert to
+//! LLM messages) of generated sessions, and listing a directory of small
+//! sessions plus one large one. Sizes come in pairs 4x apart so the caller
+//! can check that 4x the input does not take more than 8x the time.
+//!
+//! `perf --write-session PATH ENTRIES` writes a generated session (for the
+//! whole-command rows of `cargo xtask bench`).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -16,8 +21,11 @@
     missing_docs
 )]
 
-#[path = "../benches/support/gen.rs"]
+#[path = "../../benches/support/gen.rs"]
 mod generator;
+
+mod agent;
+mod wire;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,6 +33,24 @@ use std::time::Instant;
 
 use pi_coding_agent::convert_to_llm;
 use pi_coding_agent::session::{SessionManager, list_sessions_in};
+
+/// CPU time of this thread so far, seconds (`/proc/thread-self/schedstat`,
+/// nanoseconds on the CPU; every workload here runs on one thread): on a
+/// shared machine a workload's wall time mostly measures the other
+/// processes.
+///
+/// The kernel updates this clock at scheduler ticks, so workloads repeat
+/// until they have used [`MIN_CPU_SECONDS`] and report the mean.
+pub fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns * 1e-9)
+}
+
+/// The CPU time a repeated workload runs for at least, so the tick-grained
+/// clock's error stays under a few percent.
+pub const MIN_CPU_SECONDS: f64 = 0.2;
 
 /// Peak RSS of this process, KiB (0 when /proc is missing).
 fn vm_hwm_kib() -> u64 {
@@ -38,20 +64,20 @@ fn vm_hwm_kib() -> u64 {
 
 /// Child: resume `path` as `pi -c` does before its first request.
 fn child_resume(path: &Path) {
-    let start = Instant::now();
+    let start = cpu_seconds();
     let mut session = SessionManager::open(path, None).unwrap();
     let context = session.take_session_context();
     let converted = convert_to_llm(&context.messages);
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = cpu_seconds() - start;
     assert!(!converted.is_empty());
     println!("{seconds}\t{}", vm_hwm_kib());
 }
 
 /// Child: list the sessions of `dir`.
 fn child_list(dir: &Path) {
-    let start = Instant::now();
+    let start = cpu_seconds();
     let sessions = list_sessions_in(dir).unwrap();
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = cpu_seconds() - start;
     assert!(!sessions.is_empty());
     println!("{seconds}\t{}", vm_hwm_kib());
 }
@@ -136,30 +162,115 @@ fn mib(path: &Path) -> String {
     format!("{:.1} MB", len as f64 / 1e6)
 }
 
+fn mb(bytes: usize) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+/// SSE decode of a long streamed answer and the request of a long context,
+/// per wire.
+fn wire_rows(quick: bool) {
+    wire::register_all();
+    let (answers, contexts): (&[usize], &[usize]) = if quick {
+        (&[1 << 20, 4 << 20], &[125, 500])
+    } else {
+        (&[4 << 20, 16 << 20], &[500, 2_000])
+    };
+    for w in &wire::WIRES {
+        let short = wire::short_answer(w);
+        for &bytes in answers {
+            let body = wire::long_answer(w, bytes);
+            let (seconds, _) = wire::request(w, &[], &body, 3);
+            row(
+                &format!(
+                    "SSE decode incl. framing and loopback HTTP, CPU, {}",
+                    w.name
+                ),
+                &format!(
+                    "{} answer: {:.0} MB/s",
+                    mb(body.len()),
+                    body.len() as f64 / seconds / 1e6
+                ),
+                body.len() as u64,
+                (seconds, 0),
+            );
+        }
+        for &n in contexts {
+            let messages = agent::transcript(n);
+            let (seconds, sent) = wire::request(w, &messages, &short, 3);
+            row(
+                &format!("request encode + loopback send, CPU, {}", w.name),
+                &format!(
+                    "{n} messages, {} body: {:.0} MB/s",
+                    mb(sent),
+                    sent as f64 / seconds / 1e6
+                ),
+                n as u64,
+                (seconds, 0),
+            );
+        }
+    }
+}
+
+/// The app's conversion plus pi-ai's transform, and the agent's overhead
+/// per turn.
+fn agent_rows(quick: bool) {
+    let sizes: &[usize] = if quick {
+        &[2_500, 10_000]
+    } else {
+        &[2_500, 10_000, 40_000]
+    };
+    for &n in sizes {
+        row(
+            "convert + transform (app converter, pi-ai transform), CPU",
+            &format!("{n} messages"),
+            n as u64,
+            (agent::convert_and_transform(n, 3), 0),
+        );
+    }
+    let turns = if quick { 20 } else { 100 };
+    for &n in sizes {
+        row(
+            "agent per-turn overhead (loop, events, no-op tool), CPU",
+            &format!("{n} messages, per turn of {turns}"),
+            n as u64,
+            (agent::per_turn(n, turns, 3), 0),
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [flag, path] if flag == "--child-resume" => return child_resume(Path::new(path)),
         [flag, path] if flag == "--child-list" => return child_list(Path::new(path)),
         [flag, path] if flag == "--child-picker" => return child_picker(Path::new(path)),
+        [flag, path, n] if flag == "--write-session" => {
+            generator::write_session(Path::new(path), n.parse().unwrap());
+            return;
+        }
         _ => {}
     }
     let quick = args.iter().any(|a| a == "--quick");
     // `--listing-only`: only the listing and picker rows (with the largest session).
     let listing_only = args.iter().any(|a| a == "--listing-only");
+    if !listing_only {
+        wire_rows(quick);
+        agent_rows(quick);
+    }
+    // About 750 bytes per entry: 170,000 entries make a 128 MB file.
     let (resume_sizes, listing_count, reps): (&[usize], usize, usize) = if listing_only {
         (&[305_000], 1_000, 3)
     } else if quick {
         (&[2_500, 10_000], 100, 3)
     } else {
-        (&[20_000, 80_000, 100_000, 305_000], 1_000, 3)
+        (&[20_000, 80_000, 100_000, 170_000], 1_000, 3)
     };
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
     for &n in resume_sizes {
         let path = session(dir.path(), n);
         row(
-            "session resume (open + context + convert)",
+            "session resume in process (open + context + convert), CPU",
             &format!("{n} entries, {}", mib(&path)),
             n as u64,
             in_child("--child-resume", &path, reps),
@@ -172,7 +283,7 @@ fn main() {
     for big in [&files[0], &files[files.len() - 1]] {
         let list = listing_dir(dir.path(), listing_count, big);
         row(
-            "session listing",
+            "session listing, CPU",
             &format!("{listing_count} sessions incl. one of {}", mib(big)),
             std::fs::metadata(big).unwrap().len(),
             in_child("--child-list", &list, reps),

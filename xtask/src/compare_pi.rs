@@ -1,0 +1,265 @@
+//! `cargo xtask compare-pi [--quick] [--large] [--debug]` (`--debug`: pi-rs's
+//! dev build, to check the command itself): the whole-command
+//! workloads (`--version`, `--help`, a print run, `-c -p` of a 20,000-entry
+//! session, with `--large` also 80,000 and 170,000 (128 MB), and a print
+//! run streaming a long answer per wire) run with pi-rs and with pi 0.73.1
+//! (Node) in one run, against
+//! the same loopback mock that never parses request bodies, printing both
+//! figures and their ratio. Skips (exit 0) with a message when Node or the
+//! npm package `@mariozechner/pi-coding-agent` is missing.
+//!
+//! pi's CLI is looked up as `$PI_COMPARE_CLI` (a `dist/cli.js`), under each
+//! directory of `$NODE_PATH`, next to a `pi` on `PATH`, then under
+//! `/work/pi-npm/node_modules`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use crate::loopback::{Answers, WIRES};
+use crate::whole::{MODEL, Measured, Pi, Scratch, fixtures};
+
+const PACKAGE: &str = "@mariozechner/pi-coding-agent";
+
+/// pi's `dist/cli.js`, where one is installed.
+fn find_cli() -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(cli) = std::env::var_os("PI_COMPARE_CLI") {
+        candidates.push(cli.into());
+    }
+    for var in ["NODE_PATH", "PATH"] {
+        if let Some(paths) = std::env::var_os(var) {
+            for dir in std::env::split_paths(&paths) {
+                candidates.push(dir.join(PACKAGE).join("dist/cli.js"));
+                // A global install: <prefix>/bin/pi -> <prefix>/lib/node_modules/...
+                candidates.push(
+                    dir.join("../lib/node_modules")
+                        .join(PACKAGE)
+                        .join("dist/cli.js"),
+                );
+            }
+        }
+    }
+    candidates.push(
+        Path::new("/work/pi-npm/node_modules")
+            .join(PACKAGE)
+            .join("dist/cli.js"),
+    );
+    candidates.into_iter().find(|c| c.is_file())
+}
+
+/// The package version next to `cli` (`dist/cli.js`).
+fn package_version(cli: &Path) -> Option<String> {
+    let manifest = cli.parent()?.parent()?.join("package.json");
+    let text = std::fs::read_to_string(manifest).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    value["version"].as_str().map(str::to_owned)
+}
+
+fn node_works() -> bool {
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// One compared workload: the figures of pi and of pi-rs.
+struct Compared {
+    workload: String,
+    input: String,
+    pi: Measured,
+    rs: Measured,
+}
+
+fn ms(seconds: f64) -> String {
+    if seconds < 0.01 {
+        format!("{:.2} ms", seconds * 1e3)
+    } else {
+        format!("{:.0} ms", seconds * 1e3)
+    }
+}
+
+fn mb(kib: u64) -> String {
+    format!("{:.1} MB", kib as f64 * 1024.0 / 1e6)
+}
+
+fn ratio(pi: f64, rs: f64) -> String {
+    format!("{:.1}x", pi / rs)
+}
+
+fn table(rows: &[Compared], version: &str) -> String {
+    let mut out = format!(
+        "| workload | input | pi {version} CPU | pi-rs CPU | CPU ratio | pi {version} wall | pi-rs wall | wall ratio | pi {version} peak RSS | pi-rs peak RSS | RSS ratio |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
+    );
+    for r in rows {
+        let (p, q) = (r.pi, r.rs);
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.workload,
+            r.input,
+            ms(p.cpu),
+            ms(q.cpu),
+            ratio(p.cpu, q.cpu),
+            ms(p.wall),
+            ms(q.wall),
+            ratio(p.wall, q.wall),
+            mb(p.rss_kib),
+            mb(q.rss_kib),
+            ratio(p.rss_kib as f64, q.rss_kib as f64),
+        ));
+    }
+    out
+}
+
+fn compare(
+    pi: &Pi,
+    rs: &Pi,
+    bin: &Path,
+    quick: bool,
+    large: bool,
+) -> Result<Vec<Compared>, String> {
+    let perf = bin.join("examples").join("perf");
+    // pi takes seconds per run on this machine: the best of 2 after a warm-up.
+    let reps = 2;
+    let mut rows = Vec::new();
+    let scratch = Scratch::new("compare", Answers::recorded(&fixtures(), 0)?)?;
+    let both = |scratch: &Scratch, args: &[&str], reps: usize| -> Result<_, String> {
+        Ok((
+            scratch.measure(pi, args, reps)?,
+            scratch.measure(rs, args, reps)?,
+        ))
+    };
+    for arg in ["--version", "--help"] {
+        let (p, r) = both(&scratch, &[arg], reps + 1)?;
+        rows.push(Compared {
+            workload: format!("`pi {arg}`"),
+            input: "—".to_owned(),
+            pi: p,
+            rs: r,
+        });
+    }
+    let print_dir = scratch.empty_dir("print")?;
+    let print_dir = print_dir.to_string_lossy();
+    let (p, r) = both(
+        &scratch,
+        &[
+            "--session-dir",
+            &print_dir,
+            "-p",
+            "--model",
+            MODEL,
+            "Say hi.",
+        ],
+        reps,
+    )?;
+    rows.push(Compared {
+        workload: "print run (`pi -p`, new session)".to_owned(),
+        input: "openai-completions, short answer".to_owned(),
+        pi: p,
+        rs: r,
+    });
+    let mut sizes: Vec<usize> = if quick { vec![2_500] } else { vec![20_000] };
+    if large {
+        // About 750 bytes per entry: 60 MB and a 128 MB session.
+        sizes.extend([80_000, 170_000]);
+    }
+    for entries in sizes {
+        let (dir, bytes) = scratch.session_dir(&perf, entries)?;
+        let dir = dir.to_string_lossy();
+        let (p, r) = both(
+            &scratch,
+            &[
+                "--session-dir",
+                &dir,
+                "-c",
+                "-p",
+                "--model",
+                MODEL,
+                "Go on.",
+            ],
+            reps,
+        )?;
+        rows.push(Compared {
+            workload: "`pi -c -p` resume".to_owned(),
+            input: format!("{entries} entries, {:.1} MB", bytes as f64 / 1e6),
+            pi: p,
+            rs: r,
+        });
+    }
+    drop(scratch);
+    // SSE decode inside a whole print run: a long streamed answer per wire.
+    let bytes = if quick { 1 << 20 } else { 4 << 20 };
+    let scratch = Scratch::new("compare-sse", Answers::recorded(&fixtures(), bytes)?)?;
+    for (wire, _, model) in WIRES {
+        let (p, r) = both(
+            &scratch,
+            &["--no-session", "-p", "--model", model, "Say hi."],
+            reps,
+        )?;
+        let mb = bytes as f64 / 1e6;
+        rows.push(Compared {
+            workload: format!("print run streaming a long answer, {wire}"),
+            input: format!(
+                "{mb:.1} MB of SSE (whole run per CPU second: pi {:.0} MB/s, pi-rs {:.0} MB/s)",
+                mb / p.cpu,
+                mb / r.cpu
+            ),
+            pi: p,
+            rs: r,
+        });
+    }
+    Ok(rows)
+}
+
+/// The `compare-pi` command.
+pub fn command(args: &[String]) -> ExitCode {
+    let (mut quick, mut large, mut debug) = (false, false, false);
+    for arg in args {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            "--large" => large = true,
+            "--debug" => debug = true,
+            _ => {
+                eprintln!("usage: cargo xtask compare-pi [--quick] [--large] [--debug]");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if !node_works() {
+        println!("compare-pi: skipped: `node` is not on PATH (pi 0.73.1 runs on Node)");
+        return ExitCode::SUCCESS;
+    }
+    let Some(cli) = find_cli() else {
+        println!(
+            "compare-pi: skipped: the npm package {PACKAGE} is not installed (looked in $PI_COMPARE_CLI, $NODE_PATH, next to PATH, /work/pi-npm)"
+        );
+        return ExitCode::SUCCESS;
+    };
+    let version = package_version(&cli).unwrap_or_else(|| "?".to_owned());
+    if version != "0.73.1" {
+        println!("compare-pi: note: {PACKAGE} is {version}, not 0.73.1");
+    }
+    if let Err(e) = crate::bench::build(debug) {
+        eprintln!("compare-pi: {e}");
+        return ExitCode::from(2);
+    }
+    let pi = Pi {
+        program: "node".into(),
+        prefix: vec![cli.to_string_lossy().into_owned()],
+    };
+    let bin = crate::bench::build_dir(debug);
+    let rs = Pi::binary(bin.join("pi"));
+    println!("compare-pi: pi {version} at {}\n", cli.display());
+    match compare(&pi, &rs, &bin, quick, large) {
+        Ok(rows) => {
+            println!("{}", table(&rows, &version));
+            println!(
+                "(CPU = user + system of the process and its threads; CPU and wall: the best of the runs after a warm-up; peak RSS: the largest of the runs; all from getrusage)"
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("compare-pi: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
