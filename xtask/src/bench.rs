@@ -105,8 +105,16 @@ fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
 }
 
+/// The target directory, absolute: the whole-command rows run `pi` from
+/// scratch directories, where a relative `target/...` would not resolve.
 fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from)
+    let dir =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
+    if dir.is_absolute() {
+        dir
+    } else {
+        crate::workspace_root().join(dir)
+    }
 }
 
 /// Best of `reps` runs of `pi <arg>`.
