@@ -26,16 +26,56 @@ pub enum StreamEnd {
     Error(String),
 }
 
+/// A frame a wire could not decode (invalid JSON, an unexpected event): the
+/// stream ends with its text as the failed message's `errorMessage`, worded
+/// as pi words it, keeping the content decoded so far.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct DecodeError {
+    message: String,
+}
+
+impl DecodeError {
+    /// The error with this `errorMessage` text.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// The `errorMessage` text.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The `errorMessage` text, owned.
+    pub fn into_message(self) -> String {
+        self.message
+    }
+}
+
+impl From<String> for DecodeError {
+    fn from(message: String) -> Self {
+        Self { message }
+    }
+}
+
+impl From<&str> for DecodeError {
+    fn from(message: &str) -> Self {
+        Self::new(message)
+    }
+}
+
 /// A wire format's stream decoder: turns SSE frames into sink calls.
 pub trait SseDecoder: Send + 'static {
-    /// Applies one frame. `Ok(Some(end))` ends the stream; `Err(text)` ends
-    /// it with an error (invalid JSON, an unexpected event), keeping the
+    /// Applies one frame. `Ok(Some(end))` ends the stream; an error ends
+    /// it with that error (invalid JSON, an unexpected event), keeping the
     /// content decoded so far.
     fn frame(
         &mut self,
         frame: &SseFrame,
         sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, String>;
+    ) -> Result<Option<StreamEnd>, DecodeError>;
 
     /// The body ended without a terminal frame. Wires where that is normal
     /// return `Done`; the others return an error naming what was missing.
@@ -194,8 +234,8 @@ fn apply<D: SseDecoder>(
             finish(sink, end);
             None
         }
-        Err(text) => {
-            sink.error(ErrorReason::Error, text);
+        Err(error) => {
+            sink.error(ErrorReason::Error, error.into_message());
             None
         }
     }

@@ -12,8 +12,8 @@ use pi_ai::{
     StreamFunction, StreamOptions,
 };
 use pi_http::{
-    Headers, RetryPolicy, SseDecoder, SseFrame, StreamEnd, Wire, WireHeaders, WireOptions,
-    WireProvider, stream_wire,
+    DecodeError, Headers, RetryPolicy, SseDecoder, SseFrame, StreamEnd, Wire, WireHeaders,
+    WireOptions, WireProvider, stream_wire,
 };
 use pi_test_support::mock_server::{MockResponse, MockServer};
 use pretty_assertions::assert_eq;
@@ -51,7 +51,7 @@ impl SseDecoder for ToyDecoder {
         &mut self,
         frame: &SseFrame,
         sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, String> {
+    ) -> Result<Option<StreamEnd>, DecodeError> {
         match frame.data.as_str() {
             "[DONE]" => {
                 if let Some(index) = self.text {

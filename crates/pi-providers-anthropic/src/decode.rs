@@ -8,7 +8,7 @@
 //! `message_stop`; a body that ends before it is an error.
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
-use pi_http::{SseDecoder, SseFrame, StreamEnd};
+use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd};
 
 use crate::wire::{BlockDelta, BlockStart, StreamEvent, WireUsage};
 
@@ -258,7 +258,7 @@ impl SseDecoder for AnthropicDecoder {
         &mut self,
         frame: &SseFrame,
         sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, String> {
+    ) -> Result<Option<StreamEnd>, DecodeError> {
         if frame.event == "error" {
             return Ok(Some(StreamEnd::Error(frame.data.clone())));
         }
@@ -276,7 +276,8 @@ impl SseDecoder for AnthropicDecoder {
                         return Err(format!(
                             "Could not parse Anthropic SSE event {}: {first}; data={}",
                             frame.event, frame.data
-                        ));
+                        )
+                        .into());
                     }
                 }
             }

@@ -107,8 +107,11 @@ async fn oauth_calls_map_claude_code_tool_names_back() {
                 match decoder.frame(f, &mut sink) {
                     Ok(None) => {}
                     Ok(Some(StreamEnd::Done(reason))) => return sink.done(reason),
-                    Ok(Some(StreamEnd::Error(e))) | Err(e) => {
+                    Ok(Some(StreamEnd::Error(e))) => {
                         return sink.error(ErrorReason::Error, e);
+                    }
+                    Err(error) => {
+                        return sink.error(ErrorReason::Error, error.into_message());
                     }
                 }
             }

@@ -105,8 +105,11 @@ async fn decode(model: Model, frames: Vec<SseFrame>) -> usize {
                 match decoder.frame(frame, &mut sink) {
                     Ok(None) => {}
                     Ok(Some(StreamEnd::Done(reason))) => return sink.done(reason),
-                    Ok(Some(StreamEnd::Error(text))) | Err(text) => {
+                    Ok(Some(StreamEnd::Error(text))) => {
                         return sink.error(ErrorReason::Error, text);
+                    }
+                    Err(error) => {
+                        return sink.error(ErrorReason::Error, error.into_message());
                     }
                 }
             }

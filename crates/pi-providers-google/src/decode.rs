@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, Usage, calculate_cost, now_ms};
-use pi_http::{SseDecoder, SseFrame, StreamEnd, error_text_from_body};
+use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd, error_text_from_body};
 
 use crate::wire::{Part, StreamChunk, StreamError, UsageMetadata};
 
@@ -244,7 +244,7 @@ impl SseDecoder for GoogleDecoder {
         &mut self,
         frame: &SseFrame,
         sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, String> {
+    ) -> Result<Option<StreamEnd>, DecodeError> {
         let data = frame.data.trim();
         if data.is_empty() {
             return Ok(None);

@@ -12,7 +12,7 @@
 //! "Streams that end without a finish reason").
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
-use pi_http::{SseDecoder, SseFrame, StreamEnd, is_truthy, named};
+use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd, is_truthy, named};
 use serde_json::Value;
 
 use crate::wire::{ChatCompletionChunk, ChunkDelta, ChunkUsage, ToolCallDelta};
@@ -311,7 +311,7 @@ impl SseDecoder for OpenAiCompletionsDecoder {
         &mut self,
         frame: &SseFrame,
         sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, String> {
+    ) -> Result<Option<StreamEnd>, DecodeError> {
         let data = frame.data.as_str();
         if data.trim().is_empty() {
             return Ok(None);

@@ -10,7 +10,7 @@
 //! with an error.
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, calculate_cost, parse_partial_json};
-use pi_http::{SseDecoder, SseFrame, StreamEnd, is_truthy};
+use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd, is_truthy};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -351,14 +351,14 @@ impl SseDecoder for OpenAiResponsesDecoder {
         &mut self,
         frame: &SseFrame,
         sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, String> {
+    ) -> Result<Option<StreamEnd>, DecodeError> {
         let data = frame.data.as_str();
         if data.trim().is_empty() || data.starts_with("[DONE]") {
             return Ok(None);
         }
         match serde_json::from_str::<StreamEvent>(data) {
-            Ok(event) => self.apply(event, sink),
-            Err(error) => Err(invalid_event_text(data, &error)),
+            Ok(event) => Ok(self.apply(event, sink)?),
+            Err(error) => Err(invalid_event_text(data, &error).into()),
         }
     }
 
