@@ -15,7 +15,7 @@ use pi_http::{SseDecoder, SseFrame, StreamEnd};
 use serde_json::Value;
 
 use crate::ids::derive_tool_call_id;
-use crate::wire::{ChunkUsage, CompletionChunk, DeltaContent, DeltaPart, ToolCallDelta};
+use crate::wire::{Arguments, ChunkUsage, CompletionChunk, DeltaContent, DeltaPart, ToolCallDelta};
 
 /// Error text of a body that ended with neither a `finish_reason` nor `[DONE]`.
 pub const NO_FINISH_REASON: &str = "Stream ended without finish_reason";
@@ -36,8 +36,8 @@ enum Current {
 pub struct MistralDecoder {
     model: Model,
     current: Option<Current>,
-    /// `id:index` -> content index, in first-seen order.
-    tools: Vec<(String, usize)>,
+    /// (id, stream index) -> content index, in first-seen order.
+    tools: Vec<(String, u64, usize)>,
     finish: Option<StreamEnd>,
     has_response_id: bool,
 }
@@ -98,23 +98,34 @@ impl MistralDecoder {
     fn tool_call(&mut self, call: &ToolCallDelta<'_>, sink: &mut EventSink) {
         self.close_current(sink);
         let stream_index = call.index.unwrap_or(0);
-        let id = match call.id.as_deref() {
-            Some(id) if !id.is_empty() && id != "null" => id.to_owned(),
-            _ => derive_tool_call_id(&format!("toolcall:{stream_index}"), 0),
+        let given = call
+            .id
+            .as_deref()
+            .filter(|id| !id.is_empty() && *id != "null");
+        let derived;
+        let id = match given {
+            Some(id) => id,
+            None => {
+                derived = derive_tool_call_id(&format!("toolcall:{stream_index}"), 0);
+                derived.as_str()
+            }
         };
-        let key = format!("{id}:{stream_index}");
-        let index = match self.tools.iter().find(|(k, _)| *k == key) {
-            Some((_, index)) => *index,
+        let known = self
+            .tools
+            .iter()
+            .find(|(known, at, _)| *at == stream_index && known == id);
+        let index = match known {
+            Some((_, _, index)) => *index,
             None => {
                 let index = sink.tool_call_start(id, call.function.name.as_ref());
-                self.tools.push((key, index));
+                self.tools.push((id.to_owned(), stream_index, index));
                 index
             }
         };
         match &call.function.arguments {
-            Value::String(piece) => sink.tool_call_delta(index, piece),
-            Value::Null => sink.tool_call_delta(index, "{}"),
-            other => sink.tool_call_delta(index, &other.to_string()),
+            Arguments::Text(piece) => sink.tool_call_delta(index, piece),
+            Arguments::Missing => sink.tool_call_delta(index, "{}"),
+            Arguments::Value(value) => sink.tool_call_delta(index, &value.to_string()),
         }
     }
 
@@ -157,7 +168,7 @@ impl MistralDecoder {
     /// Closes the open block, then every tool call, and reports the outcome.
     fn finish(&mut self, sink: &mut EventSink, unannounced: StreamEnd) -> StreamEnd {
         self.close_current(sink);
-        for (_, index) in self.tools.drain(..) {
+        for (_, _, index) in self.tools.drain(..) {
             sink.tool_call_end(index);
         }
         self.finish.take().unwrap_or(unannounced)

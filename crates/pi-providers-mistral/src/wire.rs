@@ -3,7 +3,9 @@
 //! tool calls, image URLs as plain strings) and the stream chunks it reads.
 
 use std::borrow::Cow;
+use std::fmt;
 
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -239,14 +241,47 @@ pub struct ChunkDelta<'a> {
     pub tool_calls: Option<Vec<ToolCallDelta<'a>>>,
 }
 
-/// `delta.content`.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
+/// `delta.content`: a string (borrowed from the frame when it has no
+/// escapes) or a list of parts.
+#[derive(Debug)]
 pub enum DeltaContent<'a> {
     /// Plain text.
-    Text(#[serde(borrow)] Cow<'a, str>),
+    Text(Cow<'a, str>),
     /// Parts.
     Parts(Vec<DeltaPart>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for DeltaContent<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ContentVisitor;
+
+        impl<'de> Visitor<'de> for ContentVisitor {
+            type Value = DeltaContent<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or a list of content parts")
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(DeltaContent::Text(Cow::Borrowed(v)))
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(DeltaContent::Text(Cow::Owned(v.to_owned())))
+            }
+
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(DeltaContent::Text(Cow::Owned(v)))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Vec::deserialize(de::value::SeqAccessDeserializer::new(seq))
+                    .map(DeltaContent::Parts)
+            }
+        }
+
+        deserializer.deserialize_any(ContentVisitor)
+    }
 }
 
 /// A part of `delta.content`.
@@ -290,8 +325,81 @@ pub struct FunctionDelta<'a> {
     #[serde(default, borrow)]
     pub name: Cow<'a, str>,
     /// Arguments: a JSON string piece, or an object.
-    #[serde(default)]
-    pub arguments: Value,
+    #[serde(default, borrow)]
+    pub arguments: Arguments<'a>,
+}
+
+/// `function.arguments`: a piece of JSON text (borrowed when possible) or
+/// an already parsed value.
+#[derive(Debug, Default)]
+pub enum Arguments<'a> {
+    /// Absent or `null`.
+    #[default]
+    Missing,
+    /// JSON text.
+    Text(Cow<'a, str>),
+    /// A JSON value (object, number, ...).
+    Value(Value),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Arguments<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ArgumentsVisitor;
+
+        impl<'de> Visitor<'de> for ArgumentsVisitor {
+            type Value = Arguments<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("JSON text or a JSON value")
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Arguments::Text(Cow::Borrowed(v)))
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Arguments::Text(Cow::Owned(v.to_owned())))
+            }
+
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Arguments::Text(Cow::Owned(v)))
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Arguments::Missing)
+            }
+
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Arguments::Missing)
+            }
+
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(Arguments::Value(Value::Bool(v)))
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(Arguments::Value(Value::from(v)))
+            }
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(Arguments::Value(Value::from(v)))
+            }
+
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(Arguments::Value(Value::from(v)))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Arguments::Value)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Value::deserialize(de::value::MapAccessDeserializer::new(map)).map(Arguments::Value)
+            }
+        }
+
+        deserializer.deserialize_any(ArgumentsVisitor)
+    }
 }
 
 /// `usage`.
