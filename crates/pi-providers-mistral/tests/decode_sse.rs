@@ -5,13 +5,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use futures::StreamExt;
 use pi_ai::{AssistantMessage, AssistantMessageEvent, Model, StopReason};
 use pi_providers_mistral::MistralDecoder;
 use pi_test_support::fixtures::session_assistant_messages;
 use pi_test_support::{
-    assert_stream_contract, event_summary, final_message, mock_model, replay_from, sse_file,
-    sse_file_names,
+    assert_stream_contract, event_summary, final_message, replay_from, sse_file, sse_file_names,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -35,7 +36,7 @@ async fn decode_with(model: &Model, file: &str) -> Vec<AssistantMessageEvent> {
 }
 
 async fn decode(file: &str) -> Vec<AssistantMessageEvent> {
-    decode_with(&mock_model("mock-mis", "mock-mistral"), file).await
+    decode_with(&common::model("mock-mistral"), file).await
 }
 
 #[tokio::test]
@@ -68,7 +69,7 @@ async fn pi_recordings_decode_to_the_messages_pi_stored() {
             .collect();
         assert!(!stored.is_empty(), "{folder}");
         for (at, pi_message) in stored.iter().enumerate() {
-            let model = mock_model("mock-mis", pi_message["model"].as_str().unwrap());
+            let model = common::model(pi_message["model"].as_str().unwrap());
             let events = decode_with(&model, &format!("{folder}-{}.sse", at + 1)).await;
             let ours = serde_json::to_value(final_message(&events)).unwrap();
             for key in [

@@ -6,24 +6,25 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use pi_ai::{Api, Model, StopReason, ThinkingLevel};
 use pi_providers_mistral::MistralWire;
 use pi_test_support::e2e::{
     self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
 };
-use pi_test_support::fixtures::mock_model_at;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
 const MISTRAL_500: &str = r#"{"object":"error","message":"Service unavailable.","type":"internal_server_error","param":null,"code":"3000"}"#;
 
 fn served(url: &str) -> Model {
-    mock_model_at("mock-mis", "mock-mistral", url)
+    common::model_at("mock-mistral", url)
 }
 
 fn served_magistral(url: &str) -> Model {
-    mock_model_at("mock-mis", "mock-magistral", url)
+    common::model_at("mock-magistral", url)
 }
 
 fn adapter() -> WireAdapter {

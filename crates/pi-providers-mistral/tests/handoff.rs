@@ -7,15 +7,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use pi_ai::{Context, Message, SimpleStreamOptions};
 use pi_providers_mistral::{MistralOptions, build_request_body, derive_tool_call_id};
-use pi_test_support::mock_model;
 use pi_test_support::parity::CapturedSession;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 fn encode_for_mistral(messages: Vec<Message>) -> Value {
-    let model = mock_model("mock-mis", "mock-mistral");
+    let model = common::model("mock-mistral");
     let context = Context {
         messages,
         ..Context::default()

@@ -6,18 +6,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::PROVIDER;
 use futures::StreamExt;
 use pi_ai::{Context, Message, Model, SimpleStreamOptions, StreamFunction, StreamOptions, Tool};
 use pi_providers_mistral::{MistralOptions, MistralProvider, build_request_body};
+use pi_test_support::fixtures_dir;
 use pi_test_support::mock_server::{MockResponse, MockServer, RecordedRequest};
 use pi_test_support::parity::{CapturedSession, capture_folders, read_jsonl};
-use pi_test_support::{fixtures_dir, mock_api_key, mock_model};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 const WIRE: &str = "mistral-conversations";
-/// The mock provider of the captures.
-const PROVIDER: &str = "mock-mis";
 
 fn pi_dir() -> std::path::PathBuf {
     fixtures_dir().join("pi-0.73.1")
@@ -64,7 +65,7 @@ fn cases() -> Vec<Case> {
         // answers of another provider.
         let requests = read_jsonl(pi_dir().join(&folder).join("requests.jsonl"));
         let model_id = requests[0]["body"]["model"].as_str().unwrap().to_owned();
-        let (model, api_key) = (mock_model(PROVIDER, &model_id), mock_api_key(PROVIDER));
+        let (model, api_key) = (common::model(&model_id), common::api_key());
         let earlier = session
             .messages
             .iter()

@@ -5,11 +5,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use pi_ai::{
     Context, Message, Model, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool, get_model,
 };
 use pi_providers_mistral::{MistralOptions, ToolChoice, build_request_body};
-use pi_test_support::mock_model;
 use serde_json::{Value, json};
 
 const PNG: &str = "iVBORw0KGgo=";
@@ -60,7 +61,7 @@ fn context(messages: Vec<Message>) -> Context {
 
 #[test]
 fn text_turn() {
-    let model = mock_model("mock-mis", "mock-mistral");
+    let model = common::model("mock-mistral");
     let ctx = context(messages(
         json!([{"role": "user", "content": "Hi", "timestamp": 1}]),
     ));
@@ -69,7 +70,7 @@ fn text_turn() {
 
 #[test]
 fn tool_error_with_image_on_a_text_model() {
-    let model = mock_model("mock-mis", "mock-mistral");
+    let model = common::model("mock-mistral");
     let result = json!([{"type": "text", "text": "boom\n"}, {"type": "image", "data": PNG, "mimeType": "image/png"}]);
     let ctx = context(tool_conversation(true, result));
     insta::assert_json_snapshot!(encode(&model, &ctx, &SimpleStreamOptions::default()));
@@ -77,7 +78,7 @@ fn tool_error_with_image_on_a_text_model() {
 
 #[test]
 fn images_on_an_image_model() {
-    let model = mock_model("mock-mis", "mock-pixtral");
+    let model = common::model("mock-pixtral");
     let result = json!([{"type": "image", "data": PNG, "mimeType": "image/png"}]);
     let mut msgs = tool_conversation(false, result);
     msgs.insert(
@@ -97,7 +98,7 @@ fn images_on_an_image_model() {
 
 #[test]
 fn image_only_user_turn_on_a_text_model_and_empty_result() {
-    let model = mock_model("mock-mis", "mock-mistral");
+    let model = common::model("mock-mistral");
     let mut msgs = messages(json!([{"role": "user", "content": [
         {"type": "image", "data": PNG, "mimeType": "image/png"}
     ], "timestamp": 0}]));
@@ -118,7 +119,7 @@ fn reasoning_prompt_mode_and_effort() {
     let ctx = context(messages(
         json!([{"role": "user", "content": "Think.", "timestamp": 1}]),
     ));
-    let magistral = encode(&mock_model("mock-mis", "mock-magistral"), &ctx, &simple);
+    let magistral = encode(&common::model("mock-magistral"), &ctx, &simple);
     assert_eq!(magistral["prompt_mode"], "reasoning");
     assert!(magistral.get("reasoning_effort").is_none());
     let small = get_model("mistral", "mistral-small-latest").unwrap();
@@ -127,7 +128,7 @@ fn reasoning_prompt_mode_and_effort() {
     assert!(small_body.get("prompt_mode").is_none());
     assert_eq!(small_body["max_tokens"], 32000, "min(model max, 32000)");
     // A non-reasoning model gets neither; no level gets neither.
-    let plain = encode(&mock_model("mock-mis", "mock-mistral"), &ctx, &simple);
+    let plain = encode(&common::model("mock-mistral"), &ctx, &simple);
     assert!(plain.get("prompt_mode").is_none() && plain.get("reasoning_effort").is_none());
     let off = encode(small, &ctx, &SimpleStreamOptions::default());
     assert!(off.get("reasoning_effort").is_none());
@@ -136,7 +137,7 @@ fn reasoning_prompt_mode_and_effort() {
 
 #[test]
 fn tool_choice_and_temperature() {
-    let model = mock_model("mock-mis", "mock-mistral");
+    let model = common::model("mock-mistral");
     let ctx = context(messages(
         json!([{"role": "user", "content": "Hi", "timestamp": 1}]),
     ));
