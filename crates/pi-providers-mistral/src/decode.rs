@@ -144,7 +144,7 @@ impl MistralDecoder {
         let Some(choice) = chunk.choices.first() else {
             return;
         };
-        if let Some(reason) = choice.finish_reason.as_deref() {
+        if let Some(reason) = choice.finish_reason.as_deref().filter(|r| !r.is_empty()) {
             self.finish = Some(map_finish_reason(reason));
         }
         match &choice.delta.content {

@@ -10,7 +10,6 @@ mod common;
 use futures::StreamExt;
 use pi_ai::{AssistantMessage, AssistantMessageEvent, Model, StopReason};
 use pi_providers_mistral::MistralDecoder;
-use pi_test_support::fixtures::session_assistant_messages;
 use pi_test_support::{
     assert_stream_contract, event_summary, final_message, replay_from, sse_file, sse_file_names,
 };
@@ -63,7 +62,8 @@ async fn pi_recordings_decode_to_the_messages_pi_stored() {
         "t-think-mis",
         "x-handoff-mis",
     ] {
-        let stored: Vec<Value> = session_assistant_messages(folder)
+        let stored: Vec<Value> = common::session(folder)
+            .assistant_json
             .into_iter()
             .filter(|m| m["api"] == WIRE)
             .collect();

@@ -1,5 +1,5 @@
 //! Payload parity with pi 0.73.1: for every captured mistral-conversations
-//! request in `fixtures/pi-0.73.1/*/requests.jsonl` (made by
+//! request in `fixtures/pi-0.73.1-mistral/*/requests.jsonl` (made by
 //! `fixtures/capture/mistral_scenarios.py`), rebuild the context pi had from
 //! the session file, encode it, and compare with pi's body value for value.
 //! The path and the important headers are checked over real HTTP.
@@ -12,16 +12,14 @@ use common::PROVIDER;
 use futures::StreamExt;
 use pi_ai::{Context, Message, Model, SimpleStreamOptions, StreamFunction, StreamOptions, Tool};
 use pi_providers_mistral::{MistralOptions, MistralProvider, build_request_body};
-use pi_test_support::fixtures_dir;
 use pi_test_support::mock_server::{MockResponse, MockServer, RecordedRequest};
-use pi_test_support::parity::{CapturedSession, capture_folders, read_jsonl};
+use pi_test_support::parity::read_jsonl;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-const WIRE: &str = "mistral-conversations";
 
 fn pi_dir() -> std::path::PathBuf {
-    fixtures_dir().join("pi-0.73.1")
+    common::captures_dir()
 }
 
 /// System prompt and tools as pi sent them.
@@ -58,8 +56,8 @@ struct Case {
 
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
-    for folder in capture_folders(WIRE) {
-        let session = CapturedSession::load(&folder);
+    for folder in common::capture_folders() {
+        let session = common::session(&folder);
         // pi 0.73.1 records no model change for `-c --model`: the model is
         // the one the requests name; a handed-off session starts with
         // answers of another provider.
@@ -99,7 +97,7 @@ fn cases() -> Vec<Case> {
 #[test]
 fn fixture_folders_of_this_wire() {
     assert_eq!(
-        capture_folders(WIRE),
+        common::capture_folders(),
         [
             "a-text-mis",
             "b-bash-mis",
