@@ -17,7 +17,6 @@ use pi_test_support::parity::read_jsonl;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-
 fn pi_dir() -> std::path::PathBuf {
     common::captures_dir()
 }
