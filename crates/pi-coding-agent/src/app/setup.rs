@@ -167,6 +167,7 @@ pub fn register_providers() {
     pi_providers_openai_completions::register();
     pi_providers_openai_responses::register();
     pi_providers_google::register();
+    pi_providers_mistral::register();
 }
 
 fn open_session(
