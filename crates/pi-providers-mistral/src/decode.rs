@@ -11,7 +11,7 @@
 //! from a cut stream (pi calls it a stop; see docs/payload-differences.md).
 
 use pi_ai::{DoneReason, EventSink, Model, Usage, calculate_cost};
-use pi_http::{SseDecoder, SseFrame, StreamEnd};
+use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd};
 use serde_json::Value;
 
 use crate::ids::derive_tool_call_id;
@@ -180,7 +180,7 @@ impl SseDecoder for MistralDecoder {
         &mut self,
         frame: &SseFrame,
         sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, String> {
+    ) -> Result<Option<StreamEnd>, DecodeError> {
         let data = frame.data.as_str();
         if data.trim().is_empty() {
             return Ok(None);
