@@ -3,6 +3,9 @@
 //! pi's whitespace- and punctuation-tolerant fallback), and the numbered
 //! diff pi puts into `details.diff`.
 
+use std::borrow::Cow;
+use std::io::Write;
+
 use icu_normalizer::ComposingNormalizerBorrowed;
 use pi_agent_core::ToolError;
 use serde::Deserialize;
@@ -32,10 +35,10 @@ pub struct Edit {
 
 /// The LF-normalized content the edits were matched against, and the result.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AppliedEdits {
-    /// The content the edits were applied to (the original, or its
-    /// fuzzy-normalized form when an edit needed the fallback).
-    pub base_content: String,
+pub struct AppliedEdits<'a> {
+    /// The content the edits were applied to (the original, borrowed, or
+    /// its fuzzy-normalized form when an edit needed the fallback).
+    pub base_content: Cow<'a, str>,
     /// The content after all edits.
     pub new_content: String,
 }
@@ -61,16 +64,52 @@ pub fn detect_line_ending(content: &str) -> LineEnding {
     }
 }
 
-/// Turns `\r\n` and lone `\r` into `\n`.
-pub fn normalize_to_lf(text: &str) -> String {
-    text.replace("\r\n", "\n").replace('\r', "\n")
+/// Turns `\r\n` and lone `\r` into `\n` (borrowed when there is no `\r`).
+pub fn normalize_to_lf(text: &str) -> Cow<'_, str> {
+    if !text.contains('\r') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('\r') {
+        out.push_str(&rest[..i]);
+        out.push('\n');
+        rest = &rest[i + 1..];
+        rest = rest.strip_prefix('\n').unwrap_or(rest);
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
-/// Turns `\n` back into the file's line ending.
-pub fn restore_line_endings(text: &str, ending: LineEnding) -> String {
+/// Turns `\n` back into the file's line ending (borrowed for LF).
+pub fn restore_line_endings(text: &str, ending: LineEnding) -> Cow<'_, str> {
     match ending {
-        LineEnding::Lf => text.to_owned(),
-        LineEnding::CrLf => text.replace('\n', "\r\n"),
+        LineEnding::Lf => Cow::Borrowed(text),
+        LineEnding::CrLf => Cow::Owned(text.replace('\n', "\r\n")),
+    }
+}
+
+/// Writes `text` with `\n` turned into the file's line ending, without
+/// building the converted copy in memory.
+pub fn write_with_line_endings(
+    out: &mut impl Write,
+    text: &str,
+    ending: LineEnding,
+) -> std::io::Result<()> {
+    match ending {
+        LineEnding::Lf => out.write_all(text.as_bytes()),
+        LineEnding::CrLf => {
+            for line in text.split_inclusive('\n') {
+                match line.strip_suffix('\n') {
+                    Some(line) => {
+                        out.write_all(line.as_bytes())?;
+                        out.write_all(b"\r\n")?;
+                    }
+                    None => out.write_all(line.as_bytes())?,
+                }
+            }
+            Ok(())
+        }
     }
 }
 
@@ -86,24 +125,42 @@ pub fn strip_bom(content: &str) -> (&str, &str) {
 /// normalization (full-width forms, ligatures, superscripts and the like
 /// become their plain equivalents), trailing whitespace removed from every
 /// line, typographic quotes and dashes made ASCII, and special spaces made
-/// plain spaces.
-pub fn normalize_for_fuzzy_match(text: &str) -> String {
+/// plain spaces. Borrowed when the text is already in that form (most
+/// source files), so a large file is not copied.
+pub fn normalize_for_fuzzy_match(text: &str) -> Cow<'_, str> {
     let normalized = ComposingNormalizerBorrowed::new_nfkc().normalize(text);
-    let trimmed: Vec<&str> = normalized
-        .split('\n')
-        .map(|line| line.trim_end_matches(is_js_whitespace))
-        .collect();
-    trimmed
-        .join("\n")
-        .chars()
-        .map(|c| match c {
-            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-            '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
-            other => other,
-        })
-        .collect()
+    if !normalized.split('\n').any(line_needs_folding) {
+        return normalized;
+    }
+    let mut out = String::with_capacity(normalized.len());
+    for (i, line) in normalized.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.extend(
+            line.trim_end_matches(is_js_whitespace)
+                .chars()
+                .map(fold_char),
+        );
+    }
+    Cow::Owned(out)
+}
+
+/// Whether the fuzzy form changes `line` (NFKC aside).
+fn line_needs_folding(line: &str) -> bool {
+    line.ends_with(is_js_whitespace)
+        || (!line.is_ascii() && line.chars().any(|c| fold_char(c) != c))
+}
+
+/// Typographic quotes and dashes to ASCII, special spaces to a space.
+fn fold_char(c: char) -> char {
+    match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+        other => other,
+    }
 }
 
 /// Whitespace as JavaScript's `trimEnd` sees it: the `Zs` spaces, tab,
@@ -135,13 +192,13 @@ struct Match {
 /// exactly once and must not overlap another edit's match; the errors are
 /// pi's texts. When any edit only matches in fuzzy form, all matching and
 /// replacing happens in the fuzzy form of the file.
-pub fn apply_edits_to_normalized_content(
-    content: &str,
+pub fn apply_edits_to_normalized_content<'a>(
+    content: &'a str,
     edits: &[Edit],
     path: &str,
-) -> Result<AppliedEdits, ToolError> {
+) -> Result<AppliedEdits<'a>, ToolError> {
     let total = edits.len();
-    let edits: Vec<(String, String)> = edits
+    let edits: Vec<(Cow<'_, str>, Cow<'_, str>)> = edits
         .iter()
         .map(|e| (normalize_to_lf(&e.old_text), normalize_to_lf(&e.new_text)))
         .collect();
@@ -153,28 +210,31 @@ pub fn apply_edits_to_normalized_content(
         }));
     }
 
+    // Borrowed from `content` unless the file has something to fold, so
+    // memory stays near the size of the file.
     let fuzzy_content = normalize_for_fuzzy_match(content);
     let needs_fuzzy = edits.iter().any(|(old, _)| {
-        !content.contains(old.as_str()) && fuzzy_content.contains(&normalize_for_fuzzy_match(old))
+        !content.contains(old.as_ref())
+            && fuzzy_content.contains(normalize_for_fuzzy_match(old).as_ref())
     });
-    let base = if needs_fuzzy {
-        fuzzy_content
+    let (base, fuzzy_of_content) = if needs_fuzzy {
+        (fuzzy_content, None)
     } else {
-        content.to_owned()
+        (Cow::Borrowed(content), Some(fuzzy_content))
     };
-    let fuzzy_base = if needs_fuzzy {
-        base.clone()
-    } else {
-        normalize_for_fuzzy_match(&base)
+    // Occurrences are counted in the fuzzy form of the base, as pi does.
+    let fuzzy_base = match fuzzy_of_content {
+        Some(fuzzy) => fuzzy,
+        None => normalize_for_fuzzy_match(&base),
     };
 
     let mut matches = Vec::with_capacity(edits.len());
     for (i, (old, _)) in edits.iter().enumerate() {
         let fuzzy_old = normalize_for_fuzzy_match(old);
-        let found = match base.find(old.as_str()) {
+        let found = match base.find(old.as_ref()) {
             Some(start) => Some((start, old.len())),
             None => fuzzy_base
-                .find(&fuzzy_old)
+                .find(fuzzy_old.as_ref())
                 .map(|start| (start, fuzzy_old.len())),
         };
         let Some((start, len)) = found else {
@@ -191,9 +251,9 @@ pub fn apply_edits_to_normalized_content(
             }));
         };
         let occurrences = if fuzzy_old.is_empty() {
-            base.matches(old.as_str()).count()
+            base.matches(old.as_ref()).count()
         } else {
-            fuzzy_base.matches(fuzzy_old.as_str()).count()
+            fuzzy_base.matches(fuzzy_old.as_ref()).count()
         };
         if occurrences > 1 {
             return Err(ToolError::new(if total == 1 {
@@ -226,7 +286,9 @@ pub fn apply_edits_to_normalized_content(
         }
     }
 
-    let mut new_content = String::with_capacity(base.len());
+    drop(fuzzy_base);
+    let inserted: usize = matches.iter().map(|m| edits[m.edit_index].1.len()).sum();
+    let mut new_content = String::with_capacity(base.len() + inserted);
     let mut cursor = 0;
     for m in &matches {
         new_content.push_str(&base[cursor..m.start]);
@@ -235,7 +297,7 @@ pub fn apply_edits_to_normalized_content(
     }
     new_content.push_str(&base[cursor..]);
 
-    if new_content == base {
+    if new_content == base.as_ref() {
         return Err(ToolError::new(if total == 1 {
             format!(
                 "No changes made to {path}. The replacement produced identical content. This \
@@ -252,43 +314,182 @@ pub fn apply_edits_to_normalized_content(
     })
 }
 
-/// A run of lines of the line diff.
-enum Part<'a> {
-    Same(Vec<&'a str>),
-    Removed(Vec<&'a str>),
-    Added(Vec<&'a str>),
+/// What a run of lines of the line diff is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Same,
+    Removed,
+    Added,
 }
 
-impl Part<'_> {
+/// A run of whole lines: `text[start..end]` of the old text (same,
+/// removed) or of the new one (added).
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    kind: Kind,
+    start: usize,
+    end: usize,
+}
+
+impl Part {
     fn is_change(&self) -> bool {
-        match self {
-            Part::Same(_) => false,
-            Part::Removed(_) | Part::Added(_) => true,
-        }
+        self.kind != Kind::Same
     }
 }
 
-fn diff_parts<'a>(old: &'a str, new: &'a str) -> Vec<Part<'a>> {
-    let diff = TextDiff::from_lines(old, new);
-    let strip = |line: &&'a str| line.strip_suffix('\n').unwrap_or(line);
-    let old_lines: Vec<&'a str> = diff.old_slices().iter().map(strip).collect();
-    let new_lines: Vec<&'a str> = diff.new_slices().iter().map(strip).collect();
+/// Appends a part, joining a same run to the one before it.
+fn push_part(parts: &mut Vec<Part>, part: Part) {
+    if part.start == part.end {
+        return;
+    }
+    if let Some(last) = parts.last_mut()
+        && last.kind == Kind::Same
+        && part.kind == Kind::Same
+        && last.end == part.start
+    {
+        last.end = part.end;
+        return;
+    }
+    parts.push(part);
+}
+
+/// Bytes of the longest run of whole lines both texts start with.
+fn common_prefix_lines(old: &str, new: &str) -> usize {
+    let differ = old
+        .as_bytes()
+        .iter()
+        .zip(new.as_bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(old.len().min(new.len()));
+    old[..differ].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// Bytes of the longest run of whole lines both texts end with.
+fn common_suffix_lines(old: &str, new: &str) -> usize {
+    let same = old
+        .as_bytes()
+        .iter()
+        .rev()
+        .zip(new.as_bytes().iter().rev())
+        .position(|(a, b)| a != b)
+        .unwrap_or(old.len().min(new.len()));
+    let at_line_start = |text: &str| {
+        let at = text.len() - same;
+        at == 0 || text.as_bytes()[at - 1] == b'\n'
+    };
+    if at_line_start(old) && at_line_start(new) {
+        return same;
+    }
+    // Inside the common bytes both texts agree on where lines start.
+    let tail = &old[old.len() - same..];
+    tail.find('\n').map_or(0, |i| same - i - 1)
+}
+
+/// The line diff of two texts as runs. The common leading and trailing
+/// lines are split off first (as the diff algorithm itself would), so only
+/// the changed middle is tokenized: memory follows the change, not the file.
+fn diff_parts(old: &str, new: &str) -> Vec<Part> {
+    let prefix = common_prefix_lines(old, new);
+    let suffix = common_suffix_lines(&old[prefix..], &new[prefix..]);
+    let (old_end, new_end) = (old.len() - suffix, new.len() - suffix);
     let mut parts = Vec::new();
+    push_part(
+        &mut parts,
+        Part {
+            kind: Kind::Same,
+            start: 0,
+            end: prefix,
+        },
+    );
+    let diff = TextDiff::from_lines(&old[prefix..old_end], &new[prefix..new_end]);
+    // Byte offsets in the whole texts, advanced as the ops go (they cover
+    // the lines in order).
+    let (old_lines, new_lines) = (diff.old_slices(), diff.new_slices());
+    let (mut old_at, mut new_at) = (Cursor::new(prefix), Cursor::new(prefix));
     for op in diff.ops() {
         let (tag, old_range, new_range) = op.as_tag_tuple();
-        let removed = || Part::Removed(old_lines[old_range.clone()].to_vec());
-        let added = || Part::Added(new_lines[new_range.clone()].to_vec());
+        let removed = Part {
+            kind: Kind::Removed,
+            start: old_at.at(old_lines, old_range.start),
+            end: old_at.at(old_lines, old_range.end),
+        };
+        let added = Part {
+            kind: Kind::Added,
+            start: new_at.at(new_lines, new_range.start),
+            end: new_at.at(new_lines, new_range.end),
+        };
         match tag {
-            DiffTag::Equal => parts.push(Part::Same(old_lines[old_range.clone()].to_vec())),
-            DiffTag::Delete => parts.push(removed()),
-            DiffTag::Insert => parts.push(added()),
+            DiffTag::Equal => push_part(
+                &mut parts,
+                Part {
+                    kind: Kind::Same,
+                    ..removed
+                },
+            ),
+            DiffTag::Delete => push_part(&mut parts, removed),
+            DiffTag::Insert => push_part(&mut parts, added),
             DiffTag::Replace => {
-                parts.push(removed());
-                parts.push(added());
+                push_part(&mut parts, removed);
+                push_part(&mut parts, added);
             }
         }
     }
+    push_part(
+        &mut parts,
+        Part {
+            kind: Kind::Same,
+            start: old_end,
+            end: old.len(),
+        },
+    );
     parts
+}
+
+/// The byte offset of a line of the diffed middle, found by walking
+/// forward from the last one asked for.
+struct Cursor {
+    line: usize,
+    offset: usize,
+}
+
+impl Cursor {
+    fn new(offset: usize) -> Self {
+        Self { line: 0, offset }
+    }
+
+    /// The offset where line `line` starts (`line` never goes back).
+    fn at(&mut self, lines: &[&str], line: usize) -> usize {
+        while self.line < line {
+            self.offset += lines.get(self.line).map_or(0, |l| l.len());
+            self.line += 1;
+        }
+        self.offset
+    }
+}
+
+/// The lines of a run of whole lines, without their `\n`.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive('\n')
+        .map(|line| line.strip_suffix('\n').unwrap_or(line))
+}
+
+/// The number of lines of a run of whole lines.
+fn line_count(text: &str) -> usize {
+    text.matches('\n').count() + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// The last `n` lines of a run of whole lines.
+fn last_lines(text: &str, n: usize) -> &str {
+    let mut start = text.len();
+    for _ in 0..n {
+        // Skip the `\n` ending the line before `start`.
+        let before = text[..start].strip_suffix('\n').unwrap_or(&text[..start]);
+        start = before.rfind('\n').map_or(0, |i| i + 1);
+        if start == 0 {
+            break;
+        }
+    }
+    &text[start..]
 }
 
 /// pi's diff of two LF-normalized texts: changed lines with their line
@@ -296,10 +497,7 @@ fn diff_parts<'a>(old: &'a str, new: &'a str) -> Vec<Part<'a>> {
 /// unchanged lines around each change, and `...` where lines are skipped.
 pub fn generate_diff_string(old: &str, new: &str, context_lines: usize) -> DiffResult {
     let parts = diff_parts(old, new);
-    let width = old
-        .split('\n')
-        .count()
-        .max(new.split('\n').count())
+    let width = (old.matches('\n').count().max(new.matches('\n').count()) + 1)
         .to_string()
         .len();
     let mut out: Vec<String> = Vec::new();
@@ -309,25 +507,26 @@ pub fn generate_diff_string(old: &str, new: &str, context_lines: usize) -> DiffR
     let ellipsis = format!(" {} ...", " ".repeat(width));
 
     for (i, part) in parts.iter().enumerate() {
-        match part {
-            Part::Removed(lines) => {
+        match part.kind {
+            Kind::Removed => {
                 first_changed_line.get_or_insert(new_no);
-                for line in lines {
+                for line in lines(&old[part.start..part.end]) {
                     out.push(format!("-{old_no:>width$} {line}"));
                     old_no += 1;
                 }
             }
-            Part::Added(lines) => {
+            Kind::Added => {
                 first_changed_line.get_or_insert(new_no);
-                for line in lines {
+                for line in lines(&new[part.start..part.end]) {
                     out.push(format!("+{new_no:>width$} {line}"));
                     new_no += 1;
                 }
             }
-            Part::Same(lines) => {
+            Kind::Same => {
+                let text = &old[part.start..part.end];
                 let after_change = i > 0 && parts[i - 1].is_change();
                 let before_change = parts.get(i + 1).is_some_and(Part::is_change);
-                let n = lines.len();
+                let n = line_count(text);
                 // (lines shown at the start, lines shown at the end) of this run.
                 let (head, tail) = match (after_change, before_change) {
                     (true, true) if n > 2 * context_lines => (context_lines, context_lines),
@@ -336,15 +535,24 @@ pub fn generate_diff_string(old: &str, new: &str, context_lines: usize) -> DiffR
                     (false, true) => (0, n.min(context_lines)),
                     (false, false) => (0, 0),
                 };
-                for (k, line) in lines.iter().enumerate() {
-                    if k < head || k >= n - tail {
-                        out.push(format!(" {old_no:>width$} {line}"));
-                    } else if k == head && (after_change || before_change) {
+                let mut no = old_no;
+                let shown = if head + tail >= n { n } else { head };
+                for line in lines(text).take(shown) {
+                    out.push(format!(" {no:>width$} {line}"));
+                    no += 1;
+                }
+                if shown < n {
+                    if after_change || before_change {
                         out.push(ellipsis.clone());
                     }
-                    old_no += 1;
-                    new_no += 1;
+                    no = old_no + n - tail;
+                    for line in lines(last_lines(text, tail)) {
+                        out.push(format!(" {no:>width$} {line}"));
+                        no += 1;
+                    }
                 }
+                old_no += n;
+                new_no += n;
             }
         }
     }
