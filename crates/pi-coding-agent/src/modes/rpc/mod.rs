@@ -9,6 +9,7 @@
 //! error response; nothing crashes the loop.
 
 mod commands;
+pub mod line;
 mod state;
 
 use std::sync::Arc;
@@ -21,6 +22,7 @@ use tokio::task::JoinHandle;
 
 use super::{SharedWriter, json::stream_events, write_json_line};
 use crate::app::{App, AppEvent};
+use line::{Command, Line};
 
 /// The result of one command: `Ok(data)` or `Err(message)`.
 type Reply = Result<Option<Value>, String>;
@@ -103,15 +105,6 @@ impl Tasks {
     }
 }
 
-/// Parses one input line into a command object, or the parse error response.
-fn parse(line: &str) -> Result<Value, String> {
-    match serde_json::from_str(line) {
-        Ok(value @ Value::Object(_)) => Ok(value),
-        Ok(_) => Err("Failed to parse command: expected a JSON object".to_owned()),
-        Err(e) => Err(format!("Failed to parse command: {e}")),
-    }
-}
-
 /// Runs the protocol until the input ends; returns the exit code.
 pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: SharedWriter) -> i32 {
     // Before the output listener: a client that reads `agent_end` finds
@@ -134,43 +127,23 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
                 break;
             }
         }
-        // A line that is not UTF-8 gets an error response; the next
-        // lines are read as usual.
-        let Ok(line) = std::str::from_utf8(&buffer) else {
-            respond(
-                &out,
-                None,
-                "parse",
-                Err("Failed to parse command: the line is not valid UTF-8".to_owned()),
-            );
-            continue;
-        };
-        let line = line.strip_suffix('\n').unwrap_or(line);
-        let line = line.trim_end_matches('\r');
-        if line.trim().is_empty() {
-            continue;
+        match line::decode_line(&buffer) {
+            Line::Blank => {}
+            Line::Invalid(error) => respond(&out, None, "parse", Err(error)),
+            Line::Command(command) => dispatch(&app, command, &out, &mut tasks),
         }
-        let command = match parse(line) {
-            Ok(command) => command,
-            Err(error) => {
-                respond(&out, None, "parse", Err(error));
-                continue;
-            }
-        };
-        dispatch(&app, command, &out, &mut tasks);
     }
     tasks.finish().await;
     0
 }
 
 /// Answers one command, or starts the task that will.
-fn dispatch(app: &Arc<App>, command: Value, out: &SharedWriter, tasks: &mut Tasks) {
-    let id = command.get("id").cloned();
-    let kind = command
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("undefined")
-        .to_owned();
+fn dispatch(app: &Arc<App>, command: Command, out: &SharedWriter, tasks: &mut Tasks) {
+    let Command {
+        id,
+        kind,
+        value: command,
+    } = command;
     match kind.as_str() {
         "prompt" => start_prompt(app, &command, out, tasks),
         "bash" | "compact" | "abort" => {
