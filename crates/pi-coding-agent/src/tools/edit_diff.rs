@@ -1,18 +1,20 @@
 //! The edit tool's text work: line endings and BOM, matching every
 //! `oldText` against the original content (exactly once, no overlaps, with
 //! pi's whitespace- and punctuation-tolerant fallback), and the numbered
-//! diff pi puts into `details.diff`.
+//! diff pi puts into `details.diff` (in `edit_line_diff.rs`).
 
 use std::borrow::Cow;
 use std::io::Write;
 
 use icu_normalizer::ComposingNormalizerBorrowed;
+use memchr::{memchr_iter, memchr3, memmem};
 use pi_agent_core::ToolError;
 use serde::Deserialize;
-use similar::{DiffTag, TextDiff};
 
-/// Lines of unchanged context shown around each change in the diff.
-pub const DIFF_CONTEXT_LINES: usize = 4;
+#[path = "edit_line_diff.rs"]
+mod line_diff;
+
+pub use line_diff::{DIFF_CONTEXT_LINES, DiffResult, generate_diff_string};
 
 /// The line ending a file uses (decided by its first line break).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,22 +45,12 @@ pub struct AppliedEdits<'a> {
     pub new_content: String,
 }
 
-/// pi's numbered diff and the first changed line of the new file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DiffResult {
-    /// Lines `" N text"`, `"-N text"`, `"+N text"` and `"   ..."` for
-    /// skipped context, joined by `\n`.
-    pub diff: String,
-    /// 1-based line in the new content where the first change is.
-    pub first_changed_line: Option<usize>,
-}
-
 /// The line ending of the first line break (`\n` when there is none).
 pub fn detect_line_ending(content: &str) -> LineEnding {
     let Some(lf) = content.find('\n') else {
         return LineEnding::Lf;
     };
-    match content.find("\r\n") {
+    match find(content, "\r\n") {
         Some(crlf) if crlf < lf => LineEnding::CrLf,
         Some(_) | None => LineEnding::Lf,
     }
@@ -129,7 +121,7 @@ pub fn strip_bom(content: &str) -> (&str, &str) {
 /// source files), so a large file is not copied.
 pub fn normalize_for_fuzzy_match(text: &str) -> Cow<'_, str> {
     let normalized = ComposingNormalizerBorrowed::new_nfkc().normalize(text);
-    if !normalized.split('\n').any(line_needs_folding) {
+    if !needs_folding(&normalized) {
         return normalized;
     }
     let mut out = String::with_capacity(normalized.len());
@@ -146,10 +138,35 @@ pub fn normalize_for_fuzzy_match(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Whether the fuzzy form changes `line` (NFKC aside).
-fn line_needs_folding(line: &str) -> bool {
-    line.ends_with(is_js_whitespace)
-        || (!line.is_ascii() && line.chars().any(|c| fold_char(c) != c))
+/// Whether the fuzzy form changes `text` (NFKC aside): a line ends in
+/// whitespace, or a character folds.
+fn needs_folding(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for end in memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+        if text[start..end]
+            .chars()
+            .next_back()
+            .is_some_and(is_js_whitespace)
+        {
+            return true;
+        }
+        start = end + 1;
+    }
+    // Every folded character is non-ASCII and its UTF-8 starts with one of
+    // these bytes (U+00A0; U+2002..U+2212; U+3000).
+    memchr3(0xC2, 0xE2, 0xE3, bytes).is_some_and(|at| text[at..].chars().any(|c| fold_char(c) != c))
+}
+
+/// Where `needle` first occurs in `haystack` (SIMD search; a match of
+/// UTF-8 text in UTF-8 text starts on a character boundary).
+fn find(haystack: &str, needle: &str) -> Option<usize> {
+    memmem::find(haystack.as_bytes(), needle.as_bytes())
+}
+
+/// Non-overlapping occurrences of `needle` (as JavaScript's `split` counts).
+fn count(haystack: &str, needle: &str) -> usize {
+    memmem::find_iter(haystack.as_bytes(), needle.as_bytes()).count()
 }
 
 /// Typographic quotes and dashes to ASCII, special spaces to a space.
@@ -214,8 +231,8 @@ pub fn apply_edits_to_normalized_content<'a>(
     // memory stays near the size of the file.
     let fuzzy_content = normalize_for_fuzzy_match(content);
     let needs_fuzzy = edits.iter().any(|(old, _)| {
-        !content.contains(old.as_ref())
-            && fuzzy_content.contains(normalize_for_fuzzy_match(old).as_ref())
+        find(content, old).is_none()
+            && find(&fuzzy_content, &normalize_for_fuzzy_match(old)).is_some()
     });
     let (base, fuzzy_of_content) = if needs_fuzzy {
         (fuzzy_content, None)
@@ -231,11 +248,9 @@ pub fn apply_edits_to_normalized_content<'a>(
     let mut matches = Vec::with_capacity(edits.len());
     for (i, (old, _)) in edits.iter().enumerate() {
         let fuzzy_old = normalize_for_fuzzy_match(old);
-        let found = match base.find(old.as_ref()) {
+        let found = match find(&base, old) {
             Some(start) => Some((start, old.len())),
-            None => fuzzy_base
-                .find(fuzzy_old.as_ref())
-                .map(|start| (start, fuzzy_old.len())),
+            None => find(&fuzzy_base, &fuzzy_old).map(|start| (start, fuzzy_old.len())),
         };
         let Some((start, len)) = found else {
             return Err(ToolError::new(if total == 1 {
@@ -251,9 +266,9 @@ pub fn apply_edits_to_normalized_content<'a>(
             }));
         };
         let occurrences = if fuzzy_old.is_empty() {
-            base.matches(old.as_ref()).count()
+            count(&base, old)
         } else {
-            fuzzy_base.matches(fuzzy_old.as_ref()).count()
+            count(&fuzzy_base, &fuzzy_old)
         };
         if occurrences > 1 {
             return Err(ToolError::new(if total == 1 {
@@ -312,254 +327,6 @@ pub fn apply_edits_to_normalized_content<'a>(
         base_content: base,
         new_content,
     })
-}
-
-/// What a run of lines of the line diff is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Same,
-    Removed,
-    Added,
-}
-
-/// A run of whole lines: `text[start..end]` of the old text (same,
-/// removed) or of the new one (added).
-#[derive(Debug, Clone, Copy)]
-struct Part {
-    kind: Kind,
-    start: usize,
-    end: usize,
-}
-
-impl Part {
-    fn is_change(&self) -> bool {
-        self.kind != Kind::Same
-    }
-}
-
-/// Appends a part, joining a same run to the one before it.
-fn push_part(parts: &mut Vec<Part>, part: Part) {
-    if part.start == part.end {
-        return;
-    }
-    if let Some(last) = parts.last_mut()
-        && last.kind == Kind::Same
-        && part.kind == Kind::Same
-        && last.end == part.start
-    {
-        last.end = part.end;
-        return;
-    }
-    parts.push(part);
-}
-
-/// Bytes of the longest run of whole lines both texts start with.
-fn common_prefix_lines(old: &str, new: &str) -> usize {
-    let differ = old
-        .as_bytes()
-        .iter()
-        .zip(new.as_bytes())
-        .position(|(a, b)| a != b)
-        .unwrap_or(old.len().min(new.len()));
-    old[..differ].rfind('\n').map_or(0, |i| i + 1)
-}
-
-/// Bytes of the longest run of whole lines both texts end with.
-fn common_suffix_lines(old: &str, new: &str) -> usize {
-    let same = old
-        .as_bytes()
-        .iter()
-        .rev()
-        .zip(new.as_bytes().iter().rev())
-        .position(|(a, b)| a != b)
-        .unwrap_or(old.len().min(new.len()));
-    let at_line_start = |text: &str| {
-        let at = text.len() - same;
-        at == 0 || text.as_bytes()[at - 1] == b'\n'
-    };
-    if at_line_start(old) && at_line_start(new) {
-        return same;
-    }
-    // Inside the common bytes both texts agree on where lines start.
-    let tail = &old[old.len() - same..];
-    tail.find('\n').map_or(0, |i| same - i - 1)
-}
-
-/// The line diff of two texts as runs. The common leading and trailing
-/// lines are split off first (as the diff algorithm itself would), so only
-/// the changed middle is tokenized: memory follows the change, not the file.
-fn diff_parts(old: &str, new: &str) -> Vec<Part> {
-    let prefix = common_prefix_lines(old, new);
-    let suffix = common_suffix_lines(&old[prefix..], &new[prefix..]);
-    let (old_end, new_end) = (old.len() - suffix, new.len() - suffix);
-    let mut parts = Vec::new();
-    push_part(
-        &mut parts,
-        Part {
-            kind: Kind::Same,
-            start: 0,
-            end: prefix,
-        },
-    );
-    let diff = TextDiff::from_lines(&old[prefix..old_end], &new[prefix..new_end]);
-    // Byte offsets in the whole texts, advanced as the ops go (they cover
-    // the lines in order).
-    let (old_lines, new_lines) = (diff.old_slices(), diff.new_slices());
-    let (mut old_at, mut new_at) = (Cursor::new(prefix), Cursor::new(prefix));
-    for op in diff.ops() {
-        let (tag, old_range, new_range) = op.as_tag_tuple();
-        let removed = Part {
-            kind: Kind::Removed,
-            start: old_at.at(old_lines, old_range.start),
-            end: old_at.at(old_lines, old_range.end),
-        };
-        let added = Part {
-            kind: Kind::Added,
-            start: new_at.at(new_lines, new_range.start),
-            end: new_at.at(new_lines, new_range.end),
-        };
-        match tag {
-            DiffTag::Equal => push_part(
-                &mut parts,
-                Part {
-                    kind: Kind::Same,
-                    ..removed
-                },
-            ),
-            DiffTag::Delete => push_part(&mut parts, removed),
-            DiffTag::Insert => push_part(&mut parts, added),
-            DiffTag::Replace => {
-                push_part(&mut parts, removed);
-                push_part(&mut parts, added);
-            }
-        }
-    }
-    push_part(
-        &mut parts,
-        Part {
-            kind: Kind::Same,
-            start: old_end,
-            end: old.len(),
-        },
-    );
-    parts
-}
-
-/// The byte offset of a line of the diffed middle, found by walking
-/// forward from the last one asked for.
-struct Cursor {
-    line: usize,
-    offset: usize,
-}
-
-impl Cursor {
-    fn new(offset: usize) -> Self {
-        Self { line: 0, offset }
-    }
-
-    /// The offset where line `line` starts (`line` never goes back).
-    fn at(&mut self, lines: &[&str], line: usize) -> usize {
-        while self.line < line {
-            self.offset += lines.get(self.line).map_or(0, |l| l.len());
-            self.line += 1;
-        }
-        self.offset
-    }
-}
-
-/// The lines of a run of whole lines, without their `\n`.
-fn lines(text: &str) -> impl Iterator<Item = &str> {
-    text.split_inclusive('\n')
-        .map(|line| line.strip_suffix('\n').unwrap_or(line))
-}
-
-/// The number of lines of a run of whole lines.
-fn line_count(text: &str) -> usize {
-    text.matches('\n').count() + usize::from(!text.is_empty() && !text.ends_with('\n'))
-}
-
-/// The last `n` lines of a run of whole lines.
-fn last_lines(text: &str, n: usize) -> &str {
-    let mut start = text.len();
-    for _ in 0..n {
-        // Skip the `\n` ending the line before `start`.
-        let before = text[..start].strip_suffix('\n').unwrap_or(&text[..start]);
-        start = before.rfind('\n').map_or(0, |i| i + 1);
-        if start == 0 {
-            break;
-        }
-    }
-    &text[start..]
-}
-
-/// pi's diff of two LF-normalized texts: changed lines with their line
-/// numbers (old numbers for `-`, new for `+`), up to `context_lines` of
-/// unchanged lines around each change, and `...` where lines are skipped.
-pub fn generate_diff_string(old: &str, new: &str, context_lines: usize) -> DiffResult {
-    let parts = diff_parts(old, new);
-    let width = (old.matches('\n').count().max(new.matches('\n').count()) + 1)
-        .to_string()
-        .len();
-    let mut out: Vec<String> = Vec::new();
-    let mut old_no = 1usize;
-    let mut new_no = 1usize;
-    let mut first_changed_line = None;
-    let ellipsis = format!(" {} ...", " ".repeat(width));
-
-    for (i, part) in parts.iter().enumerate() {
-        match part.kind {
-            Kind::Removed => {
-                first_changed_line.get_or_insert(new_no);
-                for line in lines(&old[part.start..part.end]) {
-                    out.push(format!("-{old_no:>width$} {line}"));
-                    old_no += 1;
-                }
-            }
-            Kind::Added => {
-                first_changed_line.get_or_insert(new_no);
-                for line in lines(&new[part.start..part.end]) {
-                    out.push(format!("+{new_no:>width$} {line}"));
-                    new_no += 1;
-                }
-            }
-            Kind::Same => {
-                let text = &old[part.start..part.end];
-                let after_change = i > 0 && parts[i - 1].is_change();
-                let before_change = parts.get(i + 1).is_some_and(Part::is_change);
-                let n = line_count(text);
-                // (lines shown at the start, lines shown at the end) of this run.
-                let (head, tail) = match (after_change, before_change) {
-                    (true, true) if n > 2 * context_lines => (context_lines, context_lines),
-                    (true, true) => (n, 0),
-                    (true, false) => (n.min(context_lines), 0),
-                    (false, true) => (0, n.min(context_lines)),
-                    (false, false) => (0, 0),
-                };
-                let mut no = old_no;
-                let shown = if head + tail >= n { n } else { head };
-                for line in lines(text).take(shown) {
-                    out.push(format!(" {no:>width$} {line}"));
-                    no += 1;
-                }
-                if shown < n {
-                    if after_change || before_change {
-                        out.push(ellipsis.clone());
-                    }
-                    no = old_no + n - tail;
-                    for line in lines(last_lines(text, tail)) {
-                        out.push(format!(" {no:>width$} {line}"));
-                        no += 1;
-                    }
-                }
-                old_no += n;
-                new_no += n;
-            }
-        }
-    }
-    DiffResult {
-        diff: out.join("\n"),
-        first_changed_line,
-    }
 }
 
 #[cfg(test)]
