@@ -116,12 +116,10 @@ async fn editing_a_large_file_uses_a_few_times_its_size() {
     expected.extend((lines - 5..lines - 1).map(|i| line(i + 1, i)));
     let last = lines - 1;
     expected.push(format!(
-        "-{:>width$}     let value_{last} = compute({last}, \"some text\");",
-        lines
+        "-{lines:>width$}     let value_{last} = compute({last}, \"some text\");"
     ));
     expected.push(format!(
-        "+{:>width$}     let last = compute({last}, \"some text\");",
-        lines
+        "+{lines:>width$}     let last = compute({last}, \"some text\");"
     ));
     assert_eq!(
         exact.details,
