@@ -7,7 +7,9 @@
 #[path = "reference_diff.rs"]
 mod reference_diff;
 
-use pi_coding_agent::tools::edit_diff::{Edit, apply_edits_to_normalized_content, generate_diff_string};
+use pi_coding_agent::tools::edit_diff::{
+    Edit, apply_edits_to_normalized_content, generate_diff_string, normalize_to_lf,
+};
 
 /// Aborts when the current diff and the whole-text diff disagree.
 fn same_diff(old: &str, new: &str, context: usize) {
@@ -24,7 +26,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     };
     // Fields separated by U+0000: content, then oldText/newText pairs.
     let mut parts = text.split('\u{0}');
-    let content = parts.next().unwrap_or_default();
+    // The tool matches and diffs the LF form of the file (a `\r` would be a
+    // line break to the whole-text diff, not to the edit tool).
+    let content = normalize_to_lf(parts.next().unwrap_or_default());
+    let content: &str = &content;
     let rest: Vec<&str> = parts.collect();
     let edits: Vec<Edit> = rest
         .chunks(2)
@@ -34,7 +39,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         })
         .collect();
     if let Some(other) = rest.first() {
-        same_diff(content, other, 1 + content.len() % 4);
+        same_diff(content, &normalize_to_lf(other), 1 + content.len() % 4);
     }
     if let Ok(applied) = apply_edits_to_normalized_content(content, &edits, "f.txt") {
         same_diff(&applied.base_content, &applied.new_content, 4);
