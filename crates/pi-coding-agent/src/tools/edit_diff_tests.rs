@@ -167,3 +167,16 @@ fn diff_edges_of_the_split_off_common_lines() {
     let d = generate_diff_string("m\nx", "m\ny", 4);
     assert_eq!(d.diff, " 1 m\n-2 x\n+2 y");
 }
+
+#[test]
+fn common_lines_are_found_when_texts_differ_inside_a_character() {
+    // edit_match's second finding: "ＡＢ" and "＼\u{F862}" share their
+    // first byte (EF), so the first difference falls inside a character.
+    let d = generate_diff_string("\u{FF21}\u{FF22}", "\u{FF3C}\u{F862}", 4);
+    assert_eq!(d.diff, "-1 \u{FF21}\u{FF22}\n+1 \u{FF3C}\u{F862}");
+    // The same at the end: U+FF21 and U+FE21 share their last byte (A1).
+    let d = generate_diff_string("x\n\u{FF21}", "x\n\u{FE21}", 4);
+    assert_eq!(d.diff, " 1 x\n-2 \u{FF21}\n+2 \u{FE21}");
+    let d = generate_diff_string("\u{FF21}b\n", "\u{FF22}b\n", 4);
+    assert_eq!(d.diff, "-1 \u{FF21}b\n+1 \u{FF22}b");
+}

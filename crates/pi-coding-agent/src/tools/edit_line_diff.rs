@@ -2,7 +2,7 @@
 //! their numbers and a few lines of context. Only the changed middle of the
 //! two texts is tokenized, so memory follows the change, not the file.
 
-use memchr::memchr_iter;
+use memchr::{memchr, memchr_iter, memrchr};
 use similar::{DiffTag, TextDiff};
 
 /// Lines of unchanged context shown around each change in the diff.
@@ -95,7 +95,8 @@ fn common_suffix_bytes(a: &[u8], b: &[u8]) -> usize {
 /// Bytes of the longest run of whole lines both texts start with.
 fn common_prefix_lines(old: &str, new: &str) -> usize {
     let differ = common_prefix_bytes(old.as_bytes(), new.as_bytes());
-    old[..differ].rfind('\n').map_or(0, |i| i + 1)
+    // `differ` may fall inside a character: search bytes, not the str.
+    memrchr(b'\n', &old.as_bytes()[..differ]).map_or(0, |i| i + 1)
 }
 
 /// Bytes of the longest run of whole lines both texts end with.
@@ -109,8 +110,9 @@ fn common_suffix_lines(old: &str, new: &str) -> usize {
         return same;
     }
     // Inside the common bytes both texts agree on where lines start.
-    let tail = &old[old.len() - same..];
-    tail.find('\n').map_or(0, |i| same - i - 1)
+    // (`same` may start inside a character: search bytes, not the str.)
+    let tail = &old.as_bytes()[old.len() - same..];
+    memchr(b'\n', tail).map_or(0, |i| same - i - 1)
 }
 
 /// The line diff of two texts as runs. The common leading and trailing
