@@ -1,5 +1,7 @@
 //! `cargo xtask fuzz-smoke [SECONDS]`: runs every cargo-fuzz target of
-//! `fuzz/` for a short time (30 s each by default) on nightly. Skips with a
+//! `fuzz/` for a short time (30 s each by default) on nightly, starting from
+//! the committed seeds (`fuzz/seeds/<target>`, made from the fixtures) and
+//! growing the uncommitted corpus `fuzz/corpus/<target>`. Skips with a
 //! message, successfully, when nightly or cargo-fuzz is not installed.
 
 use std::path::{Path, PathBuf};
@@ -13,6 +15,7 @@ pub const TARGETS: &[&str] = &[
     "sse_google",
     "partial_json",
     "session_load",
+    "rpc_command",
     "edit_match",
 ];
 
@@ -34,8 +37,19 @@ pub fn run(args: &[String]) -> ExitCode {
     let mut failed = Vec::new();
     for target in TARGETS {
         println!("fuzz-smoke: {target} for {seconds} s");
+        let corpus = dir.join("corpus").join(target);
+        if let Err(e) = std::fs::create_dir_all(&corpus) {
+            failed.push(format!(
+                "{target} (cannot create {}: {e})",
+                corpus.display()
+            ));
+            continue;
+        }
         let status = Command::new("cargo")
-            .args(["+nightly", "fuzz", "run", target, "--"])
+            .args(["+nightly", "fuzz", "run", target])
+            .arg(&corpus)
+            .arg(dir.join("seeds").join(target))
+            .arg("--")
             .arg(format!("-max_total_time={seconds}"))
             .args(["-rss_limit_mb=2048", "-timeout=10"])
             .current_dir(&dir)
@@ -108,6 +122,8 @@ mod tests {
                     .join(format!("fuzz_targets/{target}.rs"))
                     .exists()
             );
+            let seeds = std::fs::read_dir(fuzz_dir().join("seeds").join(target)).unwrap();
+            assert!(seeds.count() > 0, "{target} has no seeds in fuzz/seeds/");
         }
     }
 }

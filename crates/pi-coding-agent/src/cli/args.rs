@@ -46,7 +46,7 @@ pub struct Args {
     pub provider: Option<String>,
 
     /// Model id, `provider/id`, or part of a model name.
-    #[arg(long)]
+    #[arg(long, value_parser = non_empty_model)]
     pub model: Option<String>,
 
     /// API key for this run (overrides auth.json and the environment).
@@ -230,6 +230,18 @@ fn parse_seconds(text: &str) -> Result<std::time::Duration, &'static str> {
         .filter(|secs| secs.is_finite() && *secs > 0.0 && *secs < 1e9)
         .map(std::time::Duration::from_secs_f64)
         .ok_or("expected a positive number of seconds")
+}
+
+/// `--model` must name a model: an empty pattern would match any model
+/// (pi ignores an empty `--model` silently and runs its default model).
+fn non_empty_model(value: &str) -> Result<String, String> {
+    if value.trim().is_empty() {
+        return Err(
+            "the model is empty; give a model id, provider/id or part of a model name (see --list-models)"
+                .to_owned(),
+        );
+    }
+    Ok(value.to_owned())
 }
 
 #[cfg(test)]

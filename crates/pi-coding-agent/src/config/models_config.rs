@@ -208,7 +208,9 @@ impl ModelsFile {
         Ok(file)
     }
 
-    /// pi's checks beyond the shape (`validateConfig`).
+    /// pi's checks beyond the shape (`validateConfig`), and a `baseUrl`
+    /// that is not an http(s) URL (pi accepts it and fails at the request
+    /// with `Invalid URL` or `Connection error.`).
     fn validate(&self) -> Result<(), String> {
         let built_in = pi_ai::get_providers();
         for (name, provider) in self.providers.iter() {
@@ -235,8 +237,15 @@ impl ModelsFile {
                     ));
                 }
             }
+            if let Some(url) = &provider.base_url {
+                check_base_url(url).map_err(|why| format!("Provider {name}: {why}"))?;
+            }
             for model in &provider.models {
                 let id = &model.id;
+                if let Some(url) = &model.base_url {
+                    check_base_url(url)
+                        .map_err(|why| format!("Provider {name}, model {id}: {why}"))?;
+                }
                 if provider.api.is_none() && model.api.is_none() && !is_built_in {
                     return Err(format!(
                         "Provider {name}, model {id}: no \"api\" specified. Set at provider or model level."
@@ -365,6 +374,18 @@ impl ModelsFile {
 }
 
 /// A JSON number as a token count (`default` when unset).
+/// Why `url` cannot be a provider's base URL, if it cannot.
+fn check_base_url(url: &str) -> Result<(), String> {
+    let why = match url::Url::parse(url) {
+        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => return Ok(()),
+        Ok(_) => "it must start with http:// or https://".to_owned(),
+        Err(e) => e.to_string(),
+    };
+    Err(format!(
+        "\"baseUrl\" {url:?} is not a valid URL ({why}); use a full address such as \"http://localhost:11434/v1\"."
+    ))
+}
+
 fn to_count(value: Option<f64>, default: u64) -> u64 {
     match value {
         // Counts are small positive integers; fractions are truncated.

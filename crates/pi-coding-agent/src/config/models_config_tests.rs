@@ -108,6 +108,31 @@ fn pi_validation_messages() {
 }
 
 #[test]
+fn a_base_url_that_is_not_an_http_url_is_named() {
+    let cases = [
+        (
+            r#"{"providers":{"local":{"baseUrl":"localhost:8080/v1","apiKey":"k","api":"openai-completions","models":[{"id":"m"}]}}}"#,
+            "Provider local: \"baseUrl\" \"localhost:8080/v1\" is not a valid URL (it must start with http:// or https://); use a full address such as \"http://localhost:11434/v1\".",
+        ),
+        (
+            r#"{"providers":{"openai":{"baseUrl":"not a url"}}}"#,
+            "Provider openai: \"baseUrl\" \"not a url\" is not a valid URL (relative URL without a base); use a full address such as \"http://localhost:11434/v1\".",
+        ),
+        (
+            r#"{"providers":{"anthropic":{"models":[{"id":"m","baseUrl":"https://"}]}}}"#,
+            "Provider anthropic, model m: \"baseUrl\" \"https://\" is not a valid URL (empty host); use a full address such as \"http://localhost:11434/v1\".",
+        ),
+    ];
+    for (text, message) in cases {
+        assert_eq!(
+            load_text(text).unwrap_err(),
+            format!("Failed to load models.json: {message}")
+        );
+    }
+    assert!(load_text(r#"{"providers":{"openai":{"baseUrl":"http://127.0.0.1:9/v1"}}}"#).is_ok());
+}
+
+#[test]
 fn comments_and_trailing_commas_are_accepted() {
     let file = load_text(
         "{\n // local server\n \"providers\": {\"anthropic\": {\"baseUrl\": \"http://proxy\",},},\n}",

@@ -2,6 +2,7 @@
 //! matched against the original file, keeping its line endings and BOM;
 //! `details` carry pi's numbered diff and the first changed line.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
@@ -11,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::edit_diff::{
-    DIFF_CONTEXT_LINES, Edit, apply_edits_to_normalized_content, detect_line_ending,
-    generate_diff_string, normalize_to_lf, restore_line_endings, strip_bom,
+    DIFF_CONTEXT_LINES, Edit, LineEnding, apply_edits_to_normalized_content, detect_line_ending,
+    generate_diff_string, normalize_to_lf, strip_bom, write_with_line_endings,
 };
 use nix::unistd::{AccessFlags, access};
 
@@ -197,13 +198,19 @@ fn edit_file(absolute: &Path, path: &str, edits: &[Edit]) -> Result<AgentToolRes
     })?;
     let (bom, content) = strip_bom(&raw);
     let ending = detect_line_ending(content);
-    let normalized = normalize_to_lf(content);
-    let applied = apply_edits_to_normalized_content(&normalized, edits, path)?;
-    let output = format!(
-        "{bom}{}",
-        restore_line_endings(&applied.new_content, ending)
-    );
-    std::fs::write(absolute, output.as_bytes())
+    let bom = if bom.is_empty() { "" } else { "\u{FEFF}" };
+    let mut content = raw;
+    content.replace_range(..bom.len(), "");
+    // One copy of the file at a time: the LF form replaces the original.
+    let content = if content.contains('\r') {
+        let normalized = normalize_to_lf(&content).into_owned();
+        drop(content);
+        normalized
+    } else {
+        content
+    };
+    let applied = apply_edits_to_normalized_content(&content, edits, path)?;
+    write_file(absolute, bom, &applied.new_content, ending)
         .map_err(|e| ToolError::new(node_io_error(&e, "open", absolute)))?;
 
     let diff = generate_diff_string(
@@ -221,6 +228,18 @@ fn edit_file(absolute: &Path, path: &str, edits: &[Edit]) -> Result<AgentToolRes
             first_changed_line: diff.first_changed_line,
         },
     ))
+}
+
+/// Writes the edited file (BOM, then the text in its line ending) in
+/// place, as pi's `writeFile` does, streaming instead of building the
+/// converted copy.
+fn write_file(absolute: &Path, bom: &str, text: &str, ending: LineEnding) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(absolute)?);
+    out.write_all(bom.as_bytes())?;
+    write_with_line_endings(&mut out, text, ending)?;
+    out.into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?;
+    Ok(())
 }
 
 /// A failed read of a file that passed the access check, worded as Node's

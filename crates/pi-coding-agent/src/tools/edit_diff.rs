@@ -1,15 +1,20 @@
 //! The edit tool's text work: line endings and BOM, matching every
 //! `oldText` against the original content (exactly once, no overlaps, with
 //! pi's whitespace- and punctuation-tolerant fallback), and the numbered
-//! diff pi puts into `details.diff`.
+//! diff pi puts into `details.diff` (in `edit_line_diff.rs`).
+
+use std::borrow::Cow;
+use std::io::Write;
 
 use icu_normalizer::ComposingNormalizerBorrowed;
+use memchr::{memchr_iter, memchr3, memmem};
 use pi_agent_core::ToolError;
 use serde::Deserialize;
-use similar::{DiffTag, TextDiff};
 
-/// Lines of unchanged context shown around each change in the diff.
-pub const DIFF_CONTEXT_LINES: usize = 4;
+#[path = "edit_line_diff.rs"]
+mod line_diff;
+
+pub use line_diff::{DIFF_CONTEXT_LINES, DiffResult, generate_diff_string};
 
 /// The line ending a file uses (decided by its first line break).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,22 +37,12 @@ pub struct Edit {
 
 /// The LF-normalized content the edits were matched against, and the result.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AppliedEdits {
-    /// The content the edits were applied to (the original, or its
-    /// fuzzy-normalized form when an edit needed the fallback).
-    pub base_content: String,
+pub struct AppliedEdits<'a> {
+    /// The content the edits were applied to (the original, borrowed, or
+    /// its fuzzy-normalized form when an edit needed the fallback).
+    pub base_content: Cow<'a, str>,
     /// The content after all edits.
     pub new_content: String,
-}
-
-/// pi's numbered diff and the first changed line of the new file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DiffResult {
-    /// Lines `" N text"`, `"-N text"`, `"+N text"` and `"   ..."` for
-    /// skipped context, joined by `\n`.
-    pub diff: String,
-    /// 1-based line in the new content where the first change is.
-    pub first_changed_line: Option<usize>,
 }
 
 /// The line ending of the first line break (`\n` when there is none).
@@ -55,22 +50,58 @@ pub fn detect_line_ending(content: &str) -> LineEnding {
     let Some(lf) = content.find('\n') else {
         return LineEnding::Lf;
     };
-    match content.find("\r\n") {
+    match find(content, "\r\n") {
         Some(crlf) if crlf < lf => LineEnding::CrLf,
         Some(_) | None => LineEnding::Lf,
     }
 }
 
-/// Turns `\r\n` and lone `\r` into `\n`.
-pub fn normalize_to_lf(text: &str) -> String {
-    text.replace("\r\n", "\n").replace('\r', "\n")
+/// Turns `\r\n` and lone `\r` into `\n` (borrowed when there is no `\r`).
+pub fn normalize_to_lf(text: &str) -> Cow<'_, str> {
+    if !text.contains('\r') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('\r') {
+        out.push_str(&rest[..i]);
+        out.push('\n');
+        rest = &rest[i + 1..];
+        rest = rest.strip_prefix('\n').unwrap_or(rest);
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
-/// Turns `\n` back into the file's line ending.
-pub fn restore_line_endings(text: &str, ending: LineEnding) -> String {
+/// Turns `\n` back into the file's line ending (borrowed for LF).
+pub fn restore_line_endings(text: &str, ending: LineEnding) -> Cow<'_, str> {
     match ending {
-        LineEnding::Lf => text.to_owned(),
-        LineEnding::CrLf => text.replace('\n', "\r\n"),
+        LineEnding::Lf => Cow::Borrowed(text),
+        LineEnding::CrLf => Cow::Owned(text.replace('\n', "\r\n")),
+    }
+}
+
+/// Writes `text` with `\n` turned into the file's line ending, without
+/// building the converted copy in memory.
+pub fn write_with_line_endings(
+    out: &mut impl Write,
+    text: &str,
+    ending: LineEnding,
+) -> std::io::Result<()> {
+    match ending {
+        LineEnding::Lf => out.write_all(text.as_bytes()),
+        LineEnding::CrLf => {
+            for line in text.split_inclusive('\n') {
+                match line.strip_suffix('\n') {
+                    Some(line) => {
+                        out.write_all(line.as_bytes())?;
+                        out.write_all(b"\r\n")?;
+                    }
+                    None => out.write_all(line.as_bytes())?,
+                }
+            }
+            Ok(())
+        }
     }
 }
 
@@ -86,24 +117,67 @@ pub fn strip_bom(content: &str) -> (&str, &str) {
 /// normalization (full-width forms, ligatures, superscripts and the like
 /// become their plain equivalents), trailing whitespace removed from every
 /// line, typographic quotes and dashes made ASCII, and special spaces made
-/// plain spaces.
-pub fn normalize_for_fuzzy_match(text: &str) -> String {
+/// plain spaces. Borrowed when the text is already in that form (most
+/// source files), so a large file is not copied.
+pub fn normalize_for_fuzzy_match(text: &str) -> Cow<'_, str> {
     let normalized = ComposingNormalizerBorrowed::new_nfkc().normalize(text);
-    let trimmed: Vec<&str> = normalized
-        .split('\n')
-        .map(|line| line.trim_end_matches(is_js_whitespace))
-        .collect();
-    trimmed
-        .join("\n")
-        .chars()
-        .map(|c| match c {
-            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-            '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
-            other => other,
-        })
-        .collect()
+    if !needs_folding(&normalized) {
+        return normalized;
+    }
+    let mut out = String::with_capacity(normalized.len());
+    for (i, line) in normalized.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.extend(
+            line.trim_end_matches(is_js_whitespace)
+                .chars()
+                .map(fold_char),
+        );
+    }
+    Cow::Owned(out)
+}
+
+/// Whether the fuzzy form changes `text` (NFKC aside): a line ends in
+/// whitespace, or a character folds.
+fn needs_folding(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for end in memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+        if text[start..end]
+            .chars()
+            .next_back()
+            .is_some_and(is_js_whitespace)
+        {
+            return true;
+        }
+        start = end + 1;
+    }
+    // Every folded character is non-ASCII and its UTF-8 starts with one of
+    // these bytes (U+00A0; U+2002..U+2212; U+3000).
+    memchr3(0xC2, 0xE2, 0xE3, bytes).is_some_and(|at| text[at..].chars().any(|c| fold_char(c) != c))
+}
+
+/// Where `needle` first occurs in `haystack` (SIMD search; a match of
+/// UTF-8 text in UTF-8 text starts on a character boundary).
+fn find(haystack: &str, needle: &str) -> Option<usize> {
+    memmem::find(haystack.as_bytes(), needle.as_bytes())
+}
+
+/// Non-overlapping occurrences of `needle` (as JavaScript's `split` counts).
+fn count(haystack: &str, needle: &str) -> usize {
+    memmem::find_iter(haystack.as_bytes(), needle.as_bytes()).count()
+}
+
+/// Typographic quotes and dashes to ASCII, special spaces to a space.
+fn fold_char(c: char) -> char {
+    match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+        other => other,
+    }
 }
 
 /// Whitespace as JavaScript's `trimEnd` sees it: the `Zs` spaces, tab,
@@ -135,13 +209,13 @@ struct Match {
 /// exactly once and must not overlap another edit's match; the errors are
 /// pi's texts. When any edit only matches in fuzzy form, all matching and
 /// replacing happens in the fuzzy form of the file.
-pub fn apply_edits_to_normalized_content(
-    content: &str,
+pub fn apply_edits_to_normalized_content<'a>(
+    content: &'a str,
     edits: &[Edit],
     path: &str,
-) -> Result<AppliedEdits, ToolError> {
+) -> Result<AppliedEdits<'a>, ToolError> {
     let total = edits.len();
-    let edits: Vec<(String, String)> = edits
+    let edits: Vec<(Cow<'_, str>, Cow<'_, str>)> = edits
         .iter()
         .map(|e| (normalize_to_lf(&e.old_text), normalize_to_lf(&e.new_text)))
         .collect();
@@ -153,29 +227,30 @@ pub fn apply_edits_to_normalized_content(
         }));
     }
 
+    // Borrowed from `content` unless the file has something to fold, so
+    // memory stays near the size of the file.
     let fuzzy_content = normalize_for_fuzzy_match(content);
     let needs_fuzzy = edits.iter().any(|(old, _)| {
-        !content.contains(old.as_str()) && fuzzy_content.contains(&normalize_for_fuzzy_match(old))
+        find(content, old).is_none()
+            && find(&fuzzy_content, &normalize_for_fuzzy_match(old)).is_some()
     });
-    let base = if needs_fuzzy {
-        fuzzy_content
+    let (base, fuzzy_of_content) = if needs_fuzzy {
+        (fuzzy_content, None)
     } else {
-        content.to_owned()
+        (Cow::Borrowed(content), Some(fuzzy_content))
     };
-    let fuzzy_base = if needs_fuzzy {
-        base.clone()
-    } else {
-        normalize_for_fuzzy_match(&base)
+    // Occurrences are counted in the fuzzy form of the base, as pi does.
+    let fuzzy_base = match fuzzy_of_content {
+        Some(fuzzy) => fuzzy,
+        None => normalize_for_fuzzy_match(&base),
     };
 
     let mut matches = Vec::with_capacity(edits.len());
     for (i, (old, _)) in edits.iter().enumerate() {
         let fuzzy_old = normalize_for_fuzzy_match(old);
-        let found = match base.find(old.as_str()) {
+        let found = match find(&base, old) {
             Some(start) => Some((start, old.len())),
-            None => fuzzy_base
-                .find(&fuzzy_old)
-                .map(|start| (start, fuzzy_old.len())),
+            None => find(&fuzzy_base, &fuzzy_old).map(|start| (start, fuzzy_old.len())),
         };
         let Some((start, len)) = found else {
             return Err(ToolError::new(if total == 1 {
@@ -191,9 +266,9 @@ pub fn apply_edits_to_normalized_content(
             }));
         };
         let occurrences = if fuzzy_old.is_empty() {
-            base.matches(old.as_str()).count()
+            count(&base, old)
         } else {
-            fuzzy_base.matches(fuzzy_old.as_str()).count()
+            count(&fuzzy_base, &fuzzy_old)
         };
         if occurrences > 1 {
             return Err(ToolError::new(if total == 1 {
@@ -226,7 +301,9 @@ pub fn apply_edits_to_normalized_content(
         }
     }
 
-    let mut new_content = String::with_capacity(base.len());
+    drop(fuzzy_base);
+    let inserted: usize = matches.iter().map(|m| edits[m.edit_index].1.len()).sum();
+    let mut new_content = String::with_capacity(base.len() + inserted);
     let mut cursor = 0;
     for m in &matches {
         new_content.push_str(&base[cursor..m.start]);
@@ -235,7 +312,7 @@ pub fn apply_edits_to_normalized_content(
     }
     new_content.push_str(&base[cursor..]);
 
-    if new_content == base {
+    if new_content == base.as_ref() {
         return Err(ToolError::new(if total == 1 {
             format!(
                 "No changes made to {path}. The replacement produced identical content. This \
@@ -250,108 +327,6 @@ pub fn apply_edits_to_normalized_content(
         base_content: base,
         new_content,
     })
-}
-
-/// A run of lines of the line diff.
-enum Part<'a> {
-    Same(Vec<&'a str>),
-    Removed(Vec<&'a str>),
-    Added(Vec<&'a str>),
-}
-
-impl Part<'_> {
-    fn is_change(&self) -> bool {
-        match self {
-            Part::Same(_) => false,
-            Part::Removed(_) | Part::Added(_) => true,
-        }
-    }
-}
-
-fn diff_parts<'a>(old: &'a str, new: &'a str) -> Vec<Part<'a>> {
-    let diff = TextDiff::from_lines(old, new);
-    let strip = |line: &&'a str| line.strip_suffix('\n').unwrap_or(line);
-    let old_lines: Vec<&'a str> = diff.old_slices().iter().map(strip).collect();
-    let new_lines: Vec<&'a str> = diff.new_slices().iter().map(strip).collect();
-    let mut parts = Vec::new();
-    for op in diff.ops() {
-        let (tag, old_range, new_range) = op.as_tag_tuple();
-        let removed = || Part::Removed(old_lines[old_range.clone()].to_vec());
-        let added = || Part::Added(new_lines[new_range.clone()].to_vec());
-        match tag {
-            DiffTag::Equal => parts.push(Part::Same(old_lines[old_range.clone()].to_vec())),
-            DiffTag::Delete => parts.push(removed()),
-            DiffTag::Insert => parts.push(added()),
-            DiffTag::Replace => {
-                parts.push(removed());
-                parts.push(added());
-            }
-        }
-    }
-    parts
-}
-
-/// pi's diff of two LF-normalized texts: changed lines with their line
-/// numbers (old numbers for `-`, new for `+`), up to `context_lines` of
-/// unchanged lines around each change, and `...` where lines are skipped.
-pub fn generate_diff_string(old: &str, new: &str, context_lines: usize) -> DiffResult {
-    let parts = diff_parts(old, new);
-    let width = old
-        .split('\n')
-        .count()
-        .max(new.split('\n').count())
-        .to_string()
-        .len();
-    let mut out: Vec<String> = Vec::new();
-    let mut old_no = 1usize;
-    let mut new_no = 1usize;
-    let mut first_changed_line = None;
-    let ellipsis = format!(" {} ...", " ".repeat(width));
-
-    for (i, part) in parts.iter().enumerate() {
-        match part {
-            Part::Removed(lines) => {
-                first_changed_line.get_or_insert(new_no);
-                for line in lines {
-                    out.push(format!("-{old_no:>width$} {line}"));
-                    old_no += 1;
-                }
-            }
-            Part::Added(lines) => {
-                first_changed_line.get_or_insert(new_no);
-                for line in lines {
-                    out.push(format!("+{new_no:>width$} {line}"));
-                    new_no += 1;
-                }
-            }
-            Part::Same(lines) => {
-                let after_change = i > 0 && parts[i - 1].is_change();
-                let before_change = parts.get(i + 1).is_some_and(Part::is_change);
-                let n = lines.len();
-                // (lines shown at the start, lines shown at the end) of this run.
-                let (head, tail) = match (after_change, before_change) {
-                    (true, true) if n > 2 * context_lines => (context_lines, context_lines),
-                    (true, true) => (n, 0),
-                    (true, false) => (n.min(context_lines), 0),
-                    (false, true) => (0, n.min(context_lines)),
-                    (false, false) => (0, 0),
-                };
-                for (k, line) in lines.iter().enumerate() {
-                    if k < head || k >= n - tail {
-                        out.push(format!(" {old_no:>width$} {line}"));
-                    } else if k == head && (after_change || before_change) {
-                        out.push(ellipsis.clone());
-                    }
-                    old_no += 1;
-                    new_no += 1;
-                }
-            }
-        }
-    }
-    DiffResult {
-        diff: out.join("\n"),
-        first_changed_line,
-    }
 }
 
 #[cfg(test)]

@@ -143,3 +143,40 @@ fn fuzzy_form_applies_nfkc_and_javascript_trim() {
         "'x' - y"
     );
 }
+
+#[test]
+fn diff_edges_of_the_split_off_common_lines() {
+    // The fuzz input of the edit_match target's first finding (a `\r`, which
+    // the tool turns into a line break before it diffs), in its LF form.
+    let content = normalize_to_lf("onev\r&two\n");
+    let d = generate_diff_string(&content, "", 4);
+    assert_eq!(d.diff, "-1 onev\n-2 &two");
+    assert_eq!(d.first_changed_line, Some(1));
+    // Identical texts, with and without a final line break.
+    for text in ["a\nb", "a\nb\n", ""] {
+        let d = generate_diff_string(text, text, 4);
+        assert_eq!((d.diff.as_str(), d.first_changed_line), ("", None));
+    }
+    // A final line gaining its line break is a changed line.
+    let d = generate_diff_string("a\nb", "a\nb\n", 4);
+    assert_eq!(d.diff, " 1 a\n-2 b\n+2 b");
+    assert_eq!(d.first_changed_line, Some(2));
+    // Changes at the very start and the very end.
+    let d = generate_diff_string("x\nm\n", "y\nm\n", 4);
+    assert_eq!(d.diff, "-1 x\n+1 y\n 2 m");
+    let d = generate_diff_string("m\nx", "m\ny", 4);
+    assert_eq!(d.diff, " 1 m\n-2 x\n+2 y");
+}
+
+#[test]
+fn common_lines_are_found_when_texts_differ_inside_a_character() {
+    // edit_match's second finding: "ＡＢ" and "＼\u{F862}" share their
+    // first byte (EF), so the first difference falls inside a character.
+    let d = generate_diff_string("\u{FF21}\u{FF22}", "\u{FF3C}\u{F862}", 4);
+    assert_eq!(d.diff, "-1 \u{FF21}\u{FF22}\n+1 \u{FF3C}\u{F862}");
+    // The same at the end: U+FF21 and U+FE21 share their last byte (A1).
+    let d = generate_diff_string("x\n\u{FF21}", "x\n\u{FE21}", 4);
+    assert_eq!(d.diff, " 1 x\n-2 \u{FF21}\n+2 \u{FE21}");
+    let d = generate_diff_string("\u{FF21}b\n", "\u{FF22}b\n", 4);
+    assert_eq!(d.diff, "-1 \u{FF21}b\n+1 \u{FF22}b");
+}

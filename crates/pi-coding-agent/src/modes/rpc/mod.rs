@@ -9,6 +9,7 @@
 //! error response; nothing crashes the loop.
 
 mod commands;
+pub mod line;
 mod protocol;
 mod state;
 
@@ -24,6 +25,7 @@ use tokio::task::JoinHandle;
 use super::{SharedWriter, json::stream_events, write_json_line};
 use crate::app::{App, AppEvent};
 use commands::{Reply, execute};
+use line::Line;
 pub use protocol::{ResponseKind, RpcCommand, RpcError, RpcResponse, StreamingBehavior};
 
 /// Writes the response to `command` in pi's key order; `id` is left out
@@ -84,15 +86,6 @@ impl Tasks {
     }
 }
 
-/// Parses one input line into a JSON object.
-fn parse(line: &str) -> Result<Value, RpcError> {
-    match serde_json::from_str(line) {
-        Ok(value @ Value::Object(_)) => Ok(value),
-        Ok(_) => Err(RpcError::NotAnObject),
-        Err(e) => Err(RpcError::BadJson(e)),
-    }
-}
-
 /// Runs the protocol until the input ends; returns the exit code.
 pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: SharedWriter) -> i32 {
     // Before the output listener: a client that reads `agent_end` finds
@@ -110,32 +103,25 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
                 break;
             }
         }
-        // A line that is not UTF-8 gets an error response; the next
-        // lines are read as usual.
-        let Ok(line) = std::str::from_utf8(&buffer) else {
-            respond(&out, None, "parse", Err(RpcError::NotUtf8));
-            continue;
-        };
-        let line = line.strip_suffix('\n').unwrap_or(line);
-        let line = line.trim_end_matches('\r');
-        if line.trim().is_empty() {
-            continue;
-        }
-        let line = match parse(line) {
-            Ok(line) => line,
-            Err(error) => {
-                respond(&out, None, "parse", Err(error));
-                continue;
-            }
-        };
-        let id = line.get("id").cloned();
-        match RpcCommand::from_json(&line) {
+        match line::decode_line(&buffer) {
+            Line::Blank => {}
+            Line::Invalid(error) => respond(&out, None, "parse", Err(error)),
             // pi answers an unknown command without its id.
-            (kind, Err(error @ RpcError::UnknownCommand(_))) => {
-                respond(&out, None, &kind, Err(error));
-            }
-            (kind, Err(error)) => respond(&out, id.as_ref(), &kind, Err(error)),
-            (kind, Ok(command)) => dispatch(&app, id, &kind, command, &out, &mut tasks).await,
+            Line::Command {
+                kind,
+                command: Err(error @ RpcError::UnknownCommand(_)),
+                ..
+            } => respond(&out, None, &kind, Err(error)),
+            Line::Command {
+                id,
+                kind,
+                command: Err(error),
+            } => respond(&out, id.as_ref(), &kind, Err(error)),
+            Line::Command {
+                id,
+                kind,
+                command: Ok(command),
+            } => dispatch(&app, id, &kind, command, &out, &mut tasks).await,
         }
     }
     tasks.finish().await;

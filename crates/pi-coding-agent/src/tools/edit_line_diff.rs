@@ -1,0 +1,296 @@
+//! pi's numbered line diff of an edit (`details.diff`): changed lines with
+//! their numbers and a few lines of context. Only the changed middle of the
+//! two texts is tokenized, so memory follows the change, not the file.
+
+use memchr::{memchr, memchr_iter, memrchr};
+use similar::{DiffTag, TextDiff};
+
+/// Lines of unchanged context shown around each change in the diff.
+pub const DIFF_CONTEXT_LINES: usize = 4;
+
+/// pi's numbered diff and the first changed line of the new file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffResult {
+    /// Lines `" N text"`, `"-N text"`, `"+N text"` and `"   ..."` for
+    /// skipped context, joined by `\n`.
+    pub diff: String,
+    /// 1-based line in the new content where the first change is.
+    pub first_changed_line: Option<usize>,
+}
+
+/// What a run of lines of the line diff is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Same,
+    Removed,
+    Added,
+}
+
+/// A run of whole lines: `text[start..end]` of the old text (same,
+/// removed) or of the new one (added).
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    kind: Kind,
+    start: usize,
+    end: usize,
+}
+
+impl Part {
+    fn is_change(&self) -> bool {
+        self.kind != Kind::Same
+    }
+}
+
+/// Appends a part, joining a same run to the one before it.
+fn push_part(parts: &mut Vec<Part>, part: Part) {
+    if part.start == part.end {
+        return;
+    }
+    if let Some(last) = parts.last_mut()
+        && last.kind == Kind::Same
+        && part.kind == Kind::Same
+        && last.end == part.start
+    {
+        last.end = part.end;
+        return;
+    }
+    parts.push(part);
+}
+
+/// Bytes compared at once (a slice comparison) before going byte by byte.
+const CHUNK: usize = 4096;
+
+/// The number of bytes both slices start with.
+fn common_prefix_bytes(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut same = 0;
+    while same + CHUNK <= n && a[same..same + CHUNK] == b[same..same + CHUNK] {
+        same += CHUNK;
+    }
+    same + a[same..n]
+        .iter()
+        .zip(&b[same..n])
+        .position(|(x, y)| x != y)
+        .unwrap_or(n - same)
+}
+
+/// The number of bytes both slices end with.
+fn common_suffix_bytes(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a_end, b_end) = (a.len(), b.len());
+    let mut same = 0;
+    while same + CHUNK <= n
+        && a[a_end - same - CHUNK..a_end - same] == b[b_end - same - CHUNK..b_end - same]
+    {
+        same += CHUNK;
+    }
+    same + a[..a_end - same]
+        .iter()
+        .rev()
+        .zip(b[..b_end - same].iter().rev())
+        .position(|(x, y)| x != y)
+        .unwrap_or(n - same)
+}
+
+/// Bytes of the longest run of whole lines both texts start with.
+fn common_prefix_lines(old: &str, new: &str) -> usize {
+    let differ = common_prefix_bytes(old.as_bytes(), new.as_bytes());
+    // `differ` may fall inside a character: search bytes, not the str.
+    memrchr(b'\n', &old.as_bytes()[..differ]).map_or(0, |i| i + 1)
+}
+
+/// Bytes of the longest run of whole lines both texts end with.
+fn common_suffix_lines(old: &str, new: &str) -> usize {
+    let same = common_suffix_bytes(old.as_bytes(), new.as_bytes());
+    let at_line_start = |text: &str| {
+        let at = text.len() - same;
+        at == 0 || text.as_bytes()[at - 1] == b'\n'
+    };
+    if at_line_start(old) && at_line_start(new) {
+        return same;
+    }
+    // Inside the common bytes both texts agree on where lines start.
+    // (`same` may start inside a character: search bytes, not the str.)
+    let tail = &old.as_bytes()[old.len() - same..];
+    memchr(b'\n', tail).map_or(0, |i| same - i - 1)
+}
+
+/// The line diff of two texts as runs. The common leading and trailing
+/// lines are split off first (as the diff algorithm itself would), so only
+/// the changed middle is tokenized: memory follows the change, not the file.
+fn diff_parts(old: &str, new: &str) -> Vec<Part> {
+    let prefix = common_prefix_lines(old, new);
+    let suffix = common_suffix_lines(&old[prefix..], &new[prefix..]);
+    let (old_end, new_end) = (old.len() - suffix, new.len() - suffix);
+    let mut parts = Vec::new();
+    push_part(
+        &mut parts,
+        Part {
+            kind: Kind::Same,
+            start: 0,
+            end: prefix,
+        },
+    );
+    let diff = TextDiff::from_lines(&old[prefix..old_end], &new[prefix..new_end]);
+    // Byte offsets in the whole texts, advanced as the ops go (they cover
+    // the lines in order).
+    let (old_lines, new_lines) = (diff.old_slices(), diff.new_slices());
+    let (mut old_at, mut new_at) = (Cursor::new(prefix), Cursor::new(prefix));
+    for op in diff.ops() {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        let removed = Part {
+            kind: Kind::Removed,
+            start: old_at.at(old_lines, old_range.start),
+            end: old_at.at(old_lines, old_range.end),
+        };
+        let added = Part {
+            kind: Kind::Added,
+            start: new_at.at(new_lines, new_range.start),
+            end: new_at.at(new_lines, new_range.end),
+        };
+        match tag {
+            DiffTag::Equal => push_part(
+                &mut parts,
+                Part {
+                    kind: Kind::Same,
+                    ..removed
+                },
+            ),
+            DiffTag::Delete => push_part(&mut parts, removed),
+            DiffTag::Insert => push_part(&mut parts, added),
+            DiffTag::Replace => {
+                push_part(&mut parts, removed);
+                push_part(&mut parts, added);
+            }
+        }
+    }
+    push_part(
+        &mut parts,
+        Part {
+            kind: Kind::Same,
+            start: old_end,
+            end: old.len(),
+        },
+    );
+    parts
+}
+
+/// The byte offset of a line of the diffed middle, found by walking
+/// forward from the last one asked for.
+struct Cursor {
+    line: usize,
+    offset: usize,
+}
+
+impl Cursor {
+    fn new(offset: usize) -> Self {
+        Self { line: 0, offset }
+    }
+
+    /// The offset where line `line` starts (`line` never goes back).
+    fn at(&mut self, lines: &[&str], line: usize) -> usize {
+        while self.line < line {
+            self.offset += lines.get(self.line).map_or(0, |l| l.len());
+            self.line += 1;
+        }
+        self.offset
+    }
+}
+
+/// The lines of a run of whole lines, without their `\n`.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive('\n')
+        .map(|line| line.strip_suffix('\n').unwrap_or(line))
+}
+
+/// The number of lines of a run of whole lines.
+fn line_count(text: &str) -> usize {
+    newlines(text) + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// The number of `\n` in `text`.
+fn newlines(text: &str) -> usize {
+    memchr_iter(b'\n', text.as_bytes()).count()
+}
+
+/// The last `n` lines of a run of whole lines.
+fn last_lines(text: &str, n: usize) -> &str {
+    let mut start = text.len();
+    for _ in 0..n {
+        // Skip the `\n` ending the line before `start`.
+        let before = text[..start].strip_suffix('\n').unwrap_or(&text[..start]);
+        start = before.rfind('\n').map_or(0, |i| i + 1);
+        if start == 0 {
+            break;
+        }
+    }
+    &text[start..]
+}
+
+/// pi's diff of two LF-normalized texts: changed lines with their line
+/// numbers (old numbers for `-`, new for `+`), up to `context_lines` of
+/// unchanged lines around each change, and `...` where lines are skipped.
+pub fn generate_diff_string(old: &str, new: &str, context_lines: usize) -> DiffResult {
+    let parts = diff_parts(old, new);
+    let width = (newlines(old).max(newlines(new)) + 1).to_string().len();
+    let mut out: Vec<String> = Vec::new();
+    let mut old_no = 1usize;
+    let mut new_no = 1usize;
+    let mut first_changed_line = None;
+    let ellipsis = format!(" {} ...", " ".repeat(width));
+
+    for (i, part) in parts.iter().enumerate() {
+        match part.kind {
+            Kind::Removed => {
+                first_changed_line.get_or_insert(new_no);
+                for line in lines(&old[part.start..part.end]) {
+                    out.push(format!("-{old_no:>width$} {line}"));
+                    old_no += 1;
+                }
+            }
+            Kind::Added => {
+                first_changed_line.get_or_insert(new_no);
+                for line in lines(&new[part.start..part.end]) {
+                    out.push(format!("+{new_no:>width$} {line}"));
+                    new_no += 1;
+                }
+            }
+            Kind::Same => {
+                let text = &old[part.start..part.end];
+                let after_change = i > 0 && parts[i - 1].is_change();
+                let before_change = parts.get(i + 1).is_some_and(Part::is_change);
+                let n = line_count(text);
+                // (lines shown at the start, lines shown at the end) of this run.
+                let (head, tail) = match (after_change, before_change) {
+                    (true, true) if n > 2 * context_lines => (context_lines, context_lines),
+                    (true, true) => (n, 0),
+                    (true, false) => (n.min(context_lines), 0),
+                    (false, true) => (0, n.min(context_lines)),
+                    (false, false) => (0, 0),
+                };
+                let mut no = old_no;
+                let shown = if head + tail >= n { n } else { head };
+                for line in lines(text).take(shown) {
+                    out.push(format!(" {no:>width$} {line}"));
+                    no += 1;
+                }
+                if shown < n {
+                    if after_change || before_change {
+                        out.push(ellipsis.clone());
+                    }
+                    no = old_no + n - tail;
+                    for line in lines(last_lines(text, tail)) {
+                        out.push(format!(" {no:>width$} {line}"));
+                        no += 1;
+                    }
+                }
+                old_no += n;
+                new_no += n;
+            }
+        }
+    }
+    DiffResult {
+        diff: out.join("\n"),
+        first_changed_line,
+    }
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Writes fuzz/seeds/<target>/ from the repo's fixtures (run from fuzz/).
+
+The seeds are committed; libFuzzer's generated corpora (fuzz/corpus/) are not.
+SSE and partial-JSON inputs start with one byte: the chunk size the target feeds.
+"""
+import glob, hashlib, json, os, shutil
+
+SSE = {
+    "sse_anthropic": "anthropic-messages",
+    "sse_openai_completions": "openai-completions",
+    "sse_openai_responses": "openai-responses",
+    "sse_google": "google-generative-ai",
+}
+
+
+def put(target, data):
+    d = os.path.join("seeds", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, hashlib.sha1(data).hexdigest()[:16]), "wb") as f:
+        f.write(data)
+
+
+for target in list(SSE) + ["partial_json", "session_load", "rpc_command", "edit_match"]:
+    shutil.rmtree(os.path.join("seeds", target), ignore_errors=True)
+
+for target, wire in SSE.items():
+    for path in sorted(glob.glob(f"../fixtures/sse/{wire}/*.sse")):
+        body = open(path, "rb").read()
+        put(target, bytes([64]) + body)
+        put(target, bytes([7]) + body)
+
+# Tool-call arguments and session lines as JSON documents.
+cases = json.load(open("../fixtures/tools-capture/cases.json"))
+for i, case in enumerate(cases[:24]):
+    put("partial_json", bytes([1 + i % 9]) + json.dumps(case["args"]).encode())
+for text in ['{"a": [1, 2.5e3, -0.0, true, null, "x\\u00e9\\n"]}', '[{"k": {"n": {}}}]', '"\\ud83d\\ude00"']:
+    put("partial_json", bytes([3]) + text.encode())
+
+sessions = sorted(glob.glob("../fixtures/session-corpus/*/session.jsonl")) + sorted(
+    glob.glob("../fixtures/sessions/*.jsonl"))
+for path in sessions:
+    if os.path.getsize(path) <= 24 * 1024:
+        put("session_load", open(path, "rb").read())
+
+rpc = [
+    {"type": "prompt", "message": "hi", "images": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]},
+    {"id": "1", "type": "prompt", "message": "x", "streamingBehavior": "steer"},
+    {"type": "steer", "message": "s"}, {"type": "follow_up", "message": "f"}, {"id": 2, "type": "abort"},
+    {"type": "new_session", "parentSession": "/tmp/p.jsonl"}, {"type": "get_state"},
+    {"type": "set_model", "provider": "anthropic", "modelId": "claude-sonnet-4-5"}, {"type": "cycle_model"},
+    {"type": "get_available_models"}, {"type": "set_thinking_level", "level": "high"},
+    {"type": "cycle_thinking_level"}, {"type": "set_steering_mode", "mode": "all"},
+    {"type": "set_follow_up_mode", "mode": "one-at-a-time"}, {"type": "compact", "customInstructions": "c"},
+    {"type": "set_auto_compaction", "enabled": True}, {"type": "set_auto_retry", "enabled": False},
+    {"type": "abort_retry"}, {"type": "bash", "command": "ls"}, {"type": "abort_bash"},
+    {"type": "get_session_stats"}, {"type": "export_html", "outputPath": "o.html"},
+    {"type": "switch_session", "sessionPath": "s.jsonl"}, {"type": "fork", "entryId": "ab12cd34"},
+    {"type": "clone"}, {"type": "get_fork_messages"}, {"type": "get_last_assistant_text"},
+    {"type": "set_session_name", "name": "n"}, {"type": "get_messages"}, {"type": "get_commands"},
+]
+for command in rpc:
+    put("rpc_command", json.dumps(command).encode() + b"\n")
+put("rpc_command", b"\n".join(json.dumps(c).encode() for c in rpc[:6]) + b"\r\n\xff\xfe\n[1]\n{\"type\":\n")
+
+for case in cases:
+    if case.get("tool") != "edit":
+        continue
+    args = case["args"]
+    edits = args.get("edits") if isinstance(args.get("edits"), list) else []
+    if "oldText" in args:
+        edits = edits + [{"oldText": args["oldText"], "newText": args.get("newText", "")}]
+    for f in case.get("files", {}).values():
+        text = f.get("text")
+        if isinstance(text, str) and edits:
+            fields = [text] + [v for e in edits for v in (e.get("oldText", ""), e.get("newText", ""))]
+            put("edit_match", "\0".join(fields).encode())
+for fields in [
+    ["a \u2018q\u2019 b  \nline\u00a0\n", "'q' b", "X"],
+    ["x\ny\nx\n", "x", "z", "y", "w"],
+    ["\ufb01le \u2460 \u2014 dash\n", "file 1 - dash", "F"],
+    ["one\ntwo\nthree\nfour\n", "two\n", "2\n", "four", "4"],
+    ["  \n\t\n", " ", "y"],
+]:
+    put("edit_match", "\0".join(fields).encode())
