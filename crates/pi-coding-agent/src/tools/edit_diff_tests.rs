@@ -180,3 +180,28 @@ fn common_lines_are_found_when_texts_differ_inside_a_character() {
     let d = generate_diff_string("\u{FF21}b\n", "\u{FF22}b\n", 4);
     assert_eq!(d.diff, "-1 \u{FF21}b\n+1 \u{FF22}b");
 }
+
+#[test]
+fn a_change_next_to_equal_lines_is_placed_as_pi_places_it() {
+    // fuzz edit_match: an added blank line next to a blank line. pi's jsdiff
+    // (`diffLines`) keeps the first blank line and adds the second, as a
+    // diff over the whole texts does; splitting off the common end first
+    // (without a margin) added the first one.
+    let diff = generate_diff_string(" \n\nTwo\n", "\n\nTwo\n", 4);
+    assert_eq!(diff.diff, "-1  \n 2 \n+2 \n 3 Two");
+    assert_eq!(diff.first_changed_line, Some(1));
+}
+
+#[test]
+fn every_added_line_is_shown_whatever_the_order_of_the_diff_ops() {
+    // The diff's compaction can give a deletion an empty range of the new
+    // text far ahead of the next insertion; the added lines "a" and "é"
+    // must both be shown.
+    let old = "\n \n \né\nTwo\n \né\n";
+    let new = "\n \n \né\n\nTwo\né\na\né\n";
+    let diff = generate_diff_string(old, new, 4);
+    assert_eq!(
+        diff.diff,
+        "  1 \n  2  \n  3  \n  4 é\n+ 5 \n  5 Two\n- 6  \n  7 é\n+ 8 a\n+ 9 é"
+    );
+}

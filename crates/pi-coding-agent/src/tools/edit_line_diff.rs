@@ -115,12 +115,46 @@ fn common_suffix_lines(old: &str, new: &str) -> usize {
     memchr(b'\n', tail).map_or(0, |i| same - i - 1)
 }
 
+/// Common lines kept in the diffed middle on each side of the change. The
+/// diff algorithm's compaction slides a change through equal neighbouring
+/// lines (an inserted blank line next to another blank line); over the whole
+/// texts it can, and pi's jsdiff places such changes the same way, so the
+/// middle keeps this many lines of the common start and end to give it the
+/// same room.
+const MARGIN_LINES: usize = 64;
+
+/// `at` (a line start in `text`) moved back by up to `n` lines.
+fn back_lines(text: &str, at: usize, n: usize) -> usize {
+    let bytes = &text.as_bytes()[..at];
+    let mut start = at;
+    for _ in 0..n {
+        if start == 0 {
+            break;
+        }
+        // `start - 1` is the `\n` ending the line before `start`.
+        start = memrchr(b'\n', &bytes[..start - 1]).map_or(0, |i| i + 1);
+    }
+    start
+}
+
+/// A common tail of `suffix` bytes of `text` (starting at a line start)
+/// shortened by up to `n` of its first lines.
+fn shorten_suffix(text: &str, suffix: usize, n: usize) -> usize {
+    let tail = &text.as_bytes()[text.len() - suffix..];
+    memchr_iter(b'\n', tail)
+        .nth(n.saturating_sub(1))
+        .filter(|_| n > 0)
+        .map_or(if n == 0 { suffix } else { 0 }, |i| suffix - i - 1)
+}
+
 /// The line diff of two texts as runs. The common leading and trailing
-/// lines are split off first (as the diff algorithm itself would), so only
-/// the changed middle is tokenized: memory follows the change, not the file.
+/// lines are split off first (as the diff algorithm itself would; a margin
+/// of them stays, see [`MARGIN_LINES`]), so only the changed middle is
+/// tokenized: memory follows the change, not the file.
 fn diff_parts(old: &str, new: &str) -> Vec<Part> {
-    let prefix = common_prefix_lines(old, new);
+    let prefix = back_lines(old, common_prefix_lines(old, new), MARGIN_LINES);
     let suffix = common_suffix_lines(&old[prefix..], &new[prefix..]);
+    let suffix = shorten_suffix(old, suffix, MARGIN_LINES);
     let (old_end, new_end) = (old.len() - suffix, new.len() - suffix);
     let mut parts = Vec::new();
     push_part(
@@ -138,12 +172,14 @@ fn diff_parts(old: &str, new: &str) -> Vec<Part> {
     let (mut old_at, mut new_at) = (Cursor::new(prefix), Cursor::new(prefix));
     for op in diff.ops() {
         let (tag, old_range, new_range) = op.as_tag_tuple();
-        let removed = Part {
+        // Only the side an op covers is looked up: the empty range of the
+        // other side may point anywhere (compaction moves it).
+        let mut removed = || Part {
             kind: Kind::Removed,
             start: old_at.at(old_lines, old_range.start),
             end: old_at.at(old_lines, old_range.end),
         };
-        let added = Part {
+        let mut added = || Part {
             kind: Kind::Added,
             start: new_at.at(new_lines, new_range.start),
             end: new_at.at(new_lines, new_range.end),
@@ -153,14 +189,14 @@ fn diff_parts(old: &str, new: &str) -> Vec<Part> {
                 &mut parts,
                 Part {
                     kind: Kind::Same,
-                    ..removed
+                    ..removed()
                 },
             ),
-            DiffTag::Delete => push_part(&mut parts, removed),
-            DiffTag::Insert => push_part(&mut parts, added),
+            DiffTag::Delete => push_part(&mut parts, removed()),
+            DiffTag::Insert => push_part(&mut parts, added()),
             DiffTag::Replace => {
-                push_part(&mut parts, removed);
-                push_part(&mut parts, added);
+                push_part(&mut parts, removed());
+                push_part(&mut parts, added());
             }
         }
     }
@@ -176,19 +212,29 @@ fn diff_parts(old: &str, new: &str) -> Vec<Part> {
 }
 
 /// The byte offset of a line of the diffed middle, found by walking
-/// forward from the last one asked for.
+/// forward from the last one asked for (from the start again when asked for
+/// an earlier one, which the ops' order makes rare).
 struct Cursor {
+    base: usize,
     line: usize,
     offset: usize,
 }
 
 impl Cursor {
     fn new(offset: usize) -> Self {
-        Self { line: 0, offset }
+        Self {
+            base: offset,
+            line: 0,
+            offset,
+        }
     }
 
-    /// The offset where line `line` starts (`line` never goes back).
+    /// The offset where line `line` starts.
     fn at(&mut self, lines: &[&str], line: usize) -> usize {
+        if line < self.line {
+            self.line = 0;
+            self.offset = self.base;
+        }
         while self.line < line {
             self.offset += lines.get(self.line).map_or(0, |l| l.len());
             self.line += 1;
