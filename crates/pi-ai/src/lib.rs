@@ -22,6 +22,8 @@ mod model;
 mod options;
 mod partial_json;
 mod registry;
+mod short_hash;
+pub use short_hash::short_hash;
 #[cfg(feature = "testing")]
 pub mod scripted;
 mod stream;

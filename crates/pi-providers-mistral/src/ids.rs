@@ -6,41 +6,10 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use pi_ai::short_hash;
+
 /// Length of a Mistral tool-call id.
 pub const TOOL_CALL_ID_LENGTH: usize = 9;
-
-/// pi's `shortHash`: two 32-bit multiplicative hashes over the UTF-16 code
-/// units of `s`, printed in base 36 (second, then first).
-pub fn short_hash(s: &str) -> String {
-    let mut h1: u32 = 0xdead_beef;
-    let mut h2: u32 = 0x41c6_ce57;
-    for unit in s.encode_utf16() {
-        let ch = u32::from(unit);
-        h1 = (h1 ^ ch).wrapping_mul(2_654_435_761);
-        h2 = (h2 ^ ch).wrapping_mul(1_597_334_677);
-    }
-    h1 = (h1 ^ (h1 >> 16)).wrapping_mul(2_246_822_507)
-        ^ (h2 ^ (h2 >> 13)).wrapping_mul(3_266_489_909);
-    h2 = (h2 ^ (h2 >> 16)).wrapping_mul(2_246_822_507)
-        ^ (h1 ^ (h1 >> 13)).wrapping_mul(3_266_489_909);
-    let mut out = base36(h2);
-    out.push_str(&base36(h1));
-    out
-}
-
-fn base36(mut n: u32) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut buf = Vec::with_capacity(7);
-    loop {
-        buf.push(DIGITS[(n % 36) as usize]);
-        n /= 36;
-        if n == 0 {
-            break;
-        }
-    }
-    buf.reverse();
-    buf.into_iter().map(char::from).collect()
-}
 
 /// The Mistral id for `id` at collision `attempt` (pi's
 /// `deriveMistralToolCallId`).

@@ -21,7 +21,7 @@ pub mod wire;
 use pi_ai::Api;
 
 pub use decode::{MistralDecoder, NO_FINISH_REASON, http_error_message};
-pub use ids::{MistralToolCallIds, derive_tool_call_id, short_hash};
+pub use ids::{MistralToolCallIds, derive_tool_call_id};
 pub use options::{MistralOptions, PromptMode};
 pub use provider::{MistralProvider, MistralWire};
 pub use request::build_request_body;

@@ -31,7 +31,7 @@ use pi_ai::Api;
 pub use decode::OpenAiResponsesDecoder;
 pub use options::{OpenAiResponsesOptions, ReasoningSummary, clamp_thinking_level};
 pub use provider::{DEFAULT_BASE_URL, OpenAiResponsesProvider, OpenAiResponsesWire};
-pub use request::{build_request_body, short_hash};
+pub use request::build_request_body;
 
 /// Source id of this crate's registrations in the api registry.
 pub const SOURCE_ID: &str = "pi-providers-openai-responses";

@@ -4,7 +4,7 @@
 
 use pi_ai::{
     AssistantContent, AssistantMessage, CacheRetention, Context, Message, Model, Tool,
-    ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_responses,
+    ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_responses, short_hash,
     transform_messages,
 };
 use serde_json::Value;
@@ -353,38 +353,6 @@ fn js_stringify(value: &Value) -> String {
     } else {
         value.to_string()
     }
-}
-
-/// pi's `shortHash`: two 32-bit multiplicative hashes over the UTF-16 code
-/// units, printed in base 36 and concatenated.
-pub fn short_hash(text: &str) -> String {
-    let mut h1: u32 = 0xdead_beef;
-    let mut h2: u32 = 0x41c6_ce57;
-    for unit in text.encode_utf16() {
-        let ch = u32::from(unit);
-        h1 = (h1 ^ ch).wrapping_mul(2_654_435_761);
-        h2 = (h2 ^ ch).wrapping_mul(1_597_334_677);
-    }
-    h1 = (h1 ^ (h1 >> 16)).wrapping_mul(2_246_822_507)
-        ^ (h2 ^ (h2 >> 13)).wrapping_mul(3_266_489_909);
-    h2 = (h2 ^ (h2 >> 16)).wrapping_mul(2_246_822_507)
-        ^ (h1 ^ (h1 >> 13)).wrapping_mul(3_266_489_909);
-    format!("{}{}", base36(h2), base36(h1))
-}
-
-/// `n.toString(36)`.
-fn base36(mut n: u32) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut out = Vec::with_capacity(7);
-    loop {
-        out.push(DIGITS[(n % 36) as usize]);
-        n /= 36;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
 }
 
 #[cfg(test)]

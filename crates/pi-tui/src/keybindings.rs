@@ -18,16 +18,29 @@ pub struct Definition {
     pub description: &'static str,
 }
 
+impl Definition {
+    /// An action with its default keys and description (usable in consts).
+    pub const fn new(
+        id: &'static str,
+        default_keys: &'static [&'static str],
+        description: &'static str,
+    ) -> Self {
+        Self {
+            id,
+            default_keys,
+            description,
+        }
+    }
+}
+
+use Definition as D;
+
 const fn def(
     id: &'static str,
     default_keys: &'static [&'static str],
     description: &'static str,
 ) -> Definition {
-    Definition {
-        id,
-        default_keys,
-        description,
-    }
+    D::new(id, default_keys, description)
 }
 
 /// The editor, input and list actions (pi-tui's `TUI_KEYBINDINGS`).

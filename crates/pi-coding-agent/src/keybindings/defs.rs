@@ -8,11 +8,7 @@ const fn def(
     default_keys: &'static [&'static str],
     description: &'static str,
 ) -> Definition {
-    Definition {
-        id,
-        default_keys,
-        description,
-    }
+    Definition::new(id, default_keys, description)
 }
 
 /// The `app.*` actions with their default keys, in pi's order.
