@@ -205,3 +205,17 @@ fn every_added_line_is_shown_whatever_the_order_of_the_diff_ops() {
         "  1 \n  2  \n  3  \n  4 é\n+ 5 \n  5 Two\n- 6  \n  7 é\n+ 8 a\n+ 9 é"
     );
 }
+
+#[test]
+fn a_change_slides_through_a_long_run_of_equal_lines_as_in_pi() {
+    // fuzz edit_match: "x" emptied on line 12 of a file with 100 blank lines
+    // after it. pi's jsdiff keeps the old line 12 as removed and adds the
+    // blank line at the end of the run (line 112), however long the run.
+    let old = format!("head\n{}x\n{}end", "\n".repeat(10), "\n".repeat(100));
+    let new = old.replacen('x', "", 1);
+    let diff = generate_diff_string(&old, &new, 1);
+    assert_eq!(
+        diff.diff,
+        "     ...\n  11 \n- 12 x\n  13 \n     ...\n 112 \n+112 \n 113 end"
+    );
+}

@@ -123,28 +123,56 @@ fn common_suffix_lines(old: &str, new: &str) -> usize {
 /// same room.
 const MARGIN_LINES: usize = 64;
 
-/// `at` (a line start in `text`) moved back by up to `n` lines.
+/// `at` (a line start in `text`) moved back by `n` lines, and further
+/// while the line before is the same as the line after it (a run of equal
+/// lines, e.g. blank ones, that a change may slide through).
 fn back_lines(text: &str, at: usize, n: usize) -> usize {
-    let bytes = &text.as_bytes()[..at];
+    let bytes = text.as_bytes();
     let mut start = at;
-    for _ in 0..n {
-        if start == 0 {
-            break;
-        }
+    let mut taken = 0;
+    while start > 0 {
         // `start - 1` is the `\n` ending the line before `start`.
-        start = memrchr(b'\n', &bytes[..start - 1]).map_or(0, |i| i + 1);
+        let before = memrchr(b'\n', &bytes[..start - 1]).map_or(0, |i| i + 1);
+        if taken >= n {
+            if taken == 0 {
+                break;
+            }
+            let end = memchr(b'\n', &bytes[start..at]).map_or(at, |i| start + i + 1);
+            if bytes[before..start] != bytes[start..end] {
+                break;
+            }
+        }
+        start = before;
+        taken += 1;
     }
     start
 }
 
 /// A common tail of `suffix` bytes of `text` (starting at a line start)
-/// shortened by up to `n` of its first lines.
+/// shortened by `n` of its first lines, and further while the next line is
+/// the same as the one before it (see [`back_lines`]).
 fn shorten_suffix(text: &str, suffix: usize, n: usize) -> usize {
-    let tail = &text.as_bytes()[text.len() - suffix..];
-    memchr_iter(b'\n', tail)
-        .nth(n.saturating_sub(1))
-        .filter(|_| n > 0)
-        .map_or(if n == 0 { suffix } else { 0 }, |i| suffix - i - 1)
+    let bytes = text.as_bytes();
+    let mut cut = bytes.len() - suffix;
+    let mut taken = 0;
+    loop {
+        let Some(i) = memchr(b'\n', &bytes[cut..]) else {
+            return 0;
+        };
+        let next = cut + i + 1;
+        if taken >= n {
+            if taken == 0 {
+                break;
+            }
+            let before = memrchr(b'\n', &bytes[..cut - 1]).map_or(0, |j| j + 1);
+            if bytes[before..cut] != bytes[cut..next] {
+                break;
+            }
+        }
+        cut = next;
+        taken += 1;
+    }
+    bytes.len() - cut
 }
 
 /// The line diff of two texts as runs. The common leading and trailing
