@@ -196,7 +196,9 @@ impl App {
             }
             let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
             let default = PathBuf::from(format!("pi-session-{}.html", stem.unwrap_or_default()));
-            let html = crate::export::session_html(&session, &self.agent.messages());
+            let html = self
+                .agent
+                .with_state(|state| crate::export::session_html(&session, &state.messages));
             (output.map_or(default, Path::to_path_buf), html)
         };
         crate::export::write_file(&self.cwd.join(&path), html.as_bytes()).map_err(|source| {

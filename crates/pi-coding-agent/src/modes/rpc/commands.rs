@@ -133,7 +133,9 @@ async fn compact(app: &App, custom_instructions: Option<&str>) -> Reply {
 }
 
 fn get_messages(app: &App) -> Reply {
-    let messages = serde_json::to_value(app.agent.messages())?;
+    let messages = app
+        .agent
+        .with_state(|state| serde_json::to_value(&state.messages))?;
     Ok(Some(json!({"messages": messages})))
 }
 
