@@ -219,3 +219,20 @@ fn a_change_slides_through_a_long_run_of_equal_lines_as_in_pi() {
         "     ...\n  11 \n- 12 x\n  13 \n     ...\n 112 \n+112 \n 113 end"
     );
 }
+
+#[test]
+fn a_change_in_a_repeating_block_longer_than_the_margin_is_placed_as_in_pi() {
+    // fuzz edit_match: the last of 30 copies of a five-line block removed.
+    // The removal could slide up through every copy; pi's jsdiff removes
+    // lines 147-151 (the last copy), as a diff over the whole texts does.
+    // Splitting off the common start with a 64-line margin removed 146-150.
+    let block = "x y\nx y\nc\nx y\nc\n";
+    let old = format!("n1\n{}n2\n", block.repeat(30));
+    let new = format!("n1\n{}n2\n", block.repeat(29));
+    let diff = generate_diff_string(&old, &new, 1);
+    assert_eq!(
+        diff.diff,
+        "     ...\n 146 c\n-147 x y\n-148 x y\n-149 c\n-150 x y\n-151 c\n 152 n2"
+    );
+    assert_eq!(diff.first_changed_line, Some(147));
+}

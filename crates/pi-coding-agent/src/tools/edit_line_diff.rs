@@ -178,12 +178,91 @@ fn shorten_suffix(text: &str, suffix: usize, n: usize) -> usize {
 /// The line diff of two texts as runs. The common leading and trailing
 /// lines are split off first (as the diff algorithm itself would; a margin
 /// of them stays, see [`MARGIN_LINES`]), so only the changed middle is
-/// tokenized: memory follows the change, not the file.
+/// tokenized: memory follows the change, not the file. When the first or
+/// last change could slide through the whole margin (the common lines
+/// repeat with the change's period), the margin grows until it cannot or
+/// the whole texts are diffed, so placement is the whole-text diff's.
 fn diff_parts(old: &str, new: &str) -> Vec<Part> {
-    let prefix = back_lines(old, common_prefix_lines(old, new), MARGIN_LINES);
-    let suffix = common_suffix_lines(&old[prefix..], &new[prefix..]);
-    let suffix = shorten_suffix(old, suffix, MARGIN_LINES);
-    let (old_end, new_end) = (old.len() - suffix, new.len() - suffix);
+    let common_prefix = common_prefix_lines(old, new);
+    let mut margin = MARGIN_LINES;
+    loop {
+        let prefix = back_lines(old, common_prefix, margin);
+        let suffix = common_suffix_lines(&old[prefix..], &new[prefix..]);
+        let suffix = shorten_suffix(old, suffix, margin);
+        let (old_end, new_end) = (old.len() - suffix, new.len() - suffix);
+        let diff = TextDiff::from_lines(&old[prefix..old_end], &new[prefix..new_end]);
+        let whole = prefix == 0 && suffix == 0;
+        if whole || !reaches_margin_edge(&diff, prefix > 0, suffix > 0) {
+            return middle_parts(old, new, prefix, old_end, &diff);
+        }
+        margin = margin.saturating_mul(4);
+    }
+}
+
+/// Whether the first change (when text was split off before the middle)
+/// or the last one (when text was split off after it) could slide through
+/// all the common lines between it and that edge of the diffed middle.
+fn reaches_margin_edge(diff: &TextDiff<'_, '_, '_, str>, at_start: bool, at_end: bool) -> bool {
+    let ops = diff.ops();
+    let (old_lines, new_lines) = (diff.old_slices(), diff.new_slices());
+    let is_change = |op: &&similar::DiffOp| op.tag() != DiffTag::Equal;
+    let lines_of = |ops: &[similar::DiffOp]| {
+        ops.iter().fold((0, 0), |(o, n), op| {
+            (o + op.old_range().len(), n + op.new_range().len())
+        })
+    };
+    // Counted from the ends (both sides have the same number of common
+    // lines there): the empty side of an op's ranges may point anywhere.
+    let Some(first) = ops.iter().position(|op| is_change(&op)) else {
+        return false;
+    };
+    let first_end = ops[first..]
+        .iter()
+        .position(|op| !is_change(&op))
+        .map_or(ops.len(), |i| first + i);
+    let (lead, _) = lines_of(&ops[..first]);
+    let (old_len, new_len) = lines_of(&ops[first..first_end]);
+    let up = at_start
+        && (slides_up(old_lines, lead..lead + old_len, lead)
+            || slides_up(new_lines, lead..lead + new_len, lead));
+    let last = ops.iter().rposition(|op| is_change(&op)).unwrap_or(first);
+    let last_start = ops[..last]
+        .iter()
+        .rposition(|op| !is_change(&op))
+        .map_or(0, |i| i + 1);
+    let (trail, _) = lines_of(&ops[last + 1..]);
+    let (old_len, new_len) = lines_of(&ops[last_start..=last]);
+    let (old_end, new_end) = (old_lines.len() - trail, new_lines.len() - trail);
+    let down = at_end
+        && (slides_down(old_lines, old_end - old_len..old_end, trail)
+            || slides_down(new_lines, new_end - new_len..new_end, trail));
+    up || down
+}
+
+/// Whether the non-empty run `lines[run]` can move up by `by` lines: each
+/// line before it equals the run's line that many lines from its end.
+fn slides_up(lines: &[&str], run: std::ops::Range<usize>, by: usize) -> bool {
+    !run.is_empty()
+        && by <= run.start
+        && (1..=by).all(|j| lines[run.start - j] == lines[run.end - j])
+}
+
+/// Whether the non-empty run `lines[run]` can move down by `by` lines.
+fn slides_down(lines: &[&str], run: std::ops::Range<usize>, by: usize) -> bool {
+    !run.is_empty()
+        && run.end + by <= lines.len()
+        && (0..by).all(|j| lines[run.start + j] == lines[run.end + j])
+}
+
+/// The runs of a diff of `old[prefix..old_end]` and the matching middle of
+/// `new`, framed by the common lines split off before and after it.
+fn middle_parts(
+    old: &str,
+    new: &str,
+    prefix: usize,
+    old_end: usize,
+    diff: &TextDiff<'_, '_, '_, str>,
+) -> Vec<Part> {
     let mut parts = Vec::new();
     push_part(
         &mut parts,
@@ -193,7 +272,6 @@ fn diff_parts(old: &str, new: &str) -> Vec<Part> {
             end: prefix,
         },
     );
-    let diff = TextDiff::from_lines(&old[prefix..old_end], &new[prefix..new_end]);
     // Byte offsets in the whole texts, advanced as the ops go (they cover
     // the lines in order).
     let (old_lines, new_lines) = (diff.old_slices(), diff.new_slices());
