@@ -193,7 +193,7 @@ fn diff_parts(old: &str, new: &str) -> Vec<Part> {
         let diff = TextDiff::from_lines(&old[prefix..old_end], &new[prefix..new_end]);
         let whole = prefix == 0 && suffix == 0;
         if whole || !reaches_margin_edge(&diff, prefix > 0, suffix > 0) {
-            return middle_parts(old, new, prefix, old_end, &diff);
+            return middle_parts(old, prefix, old_end, &diff);
         }
         margin = margin.saturating_mul(4);
     }
@@ -254,11 +254,10 @@ fn slides_down(lines: &[&str], run: std::ops::Range<usize>, by: usize) -> bool {
         && (0..by).all(|j| lines[run.start + j] == lines[run.end + j])
 }
 
-/// The runs of a diff of `old[prefix..old_end]` and the matching middle of
-/// `new`, framed by the common lines split off before and after it.
+/// The runs of `diff` (of `old[prefix..old_end]` and the matching middle
+/// of the new text), framed by the common lines split off before and after it.
 fn middle_parts(
     old: &str,
-    new: &str,
     prefix: usize,
     old_end: usize,
     diff: &TextDiff<'_, '_, '_, str>,
