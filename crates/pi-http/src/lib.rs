@@ -6,6 +6,7 @@
 //! ending failed streams with a message that carries its [`ErrorClass`].
 
 mod client;
+mod copilot;
 mod driver;
 mod error;
 mod headers;
@@ -16,6 +17,7 @@ mod sse_parser;
 mod wire;
 
 pub use client::{HttpClient, HttpRequest};
+pub use copilot::{copilot_dynamic_headers, set_copilot_dynamic_headers};
 pub use driver::{
     DecodeError, EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, named, replay_sse,
     stream_sse,

@@ -2,7 +2,7 @@
 //! of one call ([`AnthropicWire`]), run by [`pi_http::stream_wire`].
 
 use pi_ai::{CacheRetention, Context, Model, Provider};
-use pi_http::{Headers, Wire, WireHeaders, WireProvider};
+use pi_http::{Headers, Wire, WireHeaders, WireProvider, set_copilot_dynamic_headers};
 
 use crate::decode::AnthropicDecoder;
 use crate::options::{
@@ -56,8 +56,11 @@ impl Wire for AnthropicWire {
         options: &AnthropicOptions,
         api_key: &str,
     ) -> WireHeaders {
+        let mut after_model = Headers::new();
+        set_copilot_dynamic_headers(&mut after_model, model, context);
         WireHeaders {
             base: own_headers(model, context, options, api_key),
+            after_model,
             ..WireHeaders::default()
         }
     }

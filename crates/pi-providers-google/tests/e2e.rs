@@ -121,3 +121,9 @@ fn adapter() -> WireAdapter {
 }
 
 pi_test_support::wire_e2e_suite!(adapter());
+
+/// pi sends Copilot's dynamic headers only on the anthropic, completions and responses wires.
+#[tokio::test]
+async fn copilot_headers_follow_the_provider() {
+    pi_test_support::e2e::copilot_headers_follow_the_provider(&adapter(), false).await;
+}

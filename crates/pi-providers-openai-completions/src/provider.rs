@@ -2,7 +2,7 @@
 //! of one call ([`OpenAiCompletionsWire`]), run by [`pi_http::stream_wire`].
 
 use pi_ai::{CacheRetention, Context, Model};
-use pi_http::{Headers, Wire, WireHeaders, WireProvider};
+use pi_http::{Headers, Wire, WireHeaders, WireProvider, set_copilot_dynamic_headers};
 
 use crate::compat::ResolvedCompat;
 use crate::decode::OpenAiCompletionsDecoder;
@@ -33,7 +33,7 @@ impl Wire for OpenAiCompletionsWire {
     fn headers(
         &self,
         model: &Model,
-        _context: &Context,
+        context: &Context,
         options: &OpenAiCompletionsOptions,
         api_key: &str,
     ) -> WireHeaders {
@@ -42,6 +42,7 @@ impl Wire for OpenAiCompletionsWire {
         base.set("accept", "application/json");
         base.set("authorization", &format!("Bearer {api_key}"));
         let mut after_model = Headers::new();
+        set_copilot_dynamic_headers(&mut after_model, model, context);
         let compat = ResolvedCompat::for_model(model);
         if compat.send_session_affinity_headers
             && effective_cache_retention(&options.base) != CacheRetention::None

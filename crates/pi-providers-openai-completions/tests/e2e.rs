@@ -125,6 +125,12 @@ fn adapter() -> WireAdapter {
 
 pi_test_support::wire_e2e_suite!(adapter());
 
+/// Copilot models get Copilot's dynamic headers, as in pi.
+#[tokio::test]
+async fn copilot_headers_follow_the_provider() {
+    pi_test_support::e2e::copilot_headers_follow_the_provider(&adapter(), true).await;
+}
+
 /// With `compat.sendSessionAffinityHeaders` the session id also goes out as
 /// `session_id` and `x-session-affinity`.
 #[tokio::test]

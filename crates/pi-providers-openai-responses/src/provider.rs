@@ -2,7 +2,7 @@
 //! one call ([`OpenAiResponsesWire`]), run by [`pi_http::stream_wire`].
 
 use pi_ai::{Context, Model};
-use pi_http::{Headers, Wire, WireHeaders, WireProvider};
+use pi_http::{Headers, Wire, WireHeaders, WireProvider, set_copilot_dynamic_headers};
 
 use crate::decode::OpenAiResponsesDecoder;
 use crate::options::{OpenAiResponsesOptions, compat_flag};
@@ -49,7 +49,7 @@ impl Wire for OpenAiResponsesWire {
     fn headers(
         &self,
         model: &Model,
-        _context: &Context,
+        context: &Context,
         options: &OpenAiResponsesOptions,
         api_key: &str,
     ) -> WireHeaders {
@@ -57,6 +57,7 @@ impl Wire for OpenAiResponsesWire {
         base.set("accept", "application/json");
         base.set("authorization", &format!("Bearer {api_key}"));
         let mut after_model = Headers::new();
+        set_copilot_dynamic_headers(&mut after_model, model, context);
         if let Some(session_id) = options.cache_session_id() {
             if compat_flag(model, "sendSessionIdHeader", true) {
                 after_model.set("session_id", session_id);

@@ -321,8 +321,9 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         &settings,
         &home,
     );
-    let registry = ModelRegistry::load(&agent_dir)?;
+    let mut registry = ModelRegistry::load(&agent_dir)?;
     let auth = AuthStorage::load(&agent_dir)?;
+    registry.apply_oauth_logins(&auth);
 
     let mut session = open_session(&options, &cwd_text, &agent_dir)?;
     // As pi: a session opened by path or id must still have its stored

@@ -9,7 +9,6 @@
 pub mod anthropic;
 pub mod callback;
 pub mod channel;
-pub mod copilot_headers;
 pub mod credentials;
 mod error;
 pub mod flow;
@@ -25,7 +24,6 @@ pub mod store;
 pub mod terminal;
 
 pub use channel::{ChannelCallbacks, LoginEvent, login_events};
-pub use copilot_headers::copilot_dynamic_headers;
 pub use credentials::OAuthCredentials;
 pub use error::OAuthError;
 pub use flow::{AuthInfo, LoginCallbacks, OAuthEndpoints, Prompt};

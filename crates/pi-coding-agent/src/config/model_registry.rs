@@ -12,6 +12,9 @@ use super::{
     resolve_headers, resolve_model_scope,
 };
 
+/// The provider of GitHub Copilot's models and of its auth.json entry.
+const COPILOT: &str = "github-copilot";
+
 /// The models known to the app and where their keys come from.
 #[derive(Debug, Clone, Default)]
 pub struct ModelRegistry {
@@ -52,6 +55,23 @@ impl ModelRegistry {
             }
         }
         Ok(Self { models, custom })
+    }
+
+    /// pi's `modifyModels` for stored subscription logins: with a GitHub
+    /// Copilot login in `auth`, every `github-copilot` model is sent to the
+    /// API base its token names (`proxy-ep`), or to its enterprise domain's.
+    pub fn apply_oauth_logins(&mut self, auth: &AuthStorage) {
+        let Some(credentials) = auth
+            .entry(COPILOT)
+            .as_ref()
+            .and_then(crate::auth::OAuthCredentials::from_entry)
+        else {
+            return;
+        };
+        let base_url = crate::auth::github_copilot::base_url_for(&credentials);
+        for model in self.models.iter_mut().filter(|m| m.provider == COPILOT) {
+            model.base_url.clone_from(&base_url);
+        }
     }
 
     /// Every model: built-in ones, then custom ones.
@@ -368,6 +388,45 @@ mod tests {
                 "mock-oai/mock-gpt",
                 "mock-oai/mock-gpt-think"
             ]
+        );
+    }
+
+    #[test]
+    fn a_copilot_login_sends_copilot_models_to_its_tokens_api_base() {
+        let copilot = || {
+            ModelRegistry::from_parts(
+                pi_ai::get_models("github-copilot")
+                    .into_iter()
+                    .cloned()
+                    .collect(),
+                ModelsFile::default(),
+            )
+            .unwrap()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let auth = AuthStorage::load(dir.path()).unwrap();
+        let mut registry = copilot();
+        registry.apply_oauth_logins(&auth);
+        assert!(!registry.models().is_empty());
+        assert!(
+            registry
+                .models()
+                .iter()
+                .all(|m| m.base_url == "https://api.individual.githubcopilot.com"),
+            "no login: the catalog's base URL"
+        );
+        let token = "tid=1;exp=9;proxy-ep=proxy.business.githubcopilot.com;sku=x";
+        auth.set_entry(
+            "github-copilot",
+            serde_json::json!({"type": "oauth", "refresh": "r", "access": token, "expires": 1}),
+        )
+        .unwrap();
+        registry.apply_oauth_logins(&auth);
+        assert!(
+            registry
+                .models()
+                .iter()
+                .all(|m| m.base_url == "https://api.business.githubcopilot.com")
         );
     }
 }

@@ -378,6 +378,22 @@ pub async fn request_for(wire: &WireAdapter, change: impl FnOnce(&mut Model)) ->
     requests.remove(0)
 }
 
+/// A model of the `github-copilot` provider gets Copilot's dynamic headers
+/// (`x-initiator: user` for a prompt, `openai-intent: conversation-edits`)
+/// when `sent` (pi sends them on the anthropic-messages, openai-completions
+/// and openai-responses wires), and none otherwise.
+pub async fn copilot_headers_follow_the_provider(wire: &WireAdapter, sent: bool) {
+    let request = request_for(wire, |model| model.provider = "github-copilot".into()).await;
+    let expected = |value| if sent { Some(value) } else { None };
+    assert_eq!(request.header("x-initiator"), expected("user"));
+    assert_eq!(
+        request.header("openai-intent"),
+        expected("conversation-edits")
+    );
+    let plain = request_for(wire, |_| {}).await;
+    assert_eq!(plain.header("x-initiator"), None);
+}
+
 /// Each of the wire's [`super::Ending`]s, served over HTTP, settles as listed.
 pub async fn streams_end_as_the_wire_says(wire: &WireAdapter) {
     assert!(!wire.endings.is_empty());

@@ -1,19 +1,34 @@
-//! The per-request headers Copilot expects (pi's
-//! `buildCopilotDynamicHeaders`), for the wires that talk to Copilot:
-//! `X-Initiator` (`user` when the last message is the user's, else
-//! `agent`), `Openai-Intent: conversation-edits`, and
-//! `Copilot-Vision-Request: true` when the context carries an image.
+//! The per-request headers GitHub Copilot expects (pi's
+//! `buildCopilotDynamicHeaders`), which the anthropic-messages,
+//! openai-completions and openai-responses wires send for models of the
+//! `github-copilot` provider, after the model's headers: `X-Initiator`
+//! (`user` when the last message is the user's, else `agent`),
+//! `Openai-Intent: conversation-edits`, and `Copilot-Vision-Request: true`
+//! when the context carries an image.
 
-use pi_ai::{Message, UserBlock, UserContent};
+use pi_ai::{Context, Message, Model, Provider, UserBlock, UserContent};
+
+use crate::Headers;
+
+/// Sets the dynamic Copilot headers for a request of `context` on `headers`
+/// when `model` is a GitHub Copilot model; otherwise leaves them alone.
+pub fn set_copilot_dynamic_headers(headers: &mut Headers, model: &Model, context: &Context) {
+    if model.provider != Provider::GITHUB_COPILOT {
+        return;
+    }
+    for (name, value) in copilot_dynamic_headers(&context.messages) {
+        headers.set(name, value);
+    }
+}
 
 /// The dynamic Copilot headers for a request with `messages`, in pi's order.
-pub fn copilot_dynamic_headers(messages: &[Message]) -> Vec<(String, String)> {
+pub fn copilot_dynamic_headers(messages: &[Message]) -> Vec<(&'static str, &'static str)> {
     let mut headers = vec![
-        ("X-Initiator".to_owned(), initiator(messages).to_owned()),
-        ("Openai-Intent".to_owned(), "conversation-edits".to_owned()),
+        ("X-Initiator", initiator(messages)),
+        ("Openai-Intent", "conversation-edits"),
     ];
     if has_vision_input(messages) {
-        headers.push(("Copilot-Vision-Request".to_owned(), "true".to_owned()));
+        headers.push(("Copilot-Vision-Request", "true"));
     }
     headers
 }
@@ -53,8 +68,8 @@ mod tests {
         assert_eq!(
             copilot_dynamic_headers(&user),
             [
-                ("X-Initiator".to_owned(), "user".to_owned()),
-                ("Openai-Intent".to_owned(), "conversation-edits".to_owned())
+                ("X-Initiator", "user"),
+                ("Openai-Intent", "conversation-edits")
             ]
         );
         let tool = messages(
@@ -63,10 +78,7 @@ mod tests {
         );
         let headers = copilot_dynamic_headers(&tool);
         assert_eq!(headers[0].1, "agent");
-        assert_eq!(
-            headers[2],
-            ("Copilot-Vision-Request".to_owned(), "true".to_owned())
-        );
+        assert_eq!(headers[2], ("Copilot-Vision-Request", "true"));
         assert_eq!(initiator(&[]), "user");
     }
 }
