@@ -11,6 +11,7 @@ SSE = {
     "sse_openai_completions": "openai-completions",
     "sse_openai_responses": "openai-responses",
     "sse_google": "google-generative-ai",
+    "sse_mistral": "mistral-conversations",
 }
 
 
