@@ -9,7 +9,29 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pi_tui::theme::{ColorMode, Theme};
-use pi_tui::theme_file::parse_theme;
+use pi_tui::theme_file::{ThemeError, parse_theme};
+
+/// Why a theme cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ThemeLoadError {
+    /// No built-in or discovered theme has this name.
+    #[error("Theme not found: {0}")]
+    NotFound(String),
+    /// The theme file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A theme file without a `name`.
+    #[error("Theme {} has no name", .0.display())]
+    NoName(PathBuf),
+    /// The file is not a valid pi theme.
+    #[error(transparent)]
+    Theme(#[from] ThemeError),
+}
 
 /// Where themes are found.
 #[derive(Debug, Clone, Default)]
@@ -85,7 +107,7 @@ impl ThemeCatalog {
                     Ok(name) => {
                         self.themes.entry(name).or_insert(Some(file));
                     }
-                    Err(e) => self.warnings.push(e),
+                    Err(e) => self.warnings.push(e.to_string()),
                 }
             }
         }
@@ -97,17 +119,18 @@ impl ThemeCatalog {
     }
 
     /// Loads the theme `name`.
-    pub fn load(&self, name: &str, mode: ColorMode) -> Result<Theme, String> {
+    pub fn load(&self, name: &str, mode: ColorMode) -> Result<Theme, ThemeLoadError> {
+        let not_found = || ThemeLoadError::NotFound(name.to_owned());
         match self.themes.get(name) {
-            None => Err(format!("Theme not found: {name}")),
-            Some(None) => {
-                Theme::builtin(name, mode).ok_or_else(|| format!("Theme not found: {name}"))
-            }
+            None => Err(not_found()),
+            Some(None) => Theme::builtin(name, mode).ok_or_else(not_found),
             Some(Some(path)) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let text = std::fs::read_to_string(path).map_err(|source| ThemeLoadError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
                 let label = path.display().to_string();
-                let theme = parse_theme(&label, &text, mode).map_err(|e| e.to_string())?;
+                let theme = parse_theme(&label, &text, mode)?;
                 Ok(theme.with_name(name))
             }
         }
@@ -139,15 +162,20 @@ impl ThemeCatalog {
 }
 
 /// The `name` of a theme file.
-fn theme_name(file: &Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let json: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| format!("Failed to parse theme {}: {e}", file.display()))?;
+fn theme_name(file: &Path) -> Result<String, ThemeLoadError> {
+    let text = std::fs::read_to_string(file).map_err(|source| ThemeLoadError::Io {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| ThemeError::Json {
+        label: file.display().to_string(),
+        message: e.to_string(),
+    })?;
     json["name"]
         .as_str()
         .filter(|n| !n.is_empty())
         .map(str::to_owned)
-        .ok_or_else(|| format!("Theme {} has no name", file.display()))
+        .ok_or_else(|| ThemeLoadError::NoName(file.to_path_buf()))
 }
 
 #[cfg(test)]

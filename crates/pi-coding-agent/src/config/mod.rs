@@ -21,7 +21,8 @@ pub use model_resolver::{
     default_model_id, find_exact_model_reference_match, parse_model_pattern, resolve_model_scope,
 };
 pub use models_config::{
-    CostOverride, ModelConfig, ModelOverride, ModelsFile, ProviderConfig, resolve_api_key_spec,
+    CostOverride, ModelConfig, ModelOverride, ModelsFile, ModelsJsonError, ProviderConfig,
+    resolve_api_key_spec,
 };
 pub use settings::{
     CompactionSettings, ImageSettings, LoadedSettings, RetrySettings, Settings, SettingsScope,

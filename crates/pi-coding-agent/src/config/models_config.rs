@@ -173,15 +173,34 @@ type Headers = BTreeMap<String, String>;
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 const DEFAULT_MAX_TOKENS: u64 = 16_384;
 
+/// Why the text of a models.json cannot be used (pi's messages).
+#[derive(Debug, thiserror::Error)]
+pub enum ModelsJsonError {
+    /// Not JSON (comments and trailing commas allowed).
+    #[error("Failed to parse models.json: {0}")]
+    Syntax(#[source] serde_json::Error),
+    /// JSON of the wrong shape at `field` (`providers.x.models.0.id`).
+    #[error("Invalid models.json schema:\n  - {field}: {message}")]
+    Schema {
+        /// Where, in pi's dotted form.
+        field: String,
+        /// What is wrong there.
+        message: String,
+    },
+    /// A check beyond the shape failed (pi's `validateConfig` wording).
+    #[error("Failed to load models.json: {0}")]
+    Invalid(String),
+}
+
 impl ModelsFile {
     /// Reads and validates `path`; a missing file is empty. JSON with `//`
     /// comments and trailing commas is accepted, as pi does. Errors name
     /// the file and, for a wrong shape, the field (`providers.x.models.0.id`).
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => Self::parse(&text).map_err(|message| ConfigError::ModelsJson {
+            Ok(text) => Self::parse(&text).map_err(|error| ConfigError::ModelsJson {
                 path: path.to_path_buf(),
-                message,
+                message: error.to_string(),
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(source) => Err(ConfigError::Io {
@@ -193,18 +212,15 @@ impl ModelsFile {
 
     /// Parses and validates the text of a models.json; the error is pi's
     /// message without the file line.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ModelsJsonError> {
         let value: Value = serde_json::from_str(&super::json_lenient::strip(text))
-            .map_err(|e| format!("Failed to parse models.json: {e}"))?;
-        let file: Self = serde_path_to_error::deserialize(&value).map_err(|e| {
-            format!(
-                "Invalid models.json schema:\n  - {}: {}",
-                pi_path(e.path()),
-                e.inner()
-            )
-        })?;
-        file.validate()
-            .map_err(|e| format!("Failed to load models.json: {e}"))?;
+            .map_err(ModelsJsonError::Syntax)?;
+        let file: Self =
+            serde_path_to_error::deserialize(&value).map_err(|e| ModelsJsonError::Schema {
+                field: pi_path(e.path()),
+                message: e.inner().to_string(),
+            })?;
+        file.validate().map_err(ModelsJsonError::Invalid)?;
         Ok(file)
     }
 

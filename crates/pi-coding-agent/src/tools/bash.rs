@@ -65,23 +65,28 @@ impl ShellConfig {
 
     /// pi's shell choice: `custom` (the `shellPath` setting) when given,
     /// an error naming it when it does not exist; else [`ShellConfig::detect`].
-    pub fn resolve(custom: Option<&str>) -> Result<Self, String> {
+    pub fn resolve(custom: Option<&str>) -> Result<Self, ShellNotFound> {
         match custom.filter(|c| !c.is_empty()) {
             Some(path) if Path::new(path).exists() => Ok(Self {
                 program: PathBuf::from(path),
                 args: vec!["-c".to_owned()],
             }),
-            Some(path) => Err(format!("Custom shell path not found: {path}")),
+            Some(path) => Err(ShellNotFound(PathBuf::from(path))),
             None => Ok(Self::detect()),
         }
     }
 }
 
+/// The `shellPath` setting names a file that does not exist.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("Custom shell path not found: {}", .0.display())]
+pub struct ShellNotFound(pub PathBuf);
+
 /// The `bash` tool.
 #[derive(Debug)]
 pub struct BashTool {
     cwd: PathBuf,
-    shell: Result<ShellConfig, String>,
+    shell: Result<ShellConfig, ShellNotFound>,
     command_prefix: Option<String>,
     parameters: Value,
 }
@@ -143,7 +148,7 @@ impl BashTool {
 
     fn build(
         cwd: &Path,
-        shell: Result<ShellConfig, String>,
+        shell: Result<ShellConfig, ShellNotFound>,
         command_prefix: Option<String>,
     ) -> Self {
         Self {
@@ -201,7 +206,10 @@ impl AgentTool for BashTool {
         on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
         let args: BashArgs = parse_args("bash", args)?;
-        let shell = self.shell.as_ref().map_err(|e| ToolError::new(e.clone()))?;
+        let shell = self
+            .shell
+            .as_ref()
+            .map_err(|e| ToolError::new(e.to_string()))?;
         let command = match &self.command_prefix {
             Some(prefix) => format!("{prefix}\n{}", args.command),
             None => args.command.clone(),
