@@ -97,6 +97,23 @@ fn providers_may_not_depend_on_each_other() {
 }
 
 #[test]
+fn vertex_may_reuse_the_google_wire_but_not_the_reverse() {
+    let mut metadata = workspace_metadata();
+    add_dependency(
+        &mut metadata,
+        "pi-providers-google",
+        "pi-providers-google-vertex",
+        None,
+    );
+    assert_eq!(
+        violations_of(&metadata),
+        vec![
+            "pi-providers-google -> pi-providers-google-vertex is not allowed: no provider depends on another provider",
+        ]
+    );
+}
+
+#[test]
 fn reqwest_in_the_tree_of_pi_ai_is_reported_with_its_path() {
     let metadata = json!({
         "workspace_members": ["ai", "agent"],

@@ -133,10 +133,25 @@ pub fn stream_sse<D: SseDecoder>(
     initial: AssistantMessage,
     call: SseCall,
     cancel: CancellationToken,
-    mut decoder: D,
+    decoder: D,
 ) -> AssistantMessageEventStream {
-    let provider = initial.provider.to_string();
-    AssistantMessageEventStream::new(initial, cancel.clone(), move |mut sink| async move {
+    AssistantMessageEventStream::new(initial, cancel.clone(), move |sink| {
+        drive_sse(sink, call, cancel, decoder)
+    })
+}
+
+/// The body of [`stream_sse`] for a producer that already holds the sink:
+/// for a wire that must do asynchronous work (fetch an access token)
+/// before it can build its request, inside its own
+/// [`AssistantMessageEventStream::new`] producer.
+pub fn drive_sse<D: SseDecoder>(
+    mut sink: EventSink,
+    call: SseCall,
+    cancel: CancellationToken,
+    mut decoder: D,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    let provider = sink.partial().lock().provider.to_string();
+    async move {
         if decoder.ends_blocks_on_abort() {
             sink.end_blocks_on_abort();
         }
@@ -182,7 +197,7 @@ pub fn stream_sse<D: SseDecoder>(
         }
         let end = decoder.end_of_stream(&mut sink);
         finish(sink, end);
-    })
+    }
 }
 
 /// Decodes recorded `frames` with `decoder` exactly as [`stream_sse`] decodes

@@ -19,8 +19,8 @@ mod wire;
 pub use client::{HttpClient, HttpRequest};
 pub use copilot::{copilot_dynamic_headers, set_copilot_dynamic_headers};
 pub use driver::{
-    DecodeError, EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, named, replay_sse,
-    stream_sse,
+    DecodeError, EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, drive_sse, named,
+    replay_sse, stream_sse,
 };
 pub use error::{HttpError, error_text_from_body, status_error_message};
 pub use headers::Headers;

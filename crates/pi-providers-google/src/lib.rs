@@ -22,7 +22,10 @@ pub mod wire;
 use pi_ai::Api;
 
 pub use decode::GoogleDecoder;
-pub use options::{GoogleOptions, ThinkingSetting, simple_options, thinking_config};
+pub use options::{
+    GoogleOptions, ThinkingSetting, is_gemini3, is_gemma4, simple_options, thinking_budget,
+    thinking_config, thinking_level,
+};
 pub use provider::{API_KEY_HEADER, DEFAULT_BASE_URL, GoogleProvider, GoogleWire};
 pub use request::{SKIP_THOUGHT_SIGNATURE, build_request_body, convert_messages};
 

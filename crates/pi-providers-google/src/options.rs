@@ -142,7 +142,7 @@ fn uses_thinking_level(model: &Model) -> bool {
 
 /// The `thinkingLevel` for `level`: Gemini 3 Pro knows only LOW/HIGH, Gemma 4
 /// only MINIMAL/HIGH, the others all four.
-fn thinking_level(model: &Model, level: ThinkingLevel) -> GoogleThinkingLevel {
+pub fn thinking_level(model: &Model, level: ThinkingLevel) -> GoogleThinkingLevel {
     use GoogleThinkingLevel as G;
     let low = matches!(level, ThinkingLevel::Minimal | ThinkingLevel::Low);
     if is_gemini3(model, "pro") {
@@ -161,7 +161,11 @@ fn thinking_level(model: &Model, level: ThinkingLevel) -> GoogleThinkingLevel {
 
 /// The token budget for `level`: the caller's budget when set, else pi's
 /// tables for Gemini 2.5 Pro / Flash-Lite / Flash, else `-1` (dynamic).
-fn thinking_budget(model: &Model, level: ThinkingLevel, custom: Option<&ThinkingBudgets>) -> i64 {
+pub fn thinking_budget(
+    model: &Model,
+    level: ThinkingLevel,
+    custom: Option<&ThinkingBudgets>,
+) -> i64 {
     let custom = custom.and_then(|b| match level {
         ThinkingLevel::Minimal => b.minimal,
         ThinkingLevel::Low => b.low,
@@ -190,7 +194,7 @@ fn thinking_budget(model: &Model, level: ThinkingLevel, custom: Option<&Thinking
 }
 
 /// pi's `/gemini-3(?:\.\d+)?-<family>/` on the lower-cased id.
-fn is_gemini3(model: &Model, family: &str) -> bool {
+pub fn is_gemini3(model: &Model, family: &str) -> bool {
     let id = model.id.to_lowercase();
     id.match_indices("gemini-3").any(|(at, marker)| {
         let mut rest = &id[at + marker.len()..];
@@ -206,7 +210,7 @@ fn is_gemini3(model: &Model, family: &str) -> bool {
 }
 
 /// pi's `/gemma-?4/` on the lower-cased id.
-fn is_gemma4(model: &Model) -> bool {
+pub fn is_gemma4(model: &Model) -> bool {
     let id = model.id.to_lowercase();
     id.contains("gemma4") || id.contains("gemma-4")
 }

@@ -19,8 +19,8 @@ pub struct Wire {
     base_path: &'static str,
 }
 
-/// The four wires pi speaks.
-pub const WIRES: [Wire; 4] = [
+/// The wires measured.
+pub const WIRES: [Wire; 5] = [
     Wire {
         name: "anthropic-messages",
         api: "anthropic-messages",
@@ -49,6 +49,14 @@ pub const WIRES: [Wire; 4] = [
         capture: "a-text-goog",
         base_path: "/v1beta",
     },
+    // Gemini chunks behind Vertex's URL and auth (API-key mode).
+    Wire {
+        name: "google-vertex",
+        api: "google-vertex",
+        provider: "google-vertex",
+        capture: "a-text-goog",
+        base_path: "",
+    },
 ];
 
 /// Registers every provider, as the app does.
@@ -57,6 +65,7 @@ pub fn register_all() {
     pi_providers_openai_completions::register();
     pi_providers_openai_responses::register();
     pi_providers_google::register();
+    pi_providers_google_vertex::register();
 }
 
 fn fixtures() -> PathBuf {

@@ -1,0 +1,20 @@
+//! The pure encoder. Vertex takes the Gemini `streamGenerateContent` body
+//! pi builds for the Gemini API (same `google-shared` conversion, same SDK
+//! serialization, checked against pi's captures), with Vertex's
+//! `thinkingConfig` rules.
+
+use pi_ai::{Context, Model};
+use pi_providers_google::wire::GenerateContentRequest;
+
+use crate::options::{VertexOptions, thinking_config};
+
+/// Builds the request body pi would send for `context` to `model`.
+pub fn build_request_body(
+    model: &Model,
+    context: &Context,
+    options: &VertexOptions,
+) -> GenerateContentRequest {
+    let mut body = pi_providers_google::build_request_body(model, context, &options.google);
+    body.generation_config.thinking_config = thinking_config(model, options.google.thinking);
+    body
+}
