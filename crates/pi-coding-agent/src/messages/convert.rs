@@ -79,9 +79,10 @@ fn user_text(text: String, timestamp: i64) -> Message {
 /// The match is exhaustive: a new role in [`CodingMessage`] does not compile
 /// until it is handled here.
 pub fn convert_to_llm(messages: &[AgentMessage<CodingMessage>]) -> Vec<Message> {
-    messages
-        .iter()
-        .filter_map(|message| match message {
+    // Sized up front: collecting a filter grows by doubling, which leaves
+    // up to half of a long transcript's list unused.
+    let mut converted = Vec::with_capacity(messages.len());
+    converted.extend(messages.iter().filter_map(|message| match message {
             AgentMessage::Standard(standard) => Some(standard.clone()),
             AgentMessage::Custom(CodingMessage::BashExecution(bash)) => {
                 if bash.exclude_from_context == Some(true) {
@@ -115,6 +116,6 @@ pub fn convert_to_llm(messages: &[AgentMessage<CodingMessage>]) -> Vec<Message> 
                 ),
                 summary.timestamp,
             )),
-        })
-        .collect()
+        }));
+    converted
 }
