@@ -184,18 +184,23 @@ fn compare(
         let goal = if shape == "issue" {
             format!(
                 "; goal >= 25x CPU: {}, RSS <= 1/8 of pi's: {}",
-                if p.cpu >= 25.0 * r.cpu { "met" } else { "NOT met" },
-                if 8 * r.rss_kib <= p.rss_kib { "met" } else { "NOT met" }
+                if p.cpu >= 25.0 * r.cpu {
+                    "met"
+                } else {
+                    "NOT met"
+                },
+                if 8 * r.rss_kib <= p.rss_kib {
+                    "met"
+                } else {
+                    "NOT met"
+                }
             )
         } else {
             String::new()
         };
         rows.push(Compared {
             workload: format!("`pi -c -p` resume ({shape}-shaped session)"),
-            input: format!(
-                "{entries} messages, {:.1} MB{goal}",
-                bytes as f64 / 1e6
-            ),
+            input: format!("{entries} messages, {:.1} MB{goal}", bytes as f64 / 1e6),
             pi: p,
             rs: r,
         });

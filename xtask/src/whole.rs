@@ -260,7 +260,9 @@ pub fn bench_rows(bin: &Path, quick: bool) -> Result<Vec<crate::bench::Row>, Str
         ];
         let m = scratch.measure(&pi, &args, 3)?;
         rows.push(crate::bench::Row {
-            workload: format!("`pi -c -p` resume (whole command, loopback mock, {shape}-shaped session), CPU"),
+            workload: format!(
+                "`pi -c -p` resume (whole command, loopback mock, {shape}-shaped session), CPU"
+            ),
             size: format!(
                 "{entries} messages, {:.1} MB; wall {:.1} ms{}",
                 bytes as f64 / 1e6,

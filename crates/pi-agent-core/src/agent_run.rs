@@ -54,10 +54,8 @@ impl<C: CustomMessage> Agent<C> {
     ) {
         // Ends the run even if the caller drops this future midway.
         let _finish = FinishRun(self);
-        let (context, prefix, config) = self.loop_inputs(
-            skip_initial_steering,
-            prompts.as_ref().map(Vec::len),
-        );
+        let (context, prefix, config) =
+            self.loop_inputs(skip_initial_steering, prompts.as_ref().map(Vec::len));
         let mut sink = AgentSink {
             agent: self,
             cancel: cancel.clone(),
@@ -83,11 +81,7 @@ impl<C: CustomMessage> Agent<C> {
         &self,
         skip_initial_steering: bool,
         prompts: Option<usize>,
-    ) -> (
-        AgentContext<C>,
-        Option<ConvertedPrefix>,
-        AgentLoopConfig<C>,
-    ) {
+    ) -> (AgentContext<C>, Option<ConvertedPrefix>, AgentLoopConfig<C>) {
         let config = self.loop_config(skip_initial_steering);
         let convert_in_place = prompts.is_some()
             && config.transform_context.is_none()

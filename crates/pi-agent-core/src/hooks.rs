@@ -94,10 +94,7 @@ pub trait ConvertToLlm<C>: Send + Sync {
     /// converter can (`None`: only [`Self::convert`] converts). The agent
     /// uses it to convert its transcript where it is, under its state lock,
     /// instead of copying the transcript for a run.
-    fn convert_now(
-        &self,
-        messages: &[AgentMessage<C>],
-    ) -> Option<Result<Vec<Message>, HookError>> {
+    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
         let _ = messages;
         None
     }
@@ -122,10 +119,7 @@ where
         true
     }
 
-    fn convert_now(
-        &self,
-        messages: &[AgentMessage<C>],
-    ) -> Option<Result<Vec<Message>, HookError>> {
+    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
         Some((self.0)(messages))
     }
 }
@@ -140,10 +134,7 @@ where
         self(messages)
     }
 
-    fn convert_now(
-        &self,
-        messages: &[AgentMessage<C>],
-    ) -> Option<Result<Vec<Message>, HookError>> {
+    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
         Some(self(messages))
     }
 }
@@ -162,10 +153,7 @@ impl<C: CustomMessage> ConvertToLlm<C> for DefaultConvertToLlm {
         true
     }
 
-    fn convert_now(
-        &self,
-        messages: &[AgentMessage<C>],
-    ) -> Option<Result<Vec<Message>, HookError>> {
+    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
         Some(Ok(crate::message::default_convert_to_llm(messages)))
     }
 }

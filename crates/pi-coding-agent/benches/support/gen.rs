@@ -90,7 +90,8 @@ pub fn write_shaped_session(path: &Path, entries: usize, shape: Shape) -> String
             }),
             1 => Message::Assistant(assistant(
                 [
-                    (shape == Shape::Standard).then(|| AssistantContent::Thinking(thinking.clone())),
+                    (shape == Shape::Standard)
+                        .then(|| AssistantContent::Thinking(thinking.clone())),
                     Some(AssistantContent::text("Let me read the file.")),
                     Some(AssistantContent::ToolCall(ToolCall {
                         id: format!("toolu_{i:020}"),

@@ -308,8 +308,7 @@ impl SessionManager {
         if self.entries.len() == self.entries.capacity() {
             // Grow by an eighth, not double: a resumed session's list is
             // exactly sized, and its first append would double it.
-            self.entries
-                .reserve_exact((self.entries.len() / 8).max(16));
+            self.entries.reserve_exact((self.entries.len() / 8).max(16));
         }
         self.entries.push(stored);
         self.persist()?;

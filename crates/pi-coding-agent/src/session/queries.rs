@@ -158,7 +158,9 @@ impl SessionManager {
                 break;
             }
             current = self.entries[i].parent_id().and_then(|parent| {
-                let before = i.checked_sub(1).filter(|&b| distinct && self.entries[b].id() == parent);
+                let before = i
+                    .checked_sub(1)
+                    .filter(|&b| distinct && self.entries[b].id() == parent);
                 before.or_else(|| self.index.get(parent).copied())
             });
         }
