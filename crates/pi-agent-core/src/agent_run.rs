@@ -132,7 +132,7 @@ impl<C: CustomMessage> Agent<C> {
         let steering = Arc::clone(&self.steering);
         let skip = AtomicBool::new(skip_initial_steering);
         let follow_up = Arc::clone(&self.follow_up);
-        let config = AgentLoopConfig {
+        AgentLoopConfig {
             model,
             reasoning,
             thinking_budgets: settings.thinking_budgets,
@@ -151,8 +151,7 @@ impl<C: CustomMessage> Agent<C> {
             tool_execution: settings.tool_execution,
             before_tool_call: settings.before_tool_call.clone(),
             after_tool_call: settings.after_tool_call.clone(),
-        };
-        config
+        }
     }
 
     /// pi 0.85's error path: an assistant message with empty text, stop
