@@ -162,8 +162,11 @@ fn compare(
         // About 750 bytes per entry: 60 MB and a 128 MB session.
         sizes.extend([80_000, 170_000]);
     }
-    for entries in sizes {
-        let (dir, bytes) = scratch.session_dir(&perf, entries)?;
+    let runs = std::iter::once(("issue", 20_000))
+        .filter(|_| !quick)
+        .chain(sizes.into_iter().map(|entries| ("standard", entries)));
+    for (shape, entries) in runs {
+        let (dir, bytes) = scratch.session_dir(&perf, entries, shape)?;
         let dir = dir.to_string_lossy();
         let (p, r) = both(
             &scratch,
@@ -178,9 +181,26 @@ fn compare(
             ],
             reps,
         )?;
+        let goal = if shape == "issue" {
+            format!(
+                "; goal >= 25x CPU: {}, RSS <= 1/8 of pi's: {}",
+                if p.cpu >= 25.0 * r.cpu {
+                    "met"
+                } else {
+                    "NOT met"
+                },
+                if 8 * r.rss_kib <= p.rss_kib {
+                    "met"
+                } else {
+                    "NOT met"
+                }
+            )
+        } else {
+            String::new()
+        };
         rows.push(Compared {
-            workload: "`pi -c -p` resume".to_owned(),
-            input: format!("{entries} entries, {:.1} MB", bytes as f64 / 1e6),
+            workload: format!("`pi -c -p` resume ({shape}-shaped session)"),
+            input: format!("{entries} messages, {:.1} MB{goal}", bytes as f64 / 1e6),
             pi: p,
             rs: r,
         });

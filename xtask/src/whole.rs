@@ -73,16 +73,23 @@ impl Scratch {
     }
 
     /// A session directory holding one generated session of `entries`
-    /// entries (written by the `perf` example), its header's `cwd` set to
-    /// the scratch workspace; its size in bytes.
-    pub fn session_dir(&self, perf: &Path, entries: usize) -> Result<(PathBuf, u64), String> {
-        let dir = self.root.join(format!("sessions-{entries}"));
+    /// entries of `shape` (`standard`: about 750 bytes per entry; `issue`:
+    /// about 420, as issue 17's session; written by the `perf` example),
+    /// its header's `cwd` set to the scratch workspace; its size in bytes.
+    pub fn session_dir(
+        &self,
+        perf: &Path,
+        entries: usize,
+        shape: &str,
+    ) -> Result<(PathBuf, u64), String> {
+        let dir = self.root.join(format!("sessions-{shape}-{entries}"));
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let path = dir.join("2026-01-01T00-00-00-000Z_00000000-0000-7000-8000-000000000000.jsonl");
         let status = Command::new(perf)
             .arg("--write-session")
             .arg(&path)
             .arg(entries.to_string())
+            .arg(shape)
             .status()
             .map_err(|e| format!("cannot run the perf example: {e}"))?;
         if !status.success() {
@@ -236,8 +243,11 @@ pub fn bench_rows(bin: &Path, quick: bool) -> Result<Vec<crate::bench::Row>, Str
     } else {
         &[20_000, 80_000]
     };
-    for &entries in sizes {
-        let (dir, bytes) = scratch.session_dir(&perf, entries)?;
+    let runs = ["standard", "issue"]
+        .into_iter()
+        .flat_map(|shape| sizes.iter().map(move |&entries| (shape, entries)));
+    for (shape, entries) in runs {
+        let (dir, bytes) = scratch.session_dir(&perf, entries, shape)?;
         let dir = dir.to_string_lossy();
         let args = [
             "--session-dir",
@@ -250,11 +260,14 @@ pub fn bench_rows(bin: &Path, quick: bool) -> Result<Vec<crate::bench::Row>, Str
         ];
         let m = scratch.measure(&pi, &args, 3)?;
         rows.push(crate::bench::Row {
-            workload: "`pi -c -p` resume (whole command, loopback mock), CPU".to_owned(),
+            workload: format!(
+                "`pi -c -p` resume (whole command, loopback mock, {shape}-shaped session), CPU"
+            ),
             size: format!(
-                "{entries} entries, {:.1} MB; wall {:.1} ms",
+                "{entries} messages, {:.1} MB; wall {:.1} ms{}",
                 bytes as f64 / 1e6,
-                m.wall * 1e3
+                m.wall * 1e3,
+                resume_goal(shape, entries, &m)
             ),
             n: entries as u64,
             seconds: m.cpu,
@@ -262,6 +275,21 @@ pub fn bench_rows(bin: &Path, quick: bool) -> Result<Vec<crate::bench::Row>, Str
         });
     }
     Ok(rows)
+}
+
+/// Issue 17's goal for `-c -p` of its 20,000-message session (8.4 MB):
+/// <= 60 ms and <= 28 MB on this machine (25x faster than pi 0.73.1, 1/8
+/// of its peak RSS); a note for the size it applies to, else nothing.
+pub fn resume_goal(shape: &str, entries: usize, m: &Measured) -> String {
+    if shape != "issue" || entries != 20_000 {
+        return String::new();
+    }
+    let verdict = |met: bool| if met { "met" } else { "NOT met" };
+    format!(
+        "; goal <= 60 ms CPU: {}, <= 28 MB: {}",
+        verdict(m.cpu <= 0.060),
+        verdict(m.rss_kib <= 28 * 1024)
+    )
 }
 
 /// The model of the whole-command runs (openai-completions).

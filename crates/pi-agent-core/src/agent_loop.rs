@@ -37,7 +37,37 @@ pub async fn run_agent_loop<C: CustomMessage>(
     emit: &mut impl AgentEventSink<C>,
     cancel: CancellationToken,
 ) -> Result<Vec<AgentMessage<C>>, AgentLoopError> {
+    run_prompts(prompts, context, None, config, emit, cancel).await
+}
+
+/// The transcript before a run, already converted for the model (by the
+/// [`crate::Agent`], where its transcript is, so that the run needs no copy
+/// of it): the run holds only the messages it adds.
+pub(crate) struct ConvertedPrefix {
+    /// The conversion of the first `count` messages of the transcript.
+    pub(crate) messages: Vec<Message>,
+    /// How many messages of the transcript it is the conversion of.
+    pub(crate) count: usize,
+}
+
+/// [`run_agent_loop`], where `context.messages` follows the transcript
+/// `prefix` is the conversion of. A prefix is given only for a
+/// message-by-message converter without `transform_context` and without
+/// tool-call hooks (which get the whole transcript): nothing else in the
+/// loop reads the messages before the run.
+pub(crate) async fn run_prompts<C: CustomMessage>(
+    prompts: Vec<AgentMessage<C>>,
+    context: AgentContext<C>,
+    prefix: Option<ConvertedPrefix>,
+    config: &AgentLoopConfig<C>,
+    emit: &mut impl AgentEventSink<C>,
+    cancel: CancellationToken,
+) -> Result<Vec<AgentMessage<C>>, AgentLoopError> {
     let mut run = Run::new(context, config, cancel, prompts.len());
+    if let Some(prefix) = prefix {
+        run.llm_context.messages = prefix.messages;
+        run.base = prefix.count;
+    }
     emit.emit(AgentEvent::AgentStart).await;
     emit.emit(AgentEvent::TurnStart).await;
     for prompt in prompts {
@@ -86,6 +116,10 @@ struct Run<'a, C> {
     config: &'a AgentLoopConfig<C>,
     cancel: CancellationToken,
     messages: Vec<AgentMessage<C>>,
+    /// How many messages of the transcript come before `messages` (the
+    /// agent converted them and the run does not hold them): 0 but for
+    /// [`run_prompts`] with a prefix.
+    base: usize,
     new_messages: Vec<AgentMessage<C>>,
     tools: ToolSet,
     llm_context: Context,
@@ -123,6 +157,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             config,
             cancel,
             messages,
+            base: 0,
             new_messages: Vec::with_capacity(prompts + 8),
             tools: ToolSet::new(tools),
             llm_context,
@@ -248,13 +283,13 @@ impl<'a, C: CustomMessage> Run<'a, C> {
 
         let incremental = config.transform_context.is_none() && config.convert_to_llm.per_message();
         if incremental {
-            if self.converted > self.messages.len() {
+            if self.converted > self.messages.len() && self.base == 0 {
                 self.llm_context.messages.clear();
                 self.converted = 0;
             }
             let fresh = config
                 .convert_to_llm
-                .convert(&self.messages[self.converted..])
+                .convert(self.messages.get(self.converted..).unwrap_or_default())
                 .await
                 .map_err(AgentLoopError::ConvertToLlm)?;
             if self.llm_context.messages.is_empty() {
@@ -352,7 +387,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
         })?;
         tracing::debug!(
             stop_reason = ?message.stop_reason,
-            context = self.messages.len(),
+            context = self.base + self.messages.len(),
             "assistant message settled"
         );
         Ok(self.settle(message, started, emit).await)

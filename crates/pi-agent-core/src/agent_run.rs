@@ -13,7 +13,7 @@ use pi_ai::{
 };
 
 use crate::agent::{Agent, lock};
-use crate::agent_loop::{run_agent_loop, run_agent_loop_continue};
+use crate::agent_loop::{ConvertedPrefix, run_agent_loop_continue, run_prompts};
 use crate::agent_types::{AgentError, AgentState};
 use crate::config::{AgentContext, AgentLoopConfig, AgentLoopError};
 use crate::events::{AgentEvent, AgentEventSink};
@@ -54,14 +54,15 @@ impl<C: CustomMessage> Agent<C> {
     ) {
         // Ends the run even if the caller drops this future midway.
         let _finish = FinishRun(self);
-        let (context, config) = self.loop_inputs(skip_initial_steering);
+        let (context, prefix, config) =
+            self.loop_inputs(skip_initial_steering, prompts.as_ref().map(Vec::len));
         let mut sink = AgentSink {
             agent: self,
             cancel: cancel.clone(),
         };
         let result = match prompts {
             Some(prompts) => {
-                run_agent_loop(prompts, context, &config, &mut sink, cancel.clone()).await
+                run_prompts(prompts, context, prefix, &config, &mut sink, cancel.clone()).await
             }
             None => run_agent_loop_continue(context, &config, &mut sink, cancel.clone()).await,
         };
@@ -71,26 +72,67 @@ impl<C: CustomMessage> Agent<C> {
         }
     }
 
-    /// The run's context (one copy of the transcript) and loop configuration.
-    fn loop_inputs(&self, skip_initial_steering: bool) -> (AgentContext<C>, AgentLoopConfig<C>) {
-        let (context, model, reasoning) = {
+    /// The run's context and loop configuration. For a run of `prompts`
+    /// (their count) whose loop converts message by message and has no hook
+    /// that reads the transcript, the transcript is converted where it is
+    /// (the prefix) and the context holds no copy of it; otherwise the
+    /// context holds one copy.
+    fn loop_inputs(
+        &self,
+        skip_initial_steering: bool,
+        prompts: Option<usize>,
+    ) -> (AgentContext<C>, Option<ConvertedPrefix>, AgentLoopConfig<C>) {
+        let config = self.loop_config(skip_initial_steering);
+        let convert_in_place = prompts.is_some()
+            && config.transform_context.is_none()
+            && config.convert_to_llm.per_message()
+            && config.before_tool_call.is_none()
+            && config.after_tool_call.is_none();
+        let state = lock(&self.state);
+        let prefix = convert_in_place
+            .then(|| config.convert_to_llm.convert_now(&state.messages))
+            .flatten()
+            // A failed conversion is reported by the loop, which converts
+            // the copy again.
+            .and_then(Result::ok)
+            .map(|mut messages| {
+                // Room for the run's first turns: extending never copies it.
+                messages.reserve_exact(prompts.unwrap_or(0) + 16);
+                ConvertedPrefix {
+                    messages,
+                    count: state.messages.len(),
+                }
+            });
+        let messages = match prefix {
+            Some(_) => Vec::new(),
+            None => {
+                // Room for the run's prompts and first turns, so neither this
+                // copy nor the run's appends reallocate the transcript.
+                let mut messages = Vec::with_capacity(state.messages.len() + 64);
+                messages.extend(state.messages.iter().cloned());
+                messages
+            }
+        };
+        let context = AgentContext {
+            system_prompt: state.system_prompt.clone(),
+            messages,
+            tools: state.tools.clone(),
+        };
+        (context, prefix, config)
+    }
+
+    /// The loop configuration of a run: the model and thinking level of the
+    /// state, the hooks and options of the settings.
+    fn loop_config(&self, skip_initial_steering: bool) -> AgentLoopConfig<C> {
+        let (model, reasoning) = {
             let state = lock(&self.state);
-            // Room for the run's prompts and first turns, so neither this
-            // copy nor the run's appends reallocate the transcript.
-            let mut messages = Vec::with_capacity(state.messages.len() + 64);
-            messages.extend(state.messages.iter().cloned());
-            let context = AgentContext {
-                system_prompt: state.system_prompt.clone(),
-                messages,
-                tools: state.tools.clone(),
-            };
-            (context, state.model.clone(), state.thinking_level)
+            (state.model.clone(), state.thinking_level)
         };
         let settings = lock(&self.settings);
         let steering = Arc::clone(&self.steering);
         let skip = AtomicBool::new(skip_initial_steering);
         let follow_up = Arc::clone(&self.follow_up);
-        let config = AgentLoopConfig {
+        AgentLoopConfig {
             model,
             reasoning,
             thinking_budgets: settings.thinking_budgets,
@@ -109,8 +151,7 @@ impl<C: CustomMessage> Agent<C> {
             tool_execution: settings.tool_execution,
             before_tool_call: settings.before_tool_call.clone(),
             after_tool_call: settings.after_tool_call.clone(),
-        };
-        (context, config)
+        }
     }
 
     /// pi 0.85's error path: an assistant message with empty text, stop

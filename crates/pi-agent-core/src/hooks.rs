@@ -89,6 +89,15 @@ pub trait ConvertToLlm<C>: Send + Sync {
     fn per_message(&self) -> bool {
         false
     }
+
+    /// The conversion done at once, without awaiting anything, when the
+    /// converter can (`None`: only [`Self::convert`] converts). The agent
+    /// uses it to convert its transcript where it is, under its state lock,
+    /// instead of copying the transcript for a run.
+    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
+        let _ = messages;
+        None
+    }
 }
 
 /// A message-by-message converter (see [`ConvertToLlm::per_message`])
@@ -109,6 +118,10 @@ where
     fn per_message(&self) -> bool {
         true
     }
+
+    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
+        Some((self.0)(messages))
+    }
 }
 
 #[async_trait]
@@ -119,6 +132,10 @@ where
 {
     async fn convert(&self, messages: &[AgentMessage<C>]) -> Result<Vec<Message>, HookError> {
         self(messages)
+    }
+
+    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
+        Some(self(messages))
     }
 }
 
@@ -134,6 +151,10 @@ impl<C: CustomMessage> ConvertToLlm<C> for DefaultConvertToLlm {
 
     fn per_message(&self) -> bool {
         true
+    }
+
+    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
+        Some(Ok(crate::message::default_convert_to_llm(messages)))
     }
 }
 

@@ -33,7 +33,7 @@ mod transform;
 pub use transform::{
     TOOL_IMAGE_PLACEHOLDER, ToolCallIdNormalizer, USER_IMAGE_PLACEHOLDER,
     normalize_tool_call_id_anthropic, normalize_tool_call_id_completions,
-    normalize_tool_call_id_responses, transform_messages,
+    normalize_tool_call_id_responses, transform_messages, transform_messages_borrowed,
 };
 mod catalog;
 pub use catalog::{

@@ -45,12 +45,23 @@ impl<'de> Deserialize<'de> for UserContent {
             }
 
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<UserContent, A::Error> {
-                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(UserContent::Blocks)
+                exact_vec(SeqAccessDeserializer::new(seq)).map(UserContent::Blocks)
             }
         }
 
         deserializer.deserialize_any(ContentVisitor)
     }
+}
+
+/// A list read without spare room: serde grows a list of unknown length to
+/// at least four elements, and a transcript keeps its messages' lists for
+/// as long as the session is open (a resumed one: thousands of them).
+fn exact_vec<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Vec<T>, D::Error> {
+    let mut list = Vec::<T>::deserialize(deserializer)?;
+    list.shrink_to_fit();
+    Ok(list)
 }
 
 impl Default for UserContent {
@@ -103,7 +114,7 @@ pub struct UserMessage {
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessage {
     /// Text, thinking and tool-call blocks in the order the model produced them.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "exact_vec")]
     pub content: Vec<AssistantContent>,
     /// Wire API that produced the message (empty: absent in the file).
     #[serde(default, skip_serializing_if = "Api::is_empty")]
@@ -213,7 +224,7 @@ pub struct ToolResultMessage {
     #[serde(default)]
     pub tool_name: String,
     /// Text and image output shown to the model.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "exact_vec")]
     pub content: Vec<UserBlock>,
     /// Tool-specific structured details (for display; not sent to the model).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -15,6 +15,8 @@
 //! - a model without image input gets a text placeholder where an image was,
 //!   so no provider encoder ever sees an image it cannot send.
 
+use std::borrow::Cow;
+
 use crate::now_ms;
 
 use crate::{
@@ -69,6 +71,19 @@ pub fn transform_messages(
     transform_messages_at(messages, model, normalize_tool_call_id, now_ms())
 }
 
+/// [`transform_messages`] without copies: a message the rewrite leaves as
+/// it is (a user message without dropped images, a tool result whose id
+/// and images stay, an assistant message of the same model with nothing to
+/// drop) is borrowed from `messages`; only rewritten and synthetic ones
+/// are owned. What encoders use, so a long transcript is not copied per call.
+pub fn transform_messages_borrowed<'m>(
+    messages: &'m [Message],
+    model: &Model,
+    normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
+) -> Vec<Cow<'m, Message>> {
+    transform_borrowed_at(messages, model, normalize_tool_call_id, now_ms())
+}
+
 /// [`transform_messages`] with the timestamp of synthetic results given.
 pub(crate) fn transform_messages_at(
     messages: &[Message],
@@ -76,10 +91,23 @@ pub(crate) fn transform_messages_at(
     normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
     now: i64,
 ) -> Vec<Message> {
+    transform_borrowed_at(messages, model, normalize_tool_call_id, now)
+        .into_iter()
+        .map(Cow::into_owned)
+        .collect()
+}
+
+/// [`transform_messages_borrowed`] with the timestamp of synthetic results given.
+pub(crate) fn transform_borrowed_at<'m>(
+    messages: &'m [Message],
+    model: &Model,
+    normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
+    now: i64,
+) -> Vec<Cow<'m, Message>> {
     // Old id -> new id, for tool calls whose id the normalizer changed. Later
     // assignments win, as with pi's Map.
     let mut id_map: Vec<(String, String)> = Vec::new();
-    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    let mut out: Vec<Cow<'m, Message>> = Vec::with_capacity(messages.len());
     // Index in `out` of the last replayed assistant message whose tool calls
     // still wait for results. Everything pushed after it is a tool result,
     // since a user or assistant message settles the pending calls first.
@@ -96,14 +124,14 @@ pub(crate) fn transform_messages_at(
                     }
                     UserContent::Blocks(_) | UserContent::Text(_) => None,
                 };
-                out.push(Message::User(match downgraded {
-                    Some(blocks) => UserMessage {
+                out.push(match downgraded {
+                    Some(blocks) => Cow::Owned(Message::User(UserMessage {
                         content: UserContent::Blocks(blocks),
                         timestamp: user.timestamp,
                         extra: user.extra.clone(),
-                    },
-                    None => user.clone(),
-                }));
+                    })),
+                    None => Cow::Borrowed(message),
+                });
             }
             Message::ToolResult(result) => {
                 let downgraded = if images {
@@ -111,6 +139,14 @@ pub(crate) fn transform_messages_at(
                 } else {
                     replace_images(&result.content, TOOL_IMAGE_PLACEHOLDER)
                 };
+                // pi ignores an empty mapped id (falsy) and keeps the old one.
+                let new_id = mapped_id(&id_map, &result.tool_call_id)
+                    .filter(|id| !id.is_empty())
+                    .map(str::to_owned);
+                if downgraded.is_none() && new_id.is_none() {
+                    out.push(Cow::Borrowed(message));
+                    continue;
+                }
                 let mut result = match downgraded {
                     // Every field but the content is copied, so the images
                     // that go are never cloned.
@@ -127,12 +163,10 @@ pub(crate) fn transform_messages_at(
                     },
                     None => result.clone(),
                 };
-                // pi ignores an empty mapped id (falsy) and keeps the old one.
-                match mapped_id(&id_map, &result.tool_call_id) {
-                    Some(new_id) if !new_id.is_empty() => result.tool_call_id = new_id.to_owned(),
-                    Some(_) | None => {}
+                if let Some(new_id) = new_id {
+                    result.tool_call_id = new_id;
                 }
-                out.push(Message::ToolResult(result));
+                out.push(Cow::Owned(Message::ToolResult(result)));
             }
             Message::Assistant(assistant) => {
                 settle_orphans(&mut out, &mut pending, now);
@@ -151,12 +185,17 @@ pub(crate) fn transform_messages_at(
                     }
                     continue;
                 }
-                let replayed =
-                    replay_assistant(assistant, model, same, normalize_tool_call_id, &mut id_map);
-                if replayed.tool_calls().next().is_some() {
+                if assistant.tool_calls().next().is_some() {
                     pending = Some(out.len());
                 }
-                out.push(Message::Assistant(replayed));
+                if same && !assistant.content.iter().any(dropped_for_same_model) {
+                    // The replay of the same model's message is the message.
+                    out.push(Cow::Borrowed(message));
+                    continue;
+                }
+                let replayed =
+                    replay_assistant(assistant, model, same, normalize_tool_call_id, &mut id_map);
+                out.push(Cow::Owned(Message::Assistant(replayed)));
             }
         }
     }
@@ -164,6 +203,14 @@ pub(crate) fn transform_messages_at(
     // a continued conversation never ends on a call without its result.
     settle_orphans(&mut out, &mut pending, now);
     out
+}
+
+/// True for a block the replay to the same model drops: see [`replay_thinking`].
+fn dropped_for_same_model(block: &AssistantContent) -> bool {
+    match block {
+        AssistantContent::Thinking(thinking) => replay_thinking(thinking, true).is_none(),
+        AssistantContent::Text(_) | AssistantContent::ToolCall(_) => false,
+    }
 }
 
 /// Same provider, same api and same model id as the target.
@@ -309,33 +356,34 @@ fn mapped_id<'m>(id_map: &'m [(String, String)], old: &str) -> Option<&'m str> {
 
 /// Appends a synthetic error result for every call of the pending assistant
 /// message that no tool result after it answers, then clears `pending`.
-fn settle_orphans(out: &mut Vec<Message>, pending: &mut Option<usize>, now: i64) {
+fn settle_orphans(out: &mut Vec<Cow<'_, Message>>, pending: &mut Option<usize>, now: i64) {
     let Some(index) = pending.take() else {
         return;
     };
-    let Some((Message::Assistant(assistant), answers)) =
-        out.get(index..).and_then(<[_]>::split_first)
-    else {
+    let Some((first, answers)) = out.get(index..).and_then(<[_]>::split_first) else {
+        return;
+    };
+    let Message::Assistant(assistant) = &**first else {
         return;
     };
     let answered = |id: &str| {
-        answers.iter().any(|m| match m {
+        answers.iter().any(|m| match &**m {
             Message::ToolResult(r) => r.tool_call_id == id,
             Message::User(_) | Message::Assistant(_) => false,
         })
     };
-    let synthetic: Vec<Message> = assistant
+    let synthetic: Vec<_> = assistant
         .tool_calls()
         .filter(|call| !answered(&call.id))
         .map(|call| {
-            Message::ToolResult(ToolResultMessage {
+            Cow::Owned(Message::ToolResult(ToolResultMessage {
                 tool_call_id: call.id.clone(),
                 tool_name: call.name.clone(),
                 content: vec![UserBlock::text(NO_RESULT_TEXT)],
                 is_error: true,
                 timestamp: now,
                 ..ToolResultMessage::default()
-            })
+            }))
         })
         .collect();
     out.extend(synthetic);

@@ -607,3 +607,50 @@ fn a_downgraded_message_keeps_its_extra_fields_and_follows_renamed_ids() {
         expected
     );
 }
+
+#[test]
+fn the_borrowed_transform_borrows_exactly_the_messages_it_leaves_as_they_are() {
+    let input = vec![
+        user("hi"),
+        // Same model, nothing to drop: borrowed.
+        assistant(&target(), StopReason::ToolUse, vec![call("a:1", "read")]),
+        result("a:1", "read", "ok"),
+        // Same model, but a blank unsigned thinking block goes: owned.
+        assistant(
+            &target(),
+            StopReason::Stop,
+            vec![thinking(" ", None, None), AssistantContent::text("done")],
+        ),
+        user("again"),
+        // Another model: rebuilt, and its renamed id renames the result.
+        assistant(&other(), StopReason::ToolUse, vec![call("b:1", "read")]),
+        result("b:1", "read", "ok"),
+        // An unanswered call at the end gets a synthetic result.
+        assistant(&target(), StopReason::ToolUse, vec![call("c1", "read")]),
+    ];
+    let borrowed = transform_borrowed_at(&input, &target(), Some(&anthropic_ids), NOW);
+    let kinds: Vec<Option<usize>> = borrowed
+        .iter()
+        .map(|m| match m {
+            Cow::Borrowed(m) => input.iter().position(|i| std::ptr::eq(i, *m)),
+            Cow::Owned(_) => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            Some(0),
+            Some(1),
+            Some(2),
+            None,
+            Some(4),
+            None,
+            None,
+            Some(7),
+            None
+        ]
+    );
+    let owned: Vec<Message> = borrowed.into_iter().map(Cow::into_owned).collect();
+    assert_eq!(owned, run(&input, Some(&anthropic_ids)));
+    assert_eq!(owned.last(), Some(&synthetic("c1", "read")));
+}

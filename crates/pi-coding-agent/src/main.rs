@@ -161,7 +161,10 @@ async fn run(args: Args) -> ExitCode {
         }
     };
     app.shutdown().await;
-    drop(app);
+    // The process ends now: the system takes its memory back at once, so
+    // the app (a resumed transcript: thousands of messages) is not freed
+    // block by block first. Everything it wrote is already on disk.
+    std::mem::forget(app);
     let code = match SIGNALLED.load(std::sync::atomic::Ordering::SeqCst) {
         0 => code,
         signalled => signalled,

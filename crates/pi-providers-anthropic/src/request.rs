@@ -1,7 +1,7 @@
 //! The pure request encoder: `Context` + options -> Messages API body.
 //!
 //! It follows pi 0.73.1's `buildParams`/`convertMessages`: the transcript is
-//! first rewritten by [`pi_ai::transform_messages`] (with Anthropic tool-call
+//! first rewritten by [`pi_ai::transform_messages_borrowed`] (with Anthropic tool-call
 //! ids; for models without image input it also turns images into text
 //! placeholders), blank text is skipped, consecutive tool results share one
 //! user turn, and cache breakpoints go on the system prompt, the last tool
@@ -9,7 +9,7 @@
 
 use pi_ai::{
     AssistantContent, CacheRetention, Context, Message, Model, Tool, ToolResultMessage, UserBlock,
-    UserContent, normalize_tool_call_id_anthropic, transform_messages,
+    UserContent, normalize_tool_call_id_anthropic, transform_messages_borrowed,
 };
 use serde_json::{Map, Value};
 
@@ -240,9 +240,9 @@ fn convert_messages(
 ) -> Vec<MessageParam> {
     let normalize =
         |id: &str, _: &Model, _: &pi_ai::AssistantMessage| normalize_tool_call_id_anthropic(id);
-    let transformed = transform_messages(messages, model, Some(&normalize));
+    let transformed = transform_messages_borrowed(messages, model, Some(&normalize));
     let mut params: Vec<MessageParam> = Vec::with_capacity(transformed.len());
-    let mut iter = transformed.iter().peekable();
+    let mut iter = transformed.iter().map(|m| &**m).peekable();
     while let Some(message) = iter.next() {
         match message {
             Message::User(user) => {

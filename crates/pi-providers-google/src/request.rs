@@ -1,7 +1,7 @@
 //! The pure encoder: a `pi_ai::Context` to a `streamGenerateContent` body.
 //!
 //! Rules (pi 0.73.1's `google.ts` / `google-shared.ts`):
-//! - The transcript first goes through [`transform_messages`], which also
+//! - The transcript first goes through [`transform_messages_borrowed`], which also
 //!   turns images into text placeholders for a model without image input.
 //! - User turns are `user` contents of text and `inlineData` parts.
 //! - Assistant turns are `model` contents. Blank text and thinking are
@@ -19,7 +19,7 @@
 
 use pi_ai::{
     AssistantContent, AssistantMessage, Context, Message, Model, ToolResultMessage, UserBlock,
-    UserContent, normalize_tool_call_id_anthropic, transform_messages,
+    UserContent, normalize_tool_call_id_anthropic, transform_messages_borrowed,
 };
 use serde_json::Value;
 
@@ -89,10 +89,10 @@ pub fn convert_messages(model: &Model, messages: &[Message]) -> Vec<Content> {
         |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id_anthropic(id);
     let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> =
         requires_tool_call_id(model).then_some(&normalize);
-    let transformed = transform_messages(messages, model, normalizer);
+    let transformed = transform_messages_borrowed(messages, model, normalizer);
 
     let mut contents: Vec<Content> = Vec::with_capacity(transformed.len());
-    for message in &transformed {
+    for message in transformed.iter().map(|m| &**m) {
         match message {
             Message::User(user) => {
                 let parts = match &user.content {

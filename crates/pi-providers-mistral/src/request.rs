@@ -2,7 +2,7 @@
 
 use pi_ai::{
     AssistantContent, Context, InputModality, Message, Model, ToolResultMessage, UserBlock,
-    UserContent, transform_messages,
+    UserContent, transform_messages_borrowed,
 };
 
 use crate::ids::MistralToolCallIds;
@@ -26,14 +26,14 @@ pub fn build_request_body(
     let supports_images = model.input.contains(&InputModality::Image);
     let ids = MistralToolCallIds::new();
     let normalize = |id: &str, _: &Model, _: &pi_ai::AssistantMessage| ids.normalize(id);
-    let transformed = transform_messages(&context.messages, model, Some(&normalize));
+    let transformed = transform_messages_borrowed(&context.messages, model, Some(&normalize));
     let mut messages = Vec::with_capacity(transformed.len() + 1);
     if let Some(prompt) = context.system_prompt.as_deref().filter(|p| !p.is_empty()) {
         messages.push(ChatMessage::System {
             content: prompt.to_owned(),
         });
     }
-    for message in &transformed {
+    for message in transformed.iter().map(|m| &**m) {
         match message {
             Message::User(user) => {
                 if let Some(m) = user_message(&user.content, supports_images) {

@@ -3,7 +3,7 @@
 use pi_ai::{
     AssistantContent, AssistantMessage, CacheRetention, Context, Message, Model, ThinkingLevel,
     ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_completions,
-    transform_messages,
+    transform_messages_borrowed,
 };
 use pi_http::is_truthy;
 use serde_json::Value;
@@ -234,7 +234,7 @@ pub fn convert_messages(
     let normalize = |id: &str, target: &Model, _: &AssistantMessage| {
         normalize_tool_call_id_completions(id, target)
     };
-    let messages = transform_messages(&context.messages, model, Some(&normalize));
+    let messages = transform_messages_borrowed(&context.messages, model, Some(&normalize));
     let mut out = Vec::with_capacity(messages.len() + 1);
     if let Some(prompt) = context.system_prompt.as_deref().filter(|p| !p.is_empty()) {
         let content = TextOrParts::Text(prompt.to_owned());
@@ -252,7 +252,7 @@ pub fn convert_messages(
             break;
         };
         i += 1;
-        match message {
+        match &**message {
             Message::User(user) => {
                 if compat.requires_assistant_after_tool_result && last_was_tool_result {
                     out.push(bridge_message());
@@ -275,7 +275,7 @@ pub fn convert_messages(
                 // can follow in a single user message.
                 let mut images = Vec::new();
                 push_tool_result(compat, first, &mut out, &mut images);
-                while let Some(Message::ToolResult(next)) = messages.get(i) {
+                while let Some(Message::ToolResult(next)) = messages.get(i).map(|m| &**m) {
                     push_tool_result(compat, next, &mut out, &mut images);
                     i += 1;
                 }

@@ -5,7 +5,7 @@
 use pi_ai::{
     AssistantContent, AssistantMessage, CacheRetention, Context, Message, Model, Tool,
     ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_responses, short_hash,
-    transform_messages,
+    transform_messages_borrowed,
 };
 use serde_json::Value;
 
@@ -28,7 +28,7 @@ const MAX_ITEM_ID_LEN: usize = 64;
 /// cache retention (`PI_CACHE_RETENTION`) into `options.base.cache_retention`.
 ///
 /// - `input`: the system prompt (`developer` for reasoning models, else
-///   `system`), then the transcript after `transform_messages` (which also
+///   `system`), then the transcript after `transform_messages_borrowed` (which also
 ///   replaces images by a placeholder for models without image input).
 /// - `prompt_cache_key` is the session id unless retention is `none`;
 ///   `prompt_cache_retention` is `24h` for `long` unless the model's
@@ -135,7 +135,7 @@ fn convert_messages(model: &Model, context: &Context) -> Vec<InputItem> {
     let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> = OPENAI_TOOL_CALL_PROVIDERS
         .contains(&model.provider.as_str())
         .then_some(&normalize);
-    let transformed = transform_messages(&context.messages, model, normalizer);
+    let transformed = transform_messages_borrowed(&context.messages, model, normalizer);
 
     let mut items = Vec::with_capacity(transformed.len() + 1);
     if let Some(prompt) = context.system_prompt.as_ref().filter(|p| !p.is_empty()) {
@@ -149,7 +149,7 @@ fn convert_messages(model: &Model, context: &Context) -> Vec<InputItem> {
     // pi numbers replayed messages; an id-less text block becomes `msg_<n>`.
     // Skipped (empty) messages do not advance the counter.
     let mut msg_index = 0usize;
-    for message in &transformed {
+    for message in transformed.iter().map(|m| &**m) {
         match message {
             Message::User(user) => {
                 let content = match &user.content {
@@ -262,7 +262,7 @@ fn push_assistant(
 }
 
 /// A tool result as `function_call_output`: joined text, or text and image
-/// parts when it has images (after `transform_messages`, only a model with
+/// parts when it has images (after `transform_messages_borrowed`, only a model with
 /// image input still gets any).
 fn tool_output(result: &ToolResultMessage) -> InputItem {
     let text = result.text();

@@ -241,3 +241,114 @@ async fn a_per_message_converter_converts_only_what_each_turn_added() {
         );
     }
 }
+
+/// An agent with `earlier` as its transcript, the echo tool and a logging
+/// per-message converter; its model calls go to `calls`.
+fn agent_converting(
+    earlier: &[AgentMessage],
+    calls: &Arc<Mutex<Vec<Vec<pi_ai::Message>>>>,
+    converted: &Log,
+) -> pi_agent_core::Agent {
+    let mut options = pi_agent_core::AgentOptions::new(scripted_model());
+    options.messages = earlier.to_vec();
+    options.tools = vec![FnTool::arc("echo", any_object(), |args, _, _| {
+        Box::pin(async move { Ok(AgentToolResult::text(args.to_string())) })
+    })];
+    options.settings.stream_fn = Arc::new(Seen {
+        inner: provider([
+            tool_call_reply(&[("call_1", "echo", json!({"x": 1}))]),
+            text_reply("done"),
+        ]),
+        calls: Arc::clone(calls),
+    });
+    let convert_log = Arc::clone(converted);
+    options.settings.convert_to_llm =
+        Arc::new(PerMessageConvert(move |messages: &[AgentMessage]| {
+            convert_log
+                .lock()
+                .unwrap()
+                .push(format!("convert messages={}", messages.len()));
+            Ok::<_, HookError>(default_convert_to_llm(messages))
+        }));
+    pi_agent_core::Agent::new(options)
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_agent_converts_its_transcript_where_it_is_and_the_calls_see_all_of_it() {
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let converted: Log = Arc::default();
+    let earlier = vec![
+        AgentMessage::user_text("earlier"),
+        AgentMessage::Standard(pi_ai::Message::Assistant(text_reply("ok"))),
+        AgentMessage::user_text("and then"),
+        AgentMessage::Standard(pi_ai::Message::Assistant(text_reply("fine"))),
+    ];
+    let agent = agent_converting(&earlier, &calls, &converted);
+    agent.prompt("hello").await.unwrap();
+
+    // The transcript before the run once (by the agent, no copy for the
+    // run), then the prompt, then each turn's assistant message and result.
+    assert_eq!(
+        *converted.lock().unwrap(),
+        [
+            "convert messages=4",
+            "convert messages=1",
+            "convert messages=2"
+        ]
+    );
+    let transcript = agent.messages();
+    assert_eq!(transcript.len(), 4 + 4);
+    assert_eq!(transcript[..4], earlier[..]);
+    let calls = calls.lock().unwrap();
+    assert_eq!(calls.len(), 2);
+    for (call, seen) in calls.iter().enumerate() {
+        let before = 5 + 2 * call;
+        assert_eq!(
+            *seen,
+            default_convert_to_llm(&transcript[..before]),
+            "call {call}"
+        );
+    }
+}
+
+struct CountMessages(Log);
+
+#[async_trait::async_trait]
+impl pi_agent_core::AfterToolCall<pi_agent_core::NoCustom> for CountMessages {
+    async fn after_tool_call(
+        &self,
+        context: pi_agent_core::ToolCallContext<'_, pi_agent_core::NoCustom>,
+        _result: &AgentToolResult,
+        _is_error: bool,
+        _cancel: &CancellationToken,
+    ) -> Option<pi_agent_core::AfterToolCallResult> {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("messages={}", context.messages.len()));
+        None
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_tool_call_hook_still_sees_the_whole_transcript_of_an_agent() {
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let converted: Log = Arc::default();
+    let earlier = vec![
+        AgentMessage::user_text("earlier"),
+        AgentMessage::Standard(pi_ai::Message::Assistant(text_reply("ok"))),
+    ];
+    let agent = agent_converting(&earlier, &calls, &converted);
+    let seen: Log = Arc::default();
+    agent.update_settings(|s| s.after_tool_call = Some(Arc::new(CountMessages(Arc::clone(&seen)))));
+    agent.prompt("hello").await.unwrap();
+
+    // The earlier two, the prompt and the assistant message with the call.
+    assert_eq!(*seen.lock().unwrap(), ["messages=4"]);
+    // The hook needs the run's own copy: the loop converts it all at once.
+    assert_eq!(
+        *converted.lock().unwrap(),
+        ["convert messages=3", "convert messages=2"]
+    );
+    assert_eq!(calls.lock().unwrap().len(), 2);
+}

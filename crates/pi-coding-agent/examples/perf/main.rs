@@ -248,6 +248,11 @@ fn main() {
             generator::write_session(Path::new(path), n.parse().unwrap());
             return;
         }
+        [flag, path, n, shape] if flag == "--write-session" => {
+            let shape = generator::Shape::parse(shape).expect("shape: standard or issue");
+            generator::write_shaped_session(Path::new(path), n.parse().unwrap(), shape);
+            return;
+        }
         _ => {}
     }
     let quick = args.iter().any(|a| a == "--quick");

@@ -79,42 +79,43 @@ fn user_text(text: String, timestamp: i64) -> Message {
 /// The match is exhaustive: a new role in [`CodingMessage`] does not compile
 /// until it is handled here.
 pub fn convert_to_llm(messages: &[AgentMessage<CodingMessage>]) -> Vec<Message> {
-    messages
-        .iter()
-        .filter_map(|message| match message {
-            AgentMessage::Standard(standard) => Some(standard.clone()),
-            AgentMessage::Custom(CodingMessage::BashExecution(bash)) => {
-                if bash.exclude_from_context == Some(true) {
-                    None
-                } else {
-                    Some(user_text(bash_execution_to_text(bash), bash.timestamp))
-                }
+    // Sized up front: collecting a filter grows by doubling, which leaves
+    // up to half of a long transcript's list unused.
+    let mut converted = Vec::with_capacity(messages.len());
+    converted.extend(messages.iter().filter_map(|message| match message {
+        AgentMessage::Standard(standard) => Some(standard.clone()),
+        AgentMessage::Custom(CodingMessage::BashExecution(bash)) => {
+            if bash.exclude_from_context == Some(true) {
+                None
+            } else {
+                Some(user_text(bash_execution_to_text(bash), bash.timestamp))
             }
-            AgentMessage::Custom(CodingMessage::Custom(custom)) => {
-                let content = match &custom.content {
-                    UserContent::Text(text) => vec![UserBlock::text(text.clone())],
-                    UserContent::Blocks(blocks) => blocks.clone(),
-                };
-                Some(Message::User(UserMessage {
-                    content: UserContent::Blocks(content),
-                    timestamp: custom.timestamp,
-                    ..UserMessage::default()
-                }))
-            }
-            AgentMessage::Custom(CodingMessage::BranchSummary(summary)) => Some(user_text(
-                format!(
-                    "{BRANCH_SUMMARY_PREFIX}{}{BRANCH_SUMMARY_SUFFIX}",
-                    summary.summary
-                ),
-                summary.timestamp,
-            )),
-            AgentMessage::Custom(CodingMessage::CompactionSummary(summary)) => Some(user_text(
-                format!(
-                    "{COMPACTION_SUMMARY_PREFIX}{}{COMPACTION_SUMMARY_SUFFIX}",
-                    summary.summary
-                ),
-                summary.timestamp,
-            )),
-        })
-        .collect()
+        }
+        AgentMessage::Custom(CodingMessage::Custom(custom)) => {
+            let content = match &custom.content {
+                UserContent::Text(text) => vec![UserBlock::text(text.clone())],
+                UserContent::Blocks(blocks) => blocks.clone(),
+            };
+            Some(Message::User(UserMessage {
+                content: UserContent::Blocks(content),
+                timestamp: custom.timestamp,
+                ..UserMessage::default()
+            }))
+        }
+        AgentMessage::Custom(CodingMessage::BranchSummary(summary)) => Some(user_text(
+            format!(
+                "{BRANCH_SUMMARY_PREFIX}{}{BRANCH_SUMMARY_SUFFIX}",
+                summary.summary
+            ),
+            summary.timestamp,
+        )),
+        AgentMessage::Custom(CodingMessage::CompactionSummary(summary)) => Some(user_text(
+            format!(
+                "{COMPACTION_SUMMARY_PREFIX}{}{COMPACTION_SUMMARY_SUFFIX}",
+                summary.summary
+            ),
+            summary.timestamp,
+        )),
+    }));
+    converted
 }

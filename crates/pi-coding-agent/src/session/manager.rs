@@ -305,6 +305,11 @@ impl SessionManager {
         self.has_assistant |= stored.is_assistant();
         self.index.insert(id.clone(), self.entries.len());
         self.leaf = Some(self.entries.len());
+        if self.entries.len() == self.entries.capacity() {
+            // Grow by an eighth, not double: a resumed session's list is
+            // exactly sized, and its first append would double it.
+            self.entries.reserve_exact((self.entries.len() / 8).max(16));
+        }
         self.entries.push(stored);
         self.persist()?;
         Ok(id)

@@ -142,6 +142,10 @@ impl SessionManager {
     /// first. Follows `parentId`; stops at a missing parent and never loops
     /// on a cycle.
     pub(super) fn path_indices(&self, leaf: usize) -> Vec<usize> {
+        // With every id distinct (one index key per entry), a parent that is
+        // the entry just before, as in nearly every session, is found
+        // without hashing its id.
+        let distinct = self.index.len() == self.entries.len();
         let mut path = Vec::new();
         let mut current = (leaf < self.entries.len()).then_some(leaf);
         while let Some(i) = current {
@@ -153,9 +157,12 @@ impl SessionManager {
                 );
                 break;
             }
-            current = self.entries[i]
-                .parent_id()
-                .and_then(|parent| self.index.get(parent).copied());
+            current = self.entries[i].parent_id().and_then(|parent| {
+                let before = i
+                    .checked_sub(1)
+                    .filter(|&b| distinct && self.entries[b].id() == parent);
+                before.or_else(|| self.index.get(parent).copied())
+            });
         }
         path.reverse();
         path

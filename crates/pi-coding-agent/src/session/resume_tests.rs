@@ -191,3 +191,28 @@ fn entry_lines_in_any_key_order_load_and_bad_ones_are_reported() {
     let (_, context) = resume(&path);
     assert_eq!(user_texts(&context), ["late tags", "x", "half \u{fffd}"]);
 }
+
+#[test]
+fn a_duplicated_id_resolves_to_its_last_entry_even_right_before_its_child() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dup.jsonl");
+    let line = |id: &str, parent: Option<&str>, text: &str| {
+        let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"t","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#
+        )
+    };
+    let lines = [
+        r#"{"type":"session","version":3,"id":"sid","timestamp":"t","cwd":"/w"}"#.to_owned(),
+        line("r", None, "root"),
+        line("a", Some("r"), "first a"),
+        line("b", Some("a"), "b"),
+        line("a", Some("r"), "second a"),
+        line("c", Some("b"), "c"),
+    ];
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    // `b`'s parent `a` is the entry right before it, but the id means the
+    // last entry that has it (as pi's map of ids does).
+    let (_, context) = resume(&path);
+    assert_eq!(user_texts(&context), ["root", "second a", "b", "c"]);
+}
