@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, Usage, calculate_cost, now_ms};
-use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd, error_text_from_body};
+use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, error_text_from_body};
 
 use crate::wire::{Part, StreamChunk, StreamError, UsageMetadata};
 
@@ -243,6 +243,14 @@ impl SseDecoder for GoogleDecoder {
     fn frame(
         &mut self,
         frame: &SseFrame,
+        sink: &mut EventSink,
+    ) -> Result<Option<StreamEnd>, DecodeError> {
+        self.frame_ref(frame.as_frame_ref(), sink)
+    }
+
+    fn frame_ref(
+        &mut self,
+        frame: SseFrameRef<'_>,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
         let data = frame.data.trim();

@@ -10,7 +10,7 @@
 //! with an error.
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, calculate_cost, parse_partial_json};
-use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd, is_truthy};
+use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, is_truthy};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -352,7 +352,15 @@ impl SseDecoder for OpenAiResponsesDecoder {
         frame: &SseFrame,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
-        let data = frame.data.as_str();
+        self.frame_ref(frame.as_frame_ref(), sink)
+    }
+
+    fn frame_ref(
+        &mut self,
+        frame: SseFrameRef<'_>,
+        sink: &mut EventSink,
+    ) -> Result<Option<StreamEnd>, DecodeError> {
+        let data = frame.data;
         if data.trim().is_empty() || data.starts_with("[DONE]") {
             return Ok(None);
         }
