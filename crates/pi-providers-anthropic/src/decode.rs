@@ -274,7 +274,8 @@ impl SseDecoder for AnthropicDecoder {
             return Ok(None);
         }
         let repaired;
-        let event = match serde_json::from_str::<StreamEvent<'_>>(frame.data) {
+        let fast = crate::fast_event::content_block_delta(frame.data);
+        let event = match fast.map_or_else(|| serde_json::from_str(frame.data), Ok) {
             Ok(event) => event,
             Err(first) => {
                 repaired = repair_json(frame.data);
