@@ -108,7 +108,10 @@ impl AssistantMessageEventStream {
         let class = (reason == ErrorReason::Aborted).then_some(ErrorClass::Aborted);
         let error = settle_failure(&self.partial, &self.open, reason, class, message);
         self.final_message = Some(error.clone());
-        AssistantMessageEvent::Error { reason, error }
+        AssistantMessageEvent::Error {
+            reason,
+            error: Box::new(error),
+        }
     }
 
     /// The `text_end` / `thinking_end` events of the blocks still open.

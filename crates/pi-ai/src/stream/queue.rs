@@ -144,12 +144,12 @@ mod tests {
     fn event(reason: DoneReason) -> AssistantMessageEvent {
         AssistantMessageEvent::Done {
             reason,
-            message: AssistantMessage::empty(
+            message: Box::new(AssistantMessage::empty(
                 crate::Api::from("a"),
                 crate::Provider::from("p"),
                 "m",
                 0,
-            ),
+            )),
         }
     }
 

@@ -277,7 +277,7 @@ impl EventSink {
                             ),
                         }
                     }
-                    call.clone()
+                    Box::new(call.clone())
                 }
                 _ => return,
             }
@@ -297,7 +297,10 @@ impl EventSink {
             m.stop_reason = reason.into();
             m.clone()
         };
-        self.emit(AssistantMessageEvent::Done { reason, message });
+        self.emit(AssistantMessageEvent::Done {
+            reason,
+            message: Box::new(message),
+        });
     }
 
     /// Ends the stream with an error, keeping the content received so far
@@ -330,7 +333,10 @@ impl EventSink {
             class,
             error_message.into(),
         );
-        self.emit(AssistantMessageEvent::Error { reason, error });
+        self.emit(AssistantMessageEvent::Error {
+            reason,
+            error: Box::new(error),
+        });
     }
 }
 
