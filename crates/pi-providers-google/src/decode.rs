@@ -176,7 +176,7 @@ impl GoogleDecoder {
                 }
             }
         }
-        if let Some(call) = part.function_call {
+        if let Some(call) = part.function_call.map(|call| *call) {
             self.close_block(sink);
             let duplicate =
                 |id: &str| sink.update(|message| message.tool_calls().any(|c| c.id == id));

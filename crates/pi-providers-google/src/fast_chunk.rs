@@ -7,7 +7,8 @@
 //! (`None`), and the caller parses it as a [`StreamChunk`] and converts it
 //! ([`From`]). Every field has the type the owned parse gives it (strings
 //! borrowed instead of owned), so the fast parse accepts exactly what the
-//! owned one does, and the decoder sees the same values either way.
+//! owned one does, and the decoder sees the same values either way. The
+//! fields a text chunk lacks are boxed, so the structs stay small to move.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -41,9 +42,9 @@ pub(crate) struct Chunk<'a> {
     #[serde(default, borrow)]
     pub(crate) response_id: Option<Cow<'a, str>>,
     #[serde(default)]
-    pub(crate) prompt_feedback: Option<PromptFeedback>,
+    pub(crate) prompt_feedback: Option<Box<PromptFeedback>>,
     #[serde(default)]
-    pub(crate) error: Option<StreamError>,
+    pub(crate) error: Option<Box<StreamError>>,
 }
 
 /// A candidate.
@@ -79,13 +80,13 @@ impl<'a> Content<'a> {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Part<'a> {
     #[serde(default)]
-    pub(crate) function_call: Option<FunctionCall>,
+    pub(crate) function_call: Option<Box<FunctionCall>>,
     /// Read only to accept what the owned parse accepts.
     #[serde(rename = "functionResponse", default)]
-    _function_response: Option<FunctionResponse>,
+    _function_response: Option<Box<FunctionResponse>>,
     /// Read only to accept what the owned parse accepts.
     #[serde(rename = "inlineData", default)]
-    _inline_data: Option<Blob>,
+    _inline_data: Option<Box<Blob>>,
     #[serde(default, borrow)]
     pub(crate) text: Option<Cow<'a, str>>,
     #[serde(default)]
@@ -131,9 +132,9 @@ where
 impl From<OwnedPart> for Part<'_> {
     fn from(part: OwnedPart) -> Self {
         Self {
-            function_call: part.function_call,
-            _function_response: part.function_response,
-            _inline_data: part.inline_data,
+            function_call: part.function_call.map(Box::new),
+            _function_response: part.function_response.map(Box::new),
+            _inline_data: part.inline_data.map(Box::new),
             text: part.text.map(Cow::Owned),
             thought: part.thought,
             thought_signature: part.thought_signature.map(Cow::Owned),
@@ -160,8 +161,8 @@ impl From<StreamChunk> for Chunk<'_> {
             usage_metadata: chunk.usage_metadata,
             _model_version: chunk.model_version.map(Cow::Owned),
             response_id: chunk.response_id.map(Cow::Owned),
-            prompt_feedback: chunk.prompt_feedback,
-            error: chunk.error,
+            prompt_feedback: chunk.prompt_feedback.map(Box::new),
+            error: chunk.error.map(Box::new),
         }
     }
 }
