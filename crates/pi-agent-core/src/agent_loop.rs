@@ -390,7 +390,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             context = self.base + self.messages.len(),
             "assistant message settled"
         );
-        Ok(self.settle(message, started, emit).await)
+        Ok(self.settle(*message, started, emit).await)
     }
 
     /// Records the arguments that tools' preparation changed in place in the

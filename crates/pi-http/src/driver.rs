@@ -3,6 +3,7 @@
 //! into the stream's `error` event. The decoder owns the wire format; this
 //! file owns everything else.
 
+use std::ops::ControlFlow;
 use std::pin::pin;
 use std::time::Duration;
 
@@ -14,7 +15,7 @@ use pi_ai::{
 
 use crate::{
     DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, ErrorClass, HttpClient, HttpError,
-    HttpRequest, RetryPolicy, SseFrame, sse_frames,
+    HttpRequest, RetryPolicy, SseFrame, SseFrameRef, SseParser,
 };
 
 /// How a decoder ends the stream.
@@ -76,6 +77,18 @@ pub trait SseDecoder: Send + 'static {
         frame: &SseFrame,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError>;
+
+    /// Applies one frame borrowed from the body, as the transport hands
+    /// them out (no copy of the event). The default copies it and calls
+    /// [`SseDecoder::frame`]; a wire that decodes in place implements this
+    /// and has `frame` call it.
+    fn frame_ref(
+        &mut self,
+        frame: SseFrameRef<'_>,
+        sink: &mut EventSink,
+    ) -> Result<Option<StreamEnd>, DecodeError> {
+        self.frame(&frame.to_frame(), sink)
+    }
 
     /// The body ended without a terminal frame. Wires where that is normal
     /// return `Done`; the others return an error naming what was missing.
@@ -179,18 +192,12 @@ pub fn drive_sse<D: SseDecoder>(
         };
         // As pi: the stream starts once the provider has accepted the request.
         sink.start();
-        let mut frames = pin!(sse_frames(response, call.idle_timeout));
-        let mut seen = 0usize;
-        let mut sink = Some(sink);
-        while let Some(item) = frames.next().await {
-            let Some(live) = sink.take() else { return };
-            seen += 1;
-            match item {
-                Ok(frame) => sink = apply(&mut decoder, &frame, live),
-                Err(error) => return fail(live, &provider, &decoder, error),
-            }
-        }
-        let Some(mut sink) = sink else { return };
+        let (seen, mut sink) =
+            match decode_body(response, call.idle_timeout, &mut decoder, sink).await {
+                Body::Ended(seen, sink) => (seen, sink),
+                Body::Decoded => return,
+                Body::Failed(sink, error) => return fail(sink, &provider, &decoder, error),
+            };
         if seen == 0 {
             let text = named(&provider, EMPTY_STREAM_MESSAGE);
             return sink.error_with_class(ErrorClass::InvalidResponse, text);
@@ -213,7 +220,7 @@ pub fn replay_sse<D: SseDecoder>(
         let mut sink = sink;
         sink.start();
         for frame in &frames {
-            match apply(&mut decoder, frame, sink) {
+            match apply(&mut decoder, frame.as_frame_ref(), sink) {
                 Some(live) => sink = live,
                 None => return,
             }
@@ -240,18 +247,82 @@ fn fail<D: SseDecoder>(sink: EventSink, provider: &str, decoder: &D, error: Http
 /// Feeds one frame; the sink back while the stream goes on.
 fn apply<D: SseDecoder>(
     decoder: &mut D,
-    frame: &SseFrame,
+    frame: SseFrameRef<'_>,
     mut sink: EventSink,
 ) -> Option<EventSink> {
-    match decoder.frame(frame, &mut sink) {
+    match decoder.frame_ref(frame, &mut sink) {
         Ok(None) => Some(sink),
         Ok(Some(end)) => {
-            finish(sink, end);
+            end_decoded(sink, Ok(end));
             None
         }
         Err(error) => {
-            sink.error(ErrorReason::Error, error.into_message());
+            end_decoded(sink, Err(error));
             None
+        }
+    }
+}
+
+/// Ends the stream as a decoder said: its end, or its decode error.
+fn end_decoded(sink: EventSink, outcome: Result<StreamEnd, DecodeError>) {
+    match outcome {
+        Ok(end) => finish(sink, end),
+        Err(error) => sink.error(ErrorReason::Error, error.into_message()),
+    }
+}
+
+/// How a body's decoding ended.
+enum Body {
+    /// The body ended after this many frames, none of which ended the stream.
+    Ended(usize, EventSink),
+    /// A frame ended the stream (the terminal event is sent).
+    Decoded,
+    /// The transport failed (a read error, invalid bytes, silence).
+    Failed(EventSink, HttpError),
+}
+
+/// Reads `response`'s body chunk by chunk (each read bounded by
+/// `idle_timeout`), frames it and hands each frame to `decoder` borrowed
+/// from the chunk. Frames completed before bad bytes are decoded first.
+async fn decode_body<D: SseDecoder>(
+    response: reqwest::Response,
+    idle_timeout: Duration,
+    decoder: &mut D,
+    mut sink: EventSink,
+) -> Body {
+    let mut body = pin!(response.bytes_stream());
+    let mut parser = SseParser::new();
+    let mut seen = 0usize;
+    loop {
+        let chunk = match tokio::time::timeout(idle_timeout, body.next()).await {
+            Err(_) => return Body::Failed(sink, HttpError::Idle(idle_timeout)),
+            Ok(None) => return Body::Ended(seen, sink),
+            Ok(Some(Err(error))) => {
+                return Body::Failed(sink, HttpError::Stream(crate::sse::describe(&error)));
+            }
+            Ok(Some(Ok(chunk))) => chunk,
+        };
+        let mut ended = None;
+        let parsed = parser.feed(&chunk, |frame| {
+            seen += 1;
+            match decoder.frame_ref(frame, &mut sink) {
+                Ok(None) => ControlFlow::Continue(()),
+                Ok(Some(end)) => {
+                    ended = Some(Ok(end));
+                    ControlFlow::Break(())
+                }
+                Err(error) => {
+                    ended = Some(Err(error));
+                    ControlFlow::Break(())
+                }
+            }
+        });
+        if let Some(outcome) = ended {
+            end_decoded(sink, outcome);
+            return Body::Decoded;
+        }
+        if let Err(error) = parsed {
+            return Body::Failed(sink, HttpError::Stream(error.to_string()));
         }
     }
 }

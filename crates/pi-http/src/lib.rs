@@ -28,7 +28,7 @@ pub use js::is_truthy;
 pub use pi_ai::ErrorClass;
 pub use retry::RetryPolicy;
 pub use sse::{DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, SseFrame, sse_frames};
-pub use sse_parser::{MAX_EVENT_BYTES, SseParseError, SseParser};
+pub use sse_parser::{MAX_EVENT_BYTES, SseFrameRef, SseParseError, SseParser};
 pub use wire::{
     Wire, WireError, WireHeaders, WireOptions, WireProvider, build_request, encode_body,
     resolve_api_key, stream_wire, wire_headers,

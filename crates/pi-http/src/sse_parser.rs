@@ -2,6 +2,13 @@
 //! work is linear in the bytes received: each byte is scanned for a line end
 //! once, however the body is chunked. (`eventsource-stream` re-parses the
 //! whole pending line on every chunk, which made one 16 MB event cost 25 s.)
+//!
+//! Events are handed out borrowed ([`SseFrameRef`]): an event whose lines
+//! all sit in one chunk is read in place, with no copy and no allocation;
+//! only an event cut by a chunk boundary, or one with several `data:`
+//! lines, is collected in the parser's own buffers (reused across events).
+
+use std::ops::ControlFlow;
 
 use crate::SseFrame;
 
@@ -20,6 +27,36 @@ pub enum SseParseError {
     TooLarge,
 }
 
+/// One server-sent event borrowed from the parser's input or buffers: valid
+/// only during the callback of [`SseParser::feed`] that receives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseFrameRef<'a> {
+    /// The `event:` name (`message` when absent).
+    pub event: &'a str,
+    /// The `data:` payload, lines joined with `\n`.
+    pub data: &'a str,
+}
+
+impl SseFrameRef<'_> {
+    /// An owned copy.
+    pub fn to_frame(&self) -> SseFrame {
+        SseFrame {
+            event: self.event.to_owned(),
+            data: self.data.to_owned(),
+        }
+    }
+}
+
+impl SseFrame {
+    /// The frame borrowed.
+    pub fn as_frame_ref(&self) -> SseFrameRef<'_> {
+        SseFrameRef {
+            event: &self.event,
+            data: &self.data,
+        }
+    }
+}
+
 /// Incremental parser state: feed it body chunks, collect frames.
 #[derive(Debug, Default)]
 pub struct SseParser {
@@ -27,9 +64,20 @@ pub struct SseParser {
     /// Bytes of `pending` already known to hold no line end.
     scanned: usize,
     started: bool,
+    /// The event name collected from an earlier chunk.
     event: String,
+    /// `data:` lines collected from earlier chunks (or several lines), each
+    /// followed by `\n`.
     data: String,
     has_data: bool,
+}
+
+/// The parts of the event being collected that still point into the buffer
+/// being parsed (copied into the parser when the buffer is done).
+#[derive(Default)]
+struct InBuffer<'b> {
+    event: Option<&'b str>,
+    data: Option<&'b str>,
 }
 
 impl SseParser {
@@ -39,16 +87,41 @@ impl SseParser {
     }
 
     /// Feeds one chunk and appends every event it completes to `out`.
+    pub fn push(&mut self, chunk: &[u8], out: &mut Vec<SseFrame>) -> Result<(), SseParseError> {
+        self.feed(chunk, |frame| {
+            out.push(frame.to_frame());
+            ControlFlow::Continue(())
+        })
+        .map(|_| ())
+    }
+
+    /// Feeds one chunk and hands every event it completes to `on_frame`, in
+    /// order. Events completed before an invalid line are handed out before
+    /// the error is returned. When `on_frame` breaks, parsing stops at once
+    /// and `Ok(Break)` is returned: the caller is done with the stream and
+    /// must not feed the parser again.
     ///
     /// Line ends are found with `memchr` over the bytes; a chunk is parsed
     /// in place, and only its unfinished last line is copied (into
     /// `pending`, joined with the next chunk).
-    pub fn push(&mut self, chunk: &[u8], out: &mut Vec<SseFrame>) -> Result<(), SseParseError> {
+    pub fn feed<F>(
+        &mut self,
+        chunk: &[u8],
+        mut on_frame: F,
+    ) -> Result<ControlFlow<()>, SseParseError>
+    where
+        F: FnMut(SseFrameRef<'_>) -> ControlFlow<()>,
+    {
         let mut chunk = chunk;
+        if !self.started && self.pending.is_empty() && chunk.len() >= 3 {
+            // The usual first chunk: drop a byte order mark, parse in place.
+            self.started = true;
+            chunk = chunk.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(chunk);
+        }
         if !self.started {
             self.pending.extend_from_slice(chunk);
             if self.pending.len() < 3 && b"\xEF\xBB\xBF".starts_with(&self.pending) {
-                return Ok(());
+                return Ok(ControlFlow::Continue(()));
             }
             self.started = true;
             if self.pending.starts_with(b"\xEF\xBB\xBF") {
@@ -66,24 +139,25 @@ impl SseParser {
             };
             self.pending.extend_from_slice(&chunk[..take]);
             chunk = &chunk[take..];
-            let pending = std::mem::take(&mut self.pending);
-            let from = self.scanned.min(pending.len());
-            let used = self.lines(&pending, from, out);
-            self.pending = pending;
-            self.pending.drain(..used?);
+            let from = self.scanned.min(self.pending.len());
+            if self.lines_of_pending(from, &mut on_frame)?.is_break() {
+                return Ok(ControlFlow::Break(()));
+            }
             if !self.pending.is_empty() {
                 // Still unfinished (a final CR): the rest joins it.
                 let from = self.pending.len().saturating_sub(1);
                 self.pending.extend_from_slice(chunk);
-                let pending = std::mem::take(&mut self.pending);
-                let used = self.lines(&pending, from, out);
-                self.pending = pending;
-                self.pending.drain(..used?);
+                if self.lines_of_pending(from, &mut on_frame)?.is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
                 chunk = &[];
             }
         }
         if self.pending.is_empty() {
-            let used = self.lines(chunk, 0, out)?;
+            let (used, flow) = self.lines(chunk, 0, &mut on_frame)?;
+            if flow.is_break() {
+                return Ok(flow);
+            }
             self.pending.extend_from_slice(&chunk[used..]);
         }
         // What is left holds no line end, except perhaps a final CR.
@@ -94,17 +168,39 @@ impl SseParser {
         if self.pending.len() + self.data.len() > MAX_EVENT_BYTES {
             return Err(SseParseError::TooLarge);
         }
-        Ok(())
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// [`Self::lines`] over `pending`, dropping the bytes it consumed.
+    fn lines_of_pending<F>(
+        &mut self,
+        from: usize,
+        on_frame: &mut F,
+    ) -> Result<ControlFlow<()>, SseParseError>
+    where
+        F: FnMut(SseFrameRef<'_>) -> ControlFlow<()>,
+    {
+        let pending = std::mem::take(&mut self.pending);
+        let parsed = self.lines(&pending, from, on_frame);
+        self.pending = pending;
+        let (used, flow) = parsed?;
+        self.pending.drain(..used);
+        Ok(flow)
     }
 
     /// Applies every complete line of `buf` (whose bytes before `from` hold
-    /// no line end); returns how many bytes were consumed.
-    fn lines(
+    /// no line end); returns how many bytes were consumed, and whether
+    /// `on_frame` asked to stop.
+    fn lines<F>(
         &mut self,
         buf: &[u8],
         from: usize,
-        out: &mut Vec<SseFrame>,
-    ) -> Result<usize, SseParseError> {
+        on_frame: &mut F,
+    ) -> Result<(usize, ControlFlow<()>), SseParseError>
+    where
+        F: FnMut(SseFrameRef<'_>) -> ControlFlow<()>,
+    {
+        let mut held = InBuffer::default();
         let mut start = 0;
         let mut at = from;
         while let Some(offset) = memchr::memchr2(b'\n', b'\r', &buf[at..]) {
@@ -120,63 +216,80 @@ impl SseParser {
             };
             let line = std::str::from_utf8(&buf[start..end])
                 .map_err(|e| SseParseError::Utf8(e.to_string()))?;
-            if let Some(frame) =
-                Self::line(line, &mut self.event, &mut self.data, &mut self.has_data)
-            {
-                out.push(frame);
-            }
-            if self.data.len() > MAX_EVENT_BYTES {
-                return Err(SseParseError::TooLarge);
+            if line.is_empty() {
+                if self.dispatch(&mut held, on_frame).is_break() {
+                    return Ok((next, ControlFlow::Break(())));
+                }
+            } else {
+                self.field(line, &mut held);
+                let borrowed = held.data.map_or(0, |d| d.len() + 1);
+                if self.data.len() + borrowed > MAX_EVENT_BYTES {
+                    return Err(SseParseError::TooLarge);
+                }
             }
             start = next;
             at = next;
         }
-        Ok(start)
+        // `buf` is about to go: keep what the open event still points at.
+        if let Some(event) = held.event {
+            event.clone_into(&mut self.event);
+        }
+        if let Some(data) = held.data {
+            self.data.push_str(data);
+            self.data.push('\n');
+        }
+        Ok((start, ControlFlow::Continue(())))
     }
 
-    /// Applies one line; a blank line dispatches the collected event.
-    fn line(
-        line: &str,
-        event: &mut String,
-        data: &mut String,
-        has_data: &mut bool,
-    ) -> Option<SseFrame> {
-        if line.is_empty() {
-            let name = std::mem::take(event);
-            let mut payload = std::mem::take(data);
-            if !std::mem::take(has_data) {
-                return None;
-            }
-            if payload.ends_with('\n') {
-                payload.pop();
-            }
-            let name = if name.is_empty() {
-                "message".to_owned()
-            } else {
-                name
-            };
-            return Some(SseFrame {
-                event: name,
-                data: payload,
-            });
-        }
+    /// Applies one non-empty line of the buffer being parsed.
+    fn field<'b>(&mut self, line: &'b str, held: &mut InBuffer<'b>) {
         if line.starts_with(':') {
-            return None;
+            return;
         }
         let (field, value) = match line.split_once(':') {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (line, ""),
         };
         match field {
-            "event" => value.clone_into(event),
+            "event" => held.event = Some(value),
             "data" => {
-                data.push_str(value);
-                data.push('\n');
-                *has_data = true;
+                if !self.has_data {
+                    held.data = Some(value);
+                    self.has_data = true;
+                } else {
+                    // A second line: collect them all in the parser's buffer.
+                    if let Some(first) = held.data.take() {
+                        self.data.push_str(first);
+                        self.data.push('\n');
+                    }
+                    self.data.push_str(value);
+                    self.data.push('\n');
+                }
             }
             _ => {}
         }
-        None
+    }
+
+    /// A blank line: hands out the collected event, if it has data.
+    fn dispatch<F>(&mut self, held: &mut InBuffer<'_>, on_frame: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(SseFrameRef<'_>) -> ControlFlow<()>,
+    {
+        let in_buffer = std::mem::take(held);
+        let flow = if std::mem::take(&mut self.has_data) {
+            let event = in_buffer.event.unwrap_or(&self.event);
+            let data = match in_buffer.data {
+                Some(data) => data,
+                None => self.data.strip_suffix('\n').unwrap_or(&self.data),
+            };
+            let event = if event.is_empty() { "message" } else { event };
+            on_frame(SseFrameRef { event, data })
+        } else {
+            ControlFlow::Continue(())
+        };
+        self.event.clear();
+        self.data.clear();
+        flow
     }
 }
 
@@ -251,6 +364,56 @@ mod tests {
             parse_in_chunks("data: é😀\n\n".as_bytes(), 1),
             Ok(vec![frame("message", "é😀")])
         );
+    }
+
+    #[test]
+    fn an_event_inside_one_chunk_is_handed_out_in_place() {
+        let chunk = b"event: delta\ndata: {\"a\":1}\n\ndata: x\ndata: y\n\n";
+        let range = chunk.as_ptr_range();
+        let mut parser = SseParser::new();
+        let mut seen = Vec::new();
+        let flow = parser.feed(chunk, |frame| {
+            let inside = range.contains(&frame.data.as_ptr());
+            seen.push((frame.to_frame(), inside));
+            ControlFlow::Continue(())
+        });
+        assert_eq!(flow, Ok(ControlFlow::Continue(())));
+        assert_eq!(
+            seen,
+            vec![
+                (frame("delta", "{\"a\":1}"), true),
+                // Two data lines are joined in the parser's own buffer.
+                (frame("message", "x\ny"), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_break_stops_at_that_event() {
+        let mut parser = SseParser::new();
+        let mut seen = Vec::new();
+        let flow = parser.feed(b"data: a\n\ndata: b\n\ndata: c\n\n", |frame| {
+            seen.push(frame.data.to_owned());
+            if frame.data == "b" {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert_eq!(flow, Ok(ControlFlow::Break(())));
+        assert_eq!(seen, ["a", "b"]);
+    }
+
+    #[test]
+    fn events_before_invalid_bytes_are_handed_out_first() {
+        let mut parser = SseParser::new();
+        let mut seen = Vec::new();
+        let result = parser.feed(b"data: a\n\ndata: \xff\n\n", |frame| {
+            seen.push(frame.data.to_owned());
+            ControlFlow::Continue(())
+        });
+        assert!(matches!(result, Err(SseParseError::Utf8(_))), "{result:?}");
+        assert_eq!(seen, ["a"]);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! `message_stop`; a body that ends before it is an error.
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
-use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd};
+use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd};
 
 use crate::wire::{BlockDelta, BlockStart, StreamEvent, WireUsage};
 
@@ -259,17 +259,26 @@ impl SseDecoder for AnthropicDecoder {
         frame: &SseFrame,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
+        self.frame_ref(frame.as_frame_ref(), sink)
+    }
+
+    fn frame_ref(
+        &mut self,
+        frame: SseFrameRef<'_>,
+        sink: &mut EventSink,
+    ) -> Result<Option<StreamEnd>, DecodeError> {
         if frame.event == "error" {
-            return Ok(Some(StreamEnd::Error(frame.data.clone())));
+            return Ok(Some(StreamEnd::Error(frame.data.to_owned())));
         }
-        if !is_message_event(&frame.event) {
+        if !is_message_event(frame.event) {
             return Ok(None);
         }
         let repaired;
-        let event = match serde_json::from_str::<StreamEvent<'_>>(&frame.data) {
+        let fast = crate::fast_event::content_block_delta(frame.data);
+        let event = match fast.map_or_else(|| serde_json::from_str(frame.data), Ok) {
             Ok(event) => event,
             Err(first) => {
-                repaired = repair_json(&frame.data);
+                repaired = repair_json(frame.data);
                 match serde_json::from_str::<StreamEvent<'_>>(&repaired) {
                     Ok(event) => event,
                     Err(_) => {

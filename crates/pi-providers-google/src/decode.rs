@@ -17,9 +17,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, Usage, calculate_cost, now_ms};
-use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd, error_text_from_body};
+use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, error_text_from_body};
 
-use crate::wire::{Part, StreamChunk, StreamError, UsageMetadata};
+use crate::fast_chunk::{self, Chunk, Part};
+use crate::wire::{StreamChunk, StreamError, UsageMetadata};
 
 /// pi's process-wide counter behind generated tool-call ids.
 static TOOL_CALL_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -134,7 +135,7 @@ impl GoogleDecoder {
     }
 
     /// Applies one part of the first candidate.
-    fn part(&mut self, part: Part, sink: &mut EventSink) {
+    fn part(&mut self, part: Part<'_>, sink: &mut EventSink) {
         if let Some(text) = &part.text {
             let kind = if part.thought == Some(true) {
                 BlockKind::Thinking
@@ -175,7 +176,7 @@ impl GoogleDecoder {
                 }
             }
         }
-        if let Some(call) = part.function_call {
+        if let Some(call) = part.function_call.map(|call| *call) {
             self.close_block(sink);
             let duplicate =
                 |id: &str| sink.update(|message| message.tool_calls().any(|c| c.id == id));
@@ -190,7 +191,7 @@ impl GoogleDecoder {
             let index = sink.tool_call_start(id, call.name);
             if let Some(signature) = part.thought_signature.filter(|s| !s.is_empty()) {
                 sink.update_tool_call(index, |tool_call| {
-                    tool_call.thought_signature = Some(signature);
+                    tool_call.thought_signature = Some(signature.into_owned());
                 });
             }
             sink.tool_call_delta(index, &arguments.to_string());
@@ -245,25 +246,37 @@ impl SseDecoder for GoogleDecoder {
         frame: &SseFrame,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
+        self.frame_ref(frame.as_frame_ref(), sink)
+    }
+
+    fn frame_ref(
+        &mut self,
+        frame: SseFrameRef<'_>,
+        sink: &mut EventSink,
+    ) -> Result<Option<StreamEnd>, DecodeError> {
         let data = frame.data.trim();
         if data.is_empty() {
             return Ok(None);
         }
-        let chunk: StreamChunk = serde_json::from_str(data)
-            .map_err(|e| format!("Invalid JSON in Google stream event: {e}"))?;
+        let chunk = match fast_chunk::parse(data) {
+            Some(chunk) => chunk,
+            None => serde_json::from_str::<StreamChunk>(data)
+                .map(Chunk::from)
+                .map_err(|e| format!("Invalid JSON in Google stream event: {e}"))?,
+        };
         if let Some(error) = chunk.error {
             return Ok(Some(StreamEnd::Error(describe_error(&error))));
         }
         if !self.has_response_id
             && let Some(id) = chunk.response_id.filter(|id| !id.is_empty())
         {
-            sink.update(|message| message.response_id = Some(id));
+            sink.update(|message| message.response_id = Some(id.into_owned()));
             self.has_response_id = true;
         }
-        let no_candidates = chunk.candidates.is_empty();
-        if let Some(candidate) = chunk.candidates.into_iter().next() {
+        let no_candidates = chunk.first_candidate.is_none();
+        if let Some(candidate) = chunk.first_candidate {
             if let Some(content) = candidate.content {
-                for part in content.parts {
+                for part in content.parts() {
                     self.part(part, sink);
                 }
             }

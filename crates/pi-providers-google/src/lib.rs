@@ -14,6 +14,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod decode;
+mod fast_chunk;
 mod options;
 mod provider;
 mod request;

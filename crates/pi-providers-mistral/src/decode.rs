@@ -11,7 +11,7 @@
 //! from a cut stream (pi calls it a stop; see docs/payload-differences.md).
 
 use pi_ai::{DoneReason, EventSink, Model, Usage, calculate_cost};
-use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd};
+use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd};
 use serde_json::Value;
 
 use crate::ids::derive_tool_call_id;
@@ -181,7 +181,15 @@ impl SseDecoder for MistralDecoder {
         frame: &SseFrame,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
-        let data = frame.data.as_str();
+        self.frame_ref(frame.as_frame_ref(), sink)
+    }
+
+    fn frame_ref(
+        &mut self,
+        frame: SseFrameRef<'_>,
+        sink: &mut EventSink,
+    ) -> Result<Option<StreamEnd>, DecodeError> {
+        let data = frame.data;
         if data.trim().is_empty() {
             return Ok(None);
         }

@@ -12,7 +12,7 @@
 //! "Streams that end without a finish reason").
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
-use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd, is_truthy, named};
+use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, is_truthy, named};
 use serde_json::Value;
 
 use crate::wire::{ChatCompletionChunk, ChunkDelta, ChunkUsage, ToolCallDelta};
@@ -312,7 +312,15 @@ impl SseDecoder for OpenAiCompletionsDecoder {
         frame: &SseFrame,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
-        let data = frame.data.as_str();
+        self.frame_ref(frame.as_frame_ref(), sink)
+    }
+
+    fn frame_ref(
+        &mut self,
+        frame: SseFrameRef<'_>,
+        sink: &mut EventSink,
+    ) -> Result<Option<StreamEnd>, DecodeError> {
+        let data = frame.data;
         if data.trim().is_empty() {
             return Ok(None);
         }

@@ -10,10 +10,11 @@
 //! with an error.
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, calculate_cost, parse_partial_json};
-use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd, is_truthy};
+use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, is_truthy};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::fast_event::{DeltaKind, delta_event};
 use crate::wire::{
     AddedItem, ContentPart, DoneFunctionCall, DoneMessage, DoneMessagePart, DoneReasoning,
     ResponseObject, StreamEvent, TextSignatureV1,
@@ -57,6 +58,47 @@ impl OpenAiResponsesDecoder {
         }
     }
 
+    /// Applies one of the five delta events.
+    fn delta(&mut self, kind: DeltaKind, delta: &str, sink: &mut EventSink) {
+        match (kind, &mut self.current) {
+            (
+                DeltaKind::ReasoningSummaryText,
+                Current::Reasoning {
+                    index,
+                    summary_parts: 1..,
+                },
+            )
+            | (DeltaKind::ReasoningText, Current::Reasoning { index, .. }) => {
+                sink.thinking_delta(*index, delta);
+            }
+            (
+                DeltaKind::OutputText,
+                Current::Message {
+                    index,
+                    last_part: Some(ContentPart::OutputText),
+                },
+            )
+            | (
+                DeltaKind::Refusal,
+                Current::Message {
+                    index,
+                    last_part: Some(ContentPart::Refusal),
+                },
+            ) => sink.text_delta(*index, delta),
+            (
+                DeltaKind::FunctionCallArguments,
+                Current::FunctionCall {
+                    index,
+                    partial_json,
+                },
+            ) => {
+                partial_json.push_str(delta);
+                sink.tool_call_delta(*index, delta);
+            }
+            _ => {}
+        }
+    }
+
     /// Applies one parsed event.
     fn apply(
         &mut self,
@@ -76,13 +118,7 @@ impl OpenAiResponsesDecoder {
                 }
             }
             StreamEvent::ReasoningSummaryTextDelta { delta } => {
-                if let Current::Reasoning {
-                    index,
-                    summary_parts: 1..,
-                } = self.current
-                {
-                    sink.thinking_delta(index, &delta);
-                }
+                self.delta(DeltaKind::ReasoningSummaryText, &delta, sink);
             }
             StreamEvent::ReasoningSummaryPartDone {} => {
                 if let Current::Reasoning {
@@ -94,9 +130,7 @@ impl OpenAiResponsesDecoder {
                 }
             }
             StreamEvent::ReasoningTextDelta { delta } => {
-                if let Current::Reasoning { index, .. } = self.current {
-                    sink.thinking_delta(index, &delta);
-                }
+                self.delta(DeltaKind::ReasoningText, &delta, sink);
             }
             StreamEvent::ContentPartAdded { part } => {
                 if let Current::Message { last_part, .. } = &mut self.current
@@ -106,32 +140,13 @@ impl OpenAiResponsesDecoder {
                 }
             }
             StreamEvent::OutputTextDelta { delta } => {
-                if let Current::Message {
-                    index,
-                    last_part: Some(ContentPart::OutputText),
-                } = self.current
-                {
-                    sink.text_delta(index, &delta);
-                }
+                self.delta(DeltaKind::OutputText, &delta, sink);
             }
             StreamEvent::RefusalDelta { delta } => {
-                if let Current::Message {
-                    index,
-                    last_part: Some(ContentPart::Refusal),
-                } = self.current
-                {
-                    sink.text_delta(index, &delta);
-                }
+                self.delta(DeltaKind::Refusal, &delta, sink);
             }
             StreamEvent::FunctionCallArgumentsDelta { delta } => {
-                if let Current::FunctionCall {
-                    index,
-                    partial_json,
-                } = &mut self.current
-                {
-                    partial_json.push_str(&delta);
-                    sink.tool_call_delta(*index, &delta);
-                }
+                self.delta(DeltaKind::FunctionCallArguments, &delta, sink);
             }
             StreamEvent::FunctionCallArgumentsDone { arguments } => {
                 if let Current::FunctionCall {
@@ -352,8 +367,20 @@ impl SseDecoder for OpenAiResponsesDecoder {
         frame: &SseFrame,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
-        let data = frame.data.as_str();
+        self.frame_ref(frame.as_frame_ref(), sink)
+    }
+
+    fn frame_ref(
+        &mut self,
+        frame: SseFrameRef<'_>,
+        sink: &mut EventSink,
+    ) -> Result<Option<StreamEnd>, DecodeError> {
+        let data = frame.data;
         if data.trim().is_empty() || data.starts_with("[DONE]") {
+            return Ok(None);
+        }
+        if let Some((kind, delta)) = delta_event(data) {
+            self.delta(kind, &delta, sink);
             return Ok(None);
         }
         match serde_json::from_str::<StreamEvent>(data) {

@@ -21,6 +21,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod decode;
+mod fast_event;
 mod options;
 mod provider;
 mod request;

@@ -117,9 +117,10 @@ pub enum AssistantMessageEvent {
     ToolCallEnd {
         /// Index of the block in `content`.
         content_index: usize,
-        /// The complete call with its parsed arguments.
+        /// The complete call with its parsed arguments (boxed, as the
+        /// terminal messages are, so every event stays small to move).
         #[serde(with = "tagged_tool_call")]
-        tool_call: ToolCall,
+        tool_call: Box<ToolCall>,
         /// The message so far.
         partial: SharedMessage,
     },
@@ -128,16 +129,16 @@ pub enum AssistantMessageEvent {
         /// Why it ended.
         reason: DoneReason,
         /// The settled message.
-        #[serde(with = "crate::tagged::assistant")]
-        message: AssistantMessage,
+        #[serde(with = "boxed_assistant")]
+        message: Box<AssistantMessage>,
     },
     /// The stream failed or was cancelled.
     Error {
         /// `error` or `aborted`.
         reason: ErrorReason,
         /// The settled message, with `errorMessage` and the partial content kept.
-        #[serde(with = "crate::tagged::assistant")]
-        error: AssistantMessage,
+        #[serde(with = "boxed_assistant")]
+        error: Box<AssistantMessage>,
     },
 }
 
@@ -168,8 +169,8 @@ impl AssistantMessageEvent {
     /// The final message of a terminal event.
     pub fn final_message(&self) -> Option<&AssistantMessage> {
         match self {
-            Self::Done { message, .. } => Some(message),
-            Self::Error { error, .. } => Some(error),
+            Self::Done { message, .. } => Some(message.as_ref()),
+            Self::Error { error, .. } => Some(error.as_ref()),
             Self::Start { .. }
             | Self::TextStart { .. }
             | Self::TextDelta { .. }
@@ -228,8 +229,28 @@ mod tagged_tool_call {
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
-    ) -> Result<ToolCall, D::Error> {
+    ) -> Result<Box<ToolCall>, D::Error> {
         let Owned::ToolCall(call) = Owned::deserialize(deserializer)?;
-        Ok(call)
+        Ok(Box::new(call))
+    }
+}
+
+/// A boxed assistant message written with its `"role"` tag.
+mod boxed_assistant {
+    use serde::{Deserializer, Serializer};
+
+    use crate::AssistantMessage;
+
+    pub(super) fn serialize<S: Serializer>(
+        message: &AssistantMessage,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        crate::tagged::assistant::serialize(message, serializer)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Box<AssistantMessage>, D::Error> {
+        crate::tagged::assistant::deserialize(deserializer).map(Box::new)
     }
 }

@@ -13,9 +13,9 @@ use std::task::{Context as TaskContext, Poll};
 
 use futures::future::{BoxFuture, FutureExt};
 use futures::{Stream, StreamExt};
-use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
+use super::queue::{QueueReceiver, queue};
 use super::sink::{OpenToolCalls, settle_failure};
 use super::{AssistantMessageEvent, ErrorReason, EventSink, SharedMessage};
 use crate::{AssistantContent, AssistantMessage, ErrorClass};
@@ -32,7 +32,8 @@ pub const ABORTED_MESSAGE: &str = "Request was aborted";
 /// yielded, and it is the last.
 pub struct AssistantMessageEventStream {
     producer: Option<BoxFuture<'static, Result<(), Box<dyn Any + Send>>>>,
-    rx: mpsc::UnboundedReceiver<AssistantMessageEvent>,
+    rx: QueueReceiver,
+    cancel: CancellationToken,
     cancelled: Pin<Box<WaitForCancellationFutureOwned>>,
     partial: SharedMessage,
     open: OpenToolCalls,
@@ -55,7 +56,7 @@ impl AssistantMessageEventStream {
         F: FnOnce(EventSink) -> Fut,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = queue();
         let partial = SharedMessage::new(initial);
         let open = OpenToolCalls::default();
         let end_blocks_on_abort = Arc::new(AtomicBool::new(false));
@@ -70,7 +71,8 @@ impl AssistantMessageEventStream {
         Self {
             producer: Some(future),
             rx,
-            cancelled: Box::pin(cancel.cancelled_owned()),
+            cancelled: Box::pin(cancel.clone().cancelled_owned()),
+            cancel,
             partial,
             open,
             final_message: None,
@@ -106,7 +108,10 @@ impl AssistantMessageEventStream {
         let class = (reason == ErrorReason::Aborted).then_some(ErrorClass::Aborted);
         let error = settle_failure(&self.partial, &self.open, reason, class, message);
         self.final_message = Some(error.clone());
-        AssistantMessageEvent::Error { reason, error }
+        AssistantMessageEvent::Error {
+            reason,
+            error: Box::new(error),
+        }
     }
 
     /// The `text_end` / `thinking_end` events of the blocks still open.
@@ -129,6 +134,30 @@ impl AssistantMessageEventStream {
             };
             self.queued.push_back(event);
         }
+    }
+
+    /// Ends the stream as cancelled: the ends of the open blocks if asked
+    /// for, then the `aborted` error; returns the first of them.
+    fn abort(&mut self) -> Option<AssistantMessageEvent> {
+        tracing::debug!("stream cancelled");
+        if self.end_blocks_on_abort.load(Ordering::Relaxed) {
+            self.end_open_blocks();
+        }
+        let error = self.terminate(ErrorReason::Aborted, ABORTED_MESSAGE.to_owned());
+        self.queued.push_back(error);
+        self.queued.pop_front()
+    }
+
+    /// `Pending`, with `cx` registered to be woken by a cancellation, unless
+    /// the call was cancelled meanwhile.
+    fn pending_unless_cancelled(
+        &mut self,
+        cx: &mut TaskContext<'_>,
+    ) -> Poll<Option<AssistantMessageEvent>> {
+        if self.cancelled.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(self.abort());
+        }
+        Poll::Pending
     }
 
     /// Notes which text and thinking blocks are open.
@@ -168,14 +197,10 @@ impl Stream for AssistantMessageEventStream {
         if this.final_message.is_some() {
             return Poll::Ready(None);
         }
-        if this.cancelled.as_mut().poll(cx).is_ready() {
-            tracing::debug!("stream cancelled");
-            if this.end_blocks_on_abort.load(Ordering::Relaxed) {
-                this.end_open_blocks();
-            }
-            let error = this.terminate(ErrorReason::Aborted, ABORTED_MESSAGE.to_owned());
-            this.queued.push_back(error);
-            return Poll::Ready(this.queued.pop_front());
+        // The token's state is read at every event (one lock); its future,
+        // which registers for the wake-up, only before waiting.
+        if this.cancel.is_cancelled() {
+            return Poll::Ready(this.abort());
         }
         loop {
             match this.rx.poll_recv(cx) {
@@ -197,10 +222,10 @@ impl Stream for AssistantMessageEventStream {
                 Poll::Pending => {}
             }
             let Some(producer) = this.producer.as_mut() else {
-                return Poll::Pending;
+                return this.pending_unless_cancelled(cx);
             };
             match producer.as_mut().poll(cx) {
-                Poll::Pending => return Poll::Pending,
+                Poll::Pending => return this.pending_unless_cancelled(cx),
                 Poll::Ready(Ok(())) => this.producer = None,
                 Poll::Ready(Err(payload)) => {
                     let text = panic_text(payload.as_ref());

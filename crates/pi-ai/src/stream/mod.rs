@@ -3,6 +3,7 @@
 
 mod event;
 mod event_stream;
+mod queue;
 mod shared;
 mod sink;
 

@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::queue::QueueSender;
 use super::{AssistantMessageEvent, DoneReason, ErrorReason, SharedMessage};
 use crate::{
     AssistantContent, AssistantMessage, ErrorClass, PartialJson, StopReason, TextContent,
@@ -27,7 +27,7 @@ pub(crate) type OpenToolCalls = Arc<Mutex<BTreeSet<usize>>>;
 /// or [`EventSink::error`] (both consume the sink, so at most one terminal
 /// event is possible; if neither is called the stream ends with an error).
 pub struct EventSink {
-    tx: mpsc::UnboundedSender<AssistantMessageEvent>,
+    tx: QueueSender,
     partial: SharedMessage,
     open: OpenToolCalls,
     parsers: Vec<(usize, PartialJson)>,
@@ -37,7 +37,7 @@ pub struct EventSink {
 
 impl EventSink {
     pub(crate) fn new(
-        tx: mpsc::UnboundedSender<AssistantMessageEvent>,
+        tx: QueueSender,
         partial: SharedMessage,
         open: OpenToolCalls,
         cancel: CancellationToken,
@@ -82,8 +82,8 @@ impl EventSink {
     }
 
     fn emit(&self, event: AssistantMessageEvent) {
-        // A closed channel means the consumer is gone: nothing left to tell.
-        let _ = self.tx.send(event);
+        // A closed queue means the consumer is gone: nothing left to tell.
+        self.tx.send(event);
     }
 
     /// Emits `start`.
@@ -277,7 +277,7 @@ impl EventSink {
                             ),
                         }
                     }
-                    call.clone()
+                    Box::new(call.clone())
                 }
                 _ => return,
             }
@@ -297,7 +297,10 @@ impl EventSink {
             m.stop_reason = reason.into();
             m.clone()
         };
-        self.emit(AssistantMessageEvent::Done { reason, message });
+        self.emit(AssistantMessageEvent::Done {
+            reason,
+            message: Box::new(message),
+        });
     }
 
     /// Ends the stream with an error, keeping the content received so far
@@ -330,7 +333,10 @@ impl EventSink {
             class,
             error_message.into(),
         );
-        self.emit(AssistantMessageEvent::Error { reason, error });
+        self.emit(AssistantMessageEvent::Error {
+            reason,
+            error: Box::new(error),
+        });
     }
 }
 

@@ -9,52 +9,75 @@ use pi_ai::{Context, Message, Model, StopReason, StreamOptions};
 use pi_test_support::mock_server::{MockResponse, MockServer};
 use serde_json::{Value, json};
 
-/// One wire: its api, the recorded capture it replays and its base path.
+/// One wire: its api, the recorded capture it replays (folder of
+/// `fixtures/`, capture, and the text of the delta frame repeated to make a
+/// long answer) and its base path.
 pub struct Wire {
     /// Short name for the table.
     pub name: &'static str,
     api: &'static str,
     provider: &'static str,
+    captures: &'static str,
     capture: &'static str,
+    repeated: &'static str,
     base_path: &'static str,
 }
 
 /// The wires measured.
-pub const WIRES: [Wire; 5] = [
+pub const WIRES: [Wire; 6] = [
     Wire {
         name: "anthropic-messages",
         api: "anthropic-messages",
         provider: "anthropic",
+        captures: "pi-0.73.1",
         capture: "a-text-ant",
+        repeated: "a mock model",
         base_path: "",
     },
     Wire {
         name: "openai-completions",
         api: "openai-completions",
         provider: "openai",
+        captures: "pi-0.73.1",
         capture: "a-text-oai",
+        repeated: "a mock model",
         base_path: "/v1",
     },
     Wire {
         name: "openai-responses",
         api: "openai-responses",
         provider: "openai",
+        captures: "pi-0.73.1",
         capture: "a-text-resp",
+        repeated: "a mock model",
         base_path: "/v1",
     },
     Wire {
         name: "google-generative-ai",
         api: "google-generative-ai",
         provider: "google",
+        captures: "pi-0.73.1",
         capture: "a-text-goog",
+        repeated: "a mock model",
         base_path: "/v1beta",
+    },
+    Wire {
+        name: "mistral-conversations",
+        api: "mistral-conversations",
+        provider: "mistral",
+        captures: "pi-0.73.1-mistral",
+        capture: "a-text-mis",
+        repeated: "mock ",
+        base_path: "",
     },
     // Gemini chunks behind Vertex's URL and auth (API-key mode).
     Wire {
         name: "google-vertex",
         api: "google-vertex",
         provider: "google-vertex",
+        captures: "pi-0.73.1",
         capture: "a-text-goog",
+        repeated: "a mock model",
         base_path: "",
     },
 ];
@@ -65,16 +88,20 @@ pub fn register_all() {
     pi_providers_openai_completions::register();
     pi_providers_openai_responses::register();
     pi_providers_google::register();
+    pi_providers_mistral::register();
     pi_providers_google_vertex::register();
 }
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi-0.73.1")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
 }
 
-/// The SSE frames pi 0.73.1 was answered with in `capture`.
-fn recorded_frames(capture: &str) -> Vec<String> {
-    let path = fixtures().join(capture).join("responses.jsonl");
+/// The SSE frames pi 0.73.1 was answered with in `wire`'s capture.
+fn recorded_frames(wire: &Wire) -> Vec<String> {
+    let path = fixtures()
+        .join(wire.captures)
+        .join(wire.capture)
+        .join("responses.jsonl");
     let text = std::fs::read_to_string(&path).unwrap();
     let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     first["sse"]
@@ -85,13 +112,14 @@ fn recorded_frames(capture: &str) -> Vec<String> {
         .collect()
 }
 
-/// The recorded answer with its middle text delta (the frame holding "a
-/// mock model") repeated until the body has about `bytes` bytes.
+/// The recorded answer with its middle text delta (the frame holding
+/// `wire.repeated`, e.g. "a mock model") repeated until the body has about
+/// `bytes` bytes.
 pub fn long_answer(wire: &Wire, bytes: usize) -> String {
-    let frames = recorded_frames(wire.capture);
+    let frames = recorded_frames(wire);
     let at = frames
         .iter()
-        .position(|f| f.contains("a mock model"))
+        .position(|f| f.contains(wire.repeated))
         .unwrap();
     let fixed: usize = frames.iter().map(String::len).sum();
     let repeat = bytes.saturating_sub(fixed) / frames[at].len() + 1;
@@ -107,7 +135,7 @@ pub fn long_answer(wire: &Wire, bytes: usize) -> String {
 
 /// The recorded (short) answer as it was.
 pub fn short_answer(wire: &Wire) -> String {
-    recorded_frames(wire.capture).concat()
+    recorded_frames(wire).concat()
 }
 
 fn model(wire: &Wire, server: &MockServer) -> Model {
@@ -133,22 +161,25 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-/// The mean of at least `reps` runs (and of enough runs for [`crate::MIN_CPU_SECONDS`]): one request with `messages` answered by `answer`;
-/// seconds and the request body's size.
+/// The mean of at least `reps` runs (and of enough runs for
+/// [`crate::MIN_CPU_SECONDS`]): one request with `messages` answered by
+/// `answer`; seconds and the request body's size. Each run has a mock of its
+/// own, started before the clock starts, so the mock's copy of its canned
+/// answer is not counted.
 pub fn request(wire: &Wire, messages: &[Message], answer: &str, reps: usize) -> (f64, usize) {
     let rt = runtime();
     rt.block_on(async {
-        let server = MockServer::start([MockResponse::sse([answer.to_owned()])])
-            .await
-            .unwrap();
-        let model = model(wire, &server);
         let context = Context {
             system_prompt: Some("You are a benchmark.".to_owned()),
             messages: messages.to_vec(),
             ..Context::default()
         };
-        let (mut total, mut runs) = (0.0, 0usize);
+        let (mut total, mut runs, mut sent) = (0.0, 0usize, 0);
         while runs < reps || (total < crate::MIN_CPU_SECONDS && runs < 1_000) {
+            let server = MockServer::start([MockResponse::sse([answer.to_owned()])])
+                .await
+                .unwrap();
+            let model = model(wire, &server);
             let options = StreamOptions {
                 api_key: Some("sk-bench".to_owned()),
                 ..StreamOptions::default()
@@ -163,8 +194,8 @@ pub fn request(wire: &Wire, messages: &[Message], answer: &str, reps: usize) -> 
                 wire.name,
                 message.error_message
             );
+            sent = server.requests().last().map_or(0, |r| r.body.len());
         }
-        let sent = server.requests().last().map_or(0, |r| r.body.len());
         (total / runs as f64, sent)
     })
 }

@@ -1,0 +1,240 @@
+//! The decoder's view of one stream chunk, with its strings borrowed from
+//! the frame.
+//!
+//! A chunk usually carries one candidate with one text part. [`parse`] reads
+//! such a chunk straight into these borrowed types (no owned strings, no
+//! vectors); a chunk with several candidates or parts is not taken here
+//! (`None`), and the caller parses it as a [`StreamChunk`] and converts it
+//! ([`From`]). Every field has the type the owned parse gives it (strings
+//! borrowed instead of owned), so the fast parse accepts exactly what the
+//! owned one does, and the decoder sees the same values either way. The
+//! fields a text chunk lacks are boxed, so the structs stay small to move.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
+
+use crate::wire::{
+    Blob, Candidate as OwnedCandidate, FunctionCall, FunctionResponse, Part as OwnedPart,
+    PromptFeedback, StreamChunk, StreamError, UsageMetadata,
+};
+
+/// A chunk: its first candidate and the rest of its fields.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Chunk<'a> {
+    /// The first candidate (the only one pi reads); `None` when there is none.
+    #[serde(
+        rename = "candidates",
+        default,
+        borrow,
+        deserialize_with = "at_most_one"
+    )]
+    pub(crate) first_candidate: Option<Candidate<'a>>,
+    #[serde(default)]
+    pub(crate) usage_metadata: Option<UsageMetadata>,
+    /// Read only to accept what the owned parse accepts.
+    #[serde(rename = "modelVersion", default, borrow)]
+    _model_version: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    pub(crate) response_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub(crate) prompt_feedback: Option<Box<PromptFeedback>>,
+    #[serde(default)]
+    pub(crate) error: Option<Box<StreamError>>,
+}
+
+/// A candidate.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Candidate<'a> {
+    #[serde(default, borrow)]
+    pub(crate) content: Option<Content<'a>>,
+    #[serde(default, borrow)]
+    pub(crate) finish_reason: Option<Cow<'a, str>>,
+}
+
+/// A candidate's content: its parts, in order.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Content<'a> {
+    /// The part of a one-part chunk.
+    #[serde(rename = "parts", default, borrow, deserialize_with = "at_most_one")]
+    first: Option<Part<'a>>,
+    /// The parts of a chunk converted from the owned parse.
+    #[serde(skip)]
+    rest: Vec<Part<'a>>,
+}
+
+impl<'a> Content<'a> {
+    /// The parts in order.
+    pub(crate) fn parts(self) -> impl Iterator<Item = Part<'a>> {
+        self.first.into_iter().chain(self.rest)
+    }
+}
+
+/// A part (see [`OwnedPart`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Part<'a> {
+    #[serde(default)]
+    pub(crate) function_call: Option<Box<FunctionCall>>,
+    /// Read only to accept what the owned parse accepts.
+    #[serde(rename = "functionResponse", default)]
+    _function_response: Option<Box<FunctionResponse>>,
+    /// Read only to accept what the owned parse accepts.
+    #[serde(rename = "inlineData", default)]
+    _inline_data: Option<Box<Blob>>,
+    #[serde(default, borrow)]
+    pub(crate) text: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub(crate) thought: Option<bool>,
+    #[serde(default, borrow)]
+    pub(crate) thought_signature: Option<Cow<'a, str>>,
+}
+
+/// `data` as a chunk of at most one candidate with at most one part, when
+/// it is a valid chunk.
+pub(crate) fn parse(data: &str) -> Option<Chunk<'_>> {
+    serde_json::from_str(data).ok()
+}
+
+/// A JSON array of at most one element (more: an error, so the caller
+/// falls back to the owned parse).
+fn at_most_one<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct One<T>(PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for One<T> {
+        type Value = Option<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a sequence")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let first = seq.next_element::<T>()?;
+            if first.is_some() && seq.next_element::<IgnoredAny>()?.is_some() {
+                return Err(de::Error::custom("more than one element"));
+            }
+            Ok(first)
+        }
+    }
+
+    deserializer.deserialize_seq(One(PhantomData))
+}
+
+impl From<OwnedPart> for Part<'_> {
+    fn from(part: OwnedPart) -> Self {
+        Self {
+            function_call: part.function_call.map(Box::new),
+            _function_response: part.function_response.map(Box::new),
+            _inline_data: part.inline_data.map(Box::new),
+            text: part.text.map(Cow::Owned),
+            thought: part.thought,
+            thought_signature: part.thought_signature.map(Cow::Owned),
+        }
+    }
+}
+
+impl From<OwnedCandidate> for Candidate<'_> {
+    fn from(candidate: OwnedCandidate) -> Self {
+        Self {
+            content: candidate.content.map(|content| Content {
+                first: None,
+                rest: content.parts.into_iter().map(Part::from).collect(),
+            }),
+            finish_reason: candidate.finish_reason.map(Cow::Owned),
+        }
+    }
+}
+
+impl From<StreamChunk> for Chunk<'_> {
+    fn from(chunk: StreamChunk) -> Self {
+        Self {
+            first_candidate: chunk.candidates.into_iter().next().map(Candidate::from),
+            usage_metadata: chunk.usage_metadata,
+            _model_version: chunk.model_version.map(Cow::Owned),
+            response_id: chunk.response_id.map(Cow::Owned),
+            prompt_feedback: chunk.prompt_feedback.map(Box::new),
+            error: chunk.error.map(Box::new),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the decoder reads of a chunk, from either parse.
+    fn summary(chunk: Chunk<'_>) -> String {
+        let first = chunk.first_candidate.map(|c| {
+            let parts: Vec<String> = c
+                .content
+                .map(|content| content.parts().map(|p| format!("{p:?}")).collect())
+                .unwrap_or_default();
+            (parts, c.finish_reason.map(Cow::into_owned))
+        });
+        format!(
+            "{first:?} {:?} {:?} {:?} {:?} {:?}",
+            chunk.usage_metadata,
+            chunk._model_version,
+            chunk.response_id,
+            chunk.prompt_feedback,
+            chunk.error
+        )
+    }
+
+    fn owned(data: &str) -> Option<String> {
+        serde_json::from_str::<StreamChunk>(data)
+            .ok()
+            .map(|c| summary(Chunk::from(c)))
+    }
+
+    #[test]
+    fn a_one_part_chunk_reads_as_the_owned_parse_does() {
+        for data in [
+            r#"{"candidates":[{"content":{"parts":[{"text":"a \"mock\" model"}],"role":"model"},"index":0}],"modelVersion":"m","responseId":"r","usageMetadata":{"promptTokenCount":12,"totalTokenCount":14}}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"hm","thought":true,"thoughtSignature":"c2ln"}]},"finishReason":"STOP"}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"read","args":{"path":"a"}}}]}}]}"#,
+            r#"{"candidates":[],"promptFeedback":{"blockReason":"SAFETY"}}"#,
+            r#"{"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED"}}"#,
+            r#"{"candidates":[{"content":{"parts":[]}}]}"#,
+        ] {
+            let fast = parse(data).map(summary);
+            assert!(fast.is_some(), "{data}");
+            assert_eq!(fast, owned(data), "{data}");
+        }
+    }
+
+    #[test]
+    fn several_candidates_or_parts_and_invalid_chunks_are_left_to_the_owned_parse() {
+        for data in [
+            r#"{"candidates":[{"content":{"parts":[{"text":"a"},{"text":"b"}]}}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"a"}]}},{"content":{"parts":[]}}]}"#,
+            r#"{"candidates":null}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":5}]}}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"a","text":"b"}]}}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"functionResponse":{}}]}}]}"#,
+        ] {
+            assert!(parse(data).is_none(), "{data}");
+        }
+        let several = r#"{"candidates":[{"content":{"parts":[{"text":"a"},{"text":"b"}]}}]}"#;
+        let chunk = Chunk::from(serde_json::from_str::<StreamChunk>(several).unwrap());
+        let texts: Vec<String> = chunk
+            .first_candidate
+            .and_then(|c| c.content)
+            .map(|c| {
+                c.parts()
+                    .filter_map(|p| p.text.map(Cow::into_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(texts, ["a", "b"], "the conversion keeps every part");
+    }
+}
