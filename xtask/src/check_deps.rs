@@ -13,6 +13,15 @@ const HTTP_CRATE: &str = "reqwest";
 const PROVIDER_PREFIX: &str = "pi-providers-";
 /// The dev-only test-support crate: allowed in `[dev-dependencies]` only.
 const TEST_SUPPORT: &str = "pi-test-support";
+/// The wire whose request conversion and stream decoder the other
+/// Responses-API wires share.
+const RESPONSES_WIRE: &str = "pi-providers-openai-responses";
+/// Wires that speak the Responses API with their own endpoint and body:
+/// they may depend on [`RESPONSES_WIRE`].
+const RESPONSES_FAMILY: &[&str] = &[
+    "pi-providers-azure-openai-responses",
+    "pi-providers-openai-codex-responses",
+];
 
 /// The subset of `cargo metadata --format-version 1` this check reads.
 #[derive(Debug, Deserialize)]
@@ -148,9 +157,11 @@ fn allowed(from: &str, to: &str, kind: &str) -> Result<(), String> {
         "xtask" => {
             Err("xtask may depend on no internal crate (it reads cargo metadata)".to_owned())
         }
-        p if is_provider(p) && is_provider(to) => {
-            Err("no provider depends on another provider".to_owned())
-        }
+        p if RESPONSES_FAMILY.contains(&p) && to == RESPONSES_WIRE => Ok(()),
+        p if is_provider(p) && is_provider(to) => Err(format!(
+            "no provider depends on another provider (only {} may use {RESPONSES_WIRE})",
+            RESPONSES_FAMILY.join(" and ")
+        )),
         p if is_provider(p) && matches!(to, "pi-ai" | "pi-http") => Ok(()),
         p if is_provider(p) => Err(format!("{p} may depend on pi-ai and pi-http only")),
         other => Err(format!(

@@ -91,7 +91,37 @@ fn providers_may_not_depend_on_each_other() {
         violations_of(&metadata),
         vec![
             "pi-agent-core -> pi-http is not allowed: pi-agent-core may depend on pi-ai only",
-            "pi-providers-google -> pi-providers-anthropic is not allowed: no provider depends on another provider",
+            "pi-providers-google -> pi-providers-anthropic is not allowed: no provider depends on another provider (only pi-providers-azure-openai-responses and pi-providers-openai-codex-responses may use pi-providers-openai-responses)",
+        ]
+    );
+}
+
+#[test]
+fn responses_family_wires_may_use_openai_responses_only() {
+    let mut metadata = workspace_metadata();
+    add_dependency(
+        &mut metadata,
+        "pi-providers-azure-openai-responses",
+        "pi-providers-openai-responses",
+        None,
+    );
+    add_dependency(
+        &mut metadata,
+        "pi-providers-openai-codex-responses",
+        "pi-providers-anthropic",
+        None,
+    );
+    add_dependency(
+        &mut metadata,
+        "pi-providers-mistral",
+        "pi-providers-openai-responses",
+        None,
+    );
+    assert_eq!(
+        violations_of(&metadata),
+        vec![
+            "pi-providers-mistral -> pi-providers-openai-responses is not allowed: no provider depends on another provider (only pi-providers-azure-openai-responses and pi-providers-openai-codex-responses may use pi-providers-openai-responses)",
+            "pi-providers-openai-codex-responses -> pi-providers-anthropic is not allowed: no provider depends on another provider (only pi-providers-azure-openai-responses and pi-providers-openai-codex-responses may use pi-providers-openai-responses)",
         ]
     );
 }

@@ -24,7 +24,8 @@ fn decode_frames(
         model.id.clone(),
         pi_ai::now_ms(),
     );
-    let decoder = pi_providers_azure_openai_responses::AzureOpenAiResponsesDecoder::new(model.clone());
+    let decoder =
+        pi_providers_azure_openai_responses::AzureOpenAiResponsesDecoder::new(model.clone());
     pi_http::replay_sse(initial, frames, decoder)
 }
 

@@ -50,7 +50,11 @@ fn base_url_precedence_and_api_version() {
         "https://opt.example.com/x/responses?api-version=v2%20beta"
     );
     assert_eq!(
-        resolve(&model("http://127.0.0.1:9/openai/v1/"), &none, &AzureEnv::default()),
+        resolve(
+            &model("http://127.0.0.1:9/openai/v1/"),
+            &none,
+            &AzureEnv::default()
+        ),
         "http://127.0.0.1:9/openai/v1/responses?api-version=v1"
     );
     assert_eq!(
@@ -66,14 +70,35 @@ fn base_url_precedence_and_api_version() {
 #[test]
 fn azure_hosts_get_the_v1_path() {
     for (given, normalized) in [
-        ("https://r.openai.azure.com", "https://r.openai.azure.com/openai/v1"),
-        ("https://r.openai.azure.com/", "https://r.openai.azure.com/openai/v1"),
-        ("https://r.openai.azure.com/openai/?x=1", "https://r.openai.azure.com/openai/v1"),
-        ("https://r.cognitiveservices.azure.com/openai", "https://r.cognitiveservices.azure.com/openai/v1"),
-        ("https://r.openai.azure.com/openai/v1//", "https://r.openai.azure.com/openai/v1"),
-        ("https://r.openai.azure.com/other", "https://r.openai.azure.com/other"),
+        (
+            "https://r.openai.azure.com",
+            "https://r.openai.azure.com/openai/v1",
+        ),
+        (
+            "https://r.openai.azure.com/",
+            "https://r.openai.azure.com/openai/v1",
+        ),
+        (
+            "https://r.openai.azure.com/openai/?x=1",
+            "https://r.openai.azure.com/openai/v1",
+        ),
+        (
+            "https://r.cognitiveservices.azure.com/openai",
+            "https://r.cognitiveservices.azure.com/openai/v1",
+        ),
+        (
+            "https://r.openai.azure.com/openai/v1//",
+            "https://r.openai.azure.com/openai/v1",
+        ),
+        (
+            "https://r.openai.azure.com/other",
+            "https://r.openai.azure.com/other",
+        ),
         ("https://proxy.example.com", "https://proxy.example.com"),
-        ("HTTPS://Proxy.Example.com/A/", "https://proxy.example.com/A"),
+        (
+            "HTTPS://Proxy.Example.com/A/",
+            "https://proxy.example.com/A",
+        ),
     ] {
         assert_eq!(normalize_base_url(given).unwrap(), normalized, "{given}");
     }
@@ -81,7 +106,9 @@ fn azure_hosts_get_the_v1_path() {
 
 #[test]
 fn deployment_names_from_the_option_the_map_or_the_model() {
-    let map = parse_deployment_name_map(" gpt-5.2 = dep-a ,, bad, =x, y=, gpt-4o=d1=extra, gpt-5.2=dep-b ");
+    let map = parse_deployment_name_map(
+        " gpt-5.2 = dep-a ,, bad, =x, y=, gpt-4o=d1=extra, gpt-5.2=dep-b ",
+    );
     assert_eq!(map.get("gpt-5.2").map(String::as_str), Some("dep-b"));
     assert_eq!(map.get("gpt-4o").map(String::as_str), Some("d1"));
     assert_eq!(map.len(), 2);
@@ -91,7 +118,10 @@ fn deployment_names_from_the_option_the_map_or_the_model() {
     };
     let none = AzureOpenAiResponsesOptions::default();
     assert_eq!(deployment_name(&model(""), &none, &env), "mapped");
-    assert_eq!(deployment_name(&model(""), &none, &AzureEnv::default()), "gpt-5.2");
+    assert_eq!(
+        deployment_name(&model(""), &none, &AzureEnv::default()),
+        "gpt-5.2"
+    );
     let blank = AzureEnv {
         deployment_name_map: Some("gpt-5.2= ".into()),
         ..AzureEnv::default()

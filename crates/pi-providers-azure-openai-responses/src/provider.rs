@@ -7,7 +7,9 @@ use pi_ai::{
     Api, AssistantMessage, AssistantMessageEventStream, Context, Model, SimpleStreamOptions,
     StreamFunction, StreamOptions, now_ms, register_api_provider,
 };
-use pi_http::{Headers, RetryPolicy, Wire, WireHeaders, WireOptions, WireProvider, resolve_api_key};
+use pi_http::{
+    Headers, RetryPolicy, Wire, WireHeaders, WireOptions, WireProvider, resolve_api_key,
+};
 
 use crate::config::{AzureConfig, AzureEnv, deployment_name};
 use crate::decode::AzureOpenAiResponsesDecoder;

@@ -12,8 +12,12 @@ use crate::wire::RequestBody;
 /// Providers whose `call|item` tool-call ids are rewritten to the Responses
 /// id rules when replayed from another model (Azure adds itself to
 /// openai-responses' list).
-pub const AZURE_TOOL_CALL_PROVIDERS: [&str; 4] =
-    ["openai", "openai-codex", "opencode", "azure-openai-responses"];
+pub const AZURE_TOOL_CALL_PROVIDERS: [&str; 4] = [
+    "openai",
+    "openai-codex",
+    "opencode",
+    "azure-openai-responses",
+];
 
 /// Encodes the request body of one call. Pure: the deployment name is
 /// `options.deployment_name` (resolved by `prepare`), else the model id.

@@ -5,10 +5,8 @@
 
 use serde::Serialize;
 
-pub use pi_providers_openai_responses::wire::{
-    FunctionTool, InputItem, Reasoning, StreamEvent,
-};
 use pi_providers_openai_responses::wire::serialize_js_number;
+pub use pi_providers_openai_responses::wire::{FunctionTool, InputItem, Reasoning, StreamEvent};
 
 /// The body of `POST {base}/responses`, in the order pi builds it.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -150,16 +150,15 @@ async fn a_model_without_base_url_fails_with_pis_text() {
 /// The options' api version and deployment name shape the URL and body.
 #[tokio::test]
 async fn options_choose_api_version_and_deployment() {
-    let server = MockServer::start([MockResponse::sse(
-        pi_test_support::sse_file_raw_frames("azure-openai-responses", "a-text-az-1.sse"),
-    )])
+    let server = MockServer::start([MockResponse::sse(pi_test_support::sse_file_raw_frames(
+        "azure-openai-responses",
+        "a-text-az-1.sse",
+    ))])
     .await
     .unwrap();
     let model = served(&server.url());
-    let mut options = <AzureOpenAiResponsesOptions as pi_http::WireOptions>::from_simple(
-        &model,
-        options(),
-    );
+    let mut options =
+        <AzureOpenAiResponsesOptions as pi_http::WireOptions>::from_simple(&model, options());
     options.api_version = Some("2025-04-01-preview".into());
     options.deployment_name = Some("my-deployment".into());
     let events: Vec<_> = AzureOpenAiResponsesProvider::new()

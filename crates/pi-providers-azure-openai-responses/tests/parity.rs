@@ -108,7 +108,13 @@ fn cases() -> Vec<Case> {
 fn fixture_folders_of_this_wire() {
     assert_eq!(
         common::capture_folders(),
-        ["a-text-az", "b-bash-az", "i-image-az", "t-think-az", "x-handoff-az"]
+        [
+            "a-text-az",
+            "b-bash-az",
+            "i-image-az",
+            "t-think-az",
+            "x-handoff-az"
+        ]
     );
 }
 
@@ -154,8 +160,12 @@ fn handoff_request_replays_anthropic_turns_as_pi_does() {
     assert!(input.iter().all(|i| i["type"] != "reasoning"));
     let text = case.captured["body"].to_string();
     assert!(!text.contains("signature"), "{text}");
-    let ours = serde_json::to_value(build_request_body(&case.model, &case.context, &case.options))
-        .unwrap();
+    let ours = serde_json::to_value(build_request_body(
+        &case.model,
+        &case.context,
+        &case.options,
+    ))
+    .unwrap();
     assert_eq!(ours["input"], case.captured["body"]["input"]);
 }
 
@@ -180,7 +190,11 @@ async fn send(case: &Case, frames: Vec<String>) -> Vec<RecordedRequest> {
 #[tokio::test]
 async fn requests_over_http_match_pi_path_headers_and_body() {
     for case in cases() {
-        let responses = read_jsonl(common::captures_dir().join(&case.folder).join("responses.jsonl"));
+        let responses = read_jsonl(
+            common::captures_dir()
+                .join(&case.folder)
+                .join("responses.jsonl"),
+        );
         let recorded = responses
             .iter()
             .find(|r| r["seq"] == case.captured["seq"])
@@ -198,7 +212,12 @@ async fn requests_over_http_match_pi_path_headers_and_body() {
         assert_eq!(ours.method, case.captured["method"].as_str().unwrap());
         assert_eq!(ours.path, case.captured["path"].as_str().unwrap());
         for name in ["content-type", "accept", "authorization", "session_id"] {
-            assert_eq!(ours.header(name), pi[name].as_str(), "{name} ({})", case.folder);
+            assert_eq!(
+                ours.header(name),
+                pi[name].as_str(),
+                "{name} ({})",
+                case.folder
+            );
         }
         assert_eq!(ours.header("api-key"), Some(case.api_key.as_str()));
         assert_eq!(ours.json(), case.captured["body"], "{}", case.folder);

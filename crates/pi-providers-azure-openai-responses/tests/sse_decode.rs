@@ -17,7 +17,12 @@ const WIRE: &str = "azure-openai-responses";
 
 async fn decode(name: &str, model: &Model) -> Vec<AssistantMessageEvent> {
     let frames = sse_file(WIRE, &format!("{name}.sse"));
-    let events = replay_events(model, frames, AzureOpenAiResponsesDecoder::new(model.clone())).await;
+    let events = replay_events(
+        model,
+        frames,
+        AzureOpenAiResponsesDecoder::new(model.clone()),
+    )
+    .await;
     assert_stream_contract(&events);
     events
 }
@@ -42,7 +47,8 @@ async fn recorded_answers_settle_as_pi_stored_them() {
             let name = format!("{folder}-{}", at + 1);
             let events = decode(&name, &model).await;
             snapshot(&name, &events);
-            let mut ours = serde_json::to_value(Message::Assistant(final_message(&events))).unwrap();
+            let mut ours =
+                serde_json::to_value(Message::Assistant(final_message(&events))).unwrap();
             let mut pis = pis;
             for message in [&mut ours, &mut pis] {
                 message.as_object_mut().unwrap().remove("timestamp");
@@ -55,7 +61,9 @@ async fn recorded_answers_settle_as_pi_stored_them() {
 }
 
 fn catalog(id: &str) -> Model {
-    pi_ai::get_model("azure-openai-responses", id).unwrap().clone()
+    pi_ai::get_model("azure-openai-responses", id)
+        .unwrap()
+        .clone()
 }
 
 /// pi passes Azure no service-tier pricing: a `priority` response costs

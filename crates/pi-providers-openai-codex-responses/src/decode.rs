@@ -144,7 +144,9 @@ fn codex_error_text(code: Option<&Value>, message: Option<&str>, data: &str) -> 
         (Some(message), _) => message.to_owned(),
         (None, Some(Value::String(code))) if !code.is_empty() => code.clone(),
         (None, Some(code)) if is_truthy(code) => code.to_string(),
-        _ => serde_json::from_str::<Value>(data).map_or_else(|_| data.to_owned(), |v| v.to_string()),
+        _ => {
+            serde_json::from_str::<Value>(data).map_or_else(|_| data.to_owned(), |v| v.to_string())
+        }
     };
     format!("Codex error: {detail}")
 }
@@ -184,9 +186,13 @@ pub(crate) fn error_message_at(status: u16, body: &str, now: i64) -> String {
         Some(other) => other.to_string(),
         None => String::new(),
     };
-    let limited = ["usage_limit_reached", "usage_not_included", "rate_limit_exceeded"]
-        .iter()
-        .any(|needle| code_text.contains(needle));
+    let limited = [
+        "usage_limit_reached",
+        "usage_not_included",
+        "rate_limit_exceeded",
+    ]
+    .iter()
+    .any(|needle| code_text.contains(needle));
     let friendly = if limited || status == 429 {
         let plan = match field("plan_type") {
             None => None,

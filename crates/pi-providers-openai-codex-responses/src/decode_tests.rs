@@ -7,9 +7,10 @@ const NOW: i64 = 1_767_225_600_000;
 
 #[test]
 fn usage_limits_get_pis_friendly_text() {
-    let body = json!({"error": {"type": "usage_limit_reached", "message": "limit", "plan_type": "PLUS",
+    let body =
+        json!({"error": {"type": "usage_limit_reached", "message": "limit", "plan_type": "PLUS",
         "resets_at": NOW / 1000 + 3600}})
-    .to_string();
+        .to_string();
     assert_eq!(
         error_message_at(404, &body, NOW),
         "You have hit your ChatGPT usage limit (plus plan). Try again in ~60 min."
@@ -37,7 +38,10 @@ fn other_errors_use_the_message_the_body_or_the_status() {
     let no_message = json!({"error": {"code": "x"}}).to_string();
     assert_eq!(error_message_at(400, &no_message, NOW), no_message);
     // A 429 without an error object keeps the raw body.
-    assert_eq!(error_message_at(429, r#"{"detail":"x"}"#, NOW), r#"{"detail":"x"}"#);
+    assert_eq!(
+        error_message_at(429, r#"{"detail":"x"}"#, NOW),
+        r#"{"detail":"x"}"#
+    );
     let odd_plan = json!({"error": {"code": "usage_limit_reached", "plan_type": 3}}).to_string();
     assert_eq!(error_message_at(429, &odd_plan, NOW), odd_plan);
 }

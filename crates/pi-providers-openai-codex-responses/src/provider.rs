@@ -9,7 +9,9 @@ use pi_ai::{
     Api, AssistantMessage, AssistantMessageEventStream, Context, Model, SimpleStreamOptions,
     StreamFunction, StreamOptions, now_ms, register_api_provider,
 };
-use pi_http::{Headers, RetryPolicy, Wire, WireHeaders, WireOptions, WireProvider, resolve_api_key};
+use pi_http::{
+    Headers, RetryPolicy, Wire, WireHeaders, WireOptions, WireProvider, resolve_api_key,
+};
 
 use crate::auth::{account_id, user_agent};
 use crate::decode::OpenAiCodexDecoder;
@@ -66,7 +68,10 @@ impl Wire for OpenAiCodexWire {
         let mut fixed = Headers::new();
         fixed.set("authorization", &format!("Bearer {api_key}"));
         // The provider checked the token before the call.
-        fixed.set("chatgpt-account-id", &account_id(api_key).unwrap_or_default());
+        fixed.set(
+            "chatgpt-account-id",
+            &account_id(api_key).unwrap_or_default(),
+        );
         fixed.set("originator", "pi");
         fixed.set("user-agent", user_agent());
         fixed.set("openai-beta", "responses=experimental");
@@ -168,7 +173,11 @@ impl StreamFunction for OpenAiCodexProvider {
         context: &Context,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
-        self.stream_with(model, context, OpenAiCodexOptions::from_stream(model, options))
+        self.stream_with(
+            model,
+            context,
+            OpenAiCodexOptions::from_stream(model, options),
+        )
     }
 
     fn stream_simple(
@@ -177,7 +186,11 @@ impl StreamFunction for OpenAiCodexProvider {
         context: &Context,
         options: SimpleStreamOptions,
     ) -> AssistantMessageEventStream {
-        self.stream_with(model, context, OpenAiCodexOptions::from_simple(model, options))
+        self.stream_with(
+            model,
+            context,
+            OpenAiCodexOptions::from_simple(model, options),
+        )
     }
 }
 
@@ -190,7 +203,10 @@ mod tests {
         for (base, url) in [
             ("", "https://chatgpt.com/backend-api/codex/responses"),
             ("  ", "https://chatgpt.com/backend-api/codex/responses"),
-            ("http://h/backend-api//", "http://h/backend-api/codex/responses"),
+            (
+                "http://h/backend-api//",
+                "http://h/backend-api/codex/responses",
+            ),
             ("http://h/x/codex", "http://h/x/codex/responses"),
             ("http://h/x/codex/responses/", "http://h/x/codex/responses"),
         ] {

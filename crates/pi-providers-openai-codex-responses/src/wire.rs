@@ -7,8 +7,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-pub use pi_providers_openai_responses::wire::{InputItem, Reasoning, StreamEvent};
 use pi_providers_openai_responses::wire::serialize_js_number;
+pub use pi_providers_openai_responses::wire::{InputItem, Reasoning, StreamEvent};
 
 /// The body of `POST {baseUrl}/codex/responses`, in the order pi builds it.
 #[derive(Debug, Clone, PartialEq, Serialize)]

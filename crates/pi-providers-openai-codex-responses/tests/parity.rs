@@ -162,8 +162,12 @@ fn handoff_request_replays_anthropic_turns_as_pi_does() {
     assert!(call.get("id").is_none());
     assert!(input.iter().all(|i| i["type"] != "reasoning"));
     assert!(!body.to_string().contains("signature"));
-    let ours = serde_json::to_value(build_request_body(&case.model, &case.context, &case.options))
-        .unwrap();
+    let ours = serde_json::to_value(build_request_body(
+        &case.model,
+        &case.context,
+        &case.options,
+    ))
+    .unwrap();
     assert_eq!(ours["input"], body["input"]);
 }
 
@@ -173,7 +177,8 @@ async fn send(case: &Case, answer: MockResponse) -> Vec<RecordedRequest> {
     model.base_url = model
         .base_url
         .replacen("http://127.0.0.1:18777", &server.url(), 1);
-    let stream = OpenAiCodexProvider::new().stream_with(&model, &case.context, case.options.clone());
+    let stream =
+        OpenAiCodexProvider::new().stream_with(&model, &case.context, case.options.clone());
     let events: Vec<_> = stream.collect().await;
     assert_eq!(events.last().unwrap().kind(), "done", "{}", case.folder);
     server.requests()
@@ -182,7 +187,11 @@ async fn send(case: &Case, answer: MockResponse) -> Vec<RecordedRequest> {
 #[tokio::test]
 async fn requests_over_http_match_pi_path_headers_and_body() {
     for case in cases() {
-        let responses = read_jsonl(common::captures_dir().join(&case.folder).join("responses.jsonl"));
+        let responses = read_jsonl(
+            common::captures_dir()
+                .join(&case.folder)
+                .join("responses.jsonl"),
+        );
         let recorded = responses
             .iter()
             .find(|r| r["seq"] == case.captured["seq"])
@@ -204,7 +213,12 @@ async fn requests_over_http_match_pi_path_headers_and_body() {
             "originator",
             "openai-beta",
         ] {
-            assert_eq!(ours.header(name), pi[name].as_str(), "{name} ({})", case.folder);
+            assert_eq!(
+                ours.header(name),
+                pi[name].as_str(),
+                "{name} ({})",
+                case.folder
+            );
         }
         let session_id = case.options.base.session_id.as_deref();
         assert_eq!(ours.header("session_id"), session_id);
@@ -249,8 +263,8 @@ async fn usage_limit_is_retried_then_reported_with_pis_text() {
         .await;
     let message = final_message(&events);
     assert_eq!(message.stop_reason, StopReason::Error);
-    let stderr = std::fs::read_to_string(common::captures_dir().join(folder).join("stderr.txt"))
-        .unwrap();
+    let stderr =
+        std::fs::read_to_string(common::captures_dir().join(folder).join("stderr.txt")).unwrap();
     assert_eq!(message.error_message.as_deref(), Some(stderr.trim_end()));
     assert_eq!(server.requests().len(), 4);
 }

@@ -8,11 +8,11 @@
 
 mod common;
 
-use pi_providers_openai_codex_responses::{OpenAiCodexOptions, build_request_body};
 use pi_ai::{
     Context, Message, Model, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool, get_model,
 };
 use pi_http::WireOptions;
+use pi_providers_openai_codex_responses::{OpenAiCodexOptions, build_request_body};
 use serde_json::{Value, json};
 
 const PNG: &str = "iVBORw0KGgo=";
@@ -91,9 +91,20 @@ fn text_turn_without_session_or_tools() {
 
 #[test]
 fn images_on_a_text_model_and_on_an_image_model() {
-    let ctx = context(tool_conversation("openai-codex-responses", common::PROVIDER, "other", "call_1|fc_1"));
-    insta::assert_json_snapshot!("text_model", encode(&common::model("mock-cdx"), &ctx, session()));
-    insta::assert_json_snapshot!("image_model", encode(&common::model("mock-cdx-vision"), &ctx, session()));
+    let ctx = context(tool_conversation(
+        "openai-codex-responses",
+        common::PROVIDER,
+        "other",
+        "call_1|fc_1",
+    ));
+    insta::assert_json_snapshot!(
+        "text_model",
+        encode(&common::model("mock-cdx"), &ctx, session())
+    );
+    insta::assert_json_snapshot!(
+        "image_model",
+        encode(&common::model("mock-cdx-vision"), &ctx, session())
+    );
 }
 
 #[test]
@@ -101,7 +112,9 @@ fn reasoning_levels_of_catalog_models() {
     let mut table = serde_json::Map::new();
     for id in ["gpt-5.1-codex-mini", "gpt-5.2"] {
         let model = get_model("openai-codex", id).unwrap();
-        let ctx = context(messages(json!([{"role": "user", "content": "Think.", "timestamp": 1}])));
+        let ctx = context(messages(
+            json!([{"role": "user", "content": "Think.", "timestamp": 1}]),
+        ));
         for level in [
             None,
             Some(ThinkingLevel::Minimal),

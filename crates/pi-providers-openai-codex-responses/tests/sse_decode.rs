@@ -16,11 +16,7 @@ use serde_json::Value;
 
 const WIRE: &str = "openai-codex-responses";
 
-async fn decode_tier(
-    name: &str,
-    model: &Model,
-    tier: Option<&str>,
-) -> Vec<AssistantMessageEvent> {
+async fn decode_tier(name: &str, model: &Model, tier: Option<&str>) -> Vec<AssistantMessageEvent> {
     let frames = sse_file(WIRE, &format!("{name}.sse"));
     let decoder = OpenAiCodexDecoder::new(model.clone(), tier.map(str::to_owned));
     let events = replay_events(model, frames, decoder).await;
@@ -60,7 +56,8 @@ async fn recorded_answers_settle_as_pi_stored_them() {
             let name = format!("{folder}-{}", at + 1);
             let events = decode(&name, &model).await;
             snapshot(&name, &events);
-            let mut ours = serde_json::to_value(Message::Assistant(final_message(&events))).unwrap();
+            let mut ours =
+                serde_json::to_value(Message::Assistant(final_message(&events))).unwrap();
             let mut pis = pis;
             for message in [&mut ours, &mut pis] {
                 message.as_object_mut().unwrap().remove("timestamp");
@@ -77,10 +74,20 @@ async fn recorded_answers_settle_as_pi_stored_them() {
 async fn codex_endings_and_errors() {
     let model = catalog("gpt-5.4-mini");
     for (name, stop, text, error) in [
-        ("response-done", StopReason::Stop, "Done via response.done.", None),
+        (
+            "response-done",
+            StopReason::Stop,
+            "Done via response.done.",
+            None,
+        ),
         ("unknown-status", StopReason::Stop, "An odd status.", None),
         ("incomplete", StopReason::Length, "Cut at the limit", None),
-        ("no-terminal-event", StopReason::Stop, "The body just ends", None),
+        (
+            "no-terminal-event",
+            StopReason::Stop,
+            "The body just ends",
+            None,
+        ),
         (
             "untyped-frames-skipped",
             StopReason::Stop,
@@ -133,8 +140,13 @@ async fn codex_endings_and_errors() {
 async fn a_default_response_tier_prices_at_the_requested_tier() {
     let model = catalog("gpt-5.4-mini");
     let list = model.cost.input + model.cost.output;
-    let flex = final_message(&decode_tier("flex-tier-default-response", &model, Some("flex")).await);
-    assert!((flex.usage.cost.total - list * 0.5).abs() < 1e-9, "{}", flex.usage.cost.total);
+    let flex =
+        final_message(&decode_tier("flex-tier-default-response", &model, Some("flex")).await);
+    assert!(
+        (flex.usage.cost.total - list * 0.5).abs() < 1e-9,
+        "{}",
+        flex.usage.cost.total
+    );
     let plain = final_message(&decode("flex-tier-default-response", &model).await);
     assert!((plain.usage.cost.total - list).abs() < 1e-9);
 }

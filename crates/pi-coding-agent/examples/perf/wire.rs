@@ -19,8 +19,9 @@ pub struct Wire {
     base_path: &'static str,
 }
 
-/// The four wires pi speaks.
-pub const WIRES: [Wire; 4] = [
+/// The wires measured (azure-openai-responses replays the openai-responses
+/// capture: the same events, its own endpoint and decoder).
+pub const WIRES: [Wire; 5] = [
     Wire {
         name: "anthropic-messages",
         api: "anthropic-messages",
@@ -43,6 +44,13 @@ pub const WIRES: [Wire; 4] = [
         base_path: "/v1",
     },
     Wire {
+        name: "azure-openai-responses",
+        api: "azure-openai-responses",
+        provider: "azure-openai-responses",
+        capture: "a-text-resp",
+        base_path: "/openai/v1",
+    },
+    Wire {
         name: "google-generative-ai",
         api: "google-generative-ai",
         provider: "google",
@@ -57,6 +65,7 @@ pub fn register_all() {
     pi_providers_openai_completions::register();
     pi_providers_openai_responses::register();
     pi_providers_google::register();
+    pi_providers_azure_openai_responses::register();
 }
 
 fn fixtures() -> PathBuf {
