@@ -11,7 +11,6 @@ use pi_providers_azure_openai_responses::AzureOpenAiResponsesDecoder;
 use pi_test_support::summary::stream_summary;
 use pi_test_support::{assert_stream_contract, final_message, replay_events, sse_file};
 use pretty_assertions::assert_eq;
-use serde_json::Value;
 
 const WIRE: &str = "azure-openai-responses";
 
@@ -38,18 +37,16 @@ async fn recorded_answers_settle_as_pi_stored_them() {
     for folder in common::capture_folders() {
         let (_, model_id) = common::command_model(&folder);
         let model = common::model(&model_id);
-        let stored: Vec<Value> = common::session(&folder)
+        let stored = common::session(&folder)
             .assistant_json
             .into_iter()
-            .filter(|m| m["provider"] == common::PROVIDER)
-            .collect();
-        for (at, pis) in stored.into_iter().enumerate() {
+            .filter(|m| m["provider"] == common::PROVIDER);
+        for (at, mut pis) in stored.enumerate() {
             let name = format!("{folder}-{}", at + 1);
             let events = decode(&name, &model).await;
             snapshot(&name, &events);
             let mut ours =
                 serde_json::to_value(Message::Assistant(final_message(&events))).unwrap();
-            let mut pis = pis;
             for message in [&mut ours, &mut pis] {
                 message.as_object_mut().unwrap().remove("timestamp");
             }

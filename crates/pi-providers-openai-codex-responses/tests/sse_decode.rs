@@ -12,7 +12,6 @@ use pi_providers_openai_codex_responses::OpenAiCodexDecoder;
 use pi_test_support::summary::stream_summary;
 use pi_test_support::{assert_stream_contract, final_message, replay_events, sse_file};
 use pretty_assertions::assert_eq;
-use serde_json::Value;
 
 const WIRE: &str = "openai-codex-responses";
 
@@ -47,18 +46,16 @@ async fn recorded_answers_settle_as_pi_stored_them() {
         } else {
             pi_ai::get_model(&provider, &model_id).unwrap().clone()
         };
-        let stored: Vec<Value> = common::session(&folder)
+        let stored = common::session(&folder)
             .assistant_json
             .into_iter()
-            .filter(|m| m["provider"] == provider.as_str() && m["stopReason"] != "error")
-            .collect();
-        for (at, pis) in stored.into_iter().enumerate() {
+            .filter(|m| m["provider"] == provider.as_str() && m["stopReason"] != "error");
+        for (at, mut pis) in stored.enumerate() {
             let name = format!("{folder}-{}", at + 1);
             let events = decode(&name, &model).await;
             snapshot(&name, &events);
             let mut ours =
                 serde_json::to_value(Message::Assistant(final_message(&events))).unwrap();
-            let mut pis = pis;
             for message in [&mut ours, &mut pis] {
                 message.as_object_mut().unwrap().remove("timestamp");
             }
