@@ -37,6 +37,27 @@ const CODEX_RESPONSE_STATUSES: [&str; 6] = [
 /// The `type` that openai-responses does not know but Codex completes on.
 static RESPONSE_DONE: LazyLock<Finder<'static>> =
     LazyLock::new(|| Finder::new(b"\"response.done\""));
+/// `"error"`: in JSON only a key or a string that is exactly `error`.
+static ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"error\""));
+/// The start of every event type; what follows tells the lifecycle ones.
+static RESPONSE_DOT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"response."));
+
+/// Whether a frame may be one Codex reads differently from openai-responses
+/// (`error`, `response.failed`, `response.done`, `response.completed`,
+/// `response.incomplete`): any such `type` string appears in it whole.
+/// False positives (an `"error":null` field, a `"response.done"` text) only
+/// take the slow path.
+fn may_be_special(data: &[u8]) -> bool {
+    if ERROR.find(data).is_some() {
+        return true;
+    }
+    RESPONSE_DOT.find_iter(data).any(|at| {
+        let rest = &data[at + b"\"response.".len()..];
+        [&b"done\""[..], b"failed\"", b"completed\"", b"incomplete\""]
+            .iter()
+            .any(|kind| rest.starts_with(kind))
+    })
+}
 
 /// `response.done`, read only when a frame names that type.
 #[derive(Debug, Deserialize)]
@@ -60,6 +81,17 @@ impl OpenAiCodexDecoder {
         Self {
             inner: OpenAiResponsesDecoder::new(model, service_tier.clone()),
             service_tier,
+        }
+    }
+
+    /// A frame that is not a readable event: `Invalid Codex SSE JSON` when
+    /// it is no JSON, skipped when it has no string `type` (pi's
+    /// `mapCodexEvents`), else `error`.
+    fn unparsed(&self, data: &str, error: DecodeError) -> Result<Option<StreamEnd>, DecodeError> {
+        match serde_json::from_str::<Value>(data) {
+            Err(json) => Err(format!("Invalid Codex SSE JSON: {json}").into()),
+            Ok(value) if !value.get("type").is_some_and(Value::is_string) => Ok(None),
+            Ok(_) => Err(error),
         }
     }
 
@@ -94,6 +126,17 @@ impl SseDecoder for OpenAiCodexDecoder {
         if data.is_empty() || data == "[DONE]" {
             return Ok(None);
         }
+        if !may_be_special(data.as_bytes()) {
+            // An event both wires read alike. A frame openai-responses
+            // cannot parse changes nothing before failing; it is judged
+            // again as Codex judges it.
+            return match self.inner.frame(frame, sink) {
+                Err(error) if serde_json::from_str::<StreamEvent>(data).is_err() => {
+                    self.unparsed(data, error)
+                }
+                other => other,
+            };
+        }
         match serde_json::from_str::<StreamEvent>(data) {
             Ok(StreamEvent::Error { code, message, .. }) => {
                 Err(codex_error_text(code.as_ref(), message.as_deref(), data).into())
@@ -116,11 +159,7 @@ impl SseDecoder for OpenAiCodexDecoder {
                 }
             }
             Ok(event) => Ok(self.inner.apply(event, sink)?),
-            Err(error) => match serde_json::from_str::<Value>(data) {
-                Err(error) => Err(format!("Invalid Codex SSE JSON: {error}").into()),
-                Ok(value) if !value.get("type").is_some_and(Value::is_string) => Ok(None),
-                Ok(_) => Err(format!("Invalid Codex SSE event: {error}").into()),
-            },
+            Err(error) => self.unparsed(data, format!("Invalid Codex SSE event: {error}").into()),
         }
     }
 

@@ -65,3 +65,25 @@ fn codex_error_events_name_message_code_or_event() {
         r#"Codex error: {"type":"error"}"#
     );
 }
+
+#[test]
+fn only_frames_naming_a_lifecycle_type_or_error_take_the_slow_path() {
+    for special in [
+        r#"{"type":"error","message":"x"}"#,
+        r#"{"type":"response.failed","response":{}}"#,
+        r#"{"response":{},"type":"response.done"}"#,
+        r#"{"type":"response.completed","response":{}}"#,
+        r#"{"type":"response.incomplete","response":{}}"#,
+        r#"{"type":"response.created","response":{"error":null}}"#,
+    ] {
+        assert!(may_be_special(special.as_bytes()), "{special}");
+    }
+    for plain in [
+        r#"{"type":"response.output_text.delta","delta":"an error happened"}"#,
+        r#"{"type":"response.output_text.delta","delta":"say \"error\" or response.done"}"#,
+        r#"{"type":"response.output_item.done","item":{"type":"message"}}"#,
+        r#"{"type":"response.function_call_arguments.delta","delta":"{\"e\":1}"}"#,
+    ] {
+        assert!(!may_be_special(plain.as_bytes()), "{plain}");
+    }
+}
