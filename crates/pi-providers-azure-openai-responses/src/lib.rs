@@ -26,7 +26,8 @@ pub mod wire;
 use pi_ai::Api;
 
 pub use config::{
-    AzureConfig, AzureEnv, DEFAULT_API_VERSION, normalize_base_url, parse_deployment_name_map,
+    AzureConfig, AzureConfigError, AzureEnv, DEFAULT_API_VERSION, normalize_base_url,
+    parse_deployment_name_map,
 };
 pub use decode::AzureOpenAiResponsesDecoder;
 pub use options::AzureOpenAiResponsesOptions;
