@@ -10,6 +10,7 @@ SSE = {
     "sse_anthropic": "anthropic-messages",
     "sse_openai_completions": "openai-completions",
     "sse_openai_responses": "openai-responses",
+    "sse_openai_codex_responses": "openai-codex-responses",
     "sse_google": "google-generative-ai",
     "sse_mistral": "mistral-conversations",
 }

@@ -16,7 +16,17 @@ const TEST_SUPPORT: &str = "pi-test-support";
 /// The provider-to-provider edges DESIGN.md allows: a wire that speaks
 /// another wire's format behind other endpoints and auth reuses that
 /// crate's encoder and decoder instead of a copy.
-const SHARED_WIRE_EDGES: &[(&str, &str)] = &[("pi-providers-google-vertex", "pi-providers-google")];
+const SHARED_WIRE_EDGES: &[(&str, &str)] = &[
+    ("pi-providers-google-vertex", "pi-providers-google"),
+    (
+        "pi-providers-azure-openai-responses",
+        "pi-providers-openai-responses",
+    ),
+    (
+        "pi-providers-openai-codex-responses",
+        "pi-providers-openai-responses",
+    ),
+];
 
 /// The subset of `cargo metadata --format-version 1` this check reads.
 #[derive(Debug, Deserialize)]

@@ -97,6 +97,36 @@ fn providers_may_not_depend_on_each_other() {
 }
 
 #[test]
+fn responses_family_wires_may_use_openai_responses_only() {
+    let mut metadata = workspace_metadata();
+    add_dependency(
+        &mut metadata,
+        "pi-providers-azure-openai-responses",
+        "pi-providers-openai-responses",
+        None,
+    );
+    add_dependency(
+        &mut metadata,
+        "pi-providers-openai-codex-responses",
+        "pi-providers-anthropic",
+        None,
+    );
+    add_dependency(
+        &mut metadata,
+        "pi-providers-mistral",
+        "pi-providers-openai-responses",
+        None,
+    );
+    assert_eq!(
+        violations_of(&metadata),
+        vec![
+            "pi-providers-mistral -> pi-providers-openai-responses is not allowed: no provider depends on another provider",
+            "pi-providers-openai-codex-responses -> pi-providers-anthropic is not allowed: no provider depends on another provider",
+        ]
+    );
+}
+
+#[test]
 fn vertex_may_reuse_the_google_wire_but_not_the_reverse() {
     let mut metadata = workspace_metadata();
     add_dependency(

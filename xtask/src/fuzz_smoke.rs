@@ -12,6 +12,7 @@ pub const TARGETS: &[&str] = &[
     "sse_anthropic",
     "sse_openai_completions",
     "sse_openai_responses",
+    "sse_openai_codex_responses",
     "sse_google",
     "sse_mistral",
     "partial_json",

@@ -99,8 +99,9 @@ impl OpenAiResponsesDecoder {
         }
     }
 
-    /// Applies one parsed event.
-    fn apply(
+    /// Applies one parsed event (wires that read the same events with
+    /// their own framing or error rules call this directly).
+    pub fn apply(
         &mut self,
         event: StreamEvent,
         sink: &mut EventSink,

@@ -30,9 +30,14 @@ pub mod wire;
 use pi_ai::Api;
 
 pub use decode::OpenAiResponsesDecoder;
-pub use options::{OpenAiResponsesOptions, ReasoningSummary, clamp_thinking_level};
+pub use options::{
+    LevelMapping, OpenAiResponsesOptions, ReasoningSummary, clamp_thinking_level, level_mapping,
+};
 pub use provider::{DEFAULT_BASE_URL, OpenAiResponsesProvider, OpenAiResponsesWire};
-pub use request::build_request_body;
+pub use request::{
+    OPENAI_TOOL_CALL_PROVIDERS, build_request_body, convert_messages, convert_tools,
+    reasoning_params,
+};
 
 /// Source id of this crate's registrations in the api registry.
 pub const SOURCE_ID: &str = "pi-providers-openai-responses";

@@ -92,7 +92,7 @@ impl OpenAiResponsesOptions {
 
 /// One entry of a model's `thinkingLevelMap`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LevelMapping<'a> {
+pub enum LevelMapping<'a> {
     /// No entry: the provider's default value.
     Default,
     /// `null`: the level is not supported.
@@ -102,7 +102,7 @@ pub(crate) enum LevelMapping<'a> {
 }
 
 /// The model's `thinkingLevelMap` entry for `level` (`off`, `minimal`, ... `xhigh`).
-pub(crate) fn level_mapping<'a>(model: &'a Model, level: &str) -> LevelMapping<'a> {
+pub fn level_mapping<'a>(model: &'a Model, level: &str) -> LevelMapping<'a> {
     match model
         .extra
         .get("thinkingLevelMap")

@@ -17,7 +17,7 @@ use crate::wire::{
 
 /// Providers whose `call|item` tool-call ids are rewritten to the Responses
 /// id rules when replayed from another model.
-const OPENAI_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
+pub const OPENAI_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
 
 /// Function output of a tool result that has images but no text.
 const IMAGE_ONLY_OUTPUT: &str = "(see attached image)";
@@ -52,7 +52,7 @@ pub fn build_request_body(
     let (reasoning, include) = reasoning_params(model, options);
     RequestBody {
         model: model.id.clone(),
-        input: convert_messages(model, context),
+        input: convert_messages(model, context, &OPENAI_TOOL_CALL_PROVIDERS, true),
         stream: true,
         prompt_cache_key,
         prompt_cache_retention: long_retention.then(|| "24h".to_owned()),
@@ -71,7 +71,7 @@ pub fn build_request_body(
 }
 
 /// `reasoning` and `include` for `model` and the requested effort.
-fn reasoning_params(
+pub fn reasoning_params(
     model: &Model,
     options: &OpenAiResponsesOptions,
 ) -> (Option<Reasoning>, Option<Vec<String>>) {
@@ -116,7 +116,7 @@ fn reasoning_params(
 }
 
 /// Tools as `{type:"function", name, description, parameters, strict:false}`.
-fn convert_tools(tools: &[Tool]) -> Vec<FunctionTool> {
+pub fn convert_tools(tools: &[Tool]) -> Vec<FunctionTool> {
     tools
         .iter()
         .map(|tool| FunctionTool {
@@ -128,17 +128,29 @@ fn convert_tools(tools: &[Tool]) -> Vec<FunctionTool> {
         .collect()
 }
 
-/// The `input` items: system prompt, then every replayable message.
-fn convert_messages(model: &Model, context: &Context) -> Vec<InputItem> {
+/// The `input` items (pi's `convertResponsesMessages`): the system prompt
+/// when `include_system_prompt`, then every replayable message. Tool-call
+/// ids are rewritten to the Responses id rules when `model.provider` is one
+/// of `tool_call_providers`.
+pub fn convert_messages(
+    model: &Model,
+    context: &Context,
+    tool_call_providers: &[&str],
+    include_system_prompt: bool,
+) -> Vec<InputItem> {
     let normalize =
         |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id_responses(id);
-    let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> = OPENAI_TOOL_CALL_PROVIDERS
+    let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> = tool_call_providers
         .contains(&model.provider.as_str())
         .then_some(&normalize);
     let transformed = transform_messages_borrowed(&context.messages, model, normalizer);
 
     let mut items = Vec::with_capacity(transformed.len() + 1);
-    if let Some(prompt) = context.system_prompt.as_ref().filter(|p| !p.is_empty()) {
+    if let Some(prompt) = context
+        .system_prompt
+        .as_ref()
+        .filter(|p| include_system_prompt && !p.is_empty())
+    {
         let content = prompt.clone();
         items.push(InputItem::Role(if model.reasoning {
             RoleMessage::Developer { content }

@@ -49,7 +49,7 @@ pub struct RequestBody {
 }
 
 /// Writes an `f64` as JavaScript does: integral values without a fraction.
-fn serialize_js_number<S: Serializer>(
+pub fn serialize_js_number<S: Serializer>(
     value: &Option<f64>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
@@ -63,7 +63,7 @@ fn serialize_js_number<S: Serializer>(
 }
 
 /// The integer JavaScript would print for `v`, when `v` is integral and exact.
-pub(crate) fn js_integral(v: f64) -> Option<i64> {
+pub fn js_integral(v: f64) -> Option<i64> {
     /// 2^53: the largest integer an `f64` holds exactly.
     const MAX_SAFE: f64 = 9_007_199_254_740_992.0;
     // The guard makes the cast exact.

@@ -23,8 +23,9 @@ pub struct Wire {
     base_path: &'static str,
 }
 
-/// The wires measured.
-pub const WIRES: [Wire; 6] = [
+/// The wires measured (azure-openai-responses replays the openai-responses
+/// capture: the same events, its own endpoint and decoder).
+pub const WIRES: [Wire; 7] = [
     Wire {
         name: "anthropic-messages",
         api: "anthropic-messages",
@@ -51,6 +52,15 @@ pub const WIRES: [Wire; 6] = [
         capture: "a-text-resp",
         repeated: "a mock model",
         base_path: "/v1",
+    },
+    Wire {
+        name: "azure-openai-responses",
+        api: "azure-openai-responses",
+        provider: "azure-openai-responses",
+        captures: "pi-0.73.1",
+        capture: "a-text-resp",
+        repeated: "a mock model",
+        base_path: "/openai/v1",
     },
     Wire {
         name: "google-generative-ai",
@@ -90,6 +100,7 @@ pub fn register_all() {
     pi_providers_google::register();
     pi_providers_mistral::register();
     pi_providers_google_vertex::register();
+    pi_providers_azure_openai_responses::register();
 }
 
 fn fixtures() -> PathBuf {

@@ -169,6 +169,8 @@ pub fn register_providers() {
     pi_providers_google::register();
     pi_providers_mistral::register();
     pi_providers_google_vertex::register();
+    pi_providers_azure_openai_responses::register();
+    pi_providers_openai_codex_responses::register();
 }
 
 fn open_session(

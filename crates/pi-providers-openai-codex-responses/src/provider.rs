@@ -1,0 +1,216 @@
+//! The `openai-codex-responses` wire over `pi-http`, and the provider that
+//! checks the token's account id before handing a call to
+//! [`pi_http::stream_wire`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pi_ai::{
+    Api, AssistantMessage, AssistantMessageEventStream, Context, Model, SimpleStreamOptions,
+    StreamFunction, StreamOptions, now_ms, register_api_provider,
+};
+use pi_http::{
+    Headers, RetryPolicy, Wire, WireHeaders, WireOptions, WireProvider, resolve_api_key,
+};
+
+use crate::auth::{account_id, user_agent};
+use crate::decode::OpenAiCodexDecoder;
+use crate::options::OpenAiCodexOptions;
+use crate::request::build_request_body;
+use crate::wire::RequestBody;
+
+/// The ChatGPT backend, used when a model has no base URL.
+pub const DEFAULT_BASE_URL: &str = "https://chatgpt.com/backend-api";
+
+/// pi's `resolveCodexUrl`: the base (trailing slashes dropped) with
+/// `/codex/responses`, unless it already ends in `/codex` or `/codex/responses`.
+pub fn codex_url(base_url: &str) -> String {
+    let raw = if base_url.trim().is_empty() {
+        DEFAULT_BASE_URL
+    } else {
+        base_url
+    };
+    let normalized = raw.trim_end_matches('/');
+    if normalized.ends_with("/codex/responses") {
+        normalized.to_owned()
+    } else if normalized.ends_with("/codex") {
+        format!("{normalized}/responses")
+    } else {
+        format!("{normalized}/codex/responses")
+    }
+}
+
+/// The `openai-codex-responses` wire (pi's `streamOpenAICodexResponses`,
+/// SSE transport).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenAiCodexWire;
+
+impl Wire for OpenAiCodexWire {
+    type Options = OpenAiCodexOptions;
+    type Body = RequestBody;
+    type Decoder = OpenAiCodexDecoder;
+
+    fn url(&self, model: &Model) -> String {
+        codex_url(&model.base_url)
+    }
+
+    /// pi's SSE headers, set over the model's and the call's: the bearer
+    /// token, `chatgpt-account-id`, `originator: pi`, pi's user agent,
+    /// `OpenAI-Beta: responses=experimental`, `accept`, `content-type`, and
+    /// `session_id` / `x-client-request-id` for a session.
+    fn headers(
+        &self,
+        _model: &Model,
+        _context: &Context,
+        options: &OpenAiCodexOptions,
+        api_key: &str,
+    ) -> WireHeaders {
+        let mut fixed = Headers::new();
+        fixed.set("authorization", &format!("Bearer {api_key}"));
+        // The provider checked the token before the call.
+        fixed.set(
+            "chatgpt-account-id",
+            &account_id(api_key).unwrap_or_default(),
+        );
+        fixed.set("originator", "pi");
+        fixed.set("user-agent", user_agent());
+        fixed.set("openai-beta", "responses=experimental");
+        fixed.set("accept", "text/event-stream");
+        fixed.set("content-type", "application/json");
+        if let Some(session_id) = options.base.session_id.as_deref() {
+            fixed.set("session_id", session_id);
+            fixed.set("x-client-request-id", session_id);
+        }
+        WireHeaders {
+            base: Headers::new(),
+            after_model: Headers::new(),
+            fixed,
+        }
+    }
+
+    fn body(&self, model: &Model, context: &Context, options: &OpenAiCodexOptions) -> RequestBody {
+        build_request_body(model, context, options)
+    }
+
+    fn decoder(
+        &self,
+        model: &Model,
+        _context: &Context,
+        options: &OpenAiCodexOptions,
+        _api_key: &str,
+    ) -> OpenAiCodexDecoder {
+        OpenAiCodexDecoder::new(model.clone(), options.service_tier.clone())
+    }
+
+    /// pi's own loop: three retries after 1 s, 2 s and 4 s.
+    fn retry_policy(&self, options: &OpenAiCodexOptions) -> RetryPolicy {
+        RetryPolicy {
+            max_retries: 3,
+            initial_delay: Duration::from_secs(1),
+            max_backoff: Duration::from_secs(4),
+            ..RetryPolicy::for_options(options.base())
+        }
+    }
+}
+
+/// The `openai-codex-responses` stream function: a key that is not a JWT
+/// with a ChatGPT account id ends the stream with pi's error; otherwise
+/// [`OpenAiCodexWire`] runs over `pi-http`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenAiCodexProvider {
+    retry_policy: Option<RetryPolicy>,
+}
+
+impl OpenAiCodexProvider {
+    /// The provider with pi's Codex retries.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Uses `policy` for retries before the stream starts.
+    #[must_use]
+    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry_policy = Some(policy);
+        self
+    }
+
+    /// Streams with the wire's full options.
+    pub fn stream_with(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: OpenAiCodexOptions,
+    ) -> AssistantMessageEventStream {
+        // A missing key is reported first (by the transport), as in pi.
+        if let Some(key) = resolve_api_key(model, options.base())
+            && let Err(error) = account_id(&key)
+        {
+            let initial = AssistantMessage::empty(
+                model.api.clone(),
+                model.provider.clone(),
+                model.id.clone(),
+                now_ms(),
+            );
+            return AssistantMessageEventStream::failed(initial, error.to_string());
+        }
+        let mut provider = WireProvider::of(OpenAiCodexWire);
+        if let Some(policy) = self.retry_policy {
+            provider = provider.with_retry_policy(policy);
+        }
+        provider.stream_with(model, context, options)
+    }
+
+    /// Registers this provider for `api` in pi's global api registry.
+    pub fn register(self, api: Api, source_id: &str) {
+        register_api_provider(api, Arc::new(self), source_id);
+    }
+}
+
+impl StreamFunction for OpenAiCodexProvider {
+    fn stream(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.stream_with(
+            model,
+            context,
+            OpenAiCodexOptions::from_stream(model, options),
+        )
+    }
+
+    fn stream_simple(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.stream_with(
+            model,
+            context,
+            OpenAiCodexOptions::from_simple(model, options),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_endpoint_is_built_from_the_base_url() {
+        for (base, url) in [
+            ("", "https://chatgpt.com/backend-api/codex/responses"),
+            ("  ", "https://chatgpt.com/backend-api/codex/responses"),
+            (
+                "http://h/backend-api//",
+                "http://h/backend-api/codex/responses",
+            ),
+            ("http://h/x/codex", "http://h/x/codex/responses"),
+            ("http://h/x/codex/responses/", "http://h/x/codex/responses"),
+        ] {
+            assert_eq!(codex_url(base), url, "{base:?}");
+        }
+    }
+}
