@@ -7,11 +7,13 @@ use std::pin::pin;
 use std::time::Duration;
 
 use futures::StreamExt;
+use futures::future::Either;
 use pi_ai::{
     ABORTED_MESSAGE, AssistantMessage, AssistantMessageEventStream, CancellationToken, DoneReason,
     ErrorReason, EventSink, StreamOptions,
 };
 
+use crate::framing::{BodyFraming, framed_body};
 use crate::{
     DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, ErrorClass, HttpClient, HttpError,
     HttpRequest, RetryPolicy, SseFrame, sse_frames,
@@ -88,6 +90,14 @@ pub trait SseDecoder: Send + 'static {
         crate::status_error_message(status, body)
     }
 
+    /// As [`SseDecoder::http_error_message`], for clients that also read the
+    /// response headers (the AWS SDK names the error in `x-amzn-errortype`);
+    /// `headers` have lower-case names. The default ignores them.
+    fn http_error_text(&self, status: u16, headers: &[(String, String)], body: &str) -> String {
+        let _ = headers;
+        self.http_error_message(status, body)
+    }
+
     /// Whether a cancelled call ends its open text and thinking blocks
     /// before the `aborted` error (see [`EventSink::end_blocks_on_abort`]).
     fn ends_blocks_on_abort(&self) -> bool {
@@ -133,6 +143,18 @@ pub fn stream_sse<D: SseDecoder>(
     initial: AssistantMessage,
     call: SseCall,
     cancel: CancellationToken,
+    decoder: D,
+) -> AssistantMessageEventStream {
+    stream_framed(initial, call, None, cancel, decoder)
+}
+
+/// [`stream_sse`] for a body cut by `framing` (SSE when `None`): the same
+/// call, errors and decoder loop, with the framing's content-type check.
+pub fn stream_framed<D: SseDecoder>(
+    initial: AssistantMessage,
+    call: SseCall,
+    framing: Option<Box<dyn BodyFraming>>,
+    cancel: CancellationToken,
     mut decoder: D,
 ) -> AssistantMessageEventStream {
     let provider = initial.provider.to_string();
@@ -156,7 +178,12 @@ pub fn stream_sse<D: SseDecoder>(
             Ok(response) => response,
             Err(error) => return fail(sink, &provider, &decoder, error),
         };
-        let response = match not_an_event_stream(response, call.first_byte_timeout).await {
+        let accepts = |content_type: &str| match &framing {
+            None => content_type.contains("event-stream"),
+            Some(framing) => framing.accepts_content_type(content_type),
+        };
+        let checked = not_an_event_stream(response, call.first_byte_timeout, accepts).await;
+        let response = match checked {
             Ok(response) => response,
             Err(text) => {
                 return sink.error_with_class(ErrorClass::InvalidResponse, named(&provider, text));
@@ -164,7 +191,11 @@ pub fn stream_sse<D: SseDecoder>(
         };
         // As pi: the stream starts once the provider has accepted the request.
         sink.start();
-        let mut frames = pin!(sse_frames(response, call.idle_timeout));
+        let frames = match framing {
+            None => Either::Left(sse_frames(response, call.idle_timeout)),
+            Some(framing) => Either::Right(framed_body(response, call.idle_timeout, framing)),
+        };
+        let mut frames = pin!(frames);
         let mut seen = 0usize;
         let mut sink = Some(sink);
         while let Some(item) = frames.next().await {
@@ -213,9 +244,12 @@ fn fail<D: SseDecoder>(sink: EventSink, provider: &str, decoder: &D, error: Http
     match error {
         HttpError::Aborted => sink.error(ErrorReason::Aborted, ABORTED_MESSAGE),
         HttpError::Status {
-            status, ref body, ..
+            status,
+            ref body,
+            ref headers,
+            ..
         } => {
-            let message = decoder.http_error_message(status, body);
+            let message = decoder.http_error_text(status, headers, body);
             sink.error_with_class(error.class(), message);
         }
         error => sink.error_with_class(error.class(), named(provider, &error)),
@@ -262,6 +296,7 @@ pub const EMPTY_STREAM_MESSAGE: &str =
 async fn not_an_event_stream(
     response: reqwest::Response,
     limit: Duration,
+    accepts: impl Fn(&str) -> bool,
 ) -> Result<reqwest::Response, String> {
     let content_type = response
         .headers()
@@ -269,7 +304,7 @@ async fn not_an_event_stream(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_ascii_lowercase();
-    if content_type.is_empty() || content_type.contains("event-stream") {
+    if content_type.is_empty() || accepts(&content_type) {
         return Ok(response);
     }
     let status = response.status().as_u16();

@@ -8,6 +8,7 @@
 mod client;
 mod driver;
 mod error;
+mod framing;
 mod headers;
 mod js;
 mod retry;
@@ -18,8 +19,9 @@ mod wire;
 pub use client::{HttpClient, HttpRequest};
 pub use driver::{
     DecodeError, EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, named, replay_sse,
-    stream_sse,
+    stream_framed, stream_sse,
 };
+pub use framing::{BodyFraming, FramingError, framed_body};
 pub use error::{HttpError, error_text_from_body, status_error_message};
 pub use headers::Headers;
 pub use js::is_truthy;
