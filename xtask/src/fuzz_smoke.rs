@@ -13,6 +13,7 @@ pub const TARGETS: &[&str] = &[
     "sse_openai_completions",
     "sse_openai_responses",
     "sse_google",
+    "eventstream_bedrock",
     "partial_json",
     "session_load",
     "rpc_command",

@@ -131,7 +131,9 @@ impl HttpClient {
         let headers = response
             .headers()
             .iter()
-            .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
+            .filter_map(|(name, value)| {
+                Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned()))
+            })
             .collect();
         let body = tokio::select! {
             () = cancel.cancelled() => return Err(HttpError::Aborted),

@@ -21,8 +21,8 @@ pub use driver::{
     DecodeError, EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, named, replay_sse,
     stream_framed, stream_sse,
 };
-pub use framing::{BodyFraming, FramingError, framed_body};
 pub use error::{HttpError, error_text_from_body, status_error_message};
+pub use framing::{BodyFraming, FramingError, framed_body};
 pub use headers::Headers;
 pub use js::is_truthy;
 pub use pi_ai::ErrorClass;

@@ -29,7 +29,10 @@ impl std::fmt::Debug for AwsCredentials {
         f.debug_struct("AwsCredentials")
             .field("access_key_id", &self.access_key_id)
             .field("secret_access_key", &"<redacted>")
-            .field("session_token", &self.session_token.as_ref().map(|_| "<redacted>"))
+            .field(
+                "session_token",
+                &self.session_token.as_ref().map(|_| "<redacted>"),
+            )
             .finish()
     }
 }
@@ -103,7 +106,10 @@ pub fn profile_name(options: &BedrockOptions, env: &AwsEnvironment) -> String {
 /// dummy keys with `AWS_BEDROCK_SKIP_AUTH=1` (proxies without auth); the
 /// environment's static keys unless a profile is named (the SDK then skips
 /// them); the profile's static keys.
-pub fn resolve_auth(options: &BedrockOptions, env: &AwsEnvironment) -> Result<Auth, CredentialsError> {
+pub fn resolve_auth(
+    options: &BedrockOptions,
+    env: &AwsEnvironment,
+) -> Result<Auth, CredentialsError> {
     let skip_auth = env.var("AWS_BEDROCK_SKIP_AUTH").as_deref() == Some("1");
     let bearer = options
         .bearer_token
@@ -125,8 +131,10 @@ pub fn resolve_auth(options: &BedrockOptions, env: &AwsEnvironment) -> Result<Au
     let named = options.profile.as_deref().is_some_and(|p| !p.is_empty())
         || env.var("AWS_PROFILE").is_some();
     if !named
-        && let (Some(access_key_id), Some(secret_access_key)) =
-            (env.var("AWS_ACCESS_KEY_ID"), env.var("AWS_SECRET_ACCESS_KEY"))
+        && let (Some(access_key_id), Some(secret_access_key)) = (
+            env.var("AWS_ACCESS_KEY_ID"),
+            env.var("AWS_SECRET_ACCESS_KEY"),
+        )
     {
         return Ok(Auth::SigV4(AwsCredentials {
             access_key_id,
@@ -167,10 +175,12 @@ impl ProfileEntries {
 
 fn load(path: &Path) -> Result<Option<Ini>, CredentialsError> {
     match std::fs::read_to_string(path) {
-        Ok(text) => Ini::load_from_str(&text).map(Some).map_err(|e| CredentialsError::File {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        }),
+        Ok(text) => Ini::load_from_str(&text)
+            .map(Some)
+            .map_err(|e| CredentialsError::File {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(CredentialsError::File {
             path: path.display().to_string(),
@@ -181,7 +191,10 @@ fn load(path: &Path) -> Result<Option<Ini>, CredentialsError> {
 
 /// The entries of `profile`: `[profile NAME]` (or `[default]`) in the
 /// config file, then `[NAME]` in the credentials file.
-fn profile_entries(profile: &str, env: &AwsEnvironment) -> Result<Option<ProfileEntries>, CredentialsError> {
+fn profile_entries(
+    profile: &str,
+    env: &AwsEnvironment,
+) -> Result<Option<ProfileEntries>, CredentialsError> {
     let mut entries = ProfileEntries::default();
     let mut found = false;
     if let Some(path) = env.config_file()
@@ -194,9 +207,11 @@ fn profile_entries(profile: &str, env: &AwsEnvironment) -> Result<Option<Profile
                 || (profile == "default" && name == Some("default"));
             if matches {
                 found = true;
-                entries
-                    .pairs
-                    .extend(props.iter().map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned())));
+                entries.pairs.extend(
+                    props
+                        .iter()
+                        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned())),
+                );
             }
         }
     }
@@ -206,16 +221,21 @@ fn profile_entries(profile: &str, env: &AwsEnvironment) -> Result<Option<Profile
         for (name, props) in ini.iter() {
             if name.map(str::trim) == Some(profile) {
                 found = true;
-                entries
-                    .pairs
-                    .extend(props.iter().map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned())));
+                entries.pairs.extend(
+                    props
+                        .iter()
+                        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned())),
+                );
             }
         }
     }
     Ok(found.then_some(entries))
 }
 
-fn profile_credentials(profile: &str, env: &AwsEnvironment) -> Result<Option<AwsCredentials>, CredentialsError> {
+fn profile_credentials(
+    profile: &str,
+    env: &AwsEnvironment,
+) -> Result<Option<AwsCredentials>, CredentialsError> {
     let Some(entries) = profile_entries(profile, env)? else {
         return Ok(None);
     };
@@ -253,7 +273,10 @@ fn profile_credentials(profile: &str, env: &AwsEnvironment) -> Result<Option<Aws
         ("web_identity_token_file", "web_identity_token_file"),
         ("login_session", "console login"),
     ];
-    match unsupported.iter().find(|(key, _)| entries.get(key).is_some()) {
+    match unsupported
+        .iter()
+        .find(|(key, _)| entries.get(key).is_some())
+    {
         Some((_, kind)) => Err(CredentialsError::Unsupported {
             profile: profile.to_owned(),
             source_kind: kind,

@@ -62,7 +62,10 @@ fn a_named_profile_skips_the_environment_keys_as_the_sdk_does() {
         profile: Some("cfg".into()),
         ..BedrockOptions::default()
     };
-    assert_eq!(resolve_auth(&option, &env).unwrap(), keys("CFGKEY", "cfgsecret", None));
+    assert_eq!(
+        resolve_auth(&option, &env).unwrap(),
+        keys("CFGKEY", "cfgsecret", None)
+    );
     assert_eq!(profile_region("cfg", &env).as_deref(), Some("eu-west-3"));
 }
 
@@ -76,7 +79,10 @@ fn the_default_profile_is_used_when_nothing_else_is_set() {
 #[test]
 fn a_bearer_token_wins_unless_auth_is_skipped() {
     let files = Files::new(CREDENTIALS, CONFIG);
-    let env = files.env(&[("AWS_BEARER_TOKEN_BEDROCK", "ABSKtoken"), ("AWS_PROFILE", "work")]);
+    let env = files.env(&[
+        ("AWS_BEARER_TOKEN_BEDROCK", "ABSKtoken"),
+        ("AWS_PROFILE", "work"),
+    ]);
     assert_eq!(
         resolve_auth(&BedrockOptions::default(), &env).unwrap(),
         Auth::Bearer("ABSKtoken".into())
@@ -85,8 +91,14 @@ fn a_bearer_token_wins_unless_auth_is_skipped() {
         bearer_token: Some("fromoption".into()),
         ..BedrockOptions::default()
     };
-    assert_eq!(resolve_auth(&option, &env).unwrap(), Auth::Bearer("fromoption".into()));
-    let skip = files.env(&[("AWS_BEARER_TOKEN_BEDROCK", "x"), ("AWS_BEDROCK_SKIP_AUTH", "1")]);
+    assert_eq!(
+        resolve_auth(&option, &env).unwrap(),
+        Auth::Bearer("fromoption".into())
+    );
+    let skip = files.env(&[
+        ("AWS_BEARER_TOKEN_BEDROCK", "x"),
+        ("AWS_BEDROCK_SKIP_AUTH", "1"),
+    ]);
     assert_eq!(
         resolve_auth(&BedrockOptions::default(), &skip).unwrap(),
         keys("dummy-access-key", "dummy-secret-key", None)
@@ -97,9 +109,12 @@ fn a_bearer_token_wins_unless_auth_is_skipped() {
 fn unsupported_and_missing_sources_say_what_to_do() {
     let files = Files::new(CREDENTIALS, CONFIG);
     let error = |profile: &str| {
-        resolve_auth(&BedrockOptions::default(), &files.env(&[("AWS_PROFILE", profile)]))
-            .unwrap_err()
-            .to_string()
+        resolve_auth(
+            &BedrockOptions::default(),
+            &files.env(&[("AWS_PROFILE", profile)]),
+        )
+        .unwrap_err()
+        .to_string()
     };
     assert!(error("sso").starts_with("AWS profile \"sso\" uses SSO, which pi-rs does not support"));
     assert!(error("assume").contains("uses role_arn (assume role)"));
@@ -108,7 +123,10 @@ fn unsupported_and_missing_sources_say_what_to_do() {
         "AWS profile \"half\" has aws_access_key_id but no aws_secret_access_key"
     );
     let missing = error("nobody");
-    assert!(missing.starts_with("Could not load credentials from any providers: set AWS_ACCESS_KEY_ID"), "{missing}");
+    assert!(
+        missing.starts_with("Could not load credentials from any providers: set AWS_ACCESS_KEY_ID"),
+        "{missing}"
+    );
     assert!(missing.contains(".aws/credentials"), "{missing}");
     let empty = Files::new("", "");
     let error = resolve_auth(&BedrockOptions::default(), &empty.env(&[])).unwrap_err();

@@ -328,16 +328,30 @@ mod tests {
             "Validation error: bad input"
         );
         assert_eq!(
-            http_error_message(403, &header("AccessDeniedException"), r#"{"Message":"denied"}"#),
+            http_error_message(
+                403,
+                &header("AccessDeniedException"),
+                r#"{"Message":"denied"}"#
+            ),
             "AccessDeniedException: denied"
         );
-        assert_eq!(http_error_message(500, &[], r#"{"message":"boom"}"#), "Unknown: boom");
         assert_eq!(
-            http_error_message(429, &[], r#"{"__type":"com.amazon#ThrottlingException","message":"slow"}"#),
+            http_error_message(500, &[], r#"{"message":"boom"}"#),
+            "Unknown: boom"
+        );
+        assert_eq!(
+            http_error_message(
+                429,
+                &[],
+                r#"{"__type":"com.amazon#ThrottlingException","message":"slow"}"#
+            ),
             "Throttling error: slow"
         );
         assert_eq!(http_error_message(500, &[], ""), "Unknown: UnknownError");
-        assert_eq!(http_error_message(502, &[], "<html>bad gateway</html>"), "502 <html>bad gateway</html>");
+        assert_eq!(
+            http_error_message(502, &[], "<html>bad gateway</html>"),
+            "502 <html>bad gateway</html>"
+        );
     }
 
     #[test]
@@ -347,10 +361,16 @@ mod tests {
             "Throttling error: Too many tokens"
         );
         assert_eq!(
-            exception_message("modelStreamErrorException", r#"{"message":"x","originalStatusCode":500}"#),
+            exception_message(
+                "modelStreamErrorException",
+                r#"{"message":"x","originalStatusCode":500}"#
+            ),
             "Model stream error: x"
         );
-        assert_eq!(exception_message("newException", r#"{"message":"y"}"#), r#"{"message":"y"}"#);
+        assert_eq!(
+            exception_message("newException", r#"{"message":"y"}"#),
+            r#"{"message":"y"}"#
+        );
     }
 
     #[test]
@@ -358,7 +378,10 @@ mod tests {
         assert_eq!(map_stop_reason("end_turn"), Some(DoneReason::Stop));
         assert_eq!(map_stop_reason("stop_sequence"), Some(DoneReason::Stop));
         assert_eq!(map_stop_reason("max_tokens"), Some(DoneReason::Length));
-        assert_eq!(map_stop_reason("model_context_window_exceeded"), Some(DoneReason::Length));
+        assert_eq!(
+            map_stop_reason("model_context_window_exceeded"),
+            Some(DoneReason::Length)
+        );
         assert_eq!(map_stop_reason("tool_use"), Some(DoneReason::ToolUse));
         assert_eq!(map_stop_reason("guardrail_intervened"), None);
         assert_eq!(map_stop_reason("content_filtered"), None);

@@ -36,12 +36,18 @@ fn frame(event: &str, data: &str) -> SseFrame {
 #[test]
 fn messages_become_frames() {
     let mut body = event("messageStart", r#"{"role":"assistant"}"#);
-    body.extend(event("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"hé"}}"#));
+    body.extend(event(
+        "contentBlockDelta",
+        r#"{"contentBlockIndex":0,"delta":{"text":"hé"}}"#,
+    ));
     assert_eq!(
         frames_of(&body, body.len()).unwrap(),
         [
             frame("messageStart", r#"{"role":"assistant"}"#),
-            frame("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"hé"}}"#),
+            frame(
+                "contentBlockDelta",
+                r#"{"contentBlockIndex":0,"delta":{"text":"hé"}}"#
+            ),
         ]
     );
 }
@@ -49,7 +55,10 @@ fn messages_become_frames() {
 #[test]
 fn a_torn_frame_decodes_the_same_split_at_every_byte() {
     let mut body = event("messageStart", r#"{"role":"assistant"}"#);
-    body.extend(event("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"Hello"}}"#));
+    body.extend(event(
+        "contentBlockDelta",
+        r#"{"contentBlockIndex":0,"delta":{"text":"Hello"}}"#,
+    ));
     body.extend(event("messageStop", r#"{"stopReason":"end_turn"}"#));
     let whole = frames_of(&body, body.len()).unwrap();
     assert_eq!(whole.len(), 3);
@@ -73,16 +82,26 @@ fn a_bad_prelude_checksum_is_reported_before_the_message_arrives() {
     let mut framing = EventStreamFraming::new();
     let error = framing.push(&body[..12], &mut Vec::new()).unwrap_err();
     assert!(
-        error.0.starts_with("The prelude checksum specified in the message ("),
+        error
+            .0
+            .starts_with("The prelude checksum specified in the message ("),
         "{error}"
     );
-    assert!(error.0.contains("does not match the calculated CRC32 checksum"), "{error}");
+    assert!(
+        error
+            .0
+            .contains("does not match the calculated CRC32 checksum"),
+        "{error}"
+    );
 }
 
 #[test]
 fn a_bad_message_checksum_is_an_error_after_the_frames_before_it() {
     let good = event("messageStart", r#"{"role":"assistant"}"#);
-    let mut bad = event("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"x"}}"#);
+    let mut bad = event(
+        "contentBlockDelta",
+        r#"{"contentBlockIndex":0,"delta":{"text":"x"}}"#,
+    );
     let at = bad.len() - 10;
     bad[at] ^= 0x01;
     let mut body = good;
@@ -92,7 +111,10 @@ fn a_bad_message_checksum_is_an_error_after_the_frames_before_it() {
     let error = framing.push(&body, &mut out).unwrap_err();
     assert_eq!(out.len(), 1, "the good message is still delivered");
     assert!(error.0.starts_with("The message checksum ("), "{error}");
-    assert!(error.0.contains("did not match the expected value of"), "{error}");
+    assert!(
+        error.0.contains("did not match the expected value of"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -102,14 +124,18 @@ fn lengths_out_of_range_are_errors() {
     prelude.extend_from_slice(&0u32.to_be_bytes());
     let crc = crc32fast::hash(&prelude);
     prelude.extend_from_slice(&crc.to_be_bytes());
-    let error = EventStreamFraming::new().push(&prelude, &mut Vec::new()).unwrap_err();
+    let error = EventStreamFraming::new()
+        .push(&prelude, &mut Vec::new())
+        .unwrap_err();
     assert!(error.0.contains("is outside 16..="), "{error}");
     let mut small = Vec::new();
     small.extend_from_slice(&20u32.to_be_bytes());
     small.extend_from_slice(&10u32.to_be_bytes());
     let crc = crc32fast::hash(&small);
     small.extend_from_slice(&crc.to_be_bytes());
-    let error = EventStreamFraming::new().push(&small, &mut Vec::new()).unwrap_err();
+    let error = EventStreamFraming::new()
+        .push(&small, &mut Vec::new())
+        .unwrap_err();
     assert!(error.0.contains("does not fit"), "{error}");
 }
 
@@ -117,16 +143,25 @@ fn lengths_out_of_range_are_errors() {
 fn a_body_that_stops_inside_a_message_is_truncated() {
     let body = event("messageStart", "{}");
     let mut framing = EventStreamFraming::new();
-    framing.push(&body[..body.len() - 1], &mut Vec::new()).unwrap();
+    framing
+        .push(&body[..body.len() - 1], &mut Vec::new())
+        .unwrap();
     assert_eq!(framing.buffered(), body.len() - 1);
-    assert_eq!(framing.finish().unwrap_err().0, "Truncated event message received.");
+    assert_eq!(
+        framing.finish().unwrap_err().0,
+        "Truncated event message received."
+    );
 }
 
 #[test]
 fn exceptions_errors_and_other_header_types() {
     let exception = encode_frame("event: throttlingException\ndata: {\"message\":\"slow\"}\n\n");
     let error = encode_message(
-        &[(":message-type", "error"), (":error-code", "InternalFailure"), (":error-message", "broke")],
+        &[
+            (":message-type", "error"),
+            (":error-code", "InternalFailure"),
+            (":error-message", "broke"),
+        ],
         b"",
     );
     let untyped = encode_message(&[(":event-type", "x")], b"{}");
@@ -197,7 +232,10 @@ fn python_encoded_recordings_frame_as_their_text_form() {
             .iter()
             .flat_map(|f| encode_frame(f))
             .collect();
-        assert_eq!(ours, bytes, "{name}: the Rust test encoder writes what Python wrote");
+        assert_eq!(
+            ours, bytes,
+            "{name}: the Rust test encoder writes what Python wrote"
+        );
         let frames = frames_of(&bytes, 5).unwrap();
         let expected: Vec<SseFrame> = pi_test_support::parse_sse(&text)
             .into_iter()

@@ -96,20 +96,35 @@ pub(crate) mod tests {
 
     #[test]
     fn families_follow_the_id_and_the_name() {
-        let sonnet = model("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "Claude Sonnet 4.5");
+        let sonnet = model(
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "Claude Sonnet 4.5",
+        );
         assert!(is_anthropic_claude(&sonnet));
         assert!(!supports_adaptive_thinking(&sonnet));
         assert!(supports_prompt_caching(&sonnet, false));
-        let opus = model("arn:aws:bedrock:us-east-1:1:application-inference-profile/x", "Opus 4.6 claude");
+        let opus = model(
+            "arn:aws:bedrock:us-east-1:1:application-inference-profile/x",
+            "Opus 4.6 claude",
+        );
         assert!(is_anthropic_claude(&opus));
-        assert!(supports_adaptive_thinking(&opus), "the name's dots become dashes");
+        assert!(
+            supports_adaptive_thinking(&opus),
+            "the name's dots become dashes"
+        );
         let nova = model("amazon.nova-pro-v1:0", "Nova Pro");
         assert!(!is_anthropic_claude(&nova));
         assert!(!supports_prompt_caching(&nova, false));
         assert!(supports_prompt_caching(&nova, true));
         let old = model("anthropic.claude-3-haiku-20240307-v1:0", "Claude Haiku 3");
-        assert!(!supports_prompt_caching(&old, true), "force applies to non-Claude ids only");
-        assert!(supports_native_xhigh(&model("anthropic.claude-opus-4-7", "")));
+        assert!(
+            !supports_prompt_caching(&old, true),
+            "force applies to non-Claude ids only"
+        );
+        assert!(supports_native_xhigh(&model(
+            "anthropic.claude-opus-4-7",
+            ""
+        )));
         assert!(is_gov_cloud(&nova, Some("us-gov-west-1")));
         assert!(is_gov_cloud(&model("us-gov.anthropic.claude-x", ""), None));
         assert!(!is_gov_cloud(&nova, Some("us-east-1")));

@@ -14,10 +14,10 @@ use crate::models::{
 };
 use crate::options::{BedrockOptions, ToolChoice};
 use crate::wire::{
-    CachePoint, ContentBlock, ConverseStreamRequest, Empty, ImageBlock, ImageFormat,
-    ImageSource, InferenceConfig, InputSchema, Message as WireMessage, NamedTool,
-    ReasoningContent, ReasoningText, Role, SystemBlock, ToolChoiceWire, ToolConfig, ToolEntry,
-    ToolResult, ToolResultContent, ToolResultStatus, ToolSpec, ToolUse,
+    CachePoint, ContentBlock, ConverseStreamRequest, Empty, ImageBlock, ImageFormat, ImageSource,
+    InferenceConfig, InputSchema, Message as WireMessage, NamedTool, ReasoningContent,
+    ReasoningText, Role, SystemBlock, ToolChoiceWire, ToolConfig, ToolEntry, ToolResult,
+    ToolResultContent, ToolResultStatus, ToolSpec, ToolUse,
 };
 
 /// pi's tool-call id rule for Bedrock: characters outside `[a-zA-Z0-9_-]`
@@ -151,8 +151,9 @@ fn assistant_message(model: &Model, content: &[AssistantContent]) -> Option<Wire
     let blocks: Vec<ContentBlock> = content
         .iter()
         .filter_map(|block| match block {
-            AssistantContent::Text(text) => (!text.text.trim().is_empty())
-                .then(|| ContentBlock::Text(text.text.clone())),
+            AssistantContent::Text(text) => {
+                (!text.text.trim().is_empty()).then(|| ContentBlock::Text(text.text.clone()))
+            }
             AssistantContent::ToolCall(call) => Some(ContentBlock::ToolUse(ToolUse {
                 tool_use_id: call.id.clone(),
                 name: call.name.clone(),
@@ -229,9 +230,9 @@ fn tool_config(tools: Option<&[Tool]>, choice: Option<&ToolChoice>) -> Option<To
         tool_choice: match choice {
             Some(ToolChoice::Auto) => Some(ToolChoiceWire::Auto(Empty {})),
             Some(ToolChoice::Any) => Some(ToolChoiceWire::Any(Empty {})),
-            Some(ToolChoice::Tool(name)) => Some(ToolChoiceWire::Tool(NamedTool {
-                name: name.clone(),
-            })),
+            Some(ToolChoice::Tool(name)) => {
+                Some(ToolChoiceWire::Tool(NamedTool { name: name.clone() }))
+            }
             Some(ToolChoice::None) | None => None,
         },
     })

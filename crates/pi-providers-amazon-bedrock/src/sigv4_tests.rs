@@ -15,7 +15,9 @@ fn suite_dir() -> PathBuf {
 }
 
 fn encode_path(path: &str) -> String {
-    let (path, query) = path.split_once('?').map_or((path, None), |(p, q)| (p, Some(q)));
+    let (path, query) = path
+        .split_once('?')
+        .map_or((path, None), |(p, q)| (p, Some(q)));
     let mut out: String = path
         .bytes()
         .map(|b| {
@@ -35,8 +37,8 @@ fn encode_path(path: &str) -> String {
 
 /// Signs the unsigned form of a suite case and returns (ours, expected).
 fn sign_case(name: &str) -> (String, String) {
-    let text = std::fs::read_to_string(suite_dir().join(name).join("header-signed-request.txt"))
-        .unwrap();
+    let text =
+        std::fs::read_to_string(suite_dir().join(name).join("header-signed-request.txt")).unwrap();
     let mut lines = text.lines();
     let request_line = lines.next().unwrap();
     let mut parts = request_line.split(' ');
@@ -76,7 +78,11 @@ fn sign_case(name: &str) -> (String, String) {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.clone())
     };
-    assert_eq!(header("x-amz-date").as_deref(), Some("20150830T123600Z"), "{name}");
+    assert_eq!(
+        header("x-amz-date").as_deref(),
+        Some("20150830T123600Z"),
+        "{name}"
+    );
     assert_eq!(header("x-amz-security-token"), token, "{name}");
     (header("authorization").unwrap(), expected)
 }
@@ -141,7 +147,10 @@ fn bedrock_requests_sign_the_body_hash_and_double_encode_the_path() {
         .iter()
         .find(|(n, _)| n == "authorization")
         .unwrap();
-    assert_ne!(other.1, authorization, "the `%3A` is encoded again in the canonical path");
+    assert_ne!(
+        other.1, authorization,
+        "the `%3A` is encoded again in the canonical path"
+    );
 }
 
 #[test]
@@ -163,5 +172,8 @@ fn a_url_without_a_host_is_refused_before_signing() {
         vector_time(),
     )
     .unwrap_err();
-    assert!(error.to_string().contains("not a valid http(s) URL"), "{error}");
+    assert!(
+        error.to_string().contains("not a valid http(s) URL"),
+        "{error}"
+    );
 }

@@ -28,9 +28,13 @@ fn initial(model: &Model) -> AssistantMessage {
 }
 
 async fn decode_with(model: &Model, file: &str) -> Vec<AssistantMessageEvent> {
-    replay_from(initial(model), common::frames(file), BedrockDecoder::new(model))
-        .collect()
-        .await
+    replay_from(
+        initial(model),
+        common::frames(file),
+        BedrockDecoder::new(model),
+    )
+    .collect()
+    .await
 }
 
 async fn decode(file: &str) -> Vec<AssistantMessageEvent> {
@@ -75,7 +79,12 @@ async fn pi_recordings_decode_to_the_messages_pi_stored() {
             let events = decode_with(&model, &format!("{folder}-{}.sse", at + 1)).await;
             let ours = serde_json::to_value(final_message(&events)).unwrap();
             for key in ["content", "stopReason", "usage", "errorMessage", "api"] {
-                assert_eq!(ours[key], pi_message[key], "{folder} answer {} {key}", at + 1);
+                assert_eq!(
+                    ours[key],
+                    pi_message[key],
+                    "{folder} answer {} {key}",
+                    at + 1
+                );
             }
         }
     }
@@ -85,7 +94,11 @@ async fn pi_recordings_decode_to_the_messages_pi_stored() {
 async fn endings_and_usage() {
     let cases = [
         ("no-message-stop.sse", StopReason::Stop, None),
-        ("unknown-stop-reason.sse", StopReason::Error, Some("An unknown error occurred")),
+        (
+            "unknown-stop-reason.sse",
+            StopReason::Error,
+            Some("An unknown error occurred"),
+        ),
         ("max-tokens.sse", StopReason::Length, None),
         (
             "user-message-start.sse",
@@ -106,7 +119,10 @@ async fn endings_and_usage() {
     let message = final_message(&decode("invalid-json.sse").await);
     assert_eq!(message.text(), "Before the bad event");
     let error = message.error_message.unwrap();
-    assert!(error.starts_with("Invalid JSON in the Bedrock contentBlockDelta event: "), "{error}");
+    assert!(
+        error.starts_with("Invalid JSON in the Bedrock contentBlockDelta event: "),
+        "{error}"
+    );
     let message = final_message(&decode("unknown-event-and-cache-usage.sse").await);
     assert_eq!(message.text(), "Known events only.");
     let usage = serde_json::to_value(&message.usage).unwrap();
@@ -123,7 +139,10 @@ async fn parallel_tool_calls_follow_their_block_indexes() {
     let message = final_message(&decode("parallel-tool-calls.sse").await);
     let calls: Vec<_> = message.tool_calls().collect();
     assert_eq!(calls.len(), 2);
-    assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("tooluse_read1", "read"));
+    assert_eq!(
+        (calls[0].id.as_str(), calls[0].name.as_str()),
+        ("tooluse_read1", "read")
+    );
     assert_eq!(calls[0].arguments, json!({"path": "a.txt"}));
     assert_eq!(calls[1].arguments, json!({"command": "ls"}));
     assert_eq!(message.stop_reason, StopReason::ToolUse);

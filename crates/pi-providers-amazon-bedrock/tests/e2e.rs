@@ -41,7 +41,8 @@ fn served_sonnet(url: &str) -> Model {
 /// app registers it.
 fn register() {
     let env = AwsEnvironment::from_vars([("AWS_BEARER_TOKEN_BEDROCK", KEY)]);
-    BedrockProvider::of(BedrockWire::with_env(env)).register(Api::BEDROCK_CONVERSE_STREAM, SOURCE_ID);
+    BedrockProvider::of(BedrockWire::with_env(env))
+        .register(Api::BEDROCK_CONVERSE_STREAM, SOURCE_ID);
 }
 
 fn adapter() -> WireAdapter {
@@ -138,8 +139,14 @@ fn adapter() -> WireAdapter {
             model: served_sonnet,
             reasoning: ThinkingLevel::High,
             body: vec![
-                ("/additionalModelRequestFields/thinking/type", json!("enabled")),
-                ("/additionalModelRequestFields/thinking/budget_tokens", json!(7168)),
+                (
+                    "/additionalModelRequestFields/thinking/type",
+                    json!("enabled"),
+                ),
+                (
+                    "/additionalModelRequestFields/thinking/budget_tokens",
+                    json!(7168),
+                ),
                 ("/inferenceConfig/maxTokens", json!(8192)),
                 ("/system/1/cachePoint/type", json!("default")),
             ],
@@ -172,7 +179,10 @@ async fn truncated_and_corrupted_bodies_are_stream_errors() {
     bad[at] ^= 0x20;
     corrupted.extend(bad);
     for (body, expected) in [
-        (bytes, "mock-bed: Stream error: Truncated event message received."),
+        (
+            bytes,
+            "mock-bed: Stream error: Truncated event message received.",
+        ),
         (corrupted, "mock-bed: Stream error: The message checksum ("),
     ] {
         let server = MockServer::start([MockResponse::Raw {
@@ -196,17 +206,25 @@ async fn truncated_and_corrupted_bodies_are_stream_errors() {
 #[tokio::test]
 async fn missing_credentials_are_named() {
     let adapter = adapter();
-    let server = pi_test_support::mock_server::MockServer::start([]).await.unwrap();
+    let server = pi_test_support::mock_server::MockServer::start([])
+        .await
+        .unwrap();
     let model = served(&server.url());
     let provider = BedrockProvider::of(BedrockWire::with_env(AwsEnvironment::from_vars([(
         "HOME",
         "/nonexistent",
     )])));
-    let options = pi_providers_amazon_bedrock::BedrockOptions::from_simple(&model, &e2e::options(&adapter));
-    let message = provider.stream_with(&model, &e2e::context(), options).result().await;
+    let options =
+        pi_providers_amazon_bedrock::BedrockOptions::from_simple(&model, &e2e::options(&adapter));
+    let message = provider
+        .stream_with(&model, &e2e::context(), options)
+        .result()
+        .await;
     let error = message.error_message.unwrap();
     assert!(
-        error.starts_with("mock-bed: Could not load credentials from any providers: set AWS_ACCESS_KEY_ID"),
+        error.starts_with(
+            "mock-bed: Could not load credentials from any providers: set AWS_ACCESS_KEY_ID"
+        ),
         "{error}"
     );
     assert!(server.requests().is_empty());

@@ -67,11 +67,19 @@ fn anthropic_sessions_continue_on_bedrock() {
                     );
                 }
             }
-            let expected: Vec<String> =
-                originals.iter().map(|id| normalize_tool_call_id(id)).collect();
+            let expected: Vec<String> = originals
+                .iter()
+                .map(|id| normalize_tool_call_id(id))
+                .collect();
             assert_eq!(calls, expected, "{folder} on {model}");
-            assert!(answered.iter().all(|id| calls.contains(id)), "{folder} on {model}");
-            assert!(!body.to_string().contains("redacted"), "{folder} on {model}");
+            assert!(
+                answered.iter().all(|id| calls.contains(id)),
+                "{folder} on {model}"
+            );
+            assert!(
+                !body.to_string().contains("redacted"),
+                "{folder} on {model}"
+            );
             // Roles alternate: tool results ride in user messages.
             let roles: Vec<&str> = body["messages"]
                 .as_array()
@@ -79,7 +87,10 @@ fn anthropic_sessions_continue_on_bedrock() {
                 .iter()
                 .map(|m| m["role"].as_str().unwrap())
                 .collect();
-            assert!(roles.windows(2).all(|w| w[0] != w[1]), "{folder} on {model}: {roles:?}");
+            assert!(
+                roles.windows(2).all(|w| w[0] != w[1]),
+                "{folder} on {model}: {roles:?}"
+            );
         }
     }
 }
@@ -126,6 +137,12 @@ fn foreign_ids_are_cleaned_for_bedrock() {
     ]))
     .unwrap();
     let body = encode_for_bedrock(common::NOVA, messages);
-    assert_eq!(body["messages"][1]["content"][0]["toolUse"]["toolUseId"], "call_1_fc_abc_def");
-    assert_eq!(body["messages"][2]["content"][0]["toolResult"]["toolUseId"], "call_1_fc_abc_def");
+    assert_eq!(
+        body["messages"][1]["content"][0]["toolUse"]["toolUseId"],
+        "call_1_fc_abc_def"
+    );
+    assert_eq!(
+        body["messages"][2]["content"][0]["toolResult"]["toolUseId"],
+        "call_1_fc_abc_def"
+    );
 }

@@ -20,7 +20,9 @@ use pi_providers_amazon_bedrock::{
     sign_request,
 };
 use pi_test_support::event_stream::AWS_EVENT_STREAM;
-use pi_test_support::mock_server::{MockResponse, MockServer, RecordedRequest, use_stream_encoding};
+use pi_test_support::mock_server::{
+    MockResponse, MockServer, RecordedRequest, use_stream_encoding,
+};
 use pi_test_support::parity::read_jsonl;
 use pi_test_support::sse_file_raw_frames;
 use pretty_assertions::assert_eq;
@@ -73,7 +75,9 @@ fn cases() -> Vec<Case> {
         let earlier = session
             .messages
             .iter()
-            .filter(|m| matches!(m, Message::Assistant(a) if a.provider.as_str() != common::PROVIDER))
+            .filter(
+                |m| matches!(m, Message::Assistant(a) if a.provider.as_str() != common::PROVIDER),
+            )
             .count();
         // The SDK's own retries resend the first request.
         let mut answered = 0;
@@ -85,7 +89,10 @@ fn cases() -> Vec<Case> {
             {
                 answered -= 1;
             }
-            let context = context_from(&request["body"], session.messages_before(earlier + answered));
+            let context = context_from(
+                &request["body"],
+                session.messages_before(earlier + answered),
+            );
             answered += 1;
             let options = SimpleStreamOptions {
                 base: StreamOptions {
@@ -163,8 +170,16 @@ fn encoded_bodies_equal_pi_bodies() {
 fn pi_error_texts_and_attempts() {
     for (folder, attempts, text) in [
         ("e-http500-bed", 3, "Unknown: boom"),
-        ("e-http400-bed", 1, "Validation error: The model returned the following errors: bad input"),
-        ("e-throttle-bed", 1, "Throttling error: Too many tokens, please wait before trying again."),
+        (
+            "e-http400-bed",
+            1,
+            "Validation error: The model returned the following errors: bad input",
+        ),
+        (
+            "e-throttle-bed",
+            1,
+            "Throttling error: Too many tokens, please wait before trying again.",
+        ),
     ] {
         let requests = read_jsonl(common::captures_dir().join(folder).join("requests.jsonl"));
         assert_eq!(requests.len(), attempts, "{folder}");
@@ -196,7 +211,10 @@ fn pi_error_texts_and_attempts() {
 /// valid, and thinking of the other model became text.
 #[test]
 fn handoff_request_turns_foreign_thinking_into_text() {
-    let case = cases().into_iter().find(|c| c.folder == "x-handoff-bed").unwrap();
+    let case = cases()
+        .into_iter()
+        .find(|c| c.folder == "x-handoff-bed")
+        .unwrap();
     let body = &case.captured["body"];
     assert_eq!(
         body["messages"][1]["content"][1]["toolUse"]["toolUseId"],
@@ -209,12 +227,19 @@ fn handoff_request_turns_foreign_thinking_into_text() {
 async fn send(case: &Case, env: AwsEnvironment) -> RecordedRequest {
     use_stream_encoding(AWS_EVENT_STREAM);
     let frames = sse_file_raw_frames(common::WIRE, "a-text-bed-1.sse");
-    let server = MockServer::start([MockResponse::sse(frames)]).await.unwrap();
+    let server = MockServer::start([MockResponse::sse(frames)])
+        .await
+        .unwrap();
     let mut model = case.model.clone();
-    model.base_url = model.base_url.replacen("http://127.0.0.1:18777", &server.url(), 1);
+    model.base_url = model
+        .base_url
+        .replacen("http://127.0.0.1:18777", &server.url(), 1);
     let provider = BedrockProvider::of(BedrockWire::with_env(env));
     let options = BedrockOptions::from_simple(&model, &case.options);
-    let events: Vec<_> = provider.stream_with(&model, &case.context, options).collect().await;
+    let events: Vec<_> = provider
+        .stream_with(&model, &case.context, options)
+        .collect()
+        .await;
     let message = pi_test_support::final_message(&events);
     assert_eq!(message.error_message, None);
     assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
@@ -223,7 +248,10 @@ async fn send(case: &Case, env: AwsEnvironment) -> RecordedRequest {
 
 #[tokio::test]
 async fn over_http_the_path_scope_and_signature_are_what_aws_checks() {
-    let case = cases().into_iter().find(|c| c.folder == "a-text-bed").unwrap();
+    let case = cases()
+        .into_iter()
+        .find(|c| c.folder == "a-text-bed")
+        .unwrap();
     let request = send(&case, capture_env()).await;
     let pi = &case.captured;
     assert_eq!(request.path, pi["path"].as_str().unwrap());
@@ -231,8 +259,21 @@ async fn over_http_the_path_scope_and_signature_are_what_aws_checks() {
     let authorization = request.header("authorization").unwrap();
     let date = request.header("x-amz-date").unwrap();
     // pi's scope: the same key, region and service (its SDK signs more headers of its own).
-    let scope = |text: &str| text.split(", SignedHeaders").next().unwrap().replace(&date[..8], "<date>");
-    assert_eq!(scope(authorization), pi["headers"]["authorization"].as_str().unwrap().split(", SignedHeaders").next().unwrap());
+    let scope = |text: &str| {
+        text.split(", SignedHeaders")
+            .next()
+            .unwrap()
+            .replace(&date[..8], "<date>")
+    };
+    assert_eq!(
+        scope(authorization),
+        pi["headers"]["authorization"]
+            .as_str()
+            .unwrap()
+            .split(", SignedHeaders")
+            .next()
+            .unwrap()
+    );
     assert!(
         authorization.contains(
             "SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date, Signature="
@@ -252,16 +293,33 @@ async fn over_http_the_path_scope_and_signature_are_what_aws_checks() {
         secret_access_key: "mock-secret-key".into(),
         session_token: None,
     };
-    sign_request(&mut again, &credentials, SigningScope::bedrock("us-east-1"), time).unwrap();
-    let resigned = again.headers.iter().find(|(n, _)| n == "authorization").unwrap();
+    sign_request(
+        &mut again,
+        &credentials,
+        SigningScope::bedrock("us-east-1"),
+        time,
+    )
+    .unwrap();
+    let resigned = again
+        .headers
+        .iter()
+        .find(|(n, _)| n == "authorization")
+        .unwrap();
     assert_eq!(resigned.1, authorization);
-    let sha = again.headers.iter().find(|(n, _)| n == "x-amz-content-sha256").unwrap();
+    let sha = again
+        .headers
+        .iter()
+        .find(|(n, _)| n == "x-amz-content-sha256")
+        .unwrap();
     assert_eq!(request.header("x-amz-content-sha256"), Some(sha.1.as_str()));
 }
 
 #[tokio::test]
 async fn over_http_a_bedrock_api_key_is_a_bearer_token() {
-    let case = cases().into_iter().find(|c| c.folder == "k-bearer-bed").unwrap();
+    let case = cases()
+        .into_iter()
+        .find(|c| c.folder == "k-bearer-bed")
+        .unwrap();
     let env = AwsEnvironment::from_vars([
         ("AWS_BEARER_TOKEN_BEDROCK", "mock-bedrock-bearer-token"),
         ("AWS_REGION", "us-west-2"),

@@ -6,7 +6,9 @@
 
 mod common;
 
-use pi_ai::{CacheRetention, Context, Message, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool};
+use pi_ai::{
+    CacheRetention, Context, Message, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool,
+};
 use pi_http::Wire;
 use pi_providers_amazon_bedrock::{AwsEnvironment, BedrockOptions, BedrockWire, ToolChoice};
 use serde_json::{Value, json};
@@ -77,7 +79,12 @@ fn thinking(level: ThinkingLevel) -> SimpleStreamOptions {
 
 #[test]
 fn claude_with_budget_thinking_and_short_cache() {
-    insta::assert_json_snapshot!(encode(common::SONNET, &[], thinking(ThinkingLevel::Low), |_| {}));
+    insta::assert_json_snapshot!(encode(
+        common::SONNET,
+        &[],
+        thinking(ThinkingLevel::Low),
+        |_| {}
+    ));
 }
 
 #[test]
@@ -104,9 +111,15 @@ fn govcloud_drops_the_display_and_interleaving_can_be_off() {
 fn other_models_get_reasoning_without_signature_and_no_cache_points() {
     // Nova's own thinking comes back as reasoning without the signature.
     let context = context_by(common::NOVA);
-    let body = encode_context(common::NOVA, &context, &[], thinking(ThinkingLevel::High), |o| {
-        o.tool_choice = Some(ToolChoice::Any);
-    });
+    let body = encode_context(
+        common::NOVA,
+        &context,
+        &[],
+        thinking(ThinkingLevel::High),
+        |o| {
+            o.tool_choice = Some(ToolChoice::Any);
+        },
+    );
     assert_eq!(
         body["messages"][1]["content"][0],
         json!({"reasoningContent": {"reasoningText": {"text": "Two reads."}}})
@@ -117,8 +130,16 @@ fn other_models_get_reasoning_without_signature_and_no_cache_points() {
 
 #[test]
 fn forced_cache_no_retention_tool_choice_none_and_metadata() {
-    let forced = encode(common::NOVA, &[("AWS_BEDROCK_FORCE_CACHE", "1")], SimpleStreamOptions::default(), |_| {});
-    assert_eq!(forced["system"][1], json!({"cachePoint": {"type": "default"}}));
+    let forced = encode(
+        common::NOVA,
+        &[("AWS_BEDROCK_FORCE_CACHE", "1")],
+        SimpleStreamOptions::default(),
+        |_| {},
+    );
+    assert_eq!(
+        forced["system"][1],
+        json!({"cachePoint": {"type": "default"}})
+    );
     let none = encode(
         common::SONNET,
         &[],
@@ -143,7 +164,9 @@ fn forced_cache_no_retention_tool_choice_none_and_metadata() {
 #[test]
 fn an_unknown_image_type_fails_the_encoding_with_pis_text() {
     let mut context = context();
-    let Message::User(user) = &mut context.messages[0] else { unreachable!() };
+    let Message::User(user) = &mut context.messages[0] else {
+        unreachable!()
+    };
     let mut blocks = serde_json::to_value(&user.content).unwrap();
     blocks[1]["mimeType"] = json!("image/bmp");
     user.content = serde_json::from_value(blocks).unwrap();

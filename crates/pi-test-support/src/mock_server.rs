@@ -241,7 +241,9 @@ pub fn use_stream_encoding(encoding: StreamEncoding) {
 }
 
 fn sse_head() -> String {
-    let content_type = ENCODING.get().map_or("text/event-stream", |e| e.content_type);
+    let content_type = ENCODING
+        .get()
+        .map_or("text/event-stream", |e| e.content_type);
     format!(
         "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncache-control: no-cache\r\nconnection: close\r\n"
     )

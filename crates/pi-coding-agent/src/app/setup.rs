@@ -168,6 +168,7 @@ pub fn register_providers() {
     pi_providers_openai_responses::register();
     pi_providers_google::register();
     pi_providers_mistral::register();
+    pi_providers_amazon_bedrock::register();
 }
 
 fn open_session(

@@ -13,7 +13,7 @@ use pi_providers_amazon_bedrock::EventStreamFraming;
 use pi_test_support::event_stream::encode_frame;
 use pi_test_support::fixtures::rebase;
 use pi_test_support::parity::read_jsonl;
-use pi_test_support::{fixture, fixtures_dir, read_sse, raw_frames};
+use pi_test_support::{fixture, fixtures_dir, raw_frames, read_sse};
 use serde_json::{Value, json};
 
 /// The mock provider of the captures.
@@ -67,7 +67,10 @@ pub fn model_at(id: &str, server_url: &str) -> Model {
 /// wire's framing in small chunks.
 pub fn frames(name: &str) -> Vec<SseFrame> {
     let text = read_sse(WIRE, name);
-    let bytes: Vec<u8> = raw_frames(&text).iter().flat_map(|f| encode_frame(f)).collect();
+    let bytes: Vec<u8> = raw_frames(&text)
+        .iter()
+        .flat_map(|f| encode_frame(f))
+        .collect();
     let mut framing = EventStreamFraming::new();
     let mut out = Vec::new();
     for chunk in bytes.chunks(7) {
