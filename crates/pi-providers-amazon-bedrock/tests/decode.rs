@@ -125,7 +125,7 @@ async fn endings_and_usage() {
     );
     let message = final_message(&decode("unknown-event-and-cache-usage.sse").await);
     assert_eq!(message.text(), "Known events only.");
-    let usage = serde_json::to_value(&message.usage).unwrap();
+    let usage = serde_json::to_value(message.usage).unwrap();
     assert_eq!(usage["input"], 30);
     assert_eq!(usage["cacheRead"], 1000);
     assert_eq!(usage["cacheWrite"], 200);
