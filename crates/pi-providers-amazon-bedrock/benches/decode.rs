@@ -142,3 +142,20 @@ fn frame_and_decode_10_mib(bencher: divan::Bencher) {
             })
         });
 }
+
+/// The framing alone (both CRCs, headers, payload copies), for the split.
+#[divan::bench(sample_count = 10)]
+fn frame_only_10_mib(bencher: divan::Bencher) {
+    let body = body();
+    bencher
+        .counter(BytesCount::new(body.len()))
+        .bench_local(|| {
+            let mut framing = EventStreamFraming::new();
+            let mut frames = Vec::new();
+            for chunk in body.chunks(READ) {
+                framing.push(chunk, &mut frames).unwrap();
+            }
+            framing.finish().unwrap();
+            frames.len()
+        });
+}

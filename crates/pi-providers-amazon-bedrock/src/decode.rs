@@ -10,7 +10,7 @@
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
 use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd};
-use serde::de::DeserializeOwned;
+use serde::Deserialize;
 
 use crate::eventstream::{ERROR_PREFIX, EXCEPTION_PREFIX};
 use crate::wire::{
@@ -72,7 +72,7 @@ const STREAM_EXCEPTIONS: [&str; 5] = [
     "serviceUnavailableException",
 ];
 
-fn parse<T: DeserializeOwned>(frame: &SseFrame) -> Result<T, DecodeError> {
+fn parse<'a, T: Deserialize<'a>>(frame: &'a SseFrame) -> Result<T, DecodeError> {
     serde_json::from_str(&frame.data).map_err(|e| {
         DecodeError::new(format!(
             "Invalid JSON in the Bedrock {} event: {e}",
@@ -167,7 +167,7 @@ impl BedrockDecoder {
             .map(|&(_, content, kind)| (content, kind))
     }
 
-    fn delta(&mut self, event: ContentBlockDelta, sink: &mut EventSink) {
+    fn delta(&mut self, event: ContentBlockDelta<'_>, sink: &mut EventSink) {
         let index = event.content_block_index;
         let Some(delta) = event.delta else { return };
         let block = self.find(index);

@@ -93,29 +93,55 @@ fn read_u32(bytes: &[u8], at: usize) -> u32 {
     u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-/// One decoded message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventMessage {
-    /// String headers by name (other header types are skipped).
-    pub headers: Vec<(String, String)>,
+/// One decoded message, borrowed from the framing's buffer: its headers
+/// block (validated) and its payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventMessage<'a> {
+    headers: &'a [u8],
     /// The payload.
-    pub payload: Vec<u8>,
+    pub payload: &'a [u8],
 }
 
-impl EventMessage {
+/// A header value: strings are read, other types only skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderValue<'a> {
+    /// A string (type 7).
+    String(&'a str),
+    /// Any other type.
+    Other,
+}
+
+impl<'a> EventMessage<'a> {
+    /// The headers in order (names and values as sent).
+    pub fn headers(&self) -> impl Iterator<Item = (&'a str, HeaderValue<'a>)> + 'a {
+        let mut rest = self.headers;
+        std::iter::from_fn(move || match next_header(rest) {
+            Ok(Some((name, value, after))) => {
+                rest = after;
+                Some((name, value))
+            }
+            _ => None,
+        })
+    }
+
     /// The string header `name`.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+    pub fn header(&self, name: &str) -> Option<&'a str> {
+        self.headers().find_map(|(n, value)| match value {
+            HeaderValue::String(text) if n == name => Some(text),
+            _ => None,
+        })
     }
 }
 
 /// Decodes one complete message (`bytes` is exactly its total length, its
-/// prelude already checked): verifies the message CRC and reads the headers.
-pub fn decode_message(bytes: &[u8]) -> Result<EventMessage, FramingError> {
+/// prelude already checked): verifies the message CRC and the headers.
+pub fn decode_message(bytes: &[u8]) -> Result<EventMessage<'_>, FramingError> {
     let total = bytes.len();
+    if total < MIN_MESSAGE_LEN {
+        return Err(FramingError(format!(
+            "Event stream message length {total} is outside 16..={MAX_MESSAGE_LEN} bytes"
+        )));
+    }
     let expected = read_u32(bytes, total - 4);
     let actual = crc32fast::hash(&bytes[..total - 4]);
     if expected != actual {
@@ -124,10 +150,17 @@ pub fn decode_message(bytes: &[u8]) -> Result<EventMessage, FramingError> {
         )));
     }
     let headers_len = read_u32(bytes, 4) as usize;
-    let headers = read_headers(&bytes[PRELUDE_LEN..PRELUDE_LEN + headers_len])?;
+    let headers = bytes
+        .get(PRELUDE_LEN..PRELUDE_LEN + headers_len)
+        .filter(|_| PRELUDE_LEN + headers_len <= total - 4)
+        .ok_or_else(truncated)?;
+    let mut rest = headers;
+    while let Some((_, _, after)) = next_header(rest)? {
+        rest = after;
+    }
     Ok(EventMessage {
         headers,
-        payload: bytes[PRELUDE_LEN + headers_len..total - 4].to_vec(),
+        payload: &bytes[PRELUDE_LEN + headers_len..total - 4],
     })
 }
 
@@ -135,48 +168,50 @@ fn truncated() -> FramingError {
     FramingError("Event stream message headers are truncated".to_owned())
 }
 
-fn read_headers(mut bytes: &[u8]) -> Result<Vec<(String, String)>, FramingError> {
-    let mut headers = Vec::new();
-    while let Some((&name_len, rest)) = bytes.split_first() {
-        let name_len = usize::from(name_len);
-        let name = rest.get(..name_len).ok_or_else(truncated)?;
-        let (&kind, rest) = rest[name_len..].split_first().ok_or_else(truncated)?;
-        let fixed = match kind {
-            0 | 1 => Some(0),
-            2 => Some(1),
-            3 => Some(2),
-            4 => Some(4),
-            5 | 8 => Some(8),
-            9 => Some(16),
-            6 | 7 => None,
-            other => {
-                return Err(FramingError(format!(
-                    "Unrecognized header type tag {other}"
-                )));
-            }
-        };
-        bytes = match fixed {
-            Some(len) => rest.get(len..).ok_or_else(truncated)?,
-            None => {
-                let len_bytes = rest.get(..2).ok_or_else(truncated)?;
-                let len = usize::from(u16::from_be_bytes([len_bytes[0], len_bytes[1]]));
-                let value = rest.get(2..2 + len).ok_or_else(truncated)?;
-                if kind == 7 {
-                    let name = String::from_utf8_lossy(name).into_owned();
-                    let value = std::str::from_utf8(value).map_err(|_| {
-                        FramingError(format!("Event stream header {name} is not UTF-8"))
-                    })?;
-                    headers.push((name, value.to_owned()));
-                }
-                &rest[2 + len..]
-            }
-        };
-    }
-    Ok(headers)
+type Header<'a> = (&'a str, HeaderValue<'a>, &'a [u8]);
+
+/// The header at the start of `bytes` and what follows it; `None` at the end.
+fn next_header(bytes: &[u8]) -> Result<Option<Header<'_>>, FramingError> {
+    let Some((&name_len, rest)) = bytes.split_first() else {
+        return Ok(None);
+    };
+    let name_len = usize::from(name_len);
+    let name = rest.get(..name_len).ok_or_else(truncated)?;
+    let name = std::str::from_utf8(name)
+        .map_err(|_| FramingError("Event stream header name is not UTF-8".to_owned()))?;
+    let (&kind, rest) = rest[name_len..].split_first().ok_or_else(truncated)?;
+    let fixed = match kind {
+        0 | 1 => 0,
+        2 => 1,
+        3 => 2,
+        4 => 4,
+        5 | 8 => 8,
+        9 => 16,
+        6 | 7 => {
+            let len_bytes = rest.get(..2).ok_or_else(truncated)?;
+            let len = usize::from(u16::from_be_bytes([len_bytes[0], len_bytes[1]]));
+            let value = rest.get(2..2 + len).ok_or_else(truncated)?;
+            let value = if kind == 7 {
+                HeaderValue::String(std::str::from_utf8(value).map_err(|_| {
+                    FramingError(format!("Event stream header {name} is not UTF-8"))
+                })?)
+            } else {
+                HeaderValue::Other
+            };
+            return Ok(Some((name, value, &rest[2 + len..])));
+        }
+        other => {
+            return Err(FramingError(format!(
+                "Unrecognized header type tag {other}"
+            )));
+        }
+    };
+    let after = rest.get(fixed..).ok_or_else(truncated)?;
+    Ok(Some((name, HeaderValue::Other, after)))
 }
 
 /// The frame a message reaches the decoder as (see the module docs).
-pub fn to_frame(message: EventMessage) -> Result<SseFrame, FramingError> {
+pub fn to_frame(message: EventMessage<'_>) -> Result<SseFrame, FramingError> {
     let kind = message.header(":message-type").unwrap_or_default();
     let (event, data) = match kind {
         "event" => (
@@ -198,8 +233,7 @@ pub fn to_frame(message: EventMessage) -> Result<SseFrame, FramingError> {
             message
                 .header(":error-message")
                 .unwrap_or_default()
-                .as_bytes()
-                .to_vec(),
+                .as_bytes(),
         ),
         _ => {
             return Err(FramingError(format!(
@@ -208,9 +242,12 @@ pub fn to_frame(message: EventMessage) -> Result<SseFrame, FramingError> {
             )));
         }
     };
-    let data = String::from_utf8(data)
+    let data = std::str::from_utf8(data)
         .map_err(|_| FramingError(format!("The payload of event {event} is not UTF-8")))?;
-    Ok(SseFrame { event, data })
+    Ok(SseFrame {
+        event,
+        data: data.to_owned(),
+    })
 }
 
 impl BodyFraming for EventStreamFraming {

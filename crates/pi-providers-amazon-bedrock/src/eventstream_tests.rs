@@ -210,7 +210,14 @@ fn exceptions_errors_and_other_header_types() {
     bytes.extend_from_slice(&crc.to_be_bytes());
     assert_eq!(frames_of(&bytes, 3).unwrap(), [frame("metadata", "{}")]);
     let message = decode_message(&bytes).unwrap();
-    assert_eq!(message.headers.len(), 2);
+    assert_eq!(message.headers().count(), 11);
+    let strings: Vec<_> = message
+        .headers()
+        .filter(|(_, v)| matches!(v, HeaderValue::String(_)))
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(strings, [":message-type", ":event-type"]);
+    assert_eq!(message.payload, b"{}");
 }
 
 #[test]

@@ -40,7 +40,7 @@ pub use endpoint::{
 };
 pub use env::AwsEnvironment;
 pub use eventstream::{
-    ERROR_PREFIX, EXCEPTION_PREFIX, EventMessage, EventStreamFraming, MAX_MESSAGE_LEN,
+    ERROR_PREFIX, EXCEPTION_PREFIX, EventMessage, EventStreamFraming, HeaderValue, MAX_MESSAGE_LEN,
     decode_message, to_frame,
 };
 pub use models::{

@@ -3,6 +3,7 @@
 //! objects such as `{"text": ...}` / `{"toolUse": {...}}`, image bytes in
 //! base64, absent members omitted), and the payloads of the stream's events.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize, Serializer};
@@ -325,54 +326,55 @@ pub struct ToolUseStart {
     pub name: Option<String>,
 }
 
-/// `contentBlockDelta`.
+/// `contentBlockDelta`, its strings borrowed from the frame where they
+/// hold no escapes.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ContentBlockDelta {
+pub struct ContentBlockDelta<'a> {
     /// The block's index in Bedrock's numbering.
     #[serde(default)]
     pub content_block_index: Option<u64>,
     /// The delta.
-    #[serde(default)]
-    pub delta: Option<Delta>,
+    #[serde(default, borrow)]
+    pub delta: Option<Delta<'a>>,
 }
 
 /// One delta: text, tool input or reasoning.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Delta {
+pub struct Delta<'a> {
     /// Text.
-    #[serde(default)]
-    pub text: Option<String>,
+    #[serde(default, borrow)]
+    pub text: Option<Cow<'a, str>>,
     /// A fragment of tool input JSON.
-    #[serde(default)]
-    pub tool_use: Option<ToolUseDelta>,
+    #[serde(default, borrow)]
+    pub tool_use: Option<ToolUseDelta<'a>>,
     /// Reasoning text or signature.
-    #[serde(default)]
-    pub reasoning_content: Option<ReasoningDelta>,
+    #[serde(default, borrow)]
+    pub reasoning_content: Option<ReasoningDelta<'a>>,
 }
 
 /// A tool input fragment.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ToolUseDelta {
+pub struct ToolUseDelta<'a> {
     /// The JSON text.
-    #[serde(default)]
-    pub input: Option<String>,
+    #[serde(default, borrow)]
+    pub input: Option<Cow<'a, str>>,
 }
 
 /// A reasoning delta.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ReasoningDelta {
+pub struct ReasoningDelta<'a> {
     /// Reasoning text.
-    #[serde(default)]
-    pub text: Option<String>,
+    #[serde(default, borrow)]
+    pub text: Option<Cow<'a, str>>,
     /// A signature fragment.
-    #[serde(default)]
-    pub signature: Option<String>,
+    #[serde(default, borrow)]
+    pub signature: Option<Cow<'a, str>>,
     /// Redacted reasoning (base64), ignored as pi does.
     #[serde(default)]
-    pub redacted_content: Option<Value>,
+    pub redacted_content: Option<serde::de::IgnoredAny>,
 }
 
 /// `contentBlockStop`.
