@@ -4,6 +4,7 @@
 #![no_main]
 
 #[path = "common.rs"]
+#[allow(dead_code)]
 mod common;
 
 use pi_http::BodyFraming;
