@@ -23,7 +23,7 @@ def put(target, data):
         f.write(data)
 
 
-for target in list(SSE) + ["partial_json", "session_load", "rpc_command", "edit_match"]:
+for target in list(SSE) + ["eventstream_bedrock", "partial_json", "session_load", "rpc_command", "edit_match"]:
     shutil.rmtree(os.path.join("seeds", target), ignore_errors=True)
 
 for target, wire in SSE.items():
@@ -31,6 +31,12 @@ for target, wire in SSE.items():
         body = open(path, "rb").read()
         put(target, bytes([64]) + body)
         put(target, bytes([7]) + body)
+
+# Bedrock answers as the event-stream bytes pi was sent (fixtures/eventstream).
+for path in sorted(glob.glob("../fixtures/eventstream/*.bin")):
+    body = open(path, "rb").read()
+    put("eventstream_bedrock", bytes([64]) + body)
+    put("eventstream_bedrock", bytes([5]) + body)
 
 # Tool-call arguments and session lines as JSON documents.
 cases = json.load(open("../fixtures/tools-capture/cases.json"))

@@ -15,6 +15,7 @@ pub const TARGETS: &[&str] = &[
     "sse_openai_codex_responses",
     "sse_google",
     "sse_mistral",
+    "eventstream_bedrock",
     "partial_json",
     "session_load",
     "rpc_command",

@@ -128,6 +128,13 @@ impl HttpClient {
             return Ok(response);
         }
         let retry_after = retry_after(response.headers());
+        let headers = response
+            .headers()
+            .iter()
+            .filter_map(|(name, value)| {
+                Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned()))
+            })
+            .collect();
         let body = tokio::select! {
             () = cancel.cancelled() => return Err(HttpError::Aborted),
             body = tokio::time::timeout(first_byte_timeout, response.text()) => match body {
@@ -140,6 +147,7 @@ impl HttpClient {
             message: error_text_from_body(&body),
             body,
             retry_after,
+            headers,
         })
     }
 }

@@ -7,12 +7,14 @@ use std::ops::ControlFlow;
 use std::pin::pin;
 use std::time::Duration;
 
+use futures::Stream;
 use futures::StreamExt;
 use pi_ai::{
     ABORTED_MESSAGE, AssistantMessage, AssistantMessageEventStream, CancellationToken, DoneReason,
     ErrorReason, EventSink, StreamOptions,
 };
 
+use crate::framing::{BodyFraming, framed_body};
 use crate::{
     DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, ErrorClass, HttpClient, HttpError,
     HttpRequest, RetryPolicy, SseFrame, SseFrameRef, SseParser,
@@ -101,6 +103,14 @@ pub trait SseDecoder: Send + 'static {
         crate::status_error_message(status, body)
     }
 
+    /// As [`SseDecoder::http_error_message`], for clients that also read the
+    /// response headers (the AWS SDK names the error in `x-amzn-errortype`);
+    /// `headers` have lower-case names. The default ignores them.
+    fn http_error_text(&self, status: u16, headers: &[(String, String)], body: &str) -> String {
+        let _ = headers;
+        self.http_error_message(status, body)
+    }
+
     /// Whether a cancelled call ends its open text and thinking blocks
     /// before the `aborted` error (see [`EventSink::end_blocks_on_abort`]).
     fn ends_blocks_on_abort(&self) -> bool {
@@ -148,8 +158,20 @@ pub fn stream_sse<D: SseDecoder>(
     cancel: CancellationToken,
     decoder: D,
 ) -> AssistantMessageEventStream {
+    stream_framed(initial, call, None, cancel, decoder)
+}
+
+/// [`stream_sse`] for a body cut by `framing` (SSE when `None`): the same
+/// call, errors and decoder loop, with the framing's content-type check.
+pub fn stream_framed<D: SseDecoder>(
+    initial: AssistantMessage,
+    call: SseCall,
+    framing: Option<Box<dyn BodyFraming>>,
+    cancel: CancellationToken,
+    decoder: D,
+) -> AssistantMessageEventStream {
     AssistantMessageEventStream::new(initial, cancel.clone(), move |sink| {
-        drive_sse(sink, call, cancel, decoder)
+        drive_framed(sink, call, framing, cancel, decoder)
     })
 }
 
@@ -158,8 +180,19 @@ pub fn stream_sse<D: SseDecoder>(
 /// before it can build its request, inside its own
 /// [`AssistantMessageEventStream::new`] producer.
 pub fn drive_sse<D: SseDecoder>(
+    sink: EventSink,
+    call: SseCall,
+    cancel: CancellationToken,
+    decoder: D,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    drive_framed(sink, call, None, cancel, decoder)
+}
+
+/// [`drive_sse`] for a body cut by `framing` (SSE when `None`).
+pub fn drive_framed<D: SseDecoder>(
     mut sink: EventSink,
     call: SseCall,
+    framing: Option<Box<dyn BodyFraming>>,
     cancel: CancellationToken,
     mut decoder: D,
 ) -> impl std::future::Future<Output = ()> + Send + 'static {
@@ -184,7 +217,12 @@ pub fn drive_sse<D: SseDecoder>(
             Ok(response) => response,
             Err(error) => return fail(sink, &provider, &decoder, error),
         };
-        let response = match not_an_event_stream(response, call.first_byte_timeout).await {
+        let accepts = |content_type: &str| match &framing {
+            None => content_type.contains("event-stream"),
+            Some(framing) => framing.accepts_content_type(content_type),
+        };
+        let checked = not_an_event_stream(response, call.first_byte_timeout, accepts).await;
+        let response = match checked {
             Ok(response) => response,
             Err(text) => {
                 return sink.error_with_class(ErrorClass::InvalidResponse, named(&provider, text));
@@ -192,12 +230,18 @@ pub fn drive_sse<D: SseDecoder>(
         };
         // As pi: the stream starts once the provider has accepted the request.
         sink.start();
-        let (seen, mut sink) =
-            match decode_body(response, call.idle_timeout, &mut decoder, sink).await {
-                Body::Ended(seen, sink) => (seen, sink),
-                Body::Decoded => return,
-                Body::Failed(sink, error) => return fail(sink, &provider, &decoder, error),
-            };
+        let body = match framing {
+            None => decode_body(response, call.idle_timeout, &mut decoder, sink).await,
+            Some(framing) => {
+                let frames = framed_body(response, call.idle_timeout, framing);
+                decode_frames(frames, &mut decoder, sink).await
+            }
+        };
+        let (seen, mut sink) = match body {
+            Body::Ended(seen, sink) => (seen, sink),
+            Body::Decoded => return,
+            Body::Failed(sink, error) => return fail(sink, &provider, &decoder, error),
+        };
         if seen == 0 {
             let text = named(&provider, EMPTY_STREAM_MESSAGE);
             return sink.error_with_class(ErrorClass::InvalidResponse, text);
@@ -235,9 +279,12 @@ fn fail<D: SseDecoder>(sink: EventSink, provider: &str, decoder: &D, error: Http
     match error {
         HttpError::Aborted => sink.error(ErrorReason::Aborted, ABORTED_MESSAGE),
         HttpError::Status {
-            status, ref body, ..
+            status,
+            ref body,
+            ref headers,
+            ..
         } => {
-            let message = decoder.http_error_message(status, body);
+            let message = decoder.http_error_text(status, headers, body);
             sink.error_with_class(error.class(), message);
         }
         error => sink.error_with_class(error.class(), named(provider, &error)),
@@ -327,6 +374,28 @@ async fn decode_body<D: SseDecoder>(
     }
 }
 
+/// Hands each frame of a body cut by a [`BodyFraming`] to `decoder`.
+async fn decode_frames<D: SseDecoder>(
+    frames: impl Stream<Item = Result<SseFrame, HttpError>>,
+    decoder: &mut D,
+    sink: EventSink,
+) -> Body {
+    let mut frames = pin!(frames);
+    let mut seen = 0usize;
+    let mut sink = sink;
+    while let Some(item) = frames.next().await {
+        seen += 1;
+        match item {
+            Ok(frame) => match apply(decoder, frame.as_frame_ref(), sink) {
+                Some(live) => sink = live,
+                None => return Body::Decoded,
+            },
+            Err(error) => return Body::Failed(sink, error),
+        }
+    }
+    Body::Ended(seen, sink)
+}
+
 /// `"<provider>: <text>"`: an error in pi-rs's own words (not the provider's
 /// or its client's, which pi shows as they are) names the provider it came
 /// from; the text after the prefix stays as pi words it where pi has one.
@@ -348,6 +417,7 @@ pub const EMPTY_STREAM_MESSAGE: &str =
 async fn not_an_event_stream(
     response: reqwest::Response,
     limit: Duration,
+    accepts: impl Fn(&str) -> bool,
 ) -> Result<reqwest::Response, String> {
     let content_type = response
         .headers()
@@ -355,7 +425,7 @@ async fn not_an_event_stream(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_ascii_lowercase();
-    if content_type.is_empty() || content_type.contains("event-stream") {
+    if content_type.is_empty() || accepts(&content_type) {
         return Ok(response);
     }
     let status = response.status().as_u16();

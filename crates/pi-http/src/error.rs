@@ -19,6 +19,9 @@ pub enum HttpError {
         body: String,
         /// Delay the server asked for (`retry-after-ms` / `retry-after`).
         retry_after: Option<Duration>,
+        /// The response headers (lower-case names), for clients that read
+        /// the error's name from them.
+        headers: Vec<(String, String)>,
     },
     /// The connection failed or was reset.
     #[error("Connection error: {0}")]
@@ -183,6 +186,7 @@ mod tests {
             message: String::new(),
             body: String::new(),
             retry_after: None,
+            headers: Vec::new(),
         };
         assert_eq!(status(429).class(), ErrorClass::RateLimited);
         assert_eq!(status(401).class(), ErrorClass::Auth);

@@ -9,6 +9,7 @@ mod client;
 mod copilot;
 mod driver;
 mod error;
+mod framing;
 mod headers;
 mod js;
 mod retry;
@@ -20,9 +21,10 @@ pub use client::{HttpClient, HttpRequest};
 pub use copilot::{copilot_dynamic_headers, set_copilot_dynamic_headers};
 pub use driver::{
     DecodeError, EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, drive_sse, named,
-    replay_sse, stream_sse,
+    replay_sse, stream_framed, stream_sse,
 };
 pub use error::{HttpError, error_text_from_body, status_error_message};
+pub use framing::{BodyFraming, FramingError, framed_body};
 pub use headers::Headers;
 pub use js::is_truthy;
 pub use pi_ai::ErrorClass;

@@ -15,7 +15,7 @@ use pi_ai::{
 };
 use serde::Serialize;
 
-use crate::{Headers, HttpRequest, RetryPolicy, SseCall, SseDecoder, stream_sse};
+use crate::{BodyFraming, Headers, HttpRequest, RetryPolicy, SseCall, SseDecoder, stream_framed};
 
 /// A wire's call options: pi's provider-level [`StreamOptions`] plus what
 /// the wire adds (reasoning effort, tool choice, ...).
@@ -100,6 +100,26 @@ pub trait Wire: Send + Sync + 'static {
     fn retry_policy(&self, options: &Self::Options) -> RetryPolicy {
         RetryPolicy::for_options(options.base())
     }
+
+    /// How a success body is cut into frames for the decoder: `None` (the
+    /// default) is SSE; a wire with a binary framing returns its own.
+    fn framing(&self) -> Option<Box<dyn BodyFraming>> {
+        None
+    }
+
+    /// Finishes the built request once its URL, headers and body are final
+    /// (request signing, e.g. AWS SigV4, which covers all three). An error
+    /// (missing credentials) ends the call before anything is sent. The
+    /// default changes nothing.
+    fn sign(
+        &self,
+        model: &Model,
+        options: &Self::Options,
+        request: &mut HttpRequest,
+    ) -> Result<(), WireError> {
+        let _ = (model, options, request);
+        Ok(())
+    }
 }
 
 /// Why a request could not be built.
@@ -111,6 +131,9 @@ pub enum WireError {
     /// The body (after the `on_payload` hook) is not serializable.
     #[error("Could not encode the request: {0}")]
     Encode(#[from] serde_json::Error),
+    /// [`Wire::sign`] could not sign the request; the text says what is missing.
+    #[error("{0}")]
+    Sign(String),
 }
 
 /// The API key of a call: `options.api_key` when non-empty, else the
@@ -162,7 +185,7 @@ pub fn encode_body<W: Wire>(
 }
 
 /// The whole HTTP request of a call, after [`Wire::prepare`]: URL, merged
-/// headers and encoded body, with the API key it used.
+/// headers and encoded body, signed by [`Wire::sign`], with the API key it used.
 pub fn build_request<W: Wire>(
     wire: &W,
     model: &Model,
@@ -174,11 +197,12 @@ pub fn build_request<W: Wire>(
     options.base_mut().api_key = Some(api_key.clone());
     wire.prepare(model, options);
     let body = encode_body(wire, model, context, options)?;
-    let request = HttpRequest {
+    let mut request = HttpRequest {
         url: wire.url(model),
         headers: wire_headers(wire, model, context, options, &api_key).into_pairs(),
         body: body.into(),
     };
+    wire.sign(model, options, &mut request)?;
     Ok((request, api_key))
 }
 
@@ -216,7 +240,7 @@ fn run<W: Wire>(
     let mut call = SseCall::new(request, options.base());
     call.policy = policy.unwrap_or_else(|| wire.retry_policy(&options));
     let cancel = options.base().cancel.clone();
-    stream_sse(initial, call, cancel, decoder)
+    stream_framed(initial, call, wire.framing(), cancel, decoder)
 }
 
 /// A wire as a [`StreamFunction`] for pi's api registry, with an optional

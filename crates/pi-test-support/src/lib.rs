@@ -13,6 +13,8 @@
 //! - [`parity`]: JSON Lines captures and the payload differences allowed.
 //! - [`mock_server`]: a loopback HTTP server that records requests and
 //!   answers with canned (or broken) responses.
+//! - [`event_stream`]: recorded answers as AWS event-stream messages, for
+//!   the mock server of a wire that is not SSE.
 //! - [`e2e`]: the end-to-end scenarios every wire runs over real HTTP,
 //!   driven by a small per-wire [`e2e::WireAdapter`] through
 //!   [`wire_e2e_suite!`].
@@ -24,6 +26,7 @@
 
 pub mod contract;
 pub mod e2e;
+pub mod event_stream;
 pub mod fixtures;
 pub mod mock_server;
 pub mod parity;

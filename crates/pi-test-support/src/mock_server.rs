@@ -2,9 +2,10 @@
 //! answers with canned SSE streams or JSON bodies, and can misbehave on
 //! purpose (cut a stream, stall, reset).
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -219,7 +220,41 @@ async fn read_request(socket: &mut TcpStream) -> std::io::Result<Option<Recorded
     }))
 }
 
-const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n";
+/// How the server writes the frames of a streamed answer: SSE text as it
+/// is (the default), or each raw frame re-encoded (AWS event-stream).
+#[derive(Debug, Clone, Copy)]
+pub struct StreamEncoding {
+    /// The `content-type` of streamed answers.
+    pub content_type: &'static str,
+    /// One raw SSE frame as the bytes sent.
+    pub encode: fn(&str) -> Vec<u8>,
+}
+
+static ENCODING: OnceLock<StreamEncoding> = OnceLock::new();
+
+/// Makes every mock server of this test process write streamed answers
+/// (`Sse`, `CutSse`, `StallSse`, `ResetSse`) with `encoding`: for a test
+/// binary whose wire is not SSE, called once before serving (later calls
+/// keep the first encoding).
+pub fn use_stream_encoding(encoding: StreamEncoding) {
+    let _ = ENCODING.set(encoding);
+}
+
+fn sse_head() -> String {
+    let content_type = ENCODING
+        .get()
+        .map_or("text/event-stream", |e| e.content_type);
+    format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncache-control: no-cache\r\nconnection: close\r\n"
+    )
+}
+
+fn frame_bytes(frame: &str) -> Cow<'_, [u8]> {
+    match ENCODING.get() {
+        Some(encoding) => Cow::Owned((encoding.encode)(frame)),
+        None => Cow::Borrowed(frame.as_bytes()),
+    }
+}
 
 async fn serve(mut socket: TcpStream, state: Arc<Mutex<Shared>>) -> std::io::Result<()> {
     let Some(request) = read_request(&mut socket).await? else {
@@ -240,13 +275,13 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<Shared>>) -> std::io::Res
     match response {
         MockResponse::Sse { frames, delay } => {
             socket
-                .write_all(format!("{SSE_HEAD}\r\n").as_bytes())
+                .write_all(format!("{}\r\n", sse_head()).as_bytes())
                 .await?;
             for frame in frames {
                 if !delay.is_zero() {
                     tokio::time::sleep(delay).await;
                 }
-                socket.write_all(frame.as_bytes()).await?;
+                socket.write_all(&frame_bytes(&frame)).await?;
                 socket.flush().await?;
             }
         }
@@ -267,23 +302,23 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<Shared>>) -> std::io::Res
             socket.write_all(body.as_bytes()).await?;
         }
         MockResponse::CutSse { frames } => {
-            let sent: usize = frames.iter().map(String::len).sum();
+            let sent: usize = frames.iter().map(|f| frame_bytes(f).len()).sum();
             socket
                 .write_all(
-                    format!("{SSE_HEAD}content-length: {}\r\n\r\n", sent + 100_000).as_bytes(),
+                    format!("{}content-length: {}\r\n\r\n", sse_head(), sent + 100_000).as_bytes(),
                 )
                 .await?;
             for frame in frames {
-                socket.write_all(frame.as_bytes()).await?;
+                socket.write_all(&frame_bytes(&frame)).await?;
             }
             socket.flush().await?;
         }
         MockResponse::StallSse { frames } => {
             socket
-                .write_all(format!("{SSE_HEAD}\r\n").as_bytes())
+                .write_all(format!("{}\r\n", sse_head()).as_bytes())
                 .await?;
             for frame in frames {
-                socket.write_all(frame.as_bytes()).await?;
+                socket.write_all(&frame_bytes(&frame)).await?;
             }
             socket.flush().await?;
             tokio::time::sleep(Duration::from_secs(3600)).await;
@@ -294,10 +329,10 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<Shared>>) -> std::io::Res
         MockResponse::Reset => return reset(socket),
         MockResponse::ResetSse { frames } => {
             socket
-                .write_all(format!("{SSE_HEAD}\r\n").as_bytes())
+                .write_all(format!("{}\r\n", sse_head()).as_bytes())
                 .await?;
             for frame in frames {
-                socket.write_all(frame.as_bytes()).await?;
+                socket.write_all(&frame_bytes(&frame)).await?;
             }
             socket.flush().await?;
             // Let the client read the frames before the reset discards them.

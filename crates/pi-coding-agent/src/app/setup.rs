@@ -171,6 +171,7 @@ pub fn register_providers() {
     pi_providers_google_vertex::register();
     pi_providers_azure_openai_responses::register();
     pi_providers_openai_codex_responses::register();
+    pi_providers_amazon_bedrock::register();
 }
 
 fn open_session(
