@@ -56,7 +56,7 @@ impl Wire for VertexWire {
     type Body = GenerateContentRequest;
     type Decoder = VertexDecoder;
 
-    /// See [`crate::endpoint`].
+    /// The streaming URL, built by the rules of this crate's `endpoint` module.
     fn url(&self, model: &Model) -> String {
         stream_url(
             &model.base_url,
