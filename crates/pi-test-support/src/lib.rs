@@ -24,6 +24,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod captures;
 pub mod contract;
 pub mod e2e;
 pub mod event_stream;
