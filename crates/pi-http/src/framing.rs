@@ -51,7 +51,8 @@ impl BodyFraming for SseParser {
 
 /// Frames of `response`'s body cut by `framing`. Transport failures, framing
 /// errors and silence longer than `idle_timeout` become one `Err` item,
-/// after which the stream ends (as [`crate::sse_frames`] does for SSE).
+/// after which the stream ends ([`crate::sse_frames`] is this with the SSE
+/// parser).
 pub fn framed_body(
     response: reqwest::Response,
     idle_timeout: Duration,
