@@ -30,11 +30,13 @@ mod stream;
 mod usage;
 pub use partial_json::{PartialJson, parse_partial_json};
 mod transform;
+mod transformed;
 pub use transform::{
     TOOL_IMAGE_PLACEHOLDER, ToolCallIdNormalizer, USER_IMAGE_PLACEHOLDER,
     normalize_tool_call_id_anthropic, normalize_tool_call_id_completions,
     normalize_tool_call_id_responses, transform_messages, transform_messages_borrowed,
 };
+pub use transformed::TransformedMessage;
 mod catalog;
 pub use catalog::{
     calculate_cost, env_api_key_var, get_env_api_key, get_env_api_key_from, get_model, get_models,

@@ -15,9 +15,8 @@
 //! - a model without image input gets a text placeholder where an image was,
 //!   so no provider encoder ever sees an image it cannot send.
 
-use std::borrow::Cow;
-
 use crate::now_ms;
+use crate::transformed::TransformedMessage;
 
 use crate::{
     AssistantContent, AssistantMessage, Message, Model, Provider, TextContent, ThinkingContent,
@@ -80,7 +79,7 @@ pub fn transform_messages_borrowed<'m>(
     messages: &'m [Message],
     model: &Model,
     normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
-) -> Vec<Cow<'m, Message>> {
+) -> Vec<TransformedMessage<'m>> {
     transform_borrowed_at(messages, model, normalize_tool_call_id, now_ms())
 }
 
@@ -93,7 +92,7 @@ pub(crate) fn transform_messages_at(
 ) -> Vec<Message> {
     transform_borrowed_at(messages, model, normalize_tool_call_id, now)
         .into_iter()
-        .map(Cow::into_owned)
+        .map(TransformedMessage::into_owned)
         .collect()
 }
 
@@ -103,11 +102,11 @@ pub(crate) fn transform_borrowed_at<'m>(
     model: &Model,
     normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
     now: i64,
-) -> Vec<Cow<'m, Message>> {
+) -> Vec<TransformedMessage<'m>> {
     // Old id -> new id, for tool calls whose id the normalizer changed. Later
     // assignments win, as with pi's Map.
     let mut id_map: Vec<(String, String)> = Vec::new();
-    let mut out: Vec<Cow<'m, Message>> = Vec::with_capacity(messages.len());
+    let mut out: Vec<TransformedMessage<'m>> = Vec::with_capacity(messages.len());
     // Index in `out` of the last replayed assistant message whose tool calls
     // still wait for results. Everything pushed after it is a tool result,
     // since a user or assistant message settles the pending calls first.
@@ -125,12 +124,12 @@ pub(crate) fn transform_borrowed_at<'m>(
                     UserContent::Blocks(_) | UserContent::Text(_) => None,
                 };
                 out.push(match downgraded {
-                    Some(blocks) => Cow::Owned(Message::User(UserMessage {
+                    Some(blocks) => TransformedMessage::owned(Message::User(UserMessage {
                         content: UserContent::Blocks(blocks),
                         timestamp: user.timestamp,
                         extra: user.extra.clone(),
                     })),
-                    None => Cow::Borrowed(message),
+                    None => TransformedMessage::Borrowed(message),
                 });
             }
             Message::ToolResult(result) => {
@@ -144,7 +143,7 @@ pub(crate) fn transform_borrowed_at<'m>(
                     .filter(|id| !id.is_empty())
                     .map(str::to_owned);
                 if downgraded.is_none() && new_id.is_none() {
-                    out.push(Cow::Borrowed(message));
+                    out.push(TransformedMessage::Borrowed(message));
                     continue;
                 }
                 let mut result = match downgraded {
@@ -166,7 +165,7 @@ pub(crate) fn transform_borrowed_at<'m>(
                 if let Some(new_id) = new_id {
                     result.tool_call_id = new_id;
                 }
-                out.push(Cow::Owned(Message::ToolResult(result)));
+                out.push(TransformedMessage::owned(Message::ToolResult(result)));
             }
             Message::Assistant(assistant) => {
                 settle_orphans(&mut out, &mut pending, now);
@@ -190,12 +189,12 @@ pub(crate) fn transform_borrowed_at<'m>(
                 }
                 if same && !assistant.content.iter().any(dropped_for_same_model) {
                     // The replay of the same model's message is the message.
-                    out.push(Cow::Borrowed(message));
+                    out.push(TransformedMessage::Borrowed(message));
                     continue;
                 }
                 let replayed =
                     replay_assistant(assistant, model, same, normalize_tool_call_id, &mut id_map);
-                out.push(Cow::Owned(Message::Assistant(replayed)));
+                out.push(TransformedMessage::owned(Message::Assistant(replayed)));
             }
         }
     }
@@ -356,7 +355,7 @@ fn mapped_id<'m>(id_map: &'m [(String, String)], old: &str) -> Option<&'m str> {
 
 /// Appends a synthetic error result for every call of the pending assistant
 /// message that no tool result after it answers, then clears `pending`.
-fn settle_orphans(out: &mut Vec<Cow<'_, Message>>, pending: &mut Option<usize>, now: i64) {
+fn settle_orphans(out: &mut Vec<TransformedMessage<'_>>, pending: &mut Option<usize>, now: i64) {
     let Some(index) = pending.take() else {
         return;
     };
@@ -376,7 +375,7 @@ fn settle_orphans(out: &mut Vec<Cow<'_, Message>>, pending: &mut Option<usize>, 
         .tool_calls()
         .filter(|call| !answered(&call.id))
         .map(|call| {
-            Cow::Owned(Message::ToolResult(ToolResultMessage {
+            TransformedMessage::owned(Message::ToolResult(ToolResultMessage {
                 tool_call_id: call.id.clone(),
                 tool_name: call.name.clone(),
                 content: vec![UserBlock::text(NO_RESULT_TEXT)],

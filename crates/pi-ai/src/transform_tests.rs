@@ -632,8 +632,8 @@ fn the_borrowed_transform_borrows_exactly_the_messages_it_leaves_as_they_are() {
     let kinds: Vec<Option<usize>> = borrowed
         .iter()
         .map(|m| match m {
-            Cow::Borrowed(m) => input.iter().position(|i| std::ptr::eq(i, *m)),
-            Cow::Owned(_) => None,
+            TransformedMessage::Borrowed(m) => input.iter().position(|i| std::ptr::eq(i, *m)),
+            TransformedMessage::Owned(_) => None,
         })
         .collect();
     assert_eq!(
@@ -650,7 +650,10 @@ fn the_borrowed_transform_borrows_exactly_the_messages_it_leaves_as_they_are() {
             None
         ]
     );
-    let owned: Vec<Message> = borrowed.into_iter().map(Cow::into_owned).collect();
+    let owned: Vec<Message> = borrowed
+        .into_iter()
+        .map(TransformedMessage::into_owned)
+        .collect();
     assert_eq!(owned, run(&input, Some(&anthropic_ids)));
     assert_eq!(owned.last(), Some(&synthetic("c1", "read")));
 }

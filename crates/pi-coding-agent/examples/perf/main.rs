@@ -27,6 +27,10 @@ mod generator;
 mod agent;
 mod wire;
 
+/// The `pi` binary's allocator, so the rows measure what the binary does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;

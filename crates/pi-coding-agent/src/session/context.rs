@@ -21,6 +21,11 @@ pub struct ModelRef {
     pub model_id: String,
 }
 
+/// Spare room in a context's message list for the messages of a run's
+/// first turns (a prompt, an answer, tool calls and their results), so the
+/// agent's first appends to a resumed transcript do not copy it.
+pub(super) const RUN_ROOM: usize = 32;
+
 /// What a resumed session starts from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionContext {
@@ -296,7 +301,7 @@ impl ContextPlan {
         self,
         mut message: impl FnMut(usize) -> Option<CodingAgentMessage>,
     ) -> SessionContext {
-        let mut messages = Vec::with_capacity(self.kept.len() + 1);
+        let mut messages = Vec::with_capacity(self.kept.len() + 1 + RUN_ROOM);
         messages.extend(self.summary);
         messages.extend(self.kept.into_iter().filter_map(&mut message));
         SessionContext {

@@ -129,7 +129,10 @@ impl SessionManager {
         manager.source = Some(LineSource::new(path));
         manager.header = loaded.header;
         manager.entries = loaded.entries;
-        manager.entries.shrink_to_fit();
+        // No doubling slack, but room for a run's first appends (the
+        // thinking level of a resume, its messages) without a copy.
+        let room = manager.entries.len() + super::context::RUN_ROOM;
+        manager.entries.shrink_to(room);
         manager.loaded = messages;
         manager.diagnostics = loaded.diagnostics;
         manager.rebuild_index();

@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::SessionManager;
-use super::context::{ContextPlan, PathEntry, SessionContext, adds_message};
+use super::context::{ContextPlan, PathEntry, RUN_ROOM, SessionContext, adds_message};
 use super::entry::{SessionEntry, SessionHeader};
 use super::load::LoadDiagnostic;
 use super::store::{Sources, Stored};
@@ -207,8 +207,10 @@ impl SessionManager {
                     // In place: `Option<message>` is as large as a message.
                     let mut messages: Vec<_> = loaded.into_iter().map_while(|m| m).collect();
                     // The list grew by doubling while the file was read:
-                    // give the slack back (a large block shrinks in place).
-                    messages.shrink_to_fit();
+                    // give the slack back (a large block shrinks in place),
+                    // but for room for a run's first messages, so that the
+                    // agent's first appends do not copy the transcript.
+                    messages.shrink_to(messages.len() + RUN_ROOM);
                     plan.build_from(messages)
                 }
                 None => {
