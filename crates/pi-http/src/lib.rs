@@ -5,6 +5,7 @@
 //! [`Wire`] (URL, headers, body, decoder) and [`stream_wire`] runs the call,
 //! ending failed streams with a message that carries its [`ErrorClass`].
 
+mod body_capacity;
 mod client;
 mod copilot;
 mod driver;

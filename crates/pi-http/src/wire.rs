@@ -178,7 +178,11 @@ pub fn encode_body<W: Wire>(
     let body = wire.body(model, context, options);
     let base = options.base();
     let bytes = match &base.on_payload {
-        None => serde_json::to_vec(&body)?,
+        None => {
+            let mut bytes = Vec::with_capacity(crate::body_capacity::body_capacity(context));
+            serde_json::to_writer(&mut bytes, &body)?;
+            bytes
+        }
         Some(_) => serde_json::to_vec(&base.apply_on_payload(serde_json::to_value(&body)?, model))?,
     };
     Ok(bytes)
