@@ -68,8 +68,7 @@ struct Entry {
 
 static CACHE: LazyLock<Mutex<HashMap<String, Entry>>> = LazyLock::new(Mutex::default);
 static FALLBACK_SESSIONS: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(Mutex::default);
-static STATS: LazyLock<Mutex<HashMap<String, WebSocketDebugStats>>> =
-    LazyLock::new(Mutex::default);
+static STATS: LazyLock<Mutex<HashMap<String, WebSocketDebugStats>>> = LazyLock::new(Mutex::default);
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 fn lock<T>(mutex: &'static Mutex<T>) -> MutexGuard<'static, T> {

@@ -29,7 +29,10 @@ pub fn codex_websocket_url(base_url: &str) -> String {
 /// the SSE `OpenAI-Beta` dropped, `openai-beta` set to
 /// [`OPENAI_BETA_RESPONSES_WEBSOCKETS`], and `x-client-request-id` and
 /// `session_id` set to `request_id` (the session id, or a fresh id).
-pub fn websocket_headers(sse_headers: &[(String, String)], request_id: &str) -> Vec<(String, String)> {
+pub fn websocket_headers(
+    sse_headers: &[(String, String)],
+    request_id: &str,
+) -> Vec<(String, String)> {
     const DROPPED: [&str; 5] = [
         "accept",
         "content-type",
@@ -85,11 +88,14 @@ impl Continuation {
             messages: vec![Message::Assistant(output)],
             ..Context::default()
         };
-        let last_response_items = convert_messages(model, &context, &OPENAI_TOOL_CALL_PROVIDERS, false)
-            .iter()
-            .filter_map(|item| serde_json::to_value(item).ok())
-            .filter(|item| item.get("type").and_then(Value::as_str) != Some("function_call_output"))
-            .collect();
+        let last_response_items =
+            convert_messages(model, &context, &OPENAI_TOOL_CALL_PROVIDERS, false)
+                .iter()
+                .filter_map(|item| serde_json::to_value(item).ok())
+                .filter(|item| {
+                    item.get("type").and_then(Value::as_str) != Some("function_call_output")
+                })
+                .collect();
         Some(Self {
             last_request_body: body,
             last_response_id,

@@ -133,7 +133,9 @@ pub(crate) async fn run(
                 opened = connect(&call.url, &call.headers, call.connect_timeout) => opened,
             };
             match opened {
-                Ok(socket) => ws_cache::lease_new(socket, session, matches!(cached, Cached::Connect)),
+                Ok(socket) => {
+                    ws_cache::lease_new(socket, session, matches!(cached, Cached::Connect))
+                }
                 Err(error) => return failed(sink, &call, error, false),
             }
         }
@@ -151,7 +153,11 @@ async fn exchange(
 ) -> Outcome {
     let cached_context = matches!(call.transport, Transport::Auto | Transport::WebsocketCached);
     let body: Cow<'_, Map<String, Value>> = if cached_context && lease.is_cached() {
-        match lease.continuation.as_ref().and_then(|c| c.request_body(&call.body)) {
+        match lease
+            .continuation
+            .as_ref()
+            .and_then(|c| c.request_body(&call.body))
+        {
             Some(continued) => Cow::Owned(continued),
             None => {
                 lease.continuation = None;
@@ -176,7 +182,15 @@ async fn exchange(
     }
     let shared = sink.partial().clone();
     let mut started = false;
-    let read = read_answer(&mut sink, &mut lease.socket, decoder, &mut started, call, cancel).await;
+    let read = read_answer(
+        &mut sink,
+        &mut lease.socket,
+        decoder,
+        &mut started,
+        call,
+        cancel,
+    )
+    .await;
     match read {
         Read::Aborted => aborted_with(sink, lease),
         Read::Failed(error) => {
@@ -318,7 +332,10 @@ async fn connect(
 
 /// Counts one call in the session's debug counters.
 fn count_request(session: &str, body: &Map<String, Value>, reused: bool, cached_context: bool) {
-    let inputs = body.get("input").and_then(Value::as_array).map_or(0, Vec::len);
+    let inputs = body
+        .get("input")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
     let previous = body
         .get("previous_response_id")
         .and_then(Value::as_str)
