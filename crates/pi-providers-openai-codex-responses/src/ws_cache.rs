@@ -256,7 +256,7 @@ fn schedule_expiry(session: String, id: u64, epoch: u64) {
 /// What [`acquire`] found in the cache.
 pub(crate) enum Cached {
     /// The session's idle socket, now busy.
-    Reused(Lease),
+    Reused(Box<Lease>),
     /// Connect a socket and cache it for the session.
     Connect,
     /// The session's socket is busy: connect one for this call only.
@@ -278,15 +278,15 @@ pub(crate) fn acquire(session: Option<&str>) -> Cached {
     }
     entry.idle_epoch += 1;
     let mut socket = entry.socket.take();
-    match socket.take_if(|socket| still_open(socket)) {
+    match socket.take_if(still_open) {
         Some(socket) => {
             entry.busy = true;
-            Cached::Reused(Lease {
+            Cached::Reused(Box::new(Lease {
                 socket,
                 reused: true,
                 continuation: entry.continuation.take(),
                 guard: Guard(Some((session.to_owned(), entry.id))),
-            })
+            }))
         }
         None => {
             cache.remove(session);

@@ -126,7 +126,7 @@ pub(crate) async fn run(
     }
     let session = call.session.as_deref();
     let lease = match ws_cache::acquire(session) {
-        Cached::Reused(lease) => lease,
+        Cached::Reused(lease) => *lease,
         cached => {
             let opened = tokio::select! {
                 () = cancel.cancelled() => return aborted(sink),

@@ -330,7 +330,7 @@ async fn a_socket_closed_after_the_start_fails_the_call_with_pi_diagnostic() {
         message.error_message.as_deref(),
         Some("WebSocket closed 1011 mock failure")
     );
-    let mut ours = without_run_values(message.diagnostics.clone().unwrap()[0].clone());
+    let mut ours = without_run_values(message.diagnostics.unwrap()[0].clone());
     let mut pi = pi_diagnostic("c-closed-ws");
     for diagnostic in [&mut ours, &mut pi] {
         diagnostic["details"]["requestBytes"] = json!(0);

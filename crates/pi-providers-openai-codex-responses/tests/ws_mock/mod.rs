@@ -137,6 +137,7 @@ pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str
         .map(|(_, v)| v.as_str())
 }
 
+#[allow(clippy::result_large_err)]
 async fn serve(tcp: tokio::net::TcpStream, state: Arc<Mutex<State>>) {
     let record = Arc::clone(&state);
     let callback = move |request: &Request, response: Response| {
