@@ -511,7 +511,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     Ok(App {
         agent,
         session,
-        registry,
+        registry: std::sync::RwLock::new(registry),
         auth,
         cli_api_key: options.api_key,
         settings,
