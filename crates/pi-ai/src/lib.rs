@@ -54,7 +54,7 @@ pub use message::{AssistantMessage, Message, ToolResultMessage, UserContent, Use
 pub use model::{InputModality, Model, ModelCost};
 pub use options::{
     CacheRetention, ParseThinkingLevelError, PayloadHook, SimpleStreamOptions, StreamOptions,
-    ThinkingBudgets, ThinkingLevel,
+    ThinkingBudgets, ThinkingLevel, Transport,
 };
 pub use registry::{
     ApiRegistry, StreamFunction, complete, complete_simple, get_api_provider, global_registry,

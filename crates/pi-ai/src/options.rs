@@ -25,6 +25,47 @@ pub enum CacheRetention {
     Long,
 }
 
+/// How a provider with more than one transport reaches its backend (pi's
+/// `Transport`; only openai-codex-responses has a choice).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Transport {
+    /// Server-sent events over an HTTP POST.
+    Sse,
+    /// A WebSocket per session, the full context every call.
+    Websocket,
+    /// A WebSocket per session, continuing the previous response with only
+    /// the new input.
+    WebsocketCached,
+    /// A cached WebSocket, falling back to SSE when it fails (pi's default).
+    #[default]
+    Auto,
+}
+
+impl Transport {
+    /// The name pi writes (`sse`, `websocket`, `websocket-cached`, `auto`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sse => "sse",
+            Self::Websocket => "websocket",
+            Self::WebsocketCached => "websocket-cached",
+            Self::Auto => "auto",
+        }
+    }
+
+    /// The transport named `text`; `None` for a name pi does not know.
+    pub fn parse(text: &str) -> Option<Self> {
+        [
+            Self::Sse,
+            Self::Websocket,
+            Self::WebsocketCached,
+            Self::Auto,
+        ]
+        .into_iter()
+        .find(|transport| transport.as_str() == text)
+    }
+}
+
 /// A unified reasoning level, mapped by each provider to its own knob.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -208,6 +249,9 @@ pub struct StreamOptions {
     pub metadata: Option<serde_json::Map<String, Value>>,
     /// Hook over the final request body.
     pub on_payload: Option<PayloadHook>,
+    /// Preferred transport of providers that have several (`None` is the
+    /// provider's default, `auto` for Codex).
+    pub transport: Option<Transport>,
 }
 
 impl fmt::Debug for StreamOptions {
@@ -225,6 +269,7 @@ impl fmt::Debug for StreamOptions {
             .field("idle_timeout", &self.idle_timeout)
             .field("metadata", &self.metadata)
             .field("on_payload", &self.on_payload.is_some())
+            .field("transport", &self.transport)
             .finish()
     }
 }
@@ -263,6 +308,17 @@ impl StreamOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transports_are_named_as_pi_names_them() {
+        for name in ["sse", "websocket", "websocket-cached", "auto"] {
+            let transport = Transport::parse(name).unwrap();
+            assert_eq!(transport.as_str(), name);
+            assert_eq!(serde_json::to_value(transport).unwrap(), name);
+        }
+        assert_eq!(Transport::parse("ws"), None);
+        assert_eq!(Transport::default(), Transport::Auto);
+    }
 
     #[test]
     fn thinking_levels_parse_and_print_as_pi_writes_them() {

@@ -73,6 +73,8 @@ struct DoneEvent {
 pub struct OpenAiCodexDecoder {
     inner: OpenAiResponsesDecoder,
     service_tier: Option<String>,
+    /// `SSE` or `WebSocket`, in the text of a frame that is not JSON.
+    transport: &'static str,
 }
 
 impl OpenAiCodexDecoder {
@@ -81,6 +83,16 @@ impl OpenAiCodexDecoder {
         Self {
             inner: OpenAiResponsesDecoder::new(model, service_tier.clone()),
             service_tier,
+            transport: "SSE",
+        }
+    }
+
+    /// The decoder of a WebSocket call: the same events, a message that is
+    /// not JSON worded `Invalid Codex WebSocket JSON: ..`.
+    pub fn for_websocket(model: Model, service_tier: Option<String>) -> Self {
+        Self {
+            transport: "WebSocket",
+            ..Self::new(model, service_tier)
         }
     }
 
@@ -89,7 +101,7 @@ impl OpenAiCodexDecoder {
     /// `mapCodexEvents`), else `error`.
     fn unparsed(&self, data: &str, error: DecodeError) -> Result<Option<StreamEnd>, DecodeError> {
         match serde_json::from_str::<Value>(data) {
-            Err(json) => Err(format!("Invalid Codex SSE JSON: {json}").into()),
+            Err(json) => Err(format!("Invalid Codex {} JSON: {json}", self.transport).into()),
             Ok(value) if !value.get("type").is_some_and(Value::is_string) => Ok(None),
             Ok(_) => Err(error),
         }

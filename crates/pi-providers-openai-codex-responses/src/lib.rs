@@ -14,8 +14,13 @@
 //! ([`OpenAiCodexWire`]) and [`OpenAiCodexProvider`], which checks the token
 //! before each call. [`register`] adds it to the global api registry.
 //!
-//! pi 0.73.1 first tries a WebSocket (`transport: "auto"`) and falls back to
-//! SSE; this crate speaks the SSE transport only.
+//! The transport is pi's `options.transport`: `sse`, or (the default
+//! `auto`, `websocket`, `websocket-cached`) a WebSocket per session
+//! (`ws_request`: URL, handshake headers, `response.create`, continuation;
+//! `ws_cache`: the per-session socket cache, the sessions that fell back to
+//! SSE, debug counters; `ws_stream`: one call over a socket, decoded by the
+//! same decoder, falling back to SSE when the socket fails before the
+//! first event).
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -25,6 +30,9 @@ mod options;
 mod provider;
 mod request;
 pub mod wire;
+mod ws_cache;
+mod ws_request;
+mod ws_stream;
 
 use pi_ai::Api;
 
@@ -33,6 +41,15 @@ pub use decode::{OpenAiCodexDecoder, http_error_message, usage_limit_message};
 pub use options::OpenAiCodexOptions;
 pub use provider::{DEFAULT_BASE_URL, OpenAiCodexProvider, OpenAiCodexWire, codex_url};
 pub use request::{DEFAULT_INSTRUCTIONS, build_request_body};
+pub use ws_cache::{
+    SESSION_WEBSOCKET_CACHE_TTL, WebSocketDebugStats, close_websocket_sessions,
+    reset_websocket_debug_stats, websocket_debug_stats,
+};
+pub use ws_request::{
+    Continuation, OPENAI_BETA_RESPONSES_WEBSOCKETS, codex_websocket_url, response_create_message,
+    websocket_headers,
+};
+pub use ws_stream::{WebSocketError, transport_failure};
 
 /// The registry source id of this crate's registration.
 pub const SOURCE_ID: &str = "pi-providers-openai-codex-responses";

@@ -7,17 +7,22 @@ use std::time::Duration;
 
 use pi_ai::{
     Api, AssistantMessage, AssistantMessageEventStream, Context, Model, SimpleStreamOptions,
-    StreamFunction, StreamOptions, now_ms, register_api_provider,
+    StreamFunction, StreamOptions, Transport, now_ms, register_api_provider,
 };
 use pi_http::{
-    Headers, RetryPolicy, Wire, WireHeaders, WireOptions, WireProvider, resolve_api_key,
+    DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Headers, RetryPolicy, SseCall, Wire,
+    WireHeaders, WireOptions, WireProvider, build_request, drive_sse, resolve_api_key,
 };
+use serde_json::Value;
 
 use crate::auth::{account_id, user_agent};
 use crate::decode::OpenAiCodexDecoder;
 use crate::options::OpenAiCodexOptions;
 use crate::request::build_request_body;
 use crate::wire::RequestBody;
+use crate::ws_cache;
+use crate::ws_request::{codex_websocket_url, websocket_headers};
+use crate::ws_stream::{self, Outcome, WebSocketCall};
 
 /// The ChatGPT backend, used when a model has no base URL.
 pub const DEFAULT_BASE_URL: &str = "https://chatgpt.com/backend-api";
@@ -114,8 +119,10 @@ impl Wire for OpenAiCodexWire {
 }
 
 /// The `openai-codex-responses` stream function: a key that is not a JWT
-/// with a ChatGPT account id ends the stream with pi's error; otherwise
-/// [`OpenAiCodexWire`] runs over `pi-http`.
+/// with a ChatGPT account id ends the stream with pi's error; otherwise the
+/// call goes over the transport of `options.transport` (pi's default
+/// `auto`: the session's WebSocket, SSE through [`OpenAiCodexWire`] on
+/// `pi-http` when the socket fails before the first event).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OpenAiCodexProvider {
     retry_policy: Option<RetryPolicy>,
@@ -153,11 +160,80 @@ impl OpenAiCodexProvider {
             );
             return AssistantMessageEventStream::failed(initial, error.to_string());
         }
-        let mut provider = WireProvider::of(OpenAiCodexWire);
-        if let Some(policy) = self.retry_policy {
-            provider = provider.with_retry_policy(policy);
+        let transport = options.base.transport.unwrap_or_default();
+        if transport == Transport::Sse {
+            let mut provider = WireProvider::of(OpenAiCodexWire);
+            if let Some(policy) = self.retry_policy {
+                provider = provider.with_retry_policy(policy);
+            }
+            return provider.stream_with(model, context, options);
         }
-        provider.stream_with(model, context, options)
+        self.stream_websocket(model, context, options, transport)
+    }
+
+    /// pi's `auto` / `websocket` / `websocket-cached` transports: the
+    /// call over the session's socket, unless the session already fell
+    /// back to SSE; a socket failing before the first event sends the call
+    /// over SSE instead.
+    fn stream_websocket(
+        &self,
+        model: &Model,
+        context: &Context,
+        mut options: OpenAiCodexOptions,
+        transport: Transport,
+    ) -> AssistantMessageEventStream {
+        let initial = AssistantMessage::empty(
+            model.api.clone(),
+            model.provider.clone(),
+            model.id.clone(),
+            now_ms(),
+        );
+        let wire = OpenAiCodexWire;
+        let (request, api_key) = match build_request(&wire, model, context, &mut options) {
+            Ok(built) => built,
+            Err(error) => return AssistantMessageEventStream::failed(initial, error.to_string()),
+        };
+        let session = options.base.session_id.clone();
+        let websocket = match serde_json::from_slice::<Value>(&request.body) {
+            Ok(Value::Object(body)) => {
+                let request_id = session
+                    .clone()
+                    .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+                Some(WebSocketCall {
+                    url: codex_websocket_url(&model.base_url),
+                    headers: websocket_headers(&request.headers, &request_id),
+                    body,
+                    request_bytes: request.body.len(),
+                    transport,
+                    session: session.clone(),
+                    connect_timeout: options.base.timeout.unwrap_or(DEFAULT_FIRST_BYTE_TIMEOUT),
+                    idle_timeout: options.base.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT),
+                    model: model.clone(),
+                })
+            }
+            // A payload hook made the body something else: SSE sends it as is.
+            _ => None,
+        };
+        let websocket_decoder =
+            OpenAiCodexDecoder::for_websocket(model.clone(), options.service_tier.clone());
+        let decoder = wire.decoder(model, context, &options, &api_key);
+        let mut call = SseCall::new(request, options.base());
+        call.policy = self
+            .retry_policy
+            .unwrap_or_else(|| wire.retry_policy(&options));
+        let cancel = options.base.cancel.clone();
+        AssistantMessageEventStream::new(initial, cancel.clone(), move |sink| async move {
+            let mut sink = sink;
+            if ws_cache::sse_fallback_active(session.as_deref()) {
+                ws_cache::record_sse_fallback(session.as_deref());
+            } else if let Some(websocket) = websocket {
+                match ws_stream::run(sink, websocket, websocket_decoder, cancel.clone()).await {
+                    Outcome::Finished => return,
+                    Outcome::Fallback(back) => sink = back,
+                }
+            }
+            drive_sse(sink, call, cancel, decoder).await;
+        })
     }
 
     /// Registers this provider for `api` in pi's global api registry.

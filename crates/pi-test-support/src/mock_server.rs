@@ -114,6 +114,7 @@ struct Shared {
     responses: VecDeque<MockResponse>,
     fallback: Option<MockResponse>,
     requests: Vec<RecordedRequest>,
+    upgrades: Vec<RecordedRequest>,
 }
 
 /// A running loopback server; stops when dropped.
@@ -134,6 +135,7 @@ impl MockServer {
             fallback: responses.back().cloned(),
             responses,
             requests: Vec::new(),
+            upgrades: Vec::new(),
         }));
         let state = Arc::clone(&shared);
         let task = tokio::spawn(async move {
@@ -160,6 +162,17 @@ impl MockServer {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .requests
+            .clone()
+    }
+
+    /// The WebSocket upgrade requests received so far (answered 404, as a
+    /// server without WebSockets does; they take no canned answer and are
+    /// not in [`MockServer::requests`]).
+    pub fn upgrades(&self) -> Vec<RecordedRequest> {
+        self.shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .upgrades
             .clone()
     }
 
@@ -260,6 +273,20 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<Shared>>) -> std::io::Res
     let Some(request) = read_request(&mut socket).await? else {
         return Ok(());
     };
+    if request
+        .header("upgrade")
+        .is_some_and(|u| u.eq_ignore_ascii_case("websocket"))
+    {
+        state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .upgrades
+            .push(request);
+        socket
+            .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+            .await?;
+        return Ok(());
+    }
     let response = {
         let mut shared = state.lock().unwrap_or_else(PoisonError::into_inner);
         shared.requests.push(request);

@@ -54,9 +54,8 @@ impl App {
                 is_scoped: true,
             });
         }
-        let usable = self
-            .registry
-            .available_models(self.cli_api_key.as_deref(), &self.auth);
+        let registry = self.registry();
+        let usable = registry.available_models(self.cli_api_key.as_deref(), &self.auth);
         if usable.len() <= 1 {
             return None;
         }
@@ -71,7 +70,7 @@ impl App {
 
     /// Whether `model`'s provider has a key.
     fn has_key(&self, model: &Model) -> bool {
-        self.registry
+        self.registry()
             .api_key(
                 model.provider.as_str(),
                 self.cli_api_key.as_deref(),

@@ -20,7 +20,7 @@ mod setup;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
 use pi_agent_core::{Agent, AgentError, AgentMessage, PromptInput, QueueMode};
@@ -42,6 +42,7 @@ use persist::EventHub;
 pub use persist::{AppEvent, AppListener};
 pub use request_headers::RegistryHeaders;
 pub use retry::is_retryable_error;
+pub(crate) use setup::transport_setting;
 pub use setup::{
     SESSION_DIR_ENV, SessionChoice, SetupError, StartOptions, build_app, register_providers,
     resolve_session_dir,
@@ -53,8 +54,8 @@ pub struct App {
     pub agent: Arc<Agent<CodingMessage>>,
     /// The session file.
     pub session: Arc<Mutex<SessionManager>>,
-    /// Known models.
-    pub registry: ModelRegistry,
+    /// Known models; rebuilt by [`App::reload_models`] after a login.
+    registry: RwLock<ModelRegistry>,
     /// Stored keys.
     pub auth: AuthStorage,
     /// `--api-key`.
@@ -101,6 +102,42 @@ fn queue_mode_name(mode: QueueMode) -> &'static str {
 }
 
 impl App {
+    /// Known models (read-locked while the guard lives).
+    pub fn registry(&self) -> RwLockReadGuard<'_, ModelRegistry> {
+        self.registry.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// pi's `modelRegistry.refresh()` after `/login` or `/logout`: the
+    /// models rebuilt from the catalog, models.json and the logins now in
+    /// auth.json (a GitHub Copilot login moves its models to the token's
+    /// API base), so a login takes effect at once. The current model is
+    /// replaced by its rebuilt self. A models.json that no longer loads
+    /// keeps the models as they were.
+    pub fn reload_models(&self) {
+        let mut registry = match ModelRegistry::load(&self.agent_dir) {
+            Ok(registry) => registry,
+            Err(e) => {
+                tracing::warn!("cannot reload the models: {e}");
+                return;
+            }
+        };
+        registry.apply_oauth_logins(&self.auth);
+        let current = self.agent.model();
+        let rebuilt = registry
+            .models()
+            .iter()
+            .find(|m| m.provider == current.provider && m.id == current.id)
+            .filter(|m| **m != current)
+            .cloned();
+        *self
+            .registry
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = registry;
+        if let Some(model) = rebuilt {
+            self.agent.set_model(model);
+        }
+    }
+
     /// The current model scope (a copy; empty: no scope).
     pub fn scoped_models(&self) -> Vec<crate::config::ScopedModel> {
         lock(&self.scoped_models).clone()
@@ -110,9 +147,8 @@ impl App {
     /// syntax) select among the models with a key, as `/scoped-models`
     /// does when saved; the scope's warnings are logged.
     pub fn set_scoped_models(&self, patterns: &[String]) {
-        let available = self
-            .registry
-            .available_models(self.cli_api_key.as_deref(), &self.auth);
+        let registry = self.registry();
+        let available = registry.available_models(self.cli_api_key.as_deref(), &self.auth);
         let scope = crate::config::resolve_model_scope(patterns, &available);
         for warning in &scope.warnings {
             tracing::warn!("{warning}");
@@ -377,7 +413,7 @@ impl App {
     /// The API key for `model`'s provider: `--api-key`, auth.json, the
     /// environment, then models.json.
     pub fn api_key_for(&self, model: &Model) -> Option<String> {
-        self.registry
+        self.registry()
             .api_key(
                 model.provider.as_str(),
                 self.cli_api_key.as_deref(),

@@ -46,7 +46,7 @@ impl App {
             && let Some(model) = context
                 .model
                 .as_ref()
-                .and_then(|r| self.registry.find(Some(&r.provider), &r.model_id).ok())
+                .and_then(|r| self.registry().find(Some(&r.provider), &r.model_id).ok())
         {
             self.agent.set_model(model);
         }

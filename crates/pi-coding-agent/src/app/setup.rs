@@ -511,7 +511,7 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
     Ok(App {
         agent,
         session,
-        registry,
+        registry: std::sync::RwLock::new(registry),
         auth,
         cli_api_key: options.api_key,
         settings,
@@ -540,7 +540,8 @@ fn queue_mode(text: Option<&str>) -> QueueMode {
 }
 
 /// `retry.provider` timeouts and retry-delay cap, then `--http-timeout`
-/// (which sets both timeouts), into the options of every provider call.
+/// (which sets both timeouts), and the `transport` setting, into the
+/// options of every provider call.
 fn apply_transport_settings(
     stream: &mut pi_ai::StreamOptions,
     settings: &Settings,
@@ -555,4 +556,16 @@ fn apply_transport_settings(
     stream.timeout = flag.or(ms(retry.timeout_ms));
     stream.idle_timeout = flag.or(ms(retry.idle_timeout_ms));
     stream.max_retry_delay = Some(std::time::Duration::from_millis(retry.max_delay_ms));
+    stream.transport = Some(transport_setting(settings.transport()));
+}
+
+/// The `transport` setting as pi hands it to the provider: a name it does
+/// not know still picks the socket (pi only tests for `sse`), without the
+/// continuation of `auto`; an empty one is `auto`.
+pub(crate) fn transport_setting(name: &str) -> pi_ai::Transport {
+    match pi_ai::Transport::parse(name) {
+        Some(transport) => transport,
+        None if name.is_empty() => pi_ai::Transport::Auto,
+        None => pi_ai::Transport::Websocket,
+    }
 }

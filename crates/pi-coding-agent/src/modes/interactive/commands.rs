@@ -104,7 +104,7 @@ impl Ui {
         };
         let models: Vec<pi_ai::Model> = self
             .app
-            .registry
+            .registry()
             .available_models(self.app.cli_api_key.as_deref(), &self.app.auth)
             .into_iter()
             .cloned()

@@ -217,7 +217,7 @@ impl Ui {
 
     fn provider_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = Vec::new();
-        for model in self.app.registry.models() {
+        for model in self.app.registry().models() {
             let id = model.provider.as_str();
             if !ids.iter().any(|i| i == id) {
                 ids.push(id.to_owned());
@@ -322,6 +322,7 @@ impl Ui {
                 }
                 match self.app.auth.set_api_key(&provider, &key) {
                     Ok(()) => {
+                        self.app.reload_models();
                         self.init_footer();
                         let path = self.app.auth.path().display().to_string();
                         self.status_line(&format!(
@@ -335,6 +336,7 @@ impl Ui {
                 self.extras.dialog = None;
                 match self.app.auth.remove(&provider) {
                     Ok(_) => {
+                        self.app.reload_models();
                         self.init_footer();
                         self.status_line(&format!("Removed stored API key for {provider}. Environment variables and models.json config are unchanged."));
                     }

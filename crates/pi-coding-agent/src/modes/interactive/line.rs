@@ -86,7 +86,7 @@ async fn command(app: &App, out: &Out, line: &str) -> bool {
             ),
             Err(e) => say(out, &format!("[{e}]\n")),
         },
-        "/model" => match app.registry.find(None, rest) {
+        "/model" => match app.registry().find(None, rest) {
             Ok(model) => {
                 say(out, &format!("[model {}/{}]\n", model.provider, model.id));
                 app.set_model(model);

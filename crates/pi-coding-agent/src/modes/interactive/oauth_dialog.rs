@@ -291,6 +291,8 @@ impl Ui {
                         if let Err(e) = self.app.auth.reload() {
                             tracing::warn!("cannot reload auth.json: {e}");
                         }
+                        // The login applies now (Copilot's API base), not at the next start.
+                        self.app.reload_models();
                         self.init_footer();
                         let path = self.app.auth.path().display().to_string();
                         self.status_line(&format!(

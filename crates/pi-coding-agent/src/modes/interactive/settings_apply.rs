@@ -351,6 +351,13 @@ impl Ui {
                 .editor
                 .set_autocomplete_max_visible(value.parse().unwrap_or(5)),
             "theme" => self.preview_theme(value),
+            // As pi's `agent.transport = ...`: the next call uses it.
+            "transport" => {
+                let transport = crate::app::transport_setting(value);
+                self.app
+                    .agent
+                    .update_settings(|s| s.stream_options.transport = Some(transport));
+            }
             _ => {}
         }
         self.extras.values.insert(id, value.to_owned());

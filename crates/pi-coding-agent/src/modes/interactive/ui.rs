@@ -105,7 +105,7 @@ impl Ui {
     pub fn new(app: Arc<App>, theme: Arc<Theme>, tx: UnboundedSender<UiEvent>) -> Self {
         let mut editor = Editor::new(Arc::clone(&theme));
         let models = app
-            .registry
+            .registry()
             .available_models(app.cli_api_key.as_deref(), &app.auth)
             .iter()
             .map(|m| format!("{}/{}", m.provider.as_str(), m.id))
@@ -199,7 +199,7 @@ impl Ui {
         };
         let providers: std::collections::BTreeSet<String> = self
             .app
-            .registry
+            .registry()
             .available_models(self.app.cli_api_key.as_deref(), &self.app.auth)
             .iter()
             .map(|m| m.provider.as_str().to_owned())

@@ -142,7 +142,7 @@ fn get_messages(app: &App) -> Reply {
 /// Switches to the model named exactly by provider and id, as pi matches it.
 fn set_model(app: &App, provider: &str, model_id: &str) -> Reply {
     let model = app
-        .registry
+        .registry()
         .models()
         .iter()
         .find(|m| m.provider.as_str() == provider && m.id == model_id)
@@ -172,7 +172,7 @@ fn cycle_model(app: &App) -> Value {
 /// As pi: only the models whose provider has a key.
 fn get_available_models(app: &App) -> Value {
     let models: Vec<Value> = app
-        .registry
+        .registry()
         .available_models(app.cli_api_key.as_deref(), &app.auth)
         .into_iter()
         .map(model_json)

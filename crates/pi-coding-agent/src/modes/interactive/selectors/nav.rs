@@ -198,7 +198,7 @@ impl Ui {
     pub(crate) fn open_model_selector(&mut self, search: Option<&str>) {
         let available: Vec<pi_ai::Model> = self
             .app
-            .registry
+            .registry()
             .available_models(self.app.cli_api_key.as_deref(), &self.app.auth)
             .into_iter()
             .cloned()
@@ -321,7 +321,7 @@ impl Ui {
     fn open_scoped_models(&mut self) {
         let available: Vec<pi_ai::Model> = self
             .app
-            .registry
+            .registry()
             .available_models(self.app.cli_api_key.as_deref(), &self.app.auth)
             .into_iter()
             .cloned()
