@@ -15,6 +15,7 @@ use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost
 use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, is_truthy, named};
 use serde_json::Value;
 
+use crate::fast_chunk::{self, Chunk};
 use crate::wire::{ChatCompletionChunk, ChunkDelta, ChunkUsage, ToolCallDelta};
 
 /// Error text (after the provider's name) of a body that ended with neither
@@ -77,7 +78,7 @@ impl OpenAiCompletionsDecoder {
     }
 
     /// Applies one parsed chunk.
-    fn apply(&mut self, chunk: &ChatCompletionChunk<'_>, sink: &mut EventSink) {
+    fn apply(&mut self, chunk: &Chunk<'_>, sink: &mut EventSink) {
         if !self.has_response_id
             && let Some(id) = chunk.id.as_deref().filter(|id| !id.is_empty())
         {
@@ -95,7 +96,7 @@ impl OpenAiCompletionsDecoder {
         if let Some(usage) = &chunk.usage {
             self.set_usage(usage, sink);
         }
-        let Some(choice) = chunk.choices.as_deref().and_then(<[_]>::first) else {
+        let Some(choice) = &chunk.first_choice else {
             return;
         };
         if chunk.usage.is_none()
@@ -328,10 +329,15 @@ impl SseDecoder for OpenAiCompletionsDecoder {
             // The server closed the answer itself: a normal stop, as pi.
             return Ok(Some(self.finish(sink, StreamEnd::Done(DoneReason::Stop))));
         }
-        let chunk: ChatCompletionChunk<'_> = serde_json::from_str(data).map_err(|e| {
-            let text = format!("Could not parse stream chunk as JSON: {e}");
-            named(self.model.provider.as_str(), text)
-        })?;
+        let chunk = match fast_chunk::parse(data) {
+            Some(chunk) => chunk,
+            None => serde_json::from_str::<ChatCompletionChunk<'_>>(data)
+                .map(Chunk::from)
+                .map_err(|e| {
+                    let text = format!("Could not parse stream chunk as JSON: {e}");
+                    named(self.model.provider.as_str(), text)
+                })?,
+        };
         if let Some(error) = chunk.error.as_ref().filter(|e| is_truthy(e)) {
             return Ok(Some(StreamEnd::Error(stream_error_text(error))));
         }

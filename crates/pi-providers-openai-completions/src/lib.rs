@@ -38,6 +38,7 @@
 
 mod compat;
 mod decode;
+mod fast_chunk;
 mod options;
 mod provider;
 mod request;

@@ -314,7 +314,7 @@ pub struct ChatCompletionChunk<'a> {
     pub choices: Option<Vec<ChunkChoice<'a>>>,
     /// Token usage (the last chunk when `include_usage` is set).
     #[serde(default)]
-    pub usage: Option<ChunkUsage>,
+    pub usage: Option<Box<ChunkUsage>>,
     /// An error reported inside the stream.
     #[serde(default)]
     pub error: Option<Value>,
@@ -331,7 +331,7 @@ pub struct ChunkChoice<'a> {
     pub finish_reason: Option<Cow<'a, str>>,
     /// Usage placed on the choice (Moonshot).
     #[serde(default)]
-    pub usage: Option<ChunkUsage>,
+    pub usage: Option<Box<ChunkUsage>>,
 }
 
 /// The delta of a choice.
@@ -423,7 +423,7 @@ pub struct CompletionTokensDetails {
 
 /// A string field that may hold anything: a string is kept (borrowed when
 /// possible), any other value reads as `None`.
-fn lenient_str<'de, D: Deserializer<'de>>(
+pub(crate) fn lenient_str<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<Cow<'de, str>>, D::Error> {
     deserializer.deserialize_any(LenientStr)
