@@ -257,3 +257,42 @@ fn python_encoded_recordings_frame_as_their_text_form() {
         assert_eq!(frames, expected, "{name}");
     }
 }
+
+#[test]
+fn feeding_hands_out_borrowed_frames_and_stops_at_a_break() {
+    let body = [
+        event("messageStart", r#"{"role":"assistant"}"#),
+        event("contentBlockDelta", r#"{"delta":{"text":"a"}}"#),
+        event("messageStop", r#"{"stopReason":"end_turn"}"#),
+    ]
+    .concat();
+    for split in 0..=body.len() {
+        let mut framing = EventStreamFraming::new();
+        let mut seen = Vec::new();
+        let mut flow = ControlFlow::Continue(());
+        for piece in [&body[..split], &body[split..]] {
+            flow = framing
+                .feed(piece, &mut |frame| {
+                    seen.push(frame.to_frame());
+                    if frame.event == "contentBlockDelta" {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                })
+                .unwrap();
+            if flow.is_break() {
+                break;
+            }
+        }
+        assert!(flow.is_break(), "split at {split}");
+        assert_eq!(
+            seen,
+            [
+                frame("messageStart", r#"{"role":"assistant"}"#),
+                frame("contentBlockDelta", r#"{"delta":{"text":"a"}}"#),
+            ],
+            "split at {split}"
+        );
+    }
+}
