@@ -123,7 +123,7 @@ fn cut(bytes: &[u8], on_frame: &mut OnFrame<'_>) -> Result<(ControlFlow<()>, usi
 
 /// Decodes one whole message and hands its frame to `on_frame`.
 fn hand_out(message: &[u8], on_frame: &mut OnFrame<'_>) -> Result<ControlFlow<()>, FramingError> {
-    with_frame(decode_message(message)?, |frame| on_frame(frame))
+    with_frame(decode_message(message)?, on_frame)
 }
 
 fn read_u32(bytes: &[u8], at: usize) -> u32 {
