@@ -152,19 +152,16 @@ struct Known<'a> {
 }
 
 impl<'a> Known<'a> {
-    fn note(&mut self, name: &str, value: HeaderValue<'a>) {
-        let HeaderValue::String(text) = value else {
-            return;
-        };
-        let slot = match name {
-            ":message-type" => &mut self.message_type,
-            ":event-type" => &mut self.event_type,
-            ":exception-type" => &mut self.exception_type,
-            ":error-code" => &mut self.error_code,
-            ":error-message" => &mut self.error_message,
-            _ => return,
-        };
-        slot.get_or_insert(text);
+    /// Where the string header `name` goes, if the framing reads it.
+    fn slot(&mut self, name: &[u8]) -> Option<&mut Option<&'a str>> {
+        Some(match name {
+            b":message-type" => &mut self.message_type,
+            b":event-type" => &mut self.event_type,
+            b":exception-type" => &mut self.exception_type,
+            b":error-code" => &mut self.error_code,
+            b":error-message" => &mut self.error_message,
+            _ => return None,
+        })
     }
 }
 
@@ -222,8 +219,13 @@ pub fn decode_message(bytes: &[u8]) -> Result<EventMessage<'_>, FramingError> {
         .ok_or_else(truncated)?;
     let mut rest = headers;
     let mut known = Known::default();
-    while let Some((name, value, after)) = next_header(rest)? {
-        known.note(name, value);
+    while let Some((header, after)) = next_raw(rest)? {
+        if header.kind == STRING {
+            match known.slot(header.name) {
+                Some(slot @ None) => *slot = Some(header.string()?),
+                _ => header.check_string()?,
+            }
+        }
         rest = after;
     }
     Ok(EventMessage {
@@ -239,15 +241,73 @@ fn truncated() -> FramingError {
 
 type Header<'a> = (&'a str, HeaderValue<'a>, &'a [u8]);
 
+/// The type tag of a string header.
+const STRING: u8 = 7;
+
+/// One header as sent: its name (checked to be UTF-8), its type tag, and
+/// the value bytes of a string or byte-array header (not yet checked).
+struct RawHeader<'a> {
+    name: &'a [u8],
+    kind: u8,
+    value: &'a [u8],
+}
+
+impl<'a> RawHeader<'a> {
+    fn not_utf8(&self) -> FramingError {
+        let name = std::str::from_utf8(self.name).unwrap_or_default();
+        FramingError(format!("Event stream header {name} is not UTF-8"))
+    }
+
+    /// The value of a string header.
+    fn string(&self) -> Result<&'a str, FramingError> {
+        std::str::from_utf8(self.value).map_err(|_| self.not_utf8())
+    }
+
+    /// Checks the value of a string header the framing does not read.
+    fn check_string(&self) -> Result<(), FramingError> {
+        if utf8(self.value) {
+            Ok(())
+        } else {
+            Err(self.not_utf8())
+        }
+    }
+}
+
+/// Whether `bytes` are UTF-8 (ASCII, the usual case, checked first).
+fn utf8(bytes: &[u8]) -> bool {
+    bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()
+}
+
 /// The header at the start of `bytes` and what follows it; `None` at the end.
 fn next_header(bytes: &[u8]) -> Result<Option<Header<'_>>, FramingError> {
+    let Some((header, after)) = next_raw(bytes)? else {
+        return Ok(None);
+    };
+    let name = std::str::from_utf8(header.name).map_err(|_| name_not_utf8())?;
+    let value = if header.kind == STRING {
+        HeaderValue::String(header.string()?)
+    } else {
+        HeaderValue::Other
+    };
+    Ok(Some((name, value, after)))
+}
+
+fn name_not_utf8() -> FramingError {
+    FramingError("Event stream header name is not UTF-8".to_owned())
+}
+
+/// [`next_header`] up to the UTF-8 check of a string value, which is left
+/// to the caller (the last check of a header, so errors come in the same
+/// order).
+fn next_raw(bytes: &[u8]) -> Result<Option<(RawHeader<'_>, &[u8])>, FramingError> {
     let Some((&name_len, rest)) = bytes.split_first() else {
         return Ok(None);
     };
     let name_len = usize::from(name_len);
     let name = rest.get(..name_len).ok_or_else(truncated)?;
-    let name = std::str::from_utf8(name)
-        .map_err(|_| FramingError("Event stream header name is not UTF-8".to_owned()))?;
+    if !utf8(name) {
+        return Err(name_not_utf8());
+    }
     let (&kind, rest) = rest[name_len..].split_first().ok_or_else(truncated)?;
     let fixed = match kind {
         0 | 1 => 0,
@@ -256,18 +316,12 @@ fn next_header(bytes: &[u8]) -> Result<Option<Header<'_>>, FramingError> {
         4 => 4,
         5 | 8 => 8,
         9 => 16,
-        6 | 7 => {
+        6 | STRING => {
             let len_bytes = rest.get(..2).ok_or_else(truncated)?;
             let len = usize::from(u16::from_be_bytes([len_bytes[0], len_bytes[1]]));
             let value = rest.get(2..2 + len).ok_or_else(truncated)?;
-            let value = if kind == 7 {
-                HeaderValue::String(std::str::from_utf8(value).map_err(|_| {
-                    FramingError(format!("Event stream header {name} is not UTF-8"))
-                })?)
-            } else {
-                HeaderValue::Other
-            };
-            return Ok(Some((name, value, &rest[2 + len..])));
+            let header = RawHeader { name, kind, value };
+            return Ok(Some((header, &rest[2 + len..])));
         }
         other => {
             return Err(FramingError(format!(
@@ -276,7 +330,12 @@ fn next_header(bytes: &[u8]) -> Result<Option<Header<'_>>, FramingError> {
         }
     };
     let after = rest.get(fixed..).ok_or_else(truncated)?;
-    Ok(Some((name, HeaderValue::Other, after)))
+    let header = RawHeader {
+        name,
+        kind,
+        value: &[],
+    };
+    Ok(Some((header, after)))
 }
 
 /// The frame a message reaches the decoder as (see the module docs).
