@@ -124,3 +124,58 @@ struct State {
     ready: VecDeque<SseFrame>,
     failed: Option<FramingError>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One frame per byte; a `!` is bad bytes.
+    struct Bytes;
+
+    impl BodyFraming for Bytes {
+        fn accepts_content_type(&self, _content_type: &str) -> bool {
+            true
+        }
+
+        fn push(&mut self, chunk: &[u8], out: &mut Vec<SseFrame>) -> Result<(), FramingError> {
+            for &byte in chunk {
+                if byte == b'!' {
+                    return Err(FramingError("bad byte".into()));
+                }
+                out.push(SseFrame {
+                    event: "byte".into(),
+                    data: char::from(byte).to_string(),
+                });
+            }
+            Ok(())
+        }
+    }
+
+    fn fed(chunk: &[u8], stop_at: &str) -> (Vec<String>, Result<ControlFlow<()>, FramingError>) {
+        let mut seen = Vec::new();
+        let result = Bytes.feed(chunk, &mut |frame| {
+            seen.push(frame.data.to_owned());
+            if frame.data == stop_at {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        (seen, result)
+    }
+
+    #[test]
+    fn the_default_feed_hands_out_what_push_collects() {
+        let (seen, result) = fed(b"abc", "");
+        assert_eq!(seen, ["a", "b", "c"]);
+        assert_eq!(result, Ok(ControlFlow::Continue(())));
+
+        let (seen, result) = fed(b"abc", "b");
+        assert_eq!(seen, ["a", "b"]);
+        assert_eq!(result, Ok(ControlFlow::Break(())));
+
+        let (seen, result) = fed(b"ab!c", "");
+        assert_eq!(seen, ["a", "b"], "frames before bad bytes come first");
+        assert_eq!(result, Err(FramingError("bad byte".into())));
+    }
+}
