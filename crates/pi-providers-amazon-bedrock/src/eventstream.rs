@@ -5,11 +5,12 @@
 //! of everything before it; both checksums are verified, with the AWS SDK's
 //! wording when they do not match.
 //!
-//! A message reaches the decoder as a [`pi_http::SseFrame`]: an `event`
-//! message as its `:event-type` with the payload as `data`; an `exception`
-//! message as [`EXCEPTION_PREFIX`] + its `:exception-type`; an `error`
-//! message as [`ERROR_PREFIX`] + its `:error-code`, with `:error-message`
-//! as `data`.
+//! A message reaches the decoder as a frame (borrowed from the message, a
+//! [`pi_http::SseFrameRef`], through [`BodyFraming::feed`]; owned through
+//! [`BodyFraming::push`]): an `event` message as its `:event-type` with the
+//! payload as `data`; an `exception` message as [`EXCEPTION_PREFIX`] + its
+//! `:exception-type`; an `error` message as [`ERROR_PREFIX`] + its
+//! `:error-code`, with `:error-message` as `data`.
 
 use std::ops::ControlFlow;
 
@@ -130,8 +131,8 @@ fn read_u32(bytes: &[u8], at: usize) -> u32 {
     u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-/// One decoded message, borrowed from the framing's buffer: its headers
-/// block (validated) and its payload.
+/// One decoded message, borrowed from the body chunk (or the framing's
+/// buffer): its headers block (validated) and its payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventMessage<'a> {
     headers: &'a [u8],
