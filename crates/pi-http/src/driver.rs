@@ -7,14 +7,13 @@ use std::ops::ControlFlow;
 use std::pin::pin;
 use std::time::Duration;
 
-use futures::Stream;
 use futures::StreamExt;
 use pi_ai::{
     ABORTED_MESSAGE, AssistantMessage, AssistantMessageEventStream, CancellationToken, DoneReason,
     ErrorReason, EventSink, StreamOptions,
 };
 
-use crate::framing::{BodyFraming, framed_body};
+use crate::framing::BodyFraming;
 use crate::{
     DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, ErrorClass, HttpClient, HttpError,
     HttpRequest, RetryPolicy, SseFrame, SseFrameRef, SseParser,
@@ -233,8 +232,7 @@ pub fn drive_framed<D: SseDecoder>(
         let body = match framing {
             None => decode_body(response, call.idle_timeout, &mut decoder, sink).await,
             Some(framing) => {
-                let frames = framed_body(response, call.idle_timeout, framing);
-                decode_frames(frames, &mut decoder, sink).await
+                decode_framed(response, call.idle_timeout, framing, &mut decoder, sink).await
             }
         };
         let (seen, mut sink) = match body {
@@ -374,26 +372,56 @@ async fn decode_body<D: SseDecoder>(
     }
 }
 
-/// Hands each frame of a body cut by a [`BodyFraming`] to `decoder`.
-async fn decode_frames<D: SseDecoder>(
-    frames: impl Stream<Item = Result<SseFrame, HttpError>>,
+/// [`decode_body`] for a body cut by a wire's own [`BodyFraming`]: each
+/// frame is handed to `decoder` as the framing hands it out
+/// ([`BodyFraming::feed`]); at the end of the body the framing says whether
+/// it stopped inside a frame.
+async fn decode_framed<D: SseDecoder>(
+    response: reqwest::Response,
+    idle_timeout: Duration,
+    mut framing: Box<dyn BodyFraming>,
     decoder: &mut D,
-    sink: EventSink,
+    mut sink: EventSink,
 ) -> Body {
-    let mut frames = pin!(frames);
+    let mut body = pin!(response.bytes_stream());
     let mut seen = 0usize;
-    let mut sink = sink;
-    while let Some(item) = frames.next().await {
-        seen += 1;
-        match item {
-            Ok(frame) => match apply(decoder, frame.as_frame_ref(), sink) {
-                Some(live) => sink = live,
-                None => return Body::Decoded,
-            },
-            Err(error) => return Body::Failed(sink, error),
+    loop {
+        let chunk = match tokio::time::timeout(idle_timeout, body.next()).await {
+            Err(_) => return Body::Failed(sink, HttpError::Idle(idle_timeout)),
+            Ok(None) => {
+                return match framing.finish() {
+                    Ok(()) => Body::Ended(seen, sink),
+                    Err(error) => Body::Failed(sink, HttpError::Stream(error.0)),
+                };
+            }
+            Ok(Some(Err(error))) => {
+                return Body::Failed(sink, HttpError::Stream(crate::sse::describe(&error)));
+            }
+            Ok(Some(Ok(chunk))) => chunk,
+        };
+        let mut ended = None;
+        let fed = framing.feed(&chunk, &mut |frame| {
+            seen += 1;
+            match decoder.frame_ref(frame, &mut sink) {
+                Ok(None) => ControlFlow::Continue(()),
+                Ok(Some(end)) => {
+                    ended = Some(Ok(end));
+                    ControlFlow::Break(())
+                }
+                Err(error) => {
+                    ended = Some(Err(error));
+                    ControlFlow::Break(())
+                }
+            }
+        });
+        if let Some(outcome) = ended {
+            end_decoded(sink, outcome);
+            return Body::Decoded;
+        }
+        if let Err(error) = fed {
+            return Body::Failed(sink, HttpError::Stream(error.0));
         }
     }
-    Body::Ended(seen, sink)
 }
 
 /// `"<provider>: <text>"`: an error in pi-rs's own words (not the provider's

@@ -6,12 +6,13 @@
 //! timeout, transport error wording and decoder loop as an SSE body.
 
 use std::collections::VecDeque;
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 
 use crate::sse::describe;
-use crate::{HttpError, SseFrame, SseParser};
+use crate::{HttpError, SseFrame, SseFrameRef, SseParser};
 
 /// A body framing: bytes in arbitrary chunks to complete frames, each
 /// handed to the wire's decoder as an [`SseFrame`] (`event`: the frame's
@@ -25,6 +26,27 @@ pub trait BodyFraming: Send + Sync + 'static {
     /// Appends the frames that `chunk` completes to `out`. An error ends
     /// the stream (frames completed before it are still delivered).
     fn push(&mut self, chunk: &[u8], out: &mut Vec<SseFrame>) -> Result<(), FramingError>;
+
+    /// Hands each frame that `chunk` completes to `on_frame`, in order, as
+    /// the driver reads a live body. Frames completed before bad bytes are
+    /// handed out before the error; when `on_frame` breaks, framing stops at
+    /// once and `Ok(Break)` is returned (the body is not fed again). The
+    /// default collects the frames with [`BodyFraming::push`]; a framing
+    /// that can hand frames out borrowed from the chunk overrides it.
+    fn feed(
+        &mut self,
+        chunk: &[u8],
+        on_frame: &mut dyn FnMut(SseFrameRef<'_>) -> ControlFlow<()>,
+    ) -> Result<ControlFlow<()>, FramingError> {
+        let mut frames = Vec::new();
+        let pushed = self.push(chunk, &mut frames);
+        for frame in &frames {
+            if on_frame(frame.as_frame_ref()).is_break() {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        pushed.map(|()| ControlFlow::Continue(()))
+    }
 
     /// The body ended: an error if it stopped inside a frame that the
     /// framing cannot drop silently. The default accepts any ending.
@@ -101,4 +123,59 @@ struct State {
     framing: Box<dyn BodyFraming>,
     ready: VecDeque<SseFrame>,
     failed: Option<FramingError>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One frame per byte; a `!` is bad bytes.
+    struct Bytes;
+
+    impl BodyFraming for Bytes {
+        fn accepts_content_type(&self, _content_type: &str) -> bool {
+            true
+        }
+
+        fn push(&mut self, chunk: &[u8], out: &mut Vec<SseFrame>) -> Result<(), FramingError> {
+            for &byte in chunk {
+                if byte == b'!' {
+                    return Err(FramingError("bad byte".into()));
+                }
+                out.push(SseFrame {
+                    event: "byte".into(),
+                    data: char::from(byte).to_string(),
+                });
+            }
+            Ok(())
+        }
+    }
+
+    fn fed(chunk: &[u8], stop_at: &str) -> (Vec<String>, Result<ControlFlow<()>, FramingError>) {
+        let mut seen = Vec::new();
+        let result = Bytes.feed(chunk, &mut |frame| {
+            seen.push(frame.data.to_owned());
+            if frame.data == stop_at {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        (seen, result)
+    }
+
+    #[test]
+    fn the_default_feed_hands_out_what_push_collects() {
+        let (seen, result) = fed(b"abc", "");
+        assert_eq!(seen, ["a", "b", "c"]);
+        assert_eq!(result, Ok(ControlFlow::Continue(())));
+
+        let (seen, result) = fed(b"abc", "b");
+        assert_eq!(seen, ["a", "b"]);
+        assert_eq!(result, Ok(ControlFlow::Break(())));
+
+        let (seen, result) = fed(b"ab!c", "");
+        assert_eq!(seen, ["a", "b"], "frames before bad bytes come first");
+        assert_eq!(result, Err(FramingError("bad byte".into())));
+    }
 }

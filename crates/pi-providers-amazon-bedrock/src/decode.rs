@@ -9,7 +9,7 @@
 //! without `messageStop` is a stop, as in pi.
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
-use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd};
+use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd};
 use serde::Deserialize;
 
 use crate::eventstream::{ERROR_PREFIX, EXCEPTION_PREFIX};
@@ -72,8 +72,8 @@ const STREAM_EXCEPTIONS: [&str; 5] = [
     "serviceUnavailableException",
 ];
 
-fn parse<'a, T: Deserialize<'a>>(frame: &'a SseFrame) -> Result<T, DecodeError> {
-    serde_json::from_str(&frame.data).map_err(|e| {
+fn parse<'a, T: Deserialize<'a>>(frame: SseFrameRef<'a>) -> Result<T, DecodeError> {
+    serde_json::from_str(frame.data).map_err(|e| {
         DecodeError::new(format!(
             "Invalid JSON in the Bedrock {} event: {e}",
             frame.event
@@ -250,7 +250,15 @@ impl SseDecoder for BedrockDecoder {
         frame: &SseFrame,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
-        match frame.event.as_str() {
+        self.frame_ref(frame.as_frame_ref(), sink)
+    }
+
+    fn frame_ref(
+        &mut self,
+        frame: SseFrameRef<'_>,
+        sink: &mut EventSink,
+    ) -> Result<Option<StreamEnd>, DecodeError> {
+        match frame.event {
             "messageStart" => {
                 let start: MessageStart = parse(frame)?;
                 if start.role.as_deref() != Some("assistant") {
@@ -283,13 +291,13 @@ impl SseDecoder for BedrockDecoder {
             "metadata" => self.usage(parse(frame)?, sink),
             event => {
                 if let Some(kind) = event.strip_prefix(EXCEPTION_PREFIX) {
-                    return Ok(Some(StreamEnd::Error(exception_message(kind, &frame.data))));
+                    return Ok(Some(StreamEnd::Error(exception_message(kind, frame.data))));
                 }
                 if event.starts_with(ERROR_PREFIX) {
                     let text = if frame.data.is_empty() {
                         "UnknownError".to_owned()
                     } else {
-                        frame.data.clone()
+                        frame.data.to_owned()
                     };
                     return Ok(Some(StreamEnd::Error(text)));
                 }

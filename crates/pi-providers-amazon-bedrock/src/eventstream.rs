@@ -5,13 +5,16 @@
 //! of everything before it; both checksums are verified, with the AWS SDK's
 //! wording when they do not match.
 //!
-//! A message reaches the decoder as a [`pi_http::SseFrame`]: an `event`
-//! message as its `:event-type` with the payload as `data`; an `exception`
-//! message as [`EXCEPTION_PREFIX`] + its `:exception-type`; an `error`
-//! message as [`ERROR_PREFIX`] + its `:error-code`, with `:error-message`
-//! as `data`.
+//! A message reaches the decoder as a frame (borrowed from the message, a
+//! [`pi_http::SseFrameRef`], through [`BodyFraming::feed`]; owned through
+//! [`BodyFraming::push`]): an `event` message as its `:event-type` with the
+//! payload as `data`; an `exception` message as [`EXCEPTION_PREFIX`] + its
+//! `:exception-type`; an `error` message as [`ERROR_PREFIX`] + its
+//! `:error-code`, with `:error-message` as `data`.
 
-use pi_http::{BodyFraming, FramingError, SseFrame};
+use std::ops::ControlFlow;
+
+use pi_http::{BodyFraming, FramingError, SseFrame, SseFrameRef};
 
 /// Bytes before the headers: total length, headers length, prelude CRC.
 const PRELUDE_LEN: usize = 12;
@@ -27,15 +30,18 @@ pub const EXCEPTION_PREFIX: &str = "exception ";
 /// The frame event name of an error message, before its code.
 pub const ERROR_PREFIX: &str = "error ";
 
-/// The event-stream framing of one response.
+/// The event-stream framing of one response. Messages that lie whole in a
+/// chunk are decoded in place; only a message cut by a chunk boundary is
+/// copied (into `held`, until its last byte arrives), so memory stays
+/// bounded by one message.
 #[derive(Debug, Default)]
 pub struct EventStreamFraming {
-    buffer: Vec<u8>,
-    /// Bytes of `buffer` already framed.
-    start: usize,
-    /// The total length of the message at `start`, once its prelude is checked.
-    pending: Option<usize>,
+    /// The start of a message cut by a chunk boundary (empty between messages).
+    held: Vec<u8>,
 }
+
+/// Where [`BodyFraming::feed`] hands each frame.
+type OnFrame<'f> = dyn FnMut(SseFrameRef<'_>) -> ControlFlow<()> + 'f;
 
 impl EventStreamFraming {
     /// A framing with nothing buffered.
@@ -45,61 +51,119 @@ impl EventStreamFraming {
 
     /// Bytes of an unfinished message still held.
     pub fn buffered(&self) -> usize {
-        self.buffer.len() - self.start
+        self.held.len()
     }
 
-    fn next_message(&mut self) -> Result<Option<(usize, usize)>, FramingError> {
-        let available = &self.buffer[self.start..];
-        let total = match self.pending {
-            Some(total) => total,
-            None => {
-                if available.len() < PRELUDE_LEN {
-                    return Ok(None);
-                }
-                let total = read_u32(available, 0) as usize;
-                let headers = read_u32(available, 4) as usize;
-                let expected = read_u32(available, 8);
-                let actual = crc32fast::hash(&available[..8]);
-                if expected != actual {
-                    return Err(FramingError(format!(
-                        "The prelude checksum specified in the message ({expected}) does not match the calculated CRC32 checksum ({actual})"
-                    )));
-                }
-                if !(MIN_MESSAGE_LEN..=MAX_MESSAGE_LEN).contains(&total) {
-                    return Err(FramingError(format!(
-                        "Event stream message length {total} is outside 16..={MAX_MESSAGE_LEN} bytes"
-                    )));
-                }
-                if headers > MAX_HEADERS_LEN || headers > total - MIN_MESSAGE_LEN {
-                    return Err(FramingError(format!(
-                        "Event stream headers length {headers} does not fit a message of {total} bytes"
-                    )));
-                }
-                self.pending = Some(total);
-                total
-            }
+    /// Completes the held message with the start of `chunk` and hands it
+    /// out once whole; the rest of `chunk`.
+    fn complete_held<'c>(
+        &mut self,
+        mut chunk: &'c [u8],
+        on_frame: &mut OnFrame<'_>,
+    ) -> Result<(ControlFlow<()>, &'c [u8]), FramingError> {
+        let mut take = |held: &mut Vec<u8>, upto: usize| {
+            let n = upto.saturating_sub(held.len()).min(chunk.len());
+            held.extend_from_slice(&chunk[..n]);
+            chunk = &chunk[n..];
+            held.len() >= upto
         };
-        if available.len() < total {
-            return Ok(None);
+        if !take(&mut self.held, PRELUDE_LEN) {
+            return Ok((ControlFlow::Continue(()), chunk));
         }
-        self.pending = None;
-        let at = self.start;
-        self.start += total;
-        Ok(Some((at, total)))
+        let total = message_length(&self.held)?;
+        if !take(&mut self.held, total) {
+            return Ok((ControlFlow::Continue(()), chunk));
+        }
+        let flow = hand_out(&self.held, on_frame)?;
+        self.held.clear();
+        Ok((flow, chunk))
     }
+}
+
+/// The checked total length of the message whose prelude starts `bytes`
+/// (at least [`PRELUDE_LEN`] bytes).
+fn message_length(bytes: &[u8]) -> Result<usize, FramingError> {
+    let total = read_u32(bytes, 0) as usize;
+    let headers = read_u32(bytes, 4) as usize;
+    let expected = read_u32(bytes, 8);
+    let actual = crc32fast::hash(&bytes[..8]);
+    if expected != actual {
+        return Err(FramingError(format!(
+            "The prelude checksum specified in the message ({expected}) does not match the calculated CRC32 checksum ({actual})"
+        )));
+    }
+    if !(MIN_MESSAGE_LEN..=MAX_MESSAGE_LEN).contains(&total) {
+        return Err(FramingError(format!(
+            "Event stream message length {total} is outside 16..={MAX_MESSAGE_LEN} bytes"
+        )));
+    }
+    if headers > MAX_HEADERS_LEN || headers > total - MIN_MESSAGE_LEN {
+        return Err(FramingError(format!(
+            "Event stream headers length {headers} does not fit a message of {total} bytes"
+        )));
+    }
+    Ok(total)
+}
+
+/// Hands out every whole message at the start of `bytes`, in place; the
+/// bytes they took (what follows is the start of an unfinished message).
+fn cut(bytes: &[u8], on_frame: &mut OnFrame<'_>) -> Result<(ControlFlow<()>, usize), FramingError> {
+    let mut at = 0;
+    while bytes.len() - at >= PRELUDE_LEN {
+        let total = message_length(&bytes[at..])?;
+        let Some(message) = bytes.get(at..at + total) else {
+            break;
+        };
+        at += total;
+        if hand_out(message, on_frame)?.is_break() {
+            return Ok((ControlFlow::Break(()), at));
+        }
+    }
+    Ok((ControlFlow::Continue(()), at))
+}
+
+/// Decodes one whole message and hands its frame to `on_frame`.
+fn hand_out(message: &[u8], on_frame: &mut OnFrame<'_>) -> Result<ControlFlow<()>, FramingError> {
+    with_frame(decode_message(message)?, on_frame)
 }
 
 fn read_u32(bytes: &[u8], at: usize) -> u32 {
     u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-/// One decoded message, borrowed from the framing's buffer: its headers
-/// block (validated) and its payload.
+/// One decoded message, borrowed from the body chunk (or the framing's
+/// buffer): its headers block (validated) and its payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventMessage<'a> {
     headers: &'a [u8],
+    /// The headers the framing reads, found while validating.
+    known: Known<'a>,
     /// The payload.
     pub payload: &'a [u8],
+}
+
+/// The string headers that make a message's frame (the first of each name).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Known<'a> {
+    message_type: Option<&'a str>,
+    event_type: Option<&'a str>,
+    exception_type: Option<&'a str>,
+    error_code: Option<&'a str>,
+    error_message: Option<&'a str>,
+}
+
+impl<'a> Known<'a> {
+    /// Where the string header `name` goes, if the framing reads it.
+    fn slot(&mut self, name: &[u8]) -> Option<&mut Option<&'a str>> {
+        Some(match name {
+            b":message-type" => &mut self.message_type,
+            b":event-type" => &mut self.event_type,
+            b":exception-type" => &mut self.exception_type,
+            b":error-code" => &mut self.error_code,
+            b":error-message" => &mut self.error_message,
+            _ => return None,
+        })
+    }
 }
 
 /// A header value: strings are read, other types only skipped.
@@ -155,11 +219,19 @@ pub fn decode_message(bytes: &[u8]) -> Result<EventMessage<'_>, FramingError> {
         .filter(|_| PRELUDE_LEN + headers_len <= total - 4)
         .ok_or_else(truncated)?;
     let mut rest = headers;
-    while let Some((_, _, after)) = next_header(rest)? {
+    let mut known = Known::default();
+    while let Some((header, after)) = next_raw(rest)? {
+        if header.kind == STRING {
+            match known.slot(header.name) {
+                Some(slot @ None) => *slot = Some(header.string()?),
+                _ => header.check_string()?,
+            }
+        }
         rest = after;
     }
     Ok(EventMessage {
         headers,
+        known,
         payload: &bytes[PRELUDE_LEN + headers_len..total - 4],
     })
 }
@@ -170,15 +242,73 @@ fn truncated() -> FramingError {
 
 type Header<'a> = (&'a str, HeaderValue<'a>, &'a [u8]);
 
+/// The type tag of a string header.
+const STRING: u8 = 7;
+
+/// One header as sent: its name (checked to be UTF-8), its type tag, and
+/// the value bytes of a string or byte-array header (not yet checked).
+struct RawHeader<'a> {
+    name: &'a [u8],
+    kind: u8,
+    value: &'a [u8],
+}
+
+impl<'a> RawHeader<'a> {
+    fn not_utf8(&self) -> FramingError {
+        let name = std::str::from_utf8(self.name).unwrap_or_default();
+        FramingError(format!("Event stream header {name} is not UTF-8"))
+    }
+
+    /// The value of a string header.
+    fn string(&self) -> Result<&'a str, FramingError> {
+        std::str::from_utf8(self.value).map_err(|_| self.not_utf8())
+    }
+
+    /// Checks the value of a string header the framing does not read.
+    fn check_string(&self) -> Result<(), FramingError> {
+        if utf8(self.value) {
+            Ok(())
+        } else {
+            Err(self.not_utf8())
+        }
+    }
+}
+
+/// Whether `bytes` are UTF-8 (ASCII, the usual case, checked first).
+fn utf8(bytes: &[u8]) -> bool {
+    bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()
+}
+
 /// The header at the start of `bytes` and what follows it; `None` at the end.
 fn next_header(bytes: &[u8]) -> Result<Option<Header<'_>>, FramingError> {
+    let Some((header, after)) = next_raw(bytes)? else {
+        return Ok(None);
+    };
+    let name = std::str::from_utf8(header.name).map_err(|_| name_not_utf8())?;
+    let value = if header.kind == STRING {
+        HeaderValue::String(header.string()?)
+    } else {
+        HeaderValue::Other
+    };
+    Ok(Some((name, value, after)))
+}
+
+fn name_not_utf8() -> FramingError {
+    FramingError("Event stream header name is not UTF-8".to_owned())
+}
+
+/// [`next_header`] up to the UTF-8 check of a string value, which is left
+/// to the caller (the last check of a header, so errors come in the same
+/// order).
+fn next_raw(bytes: &[u8]) -> Result<Option<(RawHeader<'_>, &[u8])>, FramingError> {
     let Some((&name_len, rest)) = bytes.split_first() else {
         return Ok(None);
     };
     let name_len = usize::from(name_len);
     let name = rest.get(..name_len).ok_or_else(truncated)?;
-    let name = std::str::from_utf8(name)
-        .map_err(|_| FramingError("Event stream header name is not UTF-8".to_owned()))?;
+    if !utf8(name) {
+        return Err(name_not_utf8());
+    }
     let (&kind, rest) = rest[name_len..].split_first().ok_or_else(truncated)?;
     let fixed = match kind {
         0 | 1 => 0,
@@ -187,18 +317,12 @@ fn next_header(bytes: &[u8]) -> Result<Option<Header<'_>>, FramingError> {
         4 => 4,
         5 | 8 => 8,
         9 => 16,
-        6 | 7 => {
+        6 | STRING => {
             let len_bytes = rest.get(..2).ok_or_else(truncated)?;
             let len = usize::from(u16::from_be_bytes([len_bytes[0], len_bytes[1]]));
             let value = rest.get(2..2 + len).ok_or_else(truncated)?;
-            let value = if kind == 7 {
-                HeaderValue::String(std::str::from_utf8(value).map_err(|_| {
-                    FramingError(format!("Event stream header {name} is not UTF-8"))
-                })?)
-            } else {
-                HeaderValue::Other
-            };
-            return Ok(Some((name, value, &rest[2 + len..])));
+            let header = RawHeader { name, kind, value };
+            return Ok(Some((header, &rest[2 + len..])));
         }
         other => {
             return Err(FramingError(format!(
@@ -207,47 +331,50 @@ fn next_header(bytes: &[u8]) -> Result<Option<Header<'_>>, FramingError> {
         }
     };
     let after = rest.get(fixed..).ok_or_else(truncated)?;
-    Ok(Some((name, HeaderValue::Other, after)))
+    let header = RawHeader {
+        name,
+        kind,
+        value: &[],
+    };
+    Ok(Some((header, after)))
 }
 
 /// The frame a message reaches the decoder as (see the module docs).
 pub fn to_frame(message: EventMessage<'_>) -> Result<SseFrame, FramingError> {
-    let kind = message.header(":message-type").unwrap_or_default();
-    let (event, data) = match kind {
-        "event" => (
-            message.header(":event-type").unwrap_or_default().to_owned(),
-            message.payload,
-        ),
-        "exception" => (
-            format!(
+    with_frame(message, |frame| frame.to_frame())
+}
+
+/// Hands `message`'s frame (see the module docs) to `on_frame`, borrowed
+/// from the message except for an exception's or error's event name.
+fn with_frame<R>(
+    message: EventMessage<'_>,
+    on_frame: impl FnOnce(SseFrameRef<'_>) -> R,
+) -> Result<R, FramingError> {
+    let known = message.known;
+    let named: String;
+    let (event, data): (&str, &[u8]) = match known.message_type.unwrap_or_default() {
+        "event" => (known.event_type.unwrap_or_default(), message.payload),
+        "exception" => {
+            named = format!(
                 "{EXCEPTION_PREFIX}{}",
-                message.header(":exception-type").unwrap_or_default()
-            ),
-            message.payload,
-        ),
-        "error" => (
-            format!(
-                "{ERROR_PREFIX}{}",
-                message.header(":error-code").unwrap_or_default()
-            ),
-            message
-                .header(":error-message")
-                .unwrap_or_default()
-                .as_bytes(),
-        ),
+                known.exception_type.unwrap_or_default()
+            );
+            (&named, message.payload)
+        }
+        "error" => {
+            named = format!("{ERROR_PREFIX}{}", known.error_code.unwrap_or_default());
+            (&named, known.error_message.unwrap_or_default().as_bytes())
+        }
         _ => {
             return Err(FramingError(format!(
                 "Unrecognizable event type: {}",
-                message.header(":event-type").unwrap_or("undefined")
+                known.event_type.unwrap_or("undefined")
             )));
         }
     };
     let data = std::str::from_utf8(data)
         .map_err(|_| FramingError(format!("The payload of event {event} is not UTF-8")))?;
-    Ok(SseFrame {
-        event,
-        data: data.to_owned(),
-    })
+    Ok(on_frame(SseFrameRef { event, data }))
 }
 
 impl BodyFraming for EventStreamFraming {
@@ -256,30 +383,35 @@ impl BodyFraming for EventStreamFraming {
     }
 
     fn push(&mut self, chunk: &[u8], out: &mut Vec<SseFrame>) -> Result<(), FramingError> {
-        self.buffer.extend_from_slice(chunk);
-        let result = loop {
-            match self.next_message() {
-                Ok(Some((at, total))) => {
-                    let message = decode_message(&self.buffer[at..at + total]);
-                    match message.and_then(to_frame) {
-                        Ok(frame) => out.push(frame),
-                        Err(error) => break Err(error),
-                    }
-                }
-                Ok(None) => break Ok(()),
-                Err(error) => break Err(error),
+        self.feed(chunk, &mut |frame| {
+            out.push(frame.to_frame());
+            ControlFlow::Continue(())
+        })
+        .map(drop)
+    }
+
+    fn feed(
+        &mut self,
+        chunk: &[u8],
+        on_frame: &mut OnFrame<'_>,
+    ) -> Result<ControlFlow<()>, FramingError> {
+        let mut rest = chunk;
+        if !self.held.is_empty() {
+            let (flow, after) = self.complete_held(rest, on_frame)?;
+            if flow.is_break() || !self.held.is_empty() {
+                return Ok(flow);
             }
-        };
-        // Keep only the unfinished message, so the buffer stays as small as one message.
-        if self.start > 0 {
-            self.buffer.drain(..self.start);
-            self.start = 0;
+            rest = after;
         }
-        result
+        let (flow, used) = cut(rest, on_frame)?;
+        if flow.is_continue() {
+            self.held.extend_from_slice(&rest[used..]);
+        }
+        Ok(flow)
     }
 
     fn finish(&mut self) -> Result<(), FramingError> {
-        if self.buffered() == 0 {
+        if self.held.is_empty() {
             Ok(())
         } else {
             Err(FramingError("Truncated event message received.".to_owned()))

@@ -257,3 +257,101 @@ fn python_encoded_recordings_frame_as_their_text_form() {
         assert_eq!(frames, expected, "{name}");
     }
 }
+
+#[test]
+fn feeding_hands_out_borrowed_frames_and_stops_at_a_break() {
+    let body = [
+        event("messageStart", r#"{"role":"assistant"}"#),
+        event("contentBlockDelta", r#"{"delta":{"text":"a"}}"#),
+        event("messageStop", r#"{"stopReason":"end_turn"}"#),
+    ]
+    .concat();
+    for split in 0..=body.len() {
+        let mut framing = EventStreamFraming::new();
+        let mut seen = Vec::new();
+        let mut flow = ControlFlow::Continue(());
+        for piece in [&body[..split], &body[split..]] {
+            flow = framing
+                .feed(piece, &mut |frame| {
+                    seen.push(frame.to_frame());
+                    if frame.event == "contentBlockDelta" {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                })
+                .unwrap();
+            if flow.is_break() {
+                break;
+            }
+        }
+        assert!(flow.is_break(), "split at {split}");
+        assert_eq!(
+            seen,
+            [
+                frame("messageStart", r#"{"role":"assistant"}"#),
+                frame("contentBlockDelta", r#"{"delta":{"text":"a"}}"#),
+            ],
+            "split at {split}"
+        );
+    }
+}
+
+/// A message whose headers are these raw bytes, then `{}`.
+fn with_raw_headers(headers: &[u8]) -> Vec<u8> {
+    let total = 12 + headers.len() + 2 + 4;
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(&u32::try_from(total).unwrap().to_be_bytes());
+    bytes.extend_from_slice(&u32::try_from(headers.len()).unwrap().to_be_bytes());
+    let crc = crc32fast::hash(&bytes);
+    bytes.extend_from_slice(&crc.to_be_bytes());
+    bytes.extend_from_slice(headers);
+    bytes.extend_from_slice(b"{}");
+    let crc = crc32fast::hash(&bytes);
+    bytes.extend_from_slice(&crc.to_be_bytes());
+    bytes
+}
+
+fn string_header(name: &[u8], value: &[u8]) -> Vec<u8> {
+    let mut out = vec![u8::try_from(name.len()).unwrap()];
+    out.extend_from_slice(name);
+    out.push(7);
+    out.extend_from_slice(&u16::try_from(value.len()).unwrap().to_be_bytes());
+    out.extend_from_slice(value);
+    out
+}
+
+#[test]
+fn header_names_and_string_values_must_be_utf8() {
+    let good = [
+        string_header(b":message-type", b"event"),
+        string_header(b":event-type", "d\u{e9}j\u{e0}".as_bytes()),
+        string_header("na\u{ef}ve".as_bytes(), "caf\u{e9}".as_bytes()),
+    ]
+    .concat();
+    assert_eq!(
+        frames_of(&with_raw_headers(&good), 5).unwrap(),
+        [frame("d\u{e9}j\u{e0}", "{}")]
+    );
+    let cases = [
+        (
+            string_header(b":mess\xffage", b"event"),
+            "Event stream header name is not UTF-8",
+        ),
+        (
+            string_header(b":event-type", b"bad\xff"),
+            "Event stream header :event-type is not UTF-8",
+        ),
+        (
+            string_header(b":content-type", b"bad\xc3"),
+            "Event stream header :content-type is not UTF-8",
+        ),
+    ];
+    for (header, expected) in cases {
+        let headers = [string_header(b":message-type", b"event"), header].concat();
+        let error = frames_of(&with_raw_headers(&headers), 4).unwrap_err();
+        assert_eq!(error.0, expected);
+        let error = decode_message(&with_raw_headers(&headers)).unwrap_err();
+        assert_eq!(error.0, expected);
+    }
+}

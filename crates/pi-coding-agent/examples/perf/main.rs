@@ -170,7 +170,7 @@ fn mb(bytes: usize) -> String {
     format!("{:.1} MB", bytes as f64 / 1e6)
 }
 
-/// SSE decode of a long streamed answer and the request of a long context,
+/// Decode of a long streamed answer and the request of a long context,
 /// per wire.
 fn wire_rows(quick: bool) {
     wire::register_all();
@@ -185,16 +185,13 @@ fn wire_rows(quick: bool) {
             let body = wire::long_answer(w, bytes);
             let (seconds, _) = wire::request(w, &[], &body, 3);
             row(
-                &format!(
-                    "SSE decode incl. framing and loopback HTTP, CPU, {}",
-                    w.name
-                ),
+                &w.decode_workload(),
                 &format!(
                     "{} answer: {:.0} MB/s",
-                    mb(body.len()),
-                    body.len() as f64 / seconds / 1e6
+                    mb(body.len),
+                    body.len as f64 / seconds / 1e6
                 ),
-                body.len() as u64,
+                body.len as u64,
                 (seconds, 0),
             );
         }
@@ -242,7 +239,21 @@ fn agent_rows(quick: bool) {
     }
 }
 
+/// The Bedrock API key the bedrock rows sign with (the wire reads its
+/// credentials from the environment, as the app does).
+const BEDROCK_KEY: &str = "AWS_BEARER_TOKEN_BEDROCK";
+
 fn main() {
+    if std::env::var_os(BEDROCK_KEY).is_none() {
+        // Run again with a key in the environment: this process cannot set
+        // its own (`set_var` is unsafe and the workspace forbids unsafe code).
+        let status = Command::new(std::env::current_exe().unwrap())
+            .args(std::env::args_os().skip(1))
+            .env(BEDROCK_KEY, "perf-bench-key")
+            .status()
+            .unwrap();
+        std::process::exit(status.code().unwrap_or(1));
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [flag, path] if flag == "--child-resume" => return child_resume(Path::new(path)),

@@ -1,17 +1,35 @@
 //! Per wire, through pi-ai's registry (each provider crate's `register()`)
-//! against a loopback mock that never parses the request: SSE decode of a
-//! large streamed answer (framing included) and the request of a long
-//! context (conversion to the wire format, JSON encoding, loopback send).
+//! against a loopback mock that never parses the request: decode of a
+//! large streamed answer (SSE, or AWS event-stream messages for Bedrock;
+//! framing included) and the request of a long context (conversion to the
+//! wire format, JSON encoding, loopback send).
 
 use std::path::PathBuf;
 
 use pi_ai::{Context, Message, Model, StopReason, StreamOptions};
+use pi_test_support::event_stream::encode_frame;
 use pi_test_support::mock_server::{MockResponse, MockServer};
 use serde_json::{Value, json};
 
+/// How a wire's answers are framed on the wire.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// `text/event-stream`.
+    Sse,
+    /// AWS `application/vnd.amazon.eventstream` binary messages.
+    EventStream,
+}
+
+/// The API key of the wires that take any key.
+const ANY_KEY: &str = "sk-bench";
+
+/// The Codex captures' key: an unsigned JWT carrying the
+/// `chatgpt_account_id` claim the wire reads.
+const CODEX_KEY: &str = "eyJhbGciOiJub25lIn0.eyJodHRwczovL2FwaS5vcGVuYWkuY29tL2F1dGgiOnsiY2hhdGdwdF9hY2NvdW50X2lkIjoiYWNjLW1vY2stMDAwMSJ9LCJleHAiOjQxMDI0NDQ4MDAsInN1YiI6InVzZXItbW9jayJ9.bW9jay1zaWduYXR1cmU";
+
 /// One wire: its api, the recorded capture it replays (folder of
 /// `fixtures/`, capture, and the text of the delta frame repeated to make a
-/// long answer) and its base path.
+/// long answer), its base path, API key and framing.
 pub struct Wire {
     /// Short name for the table.
     pub name: &'static str,
@@ -21,11 +39,35 @@ pub struct Wire {
     capture: &'static str,
     repeated: &'static str,
     base_path: &'static str,
+    api_key: &'static str,
+    /// How its answers are framed.
+    pub framing: Framing,
+}
+
+impl Wire {
+    /// The decode row's workload name.
+    pub fn decode_workload(&self) -> String {
+        let framing = match self.framing {
+            Framing::Sse => "SSE",
+            Framing::EventStream => "event-stream",
+        };
+        format!(
+            "{framing} decode incl. framing and loopback HTTP, CPU, {}",
+            self.name
+        )
+    }
+}
+
+/// A canned answer and its size on the wire.
+pub struct Answer {
+    /// Bytes of the body.
+    pub len: usize,
+    response: MockResponse,
 }
 
 /// The wires measured (azure-openai-responses replays the openai-responses
 /// capture: the same events, its own endpoint and decoder).
-pub const WIRES: [Wire; 7] = [
+pub const WIRES: [Wire; 9] = [
     Wire {
         name: "anthropic-messages",
         api: "anthropic-messages",
@@ -34,6 +76,8 @@ pub const WIRES: [Wire; 7] = [
         capture: "a-text-ant",
         repeated: "a mock model",
         base_path: "",
+        api_key: ANY_KEY,
+        framing: Framing::Sse,
     },
     Wire {
         name: "openai-completions",
@@ -43,6 +87,8 @@ pub const WIRES: [Wire; 7] = [
         capture: "a-text-oai",
         repeated: "a mock model",
         base_path: "/v1",
+        api_key: ANY_KEY,
+        framing: Framing::Sse,
     },
     Wire {
         name: "openai-responses",
@@ -52,6 +98,8 @@ pub const WIRES: [Wire; 7] = [
         capture: "a-text-resp",
         repeated: "a mock model",
         base_path: "/v1",
+        api_key: ANY_KEY,
+        framing: Framing::Sse,
     },
     Wire {
         name: "azure-openai-responses",
@@ -61,6 +109,8 @@ pub const WIRES: [Wire; 7] = [
         capture: "a-text-resp",
         repeated: "a mock model",
         base_path: "/openai/v1",
+        api_key: ANY_KEY,
+        framing: Framing::Sse,
     },
     Wire {
         name: "google-generative-ai",
@@ -70,6 +120,8 @@ pub const WIRES: [Wire; 7] = [
         capture: "a-text-goog",
         repeated: "a mock model",
         base_path: "/v1beta",
+        api_key: ANY_KEY,
+        framing: Framing::Sse,
     },
     Wire {
         name: "mistral-conversations",
@@ -79,6 +131,8 @@ pub const WIRES: [Wire; 7] = [
         capture: "a-text-mis",
         repeated: "mock ",
         base_path: "",
+        api_key: ANY_KEY,
+        framing: Framing::Sse,
     },
     // Gemini chunks behind Vertex's URL and auth (API-key mode).
     Wire {
@@ -89,10 +143,37 @@ pub const WIRES: [Wire; 7] = [
         capture: "a-text-goog",
         repeated: "a mock model",
         base_path: "",
+        api_key: ANY_KEY,
+        framing: Framing::Sse,
+    },
+    // openai-responses events behind the ChatGPT backend's URL and headers.
+    Wire {
+        name: "openai-codex-responses",
+        api: "openai-codex-responses",
+        provider: "openai-codex",
+        captures: "pi-0.73.1-codex",
+        capture: "a-text-cdx",
+        repeated: "\"delta\":\"mock ",
+        base_path: "",
+        api_key: CODEX_KEY,
+        framing: Framing::Sse,
+    },
+    Wire {
+        name: "bedrock-converse-stream",
+        api: "bedrock-converse-stream",
+        provider: "amazon-bedrock",
+        captures: "pi-0.73.1-bedrock",
+        capture: "a-text-bed",
+        repeated: "\"mock \"",
+        base_path: "",
+        api_key: ANY_KEY,
+        framing: Framing::EventStream,
     },
 ];
 
-/// Registers every provider, as the app does.
+/// Registers every provider, as the app does. Bedrock's reads its
+/// credentials from the environment (`main` makes sure a Bedrock API key is
+/// there).
 pub fn register_all() {
     pi_providers_anthropic::register();
     pi_providers_openai_completions::register();
@@ -101,13 +182,16 @@ pub fn register_all() {
     pi_providers_mistral::register();
     pi_providers_google_vertex::register();
     pi_providers_azure_openai_responses::register();
+    pi_providers_openai_codex_responses::register();
+    pi_providers_amazon_bedrock::register();
 }
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
 }
 
-/// The SSE frames pi 0.73.1 was answered with in `wire`'s capture.
+/// The frames pi 0.73.1 was answered with in `wire`'s capture, as SSE text
+/// (a capture of an event-stream wire records `[type, payload]` events).
 fn recorded_frames(wire: &Wire) -> Vec<String> {
     let path = fixtures()
         .join(wire.captures)
@@ -115,6 +199,18 @@ fn recorded_frames(wire: &Wire) -> Vec<String> {
         .join("responses.jsonl");
     let text = std::fs::read_to_string(&path).unwrap();
     let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    if let Some(events) = first["events"].as_array() {
+        return events
+            .iter()
+            .map(|pair| {
+                format!(
+                    "event: {}\ndata: {}\n\n",
+                    pair[0].as_str().unwrap(),
+                    pair[1]
+                )
+            })
+            .collect();
+    }
     first["sse"]
         .as_array()
         .unwrap()
@@ -123,30 +219,52 @@ fn recorded_frames(wire: &Wire) -> Vec<String> {
         .collect()
 }
 
+/// The frames as `wire` sends them.
+fn wire_frames(wire: &Wire) -> Vec<Vec<u8>> {
+    let frames = recorded_frames(wire);
+    match wire.framing {
+        Framing::Sse => frames.into_iter().map(String::into_bytes).collect(),
+        Framing::EventStream => frames.iter().map(|f| encode_frame(f)).collect(),
+    }
+}
+
+fn answer(wire: &Wire, body: Vec<u8>) -> Answer {
+    let len = body.len();
+    let response = match wire.framing {
+        Framing::Sse => MockResponse::sse([String::from_utf8(body).unwrap()]),
+        Framing::EventStream => MockResponse::Raw {
+            status: 200,
+            content_type: "application/vnd.amazon.eventstream".to_owned(),
+            body,
+        },
+    };
+    Answer { len, response }
+}
+
 /// The recorded answer with its middle text delta (the frame holding
 /// `wire.repeated`, e.g. "a mock model") repeated until the body has about
 /// `bytes` bytes.
-pub fn long_answer(wire: &Wire, bytes: usize) -> String {
-    let frames = recorded_frames(wire);
-    let at = frames
+pub fn long_answer(wire: &Wire, bytes: usize) -> Answer {
+    let at = recorded_frames(wire)
         .iter()
         .position(|f| f.contains(wire.repeated))
         .unwrap();
-    let fixed: usize = frames.iter().map(String::len).sum();
+    let frames = wire_frames(wire);
+    let fixed: usize = frames.iter().map(Vec::len).sum();
     let repeat = bytes.saturating_sub(fixed) / frames[at].len() + 1;
-    let mut body = String::with_capacity(fixed + repeat * frames[at].len());
+    let mut body = Vec::with_capacity(fixed + repeat * frames[at].len());
     for (i, frame) in frames.iter().enumerate() {
         let times = if i == at { repeat } else { 1 };
         for _ in 0..times {
-            body.push_str(frame);
+            body.extend_from_slice(frame);
         }
     }
-    body
+    answer(wire, body)
 }
 
 /// The recorded (short) answer as it was.
-pub fn short_answer(wire: &Wire) -> String {
-    recorded_frames(wire).concat()
+pub fn short_answer(wire: &Wire) -> Answer {
+    answer(wire, wire_frames(wire).concat())
 }
 
 fn model(wire: &Wire, server: &MockServer) -> Model {
@@ -177,7 +295,7 @@ fn runtime() -> tokio::runtime::Runtime {
 /// `answer`; seconds and the request body's size. Each run has a mock of its
 /// own, started before the clock starts, so the mock's copy of its canned
 /// answer is not counted.
-pub fn request(wire: &Wire, messages: &[Message], answer: &str, reps: usize) -> (f64, usize) {
+pub fn request(wire: &Wire, messages: &[Message], answer: &Answer, reps: usize) -> (f64, usize) {
     let rt = runtime();
     rt.block_on(async {
         let context = Context {
@@ -187,12 +305,10 @@ pub fn request(wire: &Wire, messages: &[Message], answer: &str, reps: usize) -> 
         };
         let (mut total, mut runs, mut sent) = (0.0, 0usize, 0);
         while runs < reps || (total < crate::MIN_CPU_SECONDS && runs < 1_000) {
-            let server = MockServer::start([MockResponse::sse([answer.to_owned()])])
-                .await
-                .unwrap();
+            let server = MockServer::start([answer.response.clone()]).await.unwrap();
             let model = model(wire, &server);
             let options = StreamOptions {
-                api_key: Some("sk-bench".to_owned()),
+                api_key: Some(wire.api_key.to_owned()),
                 ..StreamOptions::default()
             };
             let start = crate::cpu_seconds();
