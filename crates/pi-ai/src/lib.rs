@@ -12,6 +12,8 @@ mod api;
 mod content;
 mod context;
 mod error_class;
+mod extra_fields;
+pub use extra_fields::ExtraFields;
 // Not part of the contract (hidden from the docs): public only for the
 // session reader of pi-coding-agent, which reads its entries the same way.
 #[doc(hidden)]
@@ -66,9 +68,6 @@ pub use stream::{
 };
 pub use tokio_util::sync::CancellationToken;
 pub use usage::{Cost, StopReason, Usage};
-
-/// Extra JSON fields kept verbatim so a read-modify-write round trip loses nothing.
-pub type ExtraFields = serde_json::Map<String, serde_json::Value>;
 
 /// The current Unix time in milliseconds, as pi stamps messages.
 pub fn now_ms() -> i64 {

@@ -41,7 +41,7 @@ fn model() -> Model {
         max_tokens: 4096,
         headers: None,
         compat: None,
-        extra: serde_json::Map::new(),
+        extra: pi_ai::ExtraFields::new(),
     }
 }
 

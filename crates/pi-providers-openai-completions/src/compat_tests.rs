@@ -18,7 +18,7 @@ fn model(provider: &str, base_url: &str, id: &str) -> Model {
         max_tokens: 4096,
         headers: None,
         compat: None,
-        extra: serde_json::Map::new(),
+        extra: pi_ai::ExtraFields::new(),
     }
 }
 

@@ -45,7 +45,7 @@ impl App {
             full_output_path: full_output_path.clone(),
             timestamp: pi_ai::now_ms(),
             exclude_from_context: exclude_from_context.then_some(true),
-            extra: serde_json::Map::new(),
+            extra: pi_ai::ExtraFields::new(),
         };
         let message = AgentMessage::Custom(CodingMessage::BashExecution(message));
         if self.agent.is_streaming() {

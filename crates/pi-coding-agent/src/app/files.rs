@@ -87,7 +87,7 @@ pub fn process_file_args_with(
             inputs.images.push(ImageContent {
                 data,
                 mime_type,
-                extra: serde_json::Map::new(),
+                extra: pi_ai::ExtraFields::new(),
             });
             inputs
                 .text

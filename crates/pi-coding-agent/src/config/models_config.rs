@@ -327,7 +327,7 @@ impl ModelsFile {
                     max_tokens: to_count(model.max_tokens, DEFAULT_MAX_TOKENS),
                     headers: None,
                     compat: merge_compat(config.compat.as_ref(), model.compat.as_ref()),
-                    extra,
+                    extra: extra.into(),
                 });
             }
         }

@@ -35,7 +35,7 @@ pub fn model(id: &str, reasoning: bool, images: bool) -> Model {
         max_tokens: 4096,
         headers: None,
         compat: None,
-        extra: serde_json::Map::new(),
+        extra: pi_ai::ExtraFields::new(),
     }
 }
 
