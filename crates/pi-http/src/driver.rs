@@ -316,6 +316,30 @@ fn end_decoded(sink: EventSink, outcome: Result<StreamEnd, DecodeError>) {
     }
 }
 
+/// Hands one frame of a body to `decoder` (counting it in `seen`); breaks
+/// the read when the decoder ends the stream or fails, with its outcome in
+/// `ended`.
+fn hand_frame<D: SseDecoder>(
+    decoder: &mut D,
+    frame: SseFrameRef<'_>,
+    sink: &mut EventSink,
+    seen: &mut usize,
+    ended: &mut Option<Result<StreamEnd, DecodeError>>,
+) -> ControlFlow<()> {
+    *seen += 1;
+    match decoder.frame_ref(frame, sink) {
+        Ok(None) => ControlFlow::Continue(()),
+        Ok(Some(end)) => {
+            *ended = Some(Ok(end));
+            ControlFlow::Break(())
+        }
+        Err(error) => {
+            *ended = Some(Err(error));
+            ControlFlow::Break(())
+        }
+    }
+}
+
 /// How a body's decoding ended.
 enum Body {
     /// The body ended after this many frames, none of which ended the stream.
@@ -349,18 +373,7 @@ async fn decode_body<D: SseDecoder>(
         };
         let mut ended = None;
         let parsed = parser.feed(&chunk, |frame| {
-            seen += 1;
-            match decoder.frame_ref(frame, &mut sink) {
-                Ok(None) => ControlFlow::Continue(()),
-                Ok(Some(end)) => {
-                    ended = Some(Ok(end));
-                    ControlFlow::Break(())
-                }
-                Err(error) => {
-                    ended = Some(Err(error));
-                    ControlFlow::Break(())
-                }
-            }
+            hand_frame(decoder, frame, &mut sink, &mut seen, &mut ended)
         });
         if let Some(outcome) = ended {
             end_decoded(sink, outcome);
@@ -401,18 +414,7 @@ async fn decode_framed<D: SseDecoder>(
         };
         let mut ended = None;
         let fed = framing.feed(&chunk, &mut |frame| {
-            seen += 1;
-            match decoder.frame_ref(frame, &mut sink) {
-                Ok(None) => ControlFlow::Continue(()),
-                Ok(Some(end)) => {
-                    ended = Some(Ok(end));
-                    ControlFlow::Break(())
-                }
-                Err(error) => {
-                    ended = Some(Err(error));
-                    ControlFlow::Break(())
-                }
-            }
+            hand_frame(decoder, frame, &mut sink, &mut seen, &mut ended)
         });
         if let Some(outcome) = ended {
             end_decoded(sink, outcome);
