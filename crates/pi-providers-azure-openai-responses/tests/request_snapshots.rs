@@ -8,73 +8,17 @@
 
 mod common;
 
-use pi_ai::{
-    Context, Message, Model, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool, get_model,
-};
+use pi_ai::{Context, Model, SimpleStreamOptions, ThinkingLevel, get_model};
 use pi_http::WireOptions;
 use pi_providers_azure_openai_responses::{AzureOpenAiResponsesOptions, build_request_body};
+use pi_test_support::contexts::{
+    brief_context as context, messages, session_options as session, tool_conversation,
+};
 use serde_json::{Value, json};
-
-const PNG: &str = "iVBORw0KGgo=";
-
-fn messages(value: Value) -> Vec<Message> {
-    serde_json::from_value(value).unwrap()
-}
-
-fn usage() -> Value {
-    json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
-           "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}})
-}
-
-fn tool() -> Tool {
-    Tool {
-        name: "read".into(),
-        description: "Read a file.".into(),
-        parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
-    }
-}
-
-/// A turn of `provider`/`model` (api `api`) with thinking, text and a
-/// tool call `call_id`, its result (text and an image), and a user turn.
-fn tool_conversation(api: &str, provider: &str, model: &str, call_id: &str) -> Vec<Message> {
-    messages(json!([
-        {"role": "user", "content": "Read it.", "timestamp": 1},
-        {"role": "assistant", "content": [
-            {"type": "thinking", "thinking": "Need the file.", "thinkingSignature": "c2lnbmF0dXJl"},
-            {"type": "text", "text": "Reading."},
-            {"type": "toolCall", "id": call_id, "name": "read", "arguments": {"path": "a.png"}}
-        ], "api": api, "provider": provider, "model": model, "usage": usage(),
-         "stopReason": "toolUse", "timestamp": 2},
-        {"role": "toolResult", "toolCallId": call_id, "toolName": "read",
-         "content": [{"type": "text", "text": "a picture"}, {"type": "image", "data": PNG, "mimeType": "image/png"}],
-         "isError": false, "timestamp": 3},
-        {"role": "user", "content": [{"type": "text", "text": "Thanks."}, {"type": "image", "data": PNG, "mimeType": "image/png"}], "timestamp": 4}
-    ]))
-}
 
 fn encode(model: &Model, context: &Context, simple: SimpleStreamOptions) -> Value {
     let options = AzureOpenAiResponsesOptions::from_simple(model, simple);
     serde_json::to_value(build_request_body(model, context, &options)).unwrap()
-}
-
-fn session() -> SimpleStreamOptions {
-    SimpleStreamOptions {
-        base: StreamOptions {
-            session_id: Some("session-1".into()),
-            temperature: Some(1.0),
-            ..StreamOptions::default()
-        },
-        ..SimpleStreamOptions::default()
-    }
-}
-
-fn context(messages: Vec<Message>) -> Context {
-    Context {
-        system_prompt: Some("Be brief.".into()),
-        messages,
-        tools: Some(vec![tool()]),
-        ..Context::default()
-    }
 }
 
 #[test]

@@ -8,24 +8,11 @@
 mod common;
 
 use pi_ai::{
-    Context, Message, Model, SimpleStreamOptions, StreamOptions, ThinkingLevel, Tool, get_model,
+    Context, Message, Model, SimpleStreamOptions, StreamOptions, ThinkingLevel, get_model,
 };
 use pi_providers_mistral::{MistralOptions, ToolChoice, build_request_body};
+use pi_test_support::contexts::{PNG, brief_context as context, messages, zero_usage};
 use serde_json::{Value, json};
-
-const PNG: &str = "iVBORw0KGgo=";
-
-fn messages(value: Value) -> Vec<Message> {
-    serde_json::from_value(value).unwrap()
-}
-
-fn tool() -> Tool {
-    Tool {
-        name: "read".into(),
-        description: "Read a file.".into(),
-        parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
-    }
-}
 
 /// One mistral turn with a tool call, its result, and a final user turn.
 fn tool_conversation(is_error: bool, result: Value) -> Vec<Message> {
@@ -36,8 +23,7 @@ fn tool_conversation(is_error: bool, result: Value) -> Vec<Message> {
             {"type": "thinking", "thinking": "Need the file."},
             {"type": "toolCall", "id": "Rd7nT2xQ9", "name": "read", "arguments": {"path": "a.png"}}
         ], "api": "mistral-conversations", "provider": "mock-mis", "model": "mock-mistral",
-         "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
-                   "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+         "usage": zero_usage(),
          "stopReason": "toolUse", "timestamp": 2},
         {"role": "toolResult", "toolCallId": "Rd7nT2xQ9", "toolName": "read", "content": result,
          "isError": is_error, "timestamp": 3},
@@ -48,15 +34,6 @@ fn tool_conversation(is_error: bool, result: Value) -> Vec<Message> {
 fn encode(model: &Model, context: &Context, simple: &SimpleStreamOptions) -> Value {
     let options = MistralOptions::from_simple(model, simple);
     serde_json::to_value(build_request_body(model, context, &options)).unwrap()
-}
-
-fn context(messages: Vec<Message>) -> Context {
-    Context {
-        system_prompt: Some("Be brief.".into()),
-        messages,
-        tools: Some(vec![tool()]),
-        ..Context::default()
-    }
 }
 
 #[test]

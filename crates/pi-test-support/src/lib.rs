@@ -10,6 +10,7 @@
 //!   HTTP, ending the stream exactly as `pi_http::stream_sse` does.
 //! - [`contract`]: the streaming contract every event sequence obeys.
 //! - [`summary`]: events without their (always-latest) partial snapshots.
+//! - [`contexts`]: small contexts and options for request snapshots.
 //! - [`parity`]: JSON Lines captures and the payload differences allowed.
 //! - [`mock_server`]: a loopback HTTP server that records requests and
 //!   answers with canned (or broken) responses.
@@ -25,6 +26,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod captures;
+pub mod contexts;
 pub mod contract;
 pub mod e2e;
 pub mod event_stream;
