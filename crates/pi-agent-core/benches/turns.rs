@@ -25,8 +25,8 @@ use pi_agent_core::{
 use pi_ai::scripted::scripted_model;
 use pi_ai::{
     AssistantContent, AssistantMessage, AssistantMessageEventStream, CancellationToken, Context,
-    DoneReason, Message, Model, StopReason, StreamFunction, StreamOptions, ToolCall,
-    ToolResultMessage, Usage, UserBlock, UserMessage,
+    ContextRef, DoneReason, Message, Model, SimpleStreamOptions, StopReason, StreamFunction,
+    StreamOptions, ToolCall, ToolResultMessage, Usage, UserBlock, UserMessage,
 };
 use serde_json::{Value, json};
 
@@ -105,17 +105,13 @@ struct Replay {
     calls: AtomicUsize,
 }
 
-impl StreamFunction for Replay {
-    fn stream(
-        &self,
-        model: &Model,
-        _context: &Context,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
+impl Replay {
+    /// The next reply; the context is not read.
+    fn reply(&self, model: &Model, cancel: CancellationToken) -> AssistantMessageEventStream {
         let n = self.calls.fetch_add(1, Ordering::Relaxed);
         let initial =
             AssistantMessage::empty(model.api.clone(), model.provider.clone(), &model.id, 1);
-        AssistantMessageEventStream::new(initial, options.cancel, move |mut sink| async move {
+        AssistantMessageEventStream::new(initial, cancel, move |mut sink| async move {
             sink.start();
             let text = sink.text_start();
             sink.text_delta(text, "Reading the ");
@@ -131,6 +127,28 @@ impl StreamFunction for Replay {
                 sink.done(DoneReason::Stop);
             }
         })
+    }
+}
+
+impl StreamFunction for Replay {
+    fn stream(
+        &self,
+        model: &Model,
+        _context: &Context,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.reply(model, options.cancel)
+    }
+
+    // The agent calls this one: no copy of the transcript per call, as
+    // with a real provider.
+    fn stream_simple_view(
+        &self,
+        model: &Model,
+        _context: ContextRef<'_>,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.reply(model, options.base.cancel)
     }
 }
 

@@ -3,13 +3,19 @@
 //! follow-up queues are polled; every step is emitted as an [`AgentEvent`].
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Mutex;
 
 use futures::StreamExt;
 
 use pi_ai::{
-    AssistantContent, AssistantMessage, AssistantMessageEvent, CancellationToken, Context, Message,
-    SimpleStreamOptions, StopReason, StreamOptions, now_ms,
+    AssistantContent, AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream,
+    CancellationToken, Context, ContextRef, Message, MessagesRef, Model, SimpleStreamOptions,
+    StopReason, StreamOptions, now_ms,
 };
+
+use crate::agent::lock;
+use crate::agent_types::AgentState;
+use crate::hooks::HookError;
 
 use crate::config::{AgentContext, AgentLoopConfig, AgentLoopError};
 use crate::events::{AgentEvent, AgentEventSink};
@@ -40,32 +46,33 @@ pub async fn run_agent_loop<C: CustomMessage>(
     run_prompts(prompts, context, None, config, emit, cancel).await
 }
 
-/// The transcript before a run, already converted for the model (by the
-/// [`crate::Agent`], where its transcript is, so that the run needs no copy
-/// of it): the run holds only the messages it adds.
-pub(crate) struct ConvertedPrefix {
-    /// The conversion of the first `count` messages of the transcript.
-    pub(crate) messages: Vec<Message>,
-    /// How many messages of the transcript it is the conversion of.
+/// The transcript a run starts from, left where it is (in a
+/// [`crate::Agent`]'s state): the run holds only the messages it adds, and
+/// each model call converts the first `count` messages of the state's
+/// transcript in place, borrowing them, under the state's lock.
+pub(crate) struct SharedPrefix<'a, C> {
+    /// The agent's state.
+    pub(crate) state: &'a Mutex<AgentState<C>>,
+    /// How many messages of its transcript come before the run's own.
     pub(crate) count: usize,
 }
 
 /// [`run_agent_loop`], where `context.messages` follows the transcript
-/// `prefix` is the conversion of. A prefix is given only for a
-/// message-by-message converter without `transform_context` and without
-/// tool-call hooks (which get the whole transcript): nothing else in the
-/// loop reads the messages before the run.
-pub(crate) async fn run_prompts<C: CustomMessage>(
+/// `prefix` points at. A prefix is given only for a converter that converts
+/// in place ([`crate::ConvertToLlm::convert_borrowed`]), without
+/// `transform_context` and without tool-call hooks (which get the whole
+/// transcript): nothing else in the loop reads the messages before the run.
+pub(crate) async fn run_prompts<'a, C: CustomMessage>(
     prompts: Vec<AgentMessage<C>>,
     context: AgentContext<C>,
-    prefix: Option<ConvertedPrefix>,
-    config: &AgentLoopConfig<C>,
+    prefix: Option<SharedPrefix<'a, C>>,
+    config: &'a AgentLoopConfig<C>,
     emit: &mut impl AgentEventSink<C>,
     cancel: CancellationToken,
 ) -> Result<Vec<AgentMessage<C>>, AgentLoopError> {
     let mut run = Run::new(context, config, cancel, prompts.len());
     if let Some(prefix) = prefix {
-        run.llm_context.messages = prefix.messages;
+        run.shared = Some(prefix.state);
         run.base = prefix.count;
     }
     emit.emit(AgentEvent::AgentStart).await;
@@ -110,16 +117,28 @@ pub async fn run_agent_loop_continue<C: CustomMessage>(
     Ok(run.new_messages)
 }
 
+/// Why a run given a [`SharedPrefix`] could not convert its transcript in place.
+const NOT_IN_PLACE: &str = "convert_to_llm stopped converting in place during the run";
+
+/// What calling the stream function gave: its stream, or the panic it raised.
+type Called = std::thread::Result<AssistantMessageEventStream>;
+
+/// Calls the stream function, catching a panic.
+fn catch(call: impl FnOnce() -> AssistantMessageEventStream) -> Called {
+    std::panic::catch_unwind(AssertUnwindSafe(call))
+}
+
 /// The state of one run: the loop's own copy of the transcript, the new
 /// messages, and the parts of the model context that do not change per turn.
 struct Run<'a, C> {
     config: &'a AgentLoopConfig<C>,
     cancel: CancellationToken,
     messages: Vec<AgentMessage<C>>,
-    /// How many messages of the transcript come before `messages` (the
-    /// agent converted them and the run does not hold them): 0 but for
-    /// [`run_prompts`] with a prefix.
+    /// How many messages of the transcript come before `messages` (the run
+    /// does not hold them): 0 but for [`run_prompts`] with a prefix.
     base: usize,
+    /// Where those messages are: the agent's state (see [`SharedPrefix`]).
+    shared: Option<&'a Mutex<AgentState<C>>>,
     new_messages: Vec<AgentMessage<C>>,
     tools: ToolSet,
     llm_context: Context,
@@ -158,6 +177,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             cancel,
             messages,
             base: 0,
+            shared: None,
             new_messages: Vec::with_capacity(prompts + 8),
             tools: ToolSet::new(tools),
             llm_context,
@@ -282,7 +302,9 @@ impl<'a, C: CustomMessage> Run<'a, C> {
         }
 
         let incremental = config.transform_context.is_none() && config.convert_to_llm.per_message();
-        if incremental {
+        if self.shared.is_some() {
+            // Converted in place at the call, below.
+        } else if incremental {
             if self.converted > self.messages.len() && self.base == 0 {
                 self.llm_context.messages.clear();
                 self.converted = 0;
@@ -327,11 +349,14 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             reasoning: config.reasoning,
             thinking_budgets: config.thinking_budgets,
         };
-        let called = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            config
-                .stream_fn
-                .stream_simple(model, &self.llm_context, options)
-        }));
+        let called = match self.shared {
+            Some(state) => self.call_in_place(state, model, options)?,
+            None => catch(|| {
+                config
+                    .stream_fn
+                    .stream_simple(model, &self.llm_context, options)
+            }),
+        };
         // The provider has taken what it needs; the projection is kept only
         // when the next turn extends it.
         if !incremental {
@@ -391,6 +416,39 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             "assistant message settled"
         );
         Ok(self.settle(*message, started, emit).await)
+    }
+
+    /// The model call of a run whose transcript starts in the agent's
+    /// state: the state's first `base` messages and the run's own, converted
+    /// borrowing every message the converter leaves as it is, with the state
+    /// locked while the stream function encodes the request (it returns
+    /// once the request is built; the transcript is never copied).
+    fn call_in_place(
+        &self,
+        state: &Mutex<AgentState<C>>,
+        model: &Model,
+        options: SimpleStreamOptions,
+    ) -> Result<Called, AgentLoopError> {
+        let converter = &self.config.convert_to_llm;
+        let convert = |messages| {
+            converter
+                .convert_borrowed(messages)
+                .unwrap_or_else(|| Err(HookError::new(NOT_IN_PLACE)))
+                .map_err(AgentLoopError::ConvertToLlm)
+        };
+        let state = lock(state);
+        let prefix = state.messages.get(..self.base).unwrap_or(&state.messages);
+        let mut messages = convert(prefix)?;
+        messages.extend(convert(&self.messages)?);
+        let context = ContextRef {
+            system_prompt: self.llm_context.system_prompt.as_deref(),
+            messages: MessagesRef::Transformed(&messages),
+            tools: self.llm_context.tools.as_deref(),
+        };
+        let stream_fn = &self.config.stream_fn;
+        Ok(catch(|| {
+            stream_fn.stream_simple_view(model, context, options)
+        }))
     }
 
     /// Records the arguments that tools' preparation changed in place in the

@@ -13,7 +13,7 @@ use pi_ai::{
 };
 
 use crate::agent::{Agent, lock};
-use crate::agent_loop::{ConvertedPrefix, run_agent_loop_continue, run_prompts};
+use crate::agent_loop::{SharedPrefix, run_agent_loop_continue, run_prompts};
 use crate::agent_types::{AgentError, AgentState};
 use crate::config::{AgentContext, AgentLoopConfig, AgentLoopError};
 use crate::events::{AgentEvent, AgentEventSink};
@@ -73,36 +73,37 @@ impl<C: CustomMessage> Agent<C> {
     }
 
     /// The run's context and loop configuration. For a run of `prompts`
-    /// (their count) whose loop converts message by message and has no hook
-    /// that reads the transcript, the transcript is converted where it is
-    /// (the prefix) and the context holds no copy of it; otherwise the
-    /// context holds one copy.
+    /// (their count) whose converter converts in place
+    /// ([`crate::ConvertToLlm::convert_borrowed`]) and that has no hook that
+    /// reads the transcript, the transcript stays in the state (the prefix)
+    /// and the context holds no copy of it; otherwise the context holds one
+    /// copy.
     fn loop_inputs(
         &self,
         skip_initial_steering: bool,
         prompts: Option<usize>,
-    ) -> (AgentContext<C>, Option<ConvertedPrefix>, AgentLoopConfig<C>) {
+    ) -> (
+        AgentContext<C>,
+        Option<SharedPrefix<'_, C>>,
+        AgentLoopConfig<C>,
+    ) {
         let config = self.loop_config(skip_initial_steering);
-        let convert_in_place = prompts.is_some()
+        let in_place = prompts.is_some()
             && config.transform_context.is_none()
-            && config.convert_to_llm.per_message()
             && config.before_tool_call.is_none()
             && config.after_tool_call.is_none();
         let state = lock(&self.state);
-        let prefix = convert_in_place
-            .then(|| config.convert_to_llm.convert_now(&state.messages))
-            .flatten()
-            // A failed conversion is reported by the loop, which converts
-            // the copy again.
-            .and_then(Result::ok)
-            .map(|mut messages| {
-                // Room for the run's first turns: extending never copies it.
-                messages.reserve_exact(prompts.unwrap_or(0) + 16);
-                ConvertedPrefix {
-                    messages,
-                    count: state.messages.len(),
-                }
-            });
+        // A conversion that fails now is reported by the loop, which
+        // converts the copy again.
+        let prefix = (in_place
+            && config
+                .convert_to_llm
+                .convert_borrowed(&state.messages)
+                .is_some_and(|converted| converted.is_ok()))
+        .then(|| SharedPrefix {
+            state: &self.state,
+            count: state.messages.len(),
+        });
         let messages = match prefix {
             Some(_) => Vec::new(),
             None => {

@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use pi_ai::{
-    AssistantMessageEventStream, Context, Model, SimpleStreamOptions, StreamFunction,
+    AssistantMessageEventStream, Context, ContextRef, Model, SimpleStreamOptions, StreamFunction,
     StreamOptions, ThinkingBudgets, ThinkingLevel,
 };
 
@@ -71,6 +71,24 @@ impl StreamFunction for GlobalRegistryStream {
         options: SimpleStreamOptions,
     ) -> AssistantMessageEventStream {
         pi_ai::stream_simple(model, context, options)
+    }
+
+    fn stream_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        pi_ai::global_registry().stream_view(model, context, options)
+    }
+
+    fn stream_simple_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
+        pi_ai::global_registry().stream_simple_view(model, context, options)
     }
 }
 

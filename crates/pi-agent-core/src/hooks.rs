@@ -8,7 +8,9 @@ use std::future::Future;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use pi_ai::{AssistantMessage, CancellationToken, Message, Provider, ToolCall, UserBlock};
+use pi_ai::{
+    AssistantMessage, CancellationToken, Message, Provider, ToolCall, TransformedMessage, UserBlock,
+};
 
 use crate::message::{AgentMessage, CustomMessage};
 use crate::tool::AgentToolResult;
@@ -90,11 +92,15 @@ pub trait ConvertToLlm<C>: Send + Sync {
         false
     }
 
-    /// The conversion done at once, without awaiting anything, when the
-    /// converter can (`None`: only [`Self::convert`] converts). The agent
-    /// uses it to convert its transcript where it is, under its state lock,
-    /// instead of copying the transcript for a run.
-    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
+    /// A synchronous message-by-message conversion that borrows every
+    /// message it leaves as it is, or `None` (the default) when this
+    /// converter has none. With it, the [`crate::Agent`] calls the model
+    /// with its transcript where it is, converted under its state lock at
+    /// each call, and never copies the transcript for a run.
+    fn convert_borrowed<'a>(
+        &self,
+        messages: &'a [AgentMessage<C>],
+    ) -> Option<Result<Vec<TransformedMessage<'a>>, HookError>> {
         let _ = messages;
         None
     }
@@ -118,10 +124,6 @@ where
     fn per_message(&self) -> bool {
         true
     }
-
-    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
-        Some((self.0)(messages))
-    }
 }
 
 #[async_trait]
@@ -132,10 +134,6 @@ where
 {
     async fn convert(&self, messages: &[AgentMessage<C>]) -> Result<Vec<Message>, HookError> {
         self(messages)
-    }
-
-    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
-        Some(self(messages))
     }
 }
 
@@ -153,8 +151,17 @@ impl<C: CustomMessage> ConvertToLlm<C> for DefaultConvertToLlm {
         true
     }
 
-    fn convert_now(&self, messages: &[AgentMessage<C>]) -> Option<Result<Vec<Message>, HookError>> {
-        Some(Ok(crate::message::default_convert_to_llm(messages)))
+    fn convert_borrowed<'a>(
+        &self,
+        messages: &'a [AgentMessage<C>],
+    ) -> Option<Result<Vec<TransformedMessage<'a>>, HookError>> {
+        let mut converted = Vec::with_capacity(messages.len());
+        converted.extend(
+            messages
+                .iter()
+                .filter_map(|m| m.as_standard().map(TransformedMessage::Borrowed)),
+        );
+        Some(Ok(converted))
     }
 }
 

@@ -11,6 +11,7 @@
 mod api;
 mod content;
 mod context;
+mod context_ref;
 mod error_class;
 mod extra_fields;
 pub use extra_fields::ExtraFields;
@@ -50,6 +51,7 @@ pub use content::{
     AssistantContent, ImageContent, TextContent, ThinkingContent, ToolCall, UserBlock,
 };
 pub use context::{Context, Tool};
+pub use context_ref::{ContextRef, MessagesIter, MessagesRef};
 pub use error_class::ErrorClass;
 pub use message::tagged;
 pub use message::{AssistantMessage, Message, ToolResultMessage, UserContent, UserMessage};

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use crate::{
-    Api, AssistantMessage, AssistantMessageEventStream, Context, Model, SimpleStreamOptions,
-    StreamOptions, now_ms,
+    Api, AssistantMessage, AssistantMessageEventStream, Context, ContextRef, Model,
+    SimpleStreamOptions, StreamOptions, now_ms,
 };
 
 /// A wire implementation: turns a context into a stream of events.
@@ -33,6 +33,29 @@ pub trait StreamFunction: Send + Sync {
         let mut base = options.base.clone();
         base.max_tokens = Some(options.max_tokens_for(model));
         self.stream(model, context, base)
+    }
+
+    /// [`StreamFunction::stream`] of a borrowed context. The default copies
+    /// it into a [`Context`]; providers that encode from borrowed messages
+    /// override it, so a caller's transcript is never copied for a call.
+    fn stream_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.stream(model, &context.to_context(), options)
+    }
+
+    /// [`StreamFunction::stream_simple`] of a borrowed context (see
+    /// [`StreamFunction::stream_view`]).
+    fn stream_simple_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.stream_simple(model, &context.to_context(), options)
     }
 }
 
@@ -150,6 +173,32 @@ impl ApiRegistry {
     ) -> AssistantMessageEventStream {
         match self.resolve(model) {
             Ok(provider) => provider.stream_simple(model, context, options),
+            Err(failed) => *failed,
+        }
+    }
+
+    /// Dispatches [`StreamFunction::stream_view`] by `model.api`.
+    pub fn stream_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        match self.resolve(model) {
+            Ok(provider) => provider.stream_view(model, context, options),
+            Err(failed) => *failed,
+        }
+    }
+
+    /// Dispatches [`StreamFunction::stream_simple_view`] by `model.api`.
+    pub fn stream_simple_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
+        match self.resolve(model) {
+            Ok(provider) => provider.stream_simple_view(model, context, options),
             Err(failed) => *failed,
         }
     }

@@ -62,8 +62,8 @@ const NO_RESULT_TEXT: &str = "No result provided";
 ///   arrives get a synthetic error result (`No result provided`) inserted
 ///   before that message; calls still unanswered at the end of the
 ///   transcript get one too (pi 0.73 behaviour).
-pub fn transform_messages(
-    messages: &[Message],
+pub fn transform_messages<'m>(
+    messages: impl IntoIterator<Item = &'m Message>,
     model: &Model,
     normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
 ) -> Vec<Message> {
@@ -76,7 +76,7 @@ pub fn transform_messages(
 /// drop) is borrowed from `messages`; only rewritten and synthetic ones
 /// are owned. What encoders use, so a long transcript is not copied per call.
 pub fn transform_messages_borrowed<'m>(
-    messages: &'m [Message],
+    messages: impl IntoIterator<Item = &'m Message>,
     model: &Model,
     normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
 ) -> Vec<TransformedMessage<'m>> {
@@ -84,8 +84,8 @@ pub fn transform_messages_borrowed<'m>(
 }
 
 /// [`transform_messages`] with the timestamp of synthetic results given.
-pub(crate) fn transform_messages_at(
-    messages: &[Message],
+pub(crate) fn transform_messages_at<'m>(
+    messages: impl IntoIterator<Item = &'m Message>,
     model: &Model,
     normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
     now: i64,
@@ -98,7 +98,7 @@ pub(crate) fn transform_messages_at(
 
 /// [`transform_messages_borrowed`] with the timestamp of synthetic results given.
 pub(crate) fn transform_borrowed_at<'m>(
-    messages: &'m [Message],
+    messages: impl IntoIterator<Item = &'m Message>,
     model: &Model,
     normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
     now: i64,
@@ -106,7 +106,8 @@ pub(crate) fn transform_borrowed_at<'m>(
     // Old id -> new id, for tool calls whose id the normalizer changed. Later
     // assignments win, as with pi's Map.
     let mut id_map: Vec<(String, String)> = Vec::new();
-    let mut out: Vec<TransformedMessage<'m>> = Vec::with_capacity(messages.len());
+    let messages = messages.into_iter();
+    let mut out: Vec<TransformedMessage<'m>> = Vec::with_capacity(messages.size_hint().0);
     // Index in `out` of the last replayed assistant message whose tool calls
     // still wait for results. Everything pushed after it is a tool result,
     // since a user or assistant message settles the pending calls first.

@@ -1,6 +1,6 @@
 //! How much room to give a request body before encoding it.
 
-use pi_ai::{AssistantContent, Context, Message, UserBlock, UserContent};
+use pi_ai::{AssistantContent, ContextRef, Message, UserBlock, UserContent};
 use serde_json::Value;
 
 /// Bytes every message and block adds around its strings (keys, roles,
@@ -14,7 +14,7 @@ const PER_BLOCK: usize = 64;
 /// encoded into a buffer of this capacity, so a long transcript's body is
 /// not grown by doubling (each step a copy, and the old and new buffer
 /// resident at once). Pages of the buffer never written are never touched.
-pub(crate) fn body_capacity(context: &Context) -> usize {
+pub(crate) fn body_capacity(context: ContextRef<'_>) -> usize {
     let user = |blocks: &[UserBlock]| -> usize {
         blocks
             .iter()
@@ -63,10 +63,10 @@ pub(crate) fn body_capacity(context: &Context) -> usize {
                 }
         })
         .sum();
-    let prompt = context.system_prompt.as_ref().map_or(0, String::len);
+    let prompt = context.system_prompt.map_or(0, str::len);
     let tools: usize = context
         .tools
-        .iter()
+        .into_iter()
         .flatten()
         .map(|tool| {
             PER_MESSAGE + tool.name.len() + tool.description.len() + value_len(&tool.parameters)
@@ -94,7 +94,9 @@ fn value_len(value: &Value) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use pi_ai::{Api, AssistantMessage, Provider, ToolCall, ToolResultMessage, UserMessage};
+    use pi_ai::{
+        Api, AssistantMessage, Context, Provider, ToolCall, ToolResultMessage, UserMessage,
+    };
     use serde_json::json;
 
     use super::*;
@@ -129,7 +131,7 @@ mod tests {
             ..Context::default()
         };
         let json = serde_json::to_vec(&context).unwrap_or_default();
-        let estimate = body_capacity(&context);
+        let estimate = body_capacity(context.view());
         assert!(estimate >= json.len(), "{estimate} < {}", json.len());
         assert!(
             estimate < 2 * json.len() + 8192,

@@ -10,8 +10,9 @@
 use std::sync::Arc;
 
 use pi_ai::{
-    Api, AssistantMessage, AssistantMessageEventStream, Context, Model, SimpleStreamOptions,
-    StreamFunction, StreamOptions, get_env_api_key, now_ms, register_api_provider,
+    Api, AssistantMessage, AssistantMessageEventStream, Context, ContextRef, Model,
+    SimpleStreamOptions, StreamFunction, StreamOptions, get_env_api_key, now_ms,
+    register_api_provider,
 };
 use serde::Serialize;
 
@@ -78,19 +79,19 @@ pub trait Wire: Send + Sync + 'static {
     fn headers(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &Self::Options,
         api_key: &str,
     ) -> WireHeaders;
 
     /// The request body.
-    fn body(&self, model: &Model, context: &Context, options: &Self::Options) -> Self::Body;
+    fn body(&self, model: &Model, context: ContextRef<'_>, options: &Self::Options) -> Self::Body;
 
     /// A decoder for one response.
     fn decoder(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &Self::Options,
         api_key: &str,
     ) -> Self::Decoder;
@@ -148,13 +149,14 @@ pub fn resolve_api_key(model: &Model, options: &StreamOptions) -> Option<String>
 
 /// All headers of a call: the wire's layers around the model's and the
 /// call's headers (see [`WireHeaders`]).
-pub fn wire_headers<W: Wire>(
+pub fn wire_headers<'c, W: Wire>(
     wire: &W,
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &W::Options,
     api_key: &str,
 ) -> Headers {
+    let context = context.into();
     let WireHeaders {
         base: mut headers,
         after_model,
@@ -169,12 +171,13 @@ pub fn wire_headers<W: Wire>(
 
 /// The body bytes of a call: the wire's body, passed through the caller's
 /// `on_payload` hook when there is one.
-pub fn encode_body<W: Wire>(
+pub fn encode_body<'c, W: Wire>(
     wire: &W,
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &W::Options,
 ) -> Result<Vec<u8>, WireError> {
+    let context = context.into();
     let body = wire.body(model, context, options);
     let base = options.base();
     let bytes = match &base.on_payload {
@@ -190,12 +193,13 @@ pub fn encode_body<W: Wire>(
 
 /// The whole HTTP request of a call, after [`Wire::prepare`]: URL, merged
 /// headers and encoded body, signed by [`Wire::sign`], with the API key it used.
-pub fn build_request<W: Wire>(
+pub fn build_request<'c, W: Wire>(
     wire: &W,
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &mut W::Options,
 ) -> Result<(HttpRequest, String), WireError> {
+    let context = context.into();
     let api_key = resolve_api_key(model, options.base())
         .ok_or_else(|| WireError::MissingApiKey(model.provider.to_string()))?;
     options.base_mut().api_key = Some(api_key.clone());
@@ -214,20 +218,20 @@ pub fn build_request<W: Wire>(
 /// the stream: a missing key or an unencodable body ends it with an `error`
 /// event at once, transport failures and HTTP errors with an `error` event
 /// carrying their [`pi_ai::ErrorClass`], cancellation with `aborted`.
-pub fn stream_wire<W: Wire>(
+pub fn stream_wire<'c, W: Wire>(
     wire: &W,
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: W::Options,
 ) -> AssistantMessageEventStream {
-    run(wire, None, model, context, options)
+    run(wire, None, model, context.into(), options)
 }
 
 fn run<W: Wire>(
     wire: &W,
     policy: Option<RetryPolicy>,
     model: &Model,
-    context: &Context,
+    context: ContextRef<'_>,
     mut options: W::Options,
 ) -> AssistantMessageEventStream {
     let initial = AssistantMessage::empty(
@@ -285,13 +289,19 @@ impl<W: Wire> WireProvider<W> {
     }
 
     /// Streams with the wire's full options.
-    pub fn stream_with(
+    pub fn stream_with<'c>(
         &self,
         model: &Model,
-        context: &Context,
+        context: impl Into<ContextRef<'c>>,
         options: W::Options,
     ) -> AssistantMessageEventStream {
-        run(&self.wire, self.retry_policy, model, context, options)
+        run(
+            &self.wire,
+            self.retry_policy,
+            model,
+            context.into(),
+            options,
+        )
     }
 
     /// Registers this provider for `api` in pi's global api registry.
@@ -307,13 +317,31 @@ impl<W: Wire> StreamFunction for WireProvider<W> {
         context: &Context,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
-        self.stream_with(model, context, W::Options::from_stream(model, options))
+        self.stream_view(model, context.view(), options)
     }
 
     fn stream_simple(
         &self,
         model: &Model,
         context: &Context,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.stream_simple_view(model, context.view(), options)
+    }
+
+    fn stream_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.stream_with(model, context, W::Options::from_stream(model, options))
+    }
+
+    fn stream_simple_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
         options: SimpleStreamOptions,
     ) -> AssistantMessageEventStream {
         self.stream_with(model, context, W::Options::from_simple(model, options))

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pi_ai::{
-    Context, DoneReason, ErrorClass, EventSink, Model, SimpleStreamOptions, StopReason,
+    Context, ContextRef, DoneReason, ErrorClass, EventSink, Model, SimpleStreamOptions, StopReason,
     StreamFunction, StreamOptions,
 };
 use pi_http::{
@@ -95,7 +95,7 @@ impl Wire for ToyWire {
     fn headers(
         &self,
         _model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         options: &ToyOptions,
         api_key: &str,
     ) -> WireHeaders {
@@ -116,11 +116,11 @@ impl Wire for ToyWire {
         }
     }
 
-    fn body(&self, model: &Model, _context: &Context, options: &ToyOptions) -> Value {
+    fn body(&self, model: &Model, _context: ContextRef<'_>, options: &ToyOptions) -> Value {
         json!({"model": model.id, "simple": options.simple})
     }
 
-    fn decoder(&self, _: &Model, _: &Context, _: &ToyOptions, _: &str) -> ToyDecoder {
+    fn decoder(&self, _: &Model, _: ContextRef<'_>, _: &ToyOptions, _: &str) -> ToyDecoder {
         ToyDecoder { text: None }
     }
 

@@ -10,7 +10,7 @@
 
 use std::time::SystemTime;
 
-use pi_ai::{Context, Model};
+use pi_ai::{ContextRef, Model};
 use pi_http::{BodyFraming, Headers, HttpRequest, Wire, WireError, WireHeaders, WireProvider};
 
 use crate::credentials::{Auth, resolve_auth};
@@ -77,7 +77,7 @@ impl Wire for BedrockWire {
     fn headers(
         &self,
         _model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         _options: &BedrockOptions,
         _api_key: &str,
     ) -> WireHeaders {
@@ -92,7 +92,7 @@ impl Wire for BedrockWire {
     fn body(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &BedrockOptions,
     ) -> ConverseStreamRequest {
         build_request_body(model, context, options)
@@ -101,7 +101,7 @@ impl Wire for BedrockWire {
     fn decoder(
         &self,
         model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         _options: &BedrockOptions,
         _api_key: &str,
     ) -> BedrockDecoder {

@@ -3,7 +3,7 @@
 //! `buildAdditionalModelRequestFields` build the SDK command input.
 
 use pi_ai::{
-    AssistantContent, AssistantMessage, CacheRetention, Context, Message, Model, ThinkingLevel,
+    AssistantContent, AssistantMessage, CacheRetention, ContextRef, Message, Model, ThinkingLevel,
     Tool, ToolResultMessage, UserBlock, UserContent, transform_messages,
 };
 use serde_json::{Value, json};
@@ -37,11 +37,12 @@ pub fn normalize_tool_call_id(id: &str) -> String {
 
 /// Builds the typed request for `model` from `context` and `options`
 /// (after [`pi_http::Wire::prepare`] filled `options.resolved`).
-pub fn build_request_body(
+pub fn build_request_body<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &BedrockOptions,
 ) -> ConverseStreamRequest {
+    let context = context.into();
     let resolved = &options.resolved;
     let retention = options
         .base
@@ -52,12 +53,12 @@ pub fn build_request_body(
     .then(|| cache_point(retention));
     ConverseStreamRequest {
         messages: messages(model, context, cache.as_ref()),
-        system: system(context.system_prompt.as_deref(), cache.as_ref()),
+        system: system(context.system_prompt, cache.as_ref()),
         inference_config: InferenceConfig {
             max_tokens: options.base.max_tokens,
             temperature: options.base.temperature,
         },
-        tool_config: tool_config(context.tools.as_deref(), options.tool_choice.as_ref()),
+        tool_config: tool_config(context.tools, options.tool_choice.as_ref()),
         additional_model_request_fields: additional_fields(model, options),
         request_metadata: options.request_metadata.clone(),
     }
@@ -88,9 +89,13 @@ fn image(mime_type: &str, data: &str) -> ImageBlock {
     }
 }
 
-fn messages(model: &Model, context: &Context, cache: Option<&CachePoint>) -> Vec<WireMessage> {
+fn messages(
+    model: &Model,
+    context: ContextRef<'_>,
+    cache: Option<&CachePoint>,
+) -> Vec<WireMessage> {
     let normalize = |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id(id);
-    let transformed = transform_messages(&context.messages, model, Some(&normalize));
+    let transformed = transform_messages(context.messages, model, Some(&normalize));
     let mut out: Vec<WireMessage> = Vec::with_capacity(transformed.len());
     let mut index = 0;
     while index < transformed.len() {

@@ -127,7 +127,7 @@ fn encode(case: &Case) -> Value {
     let wire = BedrockWire::with_env(capture_env());
     let mut options = BedrockOptions::from_simple(&case.model, &case.options);
     wire.prepare(&case.model, &mut options);
-    serde_json::to_value(wire.body(&case.model, &case.context, &options)).unwrap()
+    serde_json::to_value(wire.body(&case.model, case.context.view(), &options)).unwrap()
 }
 
 #[test]

@@ -67,7 +67,7 @@ fn encode_context(
     let mut options = BedrockOptions::from_simple(&model, &simple);
     change(&mut options);
     wire.prepare(&model, &mut options);
-    serde_json::to_value(wire.body(&model, context, &options)).unwrap()
+    serde_json::to_value(wire.body(&model, context.view(), &options)).unwrap()
 }
 
 fn thinking(level: ThinkingLevel) -> SimpleStreamOptions {
@@ -172,7 +172,7 @@ fn an_unknown_image_type_fails_the_encoding_with_pis_text() {
     user.content = serde_json::from_value(blocks).unwrap();
     let model = common::model(common::NOVA);
     let options = BedrockOptions::from_simple(&model, &SimpleStreamOptions::default());
-    let body = BedrockWire::default().body(&model, &context, &options);
+    let body = BedrockWire::default().body(&model, context.view(), &options);
     let error = serde_json::to_string(&body).unwrap_err();
     assert_eq!(error.to_string(), "Unknown image type: image/bmp");
 }

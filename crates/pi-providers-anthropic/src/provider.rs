@@ -1,7 +1,7 @@
 //! The `anthropic-messages` wire over `pi-http`: URL, headers and decoder
 //! of one call ([`AnthropicWire`]), run by [`pi_http::stream_wire`].
 
-use pi_ai::{CacheRetention, Context, Model, Provider};
+use pi_ai::{CacheRetention, ContextRef, Model, Provider};
 use pi_http::{Headers, Wire, WireHeaders, WireProvider, set_copilot_dynamic_headers};
 
 use crate::decode::AnthropicDecoder;
@@ -52,7 +52,7 @@ impl Wire for AnthropicWire {
     fn headers(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &AnthropicOptions,
         api_key: &str,
     ) -> WireHeaders {
@@ -68,7 +68,7 @@ impl Wire for AnthropicWire {
     fn body(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &AnthropicOptions,
     ) -> MessagesRequest {
         build_request_body(model, context, options)
@@ -78,7 +78,7 @@ impl Wire for AnthropicWire {
     fn decoder(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         _options: &AnthropicOptions,
         api_key: &str,
     ) -> AnthropicDecoder {
@@ -86,7 +86,7 @@ impl Wire for AnthropicWire {
         if !is_oauth_token(api_key) {
             return decoder;
         }
-        let names = context.tools.iter().flatten().map(|t| t.name.clone());
+        let names = context.tools.into_iter().flatten().map(|t| t.name.clone());
         decoder.with_tool_names(names.collect())
     }
 }
@@ -108,13 +108,13 @@ fn messages_url(model: &Model) -> String {
 /// `x-api-key`, or `authorization: Bearer` for OAuth tokens and GitHub Copilot.
 fn own_headers(
     model: &Model,
-    context: &Context,
+    context: ContextRef<'_>,
     options: &AnthropicOptions,
     api_key: &str,
 ) -> Headers {
     let compat = AnthropicCompat::of(model);
     let oauth = is_oauth_token(api_key);
-    let has_tools = context.tools.as_ref().is_some_and(|t| !t.is_empty());
+    let has_tools = context.tools.is_some_and(|t| !t.is_empty());
     let mut betas: Vec<&str> = Vec::new();
     if oauth {
         betas.extend(OAUTH_BETAS);

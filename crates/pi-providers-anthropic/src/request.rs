@@ -8,8 +8,9 @@
 //! and the last block of a trailing user turn.
 
 use pi_ai::{
-    AssistantContent, CacheRetention, Context, Message, Model, Tool, ToolResultMessage, UserBlock,
-    UserContent, normalize_tool_call_id_anthropic, transform_messages_borrowed,
+    AssistantContent, CacheRetention, ContextRef, Message, MessagesRef, Model, Tool,
+    ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_anthropic,
+    transform_messages_borrowed,
 };
 use serde_json::{Map, Value};
 
@@ -67,11 +68,12 @@ pub fn to_claude_code_name(name: &str) -> &str {
 /// Encodes `context` for `model`. The call is an OAuth (Claude Code) call
 /// when `options.base.api_key` is an OAuth token. A missing cache retention
 /// means `short`; the provider resolves `PI_CACHE_RETENTION` before calling.
-pub fn build_request_body(
+pub fn build_request_body<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &AnthropicOptions,
 ) -> MessagesRequest {
+    let context = context.into();
     let compat = AnthropicCompat::of(model);
     let oauth = options.base.api_key.as_deref().is_some_and(is_oauth_token);
     let cache_control = cache_control_for(
@@ -82,7 +84,7 @@ pub fn build_request_body(
             .unwrap_or(CacheRetention::Short),
     );
     let messages = convert_messages(
-        &context.messages,
+        context.messages,
         model,
         oauth,
         cache_control.as_ref(),
@@ -92,7 +94,7 @@ pub fn build_request_body(
         text: text.to_owned(),
         cache_control: cache_control.clone(),
     };
-    let prompt = context.system_prompt.as_deref().filter(|p| !p.is_empty());
+    let prompt = context.system_prompt.filter(|p| !p.is_empty());
     let system = if oauth {
         let mut blocks = vec![system_block(CLAUDE_CODE_IDENTITY)];
         blocks.extend(prompt.map(system_block));
@@ -103,7 +105,6 @@ pub fn build_request_body(
     let thinking_on = options.thinking_enabled == Some(true);
     let tools = context
         .tools
-        .as_deref()
         .filter(|tools| !tools.is_empty())
         .map(|tools| {
             let tool_cache = cache_control
@@ -232,7 +233,7 @@ fn convert_tools(
 
 /// The transcript as Messages API turns.
 fn convert_messages(
-    messages: &[Message],
+    messages: MessagesRef<'_>,
     model: &Model,
     oauth: bool,
     cache_control: Option<&CacheControl>,

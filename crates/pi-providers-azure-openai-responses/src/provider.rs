@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use pi_ai::{
-    Api, AssistantMessage, AssistantMessageEventStream, Context, Model, SimpleStreamOptions,
-    StreamFunction, StreamOptions, now_ms, register_api_provider,
+    Api, AssistantMessage, AssistantMessageEventStream, Context, ContextRef, Model,
+    SimpleStreamOptions, StreamFunction, StreamOptions, now_ms, register_api_provider,
 };
 use pi_http::{
     Headers, RetryPolicy, Wire, WireHeaders, WireOptions, WireProvider, resolve_api_key,
@@ -63,7 +63,7 @@ impl Wire for AzureOpenAiResponsesWire {
     fn headers(
         &self,
         _model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         _options: &AzureOpenAiResponsesOptions,
         api_key: &str,
     ) -> WireHeaders {
@@ -82,7 +82,7 @@ impl Wire for AzureOpenAiResponsesWire {
     fn body(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &AzureOpenAiResponsesOptions,
     ) -> RequestBody {
         build_request_body(model, context, options)
@@ -91,7 +91,7 @@ impl Wire for AzureOpenAiResponsesWire {
     fn decoder(
         &self,
         model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         _options: &AzureOpenAiResponsesOptions,
         _api_key: &str,
     ) -> AzureOpenAiResponsesDecoder {
@@ -121,12 +121,13 @@ impl AzureOpenAiResponsesProvider {
     }
 
     /// Streams with the wire's full options.
-    pub fn stream_with(
+    pub fn stream_with<'c>(
         &self,
         model: &Model,
-        context: &Context,
+        context: impl Into<ContextRef<'c>>,
         options: AzureOpenAiResponsesOptions,
     ) -> AssistantMessageEventStream {
+        let context = context.into();
         // A missing key is reported first (by the transport), as in pi.
         let endpoint = if resolve_api_key(model, options.base()).is_some() {
             match AzureConfig::resolve(model, &options, &AzureEnv::from_process()) {
@@ -165,6 +166,24 @@ impl StreamFunction for AzureOpenAiResponsesProvider {
         context: &Context,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
+        self.stream_view(model, context.view(), options)
+    }
+
+    fn stream_simple(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.stream_simple_view(model, context.view(), options)
+    }
+
+    fn stream_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
         self.stream_with(
             model,
             context,
@@ -172,10 +191,10 @@ impl StreamFunction for AzureOpenAiResponsesProvider {
         )
     }
 
-    fn stream_simple(
+    fn stream_simple_view(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: SimpleStreamOptions,
     ) -> AssistantMessageEventStream {
         self.stream_with(

@@ -1,7 +1,7 @@
 //! The pure encoder: pi's `buildParams` of the Azure provider, on
 //! openai-responses' message and tool conversion.
 
-use pi_ai::{Context, Model};
+use pi_ai::{ContextRef, Model};
 use pi_providers_openai_responses::{
     OpenAiResponsesOptions, convert_messages, convert_tools, reasoning_params,
 };
@@ -26,11 +26,12 @@ pub const AZURE_TOOL_CALL_PROVIDERS: [&str; 4] = [
 /// has a session id, and no `store`, `prompt_cache_retention` or
 /// `service_tier`; reasoning is the same (`{effort, summary}` plus
 /// `include`, or the model's `off` effort).
-pub fn build_request_body(
+pub fn build_request_body<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &AzureOpenAiResponsesOptions,
 ) -> RequestBody {
+    let context = context.into();
     let reasoning_only = OpenAiResponsesOptions {
         reasoning_effort: options.reasoning_effort,
         reasoning_summary: options.reasoning_summary,
@@ -50,7 +51,6 @@ pub fn build_request_body(
         temperature: options.base.temperature,
         tools: context
             .tools
-            .as_deref()
             .filter(|tools| !tools.is_empty())
             .map(convert_tools),
         reasoning,

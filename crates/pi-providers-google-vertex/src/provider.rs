@@ -14,8 +14,8 @@
 use std::sync::Arc;
 
 use pi_ai::{
-    ABORTED_MESSAGE, Api, AssistantMessage, AssistantMessageEventStream, Context, ErrorReason,
-    EventSink, Model, SimpleStreamOptions, StreamFunction, StreamOptions, now_ms,
+    ABORTED_MESSAGE, Api, AssistantMessage, AssistantMessageEventStream, Context, ContextRef,
+    ErrorReason, EventSink, Model, SimpleStreamOptions, StreamFunction, StreamOptions, now_ms,
     register_api_provider,
 };
 use pi_http::{
@@ -72,7 +72,7 @@ impl Wire for VertexWire {
     fn headers(
         &self,
         _model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         _options: &VertexOptions,
         api_key: &str,
     ) -> WireHeaders {
@@ -96,7 +96,7 @@ impl Wire for VertexWire {
     fn body(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &VertexOptions,
     ) -> GenerateContentRequest {
         build_request_body(model, context, options)
@@ -105,7 +105,7 @@ impl Wire for VertexWire {
     fn decoder(
         &self,
         model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         _options: &VertexOptions,
         _api_key: &str,
     ) -> VertexDecoder {
@@ -180,12 +180,13 @@ impl VertexProvider {
     }
 
     /// Streams with the full options.
-    pub fn stream_with(
+    pub fn stream_with<'c>(
         &self,
         model: &Model,
-        context: &Context,
+        context: impl Into<ContextRef<'c>>,
         mut options: VertexOptions,
     ) -> AssistantMessageEventStream {
+        let context = context.into();
         let env_base = self.env.trimmed("GOOGLE_VERTEX_BASE_URL");
         if let Some(key) = self.api_key(&options.google.base) {
             options.google.base.api_key = Some(key);
@@ -281,13 +282,31 @@ impl StreamFunction for VertexProvider {
         context: &Context,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
-        self.stream_with(model, context, VertexOptions::from_stream(model, options))
+        self.stream_view(model, context.view(), options)
     }
 
     fn stream_simple(
         &self,
         model: &Model,
         context: &Context,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.stream_simple_view(model, context.view(), options)
+    }
+
+    fn stream_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.stream_with(model, context, VertexOptions::from_stream(model, options))
+    }
+
+    fn stream_simple_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
         options: SimpleStreamOptions,
     ) -> AssistantMessageEventStream {
         self.stream_with(model, context, VertexOptions::from_simple(model, options))

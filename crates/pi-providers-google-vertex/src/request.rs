@@ -3,17 +3,18 @@
 //! serialization, checked against pi's captures), with Vertex's
 //! `thinkingConfig` rules.
 
-use pi_ai::{Context, Model};
+use pi_ai::{ContextRef, Model};
 use pi_providers_google::wire::GenerateContentRequest;
 
 use crate::options::{VertexOptions, thinking_config};
 
 /// Builds the request body pi would send for `context` to `model`.
-pub fn build_request_body(
+pub fn build_request_body<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &VertexOptions,
 ) -> GenerateContentRequest {
+    let context = context.into();
     let mut body = pi_providers_google::build_request_body(model, context, &options.google);
     body.generation_config.thinking_config = thinking_config(model, options.google.thinking);
     body

@@ -1,7 +1,7 @@
 //! The `google-generative-ai` wire over `pi-http`: URL, headers and decoder
 //! of one call ([`GoogleWire`]), run by [`pi_http::stream_wire`].
 
-use pi_ai::{Context, Model};
+use pi_ai::{ContextRef, Model};
 use pi_http::{Headers, RetryPolicy, Wire, WireHeaders, WireProvider};
 
 use crate::decode::GoogleDecoder;
@@ -43,7 +43,7 @@ impl Wire for GoogleWire {
     fn headers(
         &self,
         _model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         _options: &GoogleOptions,
         api_key: &str,
     ) -> WireHeaders {
@@ -59,7 +59,7 @@ impl Wire for GoogleWire {
     fn body(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &GoogleOptions,
     ) -> GenerateContentRequest {
         build_request_body(model, context, options)
@@ -68,7 +68,7 @@ impl Wire for GoogleWire {
     fn decoder(
         &self,
         model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         _options: &GoogleOptions,
         _api_key: &str,
     ) -> GoogleDecoder {

@@ -18,8 +18,8 @@
 //! - Call ids are sent only for models that need them (Claude, gpt-oss).
 
 use pi_ai::{
-    AssistantContent, AssistantMessage, Context, Message, Model, ToolResultMessage, UserBlock,
-    UserContent, normalize_tool_call_id_anthropic, transform_messages_borrowed,
+    AssistantContent, AssistantMessage, ContextRef, Message, MessagesRef, Model, ToolResultMessage,
+    UserBlock, UserContent, normalize_tool_call_id_anthropic, transform_messages_borrowed,
 };
 use serde_json::Value;
 
@@ -38,20 +38,20 @@ use crate::wire::{
 pub const SKIP_THOUGHT_SIGNATURE: &str = "skip_thought_signature_validator";
 
 /// Builds the request body pi would send for `context` to `model`.
-pub fn build_request_body(
+pub fn build_request_body<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &GoogleOptions,
 ) -> GenerateContentRequest {
+    let context = context.into();
     let system_instruction = context
         .system_prompt
-        .as_deref()
         .filter(|prompt| !prompt.is_empty())
         .map(|prompt| Content {
             parts: vec![text_part(prompt)],
             role: Role::User,
         });
-    let tools = context.tools.as_deref().filter(|tools| !tools.is_empty());
+    let tools = context.tools.filter(|tools| !tools.is_empty());
     let tool_config = match (tools, options.tool_choice) {
         (Some(_), Some(mode)) => Some(ToolConfig {
             function_calling_config: FunctionCallingConfig { mode },
@@ -71,7 +71,7 @@ pub fn build_request_body(
         }]
     });
     GenerateContentRequest {
-        contents: convert_messages(model, &context.messages),
+        contents: convert_messages(model, context.messages),
         system_instruction,
         tools,
         tool_config,
@@ -84,7 +84,7 @@ pub fn build_request_body(
 }
 
 /// The `contents` array for `messages`.
-pub fn convert_messages(model: &Model, messages: &[Message]) -> Vec<Content> {
+pub fn convert_messages(model: &Model, messages: MessagesRef<'_>) -> Vec<Content> {
     let normalize =
         |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id_anthropic(id);
     let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> =

@@ -1,7 +1,7 @@
 //! The `mistral-conversations` wire over `pi-http`: URL, headers, decoder
 //! and retry policy of one call ([`MistralWire`]), run by [`pi_http::stream_wire`].
 
-use pi_ai::{Context, Model};
+use pi_ai::{ContextRef, Model};
 use pi_http::{Headers, RetryPolicy, Wire, WireHeaders, WireProvider};
 
 use crate::decode::MistralDecoder;
@@ -35,7 +35,7 @@ impl Wire for MistralWire {
     fn headers(
         &self,
         model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         options: &MistralOptions,
         api_key: &str,
     ) -> WireHeaders {
@@ -60,14 +60,19 @@ impl Wire for MistralWire {
         }
     }
 
-    fn body(&self, model: &Model, context: &Context, options: &MistralOptions) -> ChatRequest {
+    fn body(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: &MistralOptions,
+    ) -> ChatRequest {
         build_request_body(model, context, options)
     }
 
     fn decoder(
         &self,
         model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         _options: &MistralOptions,
         _api_key: &str,
     ) -> MistralDecoder {

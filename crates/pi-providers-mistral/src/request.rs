@@ -1,7 +1,7 @@
 //! The pure encoder: `Context` + options -> Mistral chat request body.
 
 use pi_ai::{
-    AssistantContent, Context, InputModality, Message, Model, ToolResultMessage, UserBlock,
+    AssistantContent, ContextRef, InputModality, Message, Model, ToolResultMessage, UserBlock,
     UserContent, transform_messages_borrowed,
 };
 
@@ -18,17 +18,18 @@ const IMAGE_OMITTED: &str = "(image omitted: model does not support images)";
 /// Builds the typed request for `model` from `context` and `options`. Tool
 /// calls of other models get Mistral ids (one mapping per request, so a
 /// result follows its call).
-pub fn build_request_body(
+pub fn build_request_body<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &MistralOptions,
 ) -> ChatRequest {
+    let context = context.into();
     let supports_images = model.input.contains(&InputModality::Image);
     let ids = MistralToolCallIds::new();
     let normalize = |id: &str, _: &Model, _: &pi_ai::AssistantMessage| ids.normalize(id);
-    let transformed = transform_messages_borrowed(&context.messages, model, Some(&normalize));
+    let transformed = transform_messages_borrowed(context.messages, model, Some(&normalize));
     let mut messages = Vec::with_capacity(transformed.len() + 1);
-    if let Some(prompt) = context.system_prompt.as_deref().filter(|p| !p.is_empty()) {
+    if let Some(prompt) = context.system_prompt.filter(|p| !p.is_empty()) {
         messages.push(ChatMessage::System {
             content: prompt.to_owned(),
         });
@@ -50,7 +51,6 @@ pub fn build_request_body(
     }
     let tools = context
         .tools
-        .as_deref()
         .filter(|tools| !tools.is_empty())
         .map(|tools| {
             tools

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pi_ai::{
-    Api, AssistantMessage, AssistantMessageEventStream, Context, Model, SimpleStreamOptions,
-    StreamFunction, StreamOptions, Transport, now_ms, register_api_provider,
+    Api, AssistantMessage, AssistantMessageEventStream, Context, ContextRef, Model,
+    SimpleStreamOptions, StreamFunction, StreamOptions, Transport, now_ms, register_api_provider,
 };
 use pi_http::{
     DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Headers, RetryPolicy, SseCall, Wire,
@@ -66,7 +66,7 @@ impl Wire for OpenAiCodexWire {
     fn headers(
         &self,
         _model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         options: &OpenAiCodexOptions,
         api_key: &str,
     ) -> WireHeaders {
@@ -93,14 +93,19 @@ impl Wire for OpenAiCodexWire {
         }
     }
 
-    fn body(&self, model: &Model, context: &Context, options: &OpenAiCodexOptions) -> RequestBody {
+    fn body(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: &OpenAiCodexOptions,
+    ) -> RequestBody {
         build_request_body(model, context, options)
     }
 
     fn decoder(
         &self,
         model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         options: &OpenAiCodexOptions,
         _api_key: &str,
     ) -> OpenAiCodexDecoder {
@@ -142,12 +147,13 @@ impl OpenAiCodexProvider {
     }
 
     /// Streams with the wire's full options.
-    pub fn stream_with(
+    pub fn stream_with<'c>(
         &self,
         model: &Model,
-        context: &Context,
+        context: impl Into<ContextRef<'c>>,
         options: OpenAiCodexOptions,
     ) -> AssistantMessageEventStream {
+        let context = context.into();
         // A missing key is reported first (by the transport), as in pi.
         if let Some(key) = resolve_api_key(model, options.base())
             && let Err(error) = account_id(&key)
@@ -178,7 +184,7 @@ impl OpenAiCodexProvider {
     fn stream_websocket(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         mut options: OpenAiCodexOptions,
         transport: Transport,
     ) -> AssistantMessageEventStream {
@@ -249,6 +255,24 @@ impl StreamFunction for OpenAiCodexProvider {
         context: &Context,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
+        self.stream_view(model, context.view(), options)
+    }
+
+    fn stream_simple(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.stream_simple_view(model, context.view(), options)
+    }
+
+    fn stream_view(
+        &self,
+        model: &Model,
+        context: ContextRef<'_>,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
         self.stream_with(
             model,
             context,
@@ -256,10 +280,10 @@ impl StreamFunction for OpenAiCodexProvider {
         )
     }
 
-    fn stream_simple(
+    fn stream_simple_view(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: SimpleStreamOptions,
     ) -> AssistantMessageEventStream {
         self.stream_with(

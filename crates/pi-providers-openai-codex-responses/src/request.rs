@@ -1,7 +1,7 @@
 //! The pure encoder: pi's `buildRequestBody` of the Codex provider, on
 //! openai-responses' message conversion.
 
-use pi_ai::{Context, Model, Tool};
+use pi_ai::{ContextRef, Model, Tool};
 use pi_providers_openai_responses::{
     LevelMapping, OPENAI_TOOL_CALL_PROVIDERS, ReasoningSummary, convert_messages, level_mapping,
 };
@@ -23,20 +23,21 @@ pub const DEFAULT_INSTRUCTIONS: &str = "You are a helpful assistant.";
 /// - `reasoning` only when an effort is asked for: the model's
 ///   `thinkingLevelMap` value for it (or the level itself), summary `auto`
 ///   unless set.
-pub fn build_request_body(
+pub fn build_request_body<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &OpenAiCodexOptions,
 ) -> RequestBody {
+    let context = context.into();
     RequestBody {
         model: model.id.clone(),
         store: false,
         stream: true,
         instructions: context
             .system_prompt
-            .clone()
             .filter(|prompt| !prompt.is_empty())
-            .unwrap_or_else(|| DEFAULT_INSTRUCTIONS.to_owned()),
+            .unwrap_or(DEFAULT_INSTRUCTIONS)
+            .to_owned(),
         input: convert_messages(model, context, &OPENAI_TOOL_CALL_PROVIDERS, false),
         text: TextOptions {
             verbosity: options
@@ -53,7 +54,6 @@ pub fn build_request_body(
         service_tier: options.service_tier.clone(),
         tools: context
             .tools
-            .as_deref()
             .filter(|tools| !tools.is_empty())
             .map(convert_tools),
         reasoning: options.reasoning_effort.map(|level| {

@@ -89,7 +89,7 @@ impl Continuation {
             ..Context::default()
         };
         let last_response_items =
-            convert_messages(model, &context, &OPENAI_TOOL_CALL_PROVIDERS, false)
+            convert_messages(model, context.view(), &OPENAI_TOOL_CALL_PROVIDERS, false)
                 .iter()
                 .filter_map(|item| serde_json::to_value(item).ok())
                 .filter(|item| {

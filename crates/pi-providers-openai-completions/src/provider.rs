@@ -1,7 +1,7 @@
 //! The `openai-completions` wire over `pi-http`: URL, headers and decoder
 //! of one call ([`OpenAiCompletionsWire`]), run by [`pi_http::stream_wire`].
 
-use pi_ai::{CacheRetention, Context, Model};
+use pi_ai::{CacheRetention, ContextRef, Model};
 use pi_http::{Headers, Wire, WireHeaders, WireProvider, set_copilot_dynamic_headers};
 
 use crate::compat::ResolvedCompat;
@@ -33,7 +33,7 @@ impl Wire for OpenAiCompletionsWire {
     fn headers(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &OpenAiCompletionsOptions,
         api_key: &str,
     ) -> WireHeaders {
@@ -62,7 +62,7 @@ impl Wire for OpenAiCompletionsWire {
     fn body(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &OpenAiCompletionsOptions,
     ) -> ChatCompletionRequest {
         build_request_body(model, context, options)
@@ -71,7 +71,7 @@ impl Wire for OpenAiCompletionsWire {
     fn decoder(
         &self,
         model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         _options: &OpenAiCompletionsOptions,
         _api_key: &str,
     ) -> OpenAiCompletionsDecoder {

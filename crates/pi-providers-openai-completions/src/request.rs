@@ -1,8 +1,8 @@
 //! The pure encoder: `Context` + options -> Chat Completions request body.
 
 use pi_ai::{
-    AssistantContent, AssistantMessage, CacheRetention, Context, Message, Model, ThinkingLevel,
-    ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_completions,
+    AssistantContent, AssistantMessage, CacheRetention, ContextRef, Message, MessagesRef, Model,
+    ThinkingLevel, ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_completions,
     transform_messages_borrowed,
 };
 use pi_http::is_truthy;
@@ -27,11 +27,12 @@ const RESERVED_ASSISTANT_KEYS: [&str; 4] = ["role", "content", "tool_calls", "re
 
 /// Builds the typed request for `model` from `context` and `options`, with
 /// the model's compat switches merged over auto-detection.
-pub fn build_request_body(
+pub fn build_request_body<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &OpenAiCompletionsOptions,
 ) -> ChatCompletionRequest {
+    let context = context.into();
     let compat = ResolvedCompat::for_model(model);
     let retention = effective_cache_retention(&options.base);
     let long = retention == CacheRetention::Long && compat.supports_long_cache_retention;
@@ -75,7 +76,7 @@ pub fn build_request_body(
             MaxTokensField::MaxCompletionTokens => request.max_completion_tokens = Some(max),
         }
     }
-    match context.tools.as_deref() {
+    match context.tools {
         Some(tools) if !tools.is_empty() => {
             request.tools = Some(
                 tools
@@ -97,7 +98,7 @@ pub fn build_request_body(
             }
         }
         // Proxies in front of Anthropic reject tool history without `tools`.
-        Some(_) | None if has_tool_history(&context.messages) => request.tools = Some(Vec::new()),
+        Some(_) | None if has_tool_history(context.messages) => request.tools = Some(Vec::new()),
         Some(_) | None => {}
     }
     if compat.cache_control_format == Some(CacheControlFormat::Anthropic)
@@ -216,7 +217,7 @@ fn apply_routing(request: &mut ChatCompletionRequest, model: &Model, compat: &Re
 }
 
 /// True when a message calls a tool or carries a tool result.
-fn has_tool_history(messages: &[Message]) -> bool {
+fn has_tool_history(messages: MessagesRef<'_>) -> bool {
     messages.iter().any(|message| match message {
         Message::ToolResult(_) => true,
         Message::Assistant(assistant) => assistant.tool_calls().next().is_some(),
@@ -226,17 +227,18 @@ fn has_tool_history(messages: &[Message]) -> bool {
 
 /// Converts the transcript (after pi's cross-provider rewrite) to request
 /// messages, system prompt first.
-pub fn convert_messages(
+pub fn convert_messages<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     compat: &ResolvedCompat,
 ) -> Vec<ChatMessage> {
+    let context = context.into();
     let normalize = |id: &str, target: &Model, _: &AssistantMessage| {
         normalize_tool_call_id_completions(id, target)
     };
-    let messages = transform_messages_borrowed(&context.messages, model, Some(&normalize));
+    let messages = transform_messages_borrowed(context.messages, model, Some(&normalize));
     let mut out = Vec::with_capacity(messages.len() + 1);
-    if let Some(prompt) = context.system_prompt.as_deref().filter(|p| !p.is_empty()) {
+    if let Some(prompt) = context.system_prompt.filter(|p| !p.is_empty()) {
         let content = TextOrParts::Text(prompt.to_owned());
         out.push(if model.reasoning && compat.supports_developer_role {
             ChatMessage::Developer { content }

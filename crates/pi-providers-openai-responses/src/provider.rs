@@ -1,7 +1,7 @@
 //! The `openai-responses` wire over `pi-http`: URL, headers and decoder of
 //! one call ([`OpenAiResponsesWire`]), run by [`pi_http::stream_wire`].
 
-use pi_ai::{Context, Model};
+use pi_ai::{ContextRef, Model};
 use pi_http::{Headers, Wire, WireHeaders, WireProvider, set_copilot_dynamic_headers};
 
 use crate::decode::OpenAiResponsesDecoder;
@@ -49,7 +49,7 @@ impl Wire for OpenAiResponsesWire {
     fn headers(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &OpenAiResponsesOptions,
         api_key: &str,
     ) -> WireHeaders {
@@ -76,7 +76,7 @@ impl Wire for OpenAiResponsesWire {
     fn body(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: &OpenAiResponsesOptions,
     ) -> RequestBody {
         build_request_body(model, context, options)
@@ -86,7 +86,7 @@ impl Wire for OpenAiResponsesWire {
     fn decoder(
         &self,
         model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         options: &OpenAiResponsesOptions,
         _api_key: &str,
     ) -> OpenAiResponsesDecoder {

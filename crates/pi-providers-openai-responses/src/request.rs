@@ -3,7 +3,7 @@
 //! `convertResponsesMessages`.
 
 use pi_ai::{
-    AssistantContent, AssistantMessage, CacheRetention, Context, Message, Model, Tool,
+    AssistantContent, AssistantMessage, CacheRetention, ContextRef, Message, Model, Tool,
     ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_responses, short_hash,
     transform_messages_borrowed,
 };
@@ -37,11 +37,12 @@ const MAX_ITEM_ID_LEN: usize = 64;
 ///   `include: ["reasoning.encrypted_content"]` when an effort or summary is
 ///   asked for; otherwise `{effort: "none"}` (or the model's mapping of `off`),
 ///   except for `github-copilot` and models that map `off` to `null`.
-pub fn build_request_body(
+pub fn build_request_body<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: &OpenAiResponsesOptions,
 ) -> RequestBody {
+    let context = context.into();
     let retention = options.base.cache_retention.unwrap_or_default();
     let prompt_cache_key = match retention {
         CacheRetention::None => None,
@@ -62,7 +63,6 @@ pub fn build_request_body(
         service_tier: options.service_tier.clone(),
         tools: context
             .tools
-            .as_deref()
             .filter(|tools| !tools.is_empty())
             .map(convert_tools),
         reasoning,
@@ -132,26 +132,26 @@ pub fn convert_tools(tools: &[Tool]) -> Vec<FunctionTool> {
 /// when `include_system_prompt`, then every replayable message. Tool-call
 /// ids are rewritten to the Responses id rules when `model.provider` is one
 /// of `tool_call_providers`.
-pub fn convert_messages(
+pub fn convert_messages<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     tool_call_providers: &[&str],
     include_system_prompt: bool,
 ) -> Vec<InputItem> {
+    let context = context.into();
     let normalize =
         |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id_responses(id);
     let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> = tool_call_providers
         .contains(&model.provider.as_str())
         .then_some(&normalize);
-    let transformed = transform_messages_borrowed(&context.messages, model, normalizer);
+    let transformed = transform_messages_borrowed(context.messages, model, normalizer);
 
     let mut items = Vec::with_capacity(transformed.len() + 1);
     if let Some(prompt) = context
         .system_prompt
-        .as_ref()
         .filter(|p| include_system_prompt && !p.is_empty())
     {
-        let content = prompt.clone();
+        let content = prompt.to_owned();
         items.push(InputItem::Role(if model.reasoning {
             RoleMessage::Developer { content }
         } else {

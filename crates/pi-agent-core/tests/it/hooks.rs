@@ -242,8 +242,38 @@ async fn a_per_message_converter_converts_only_what_each_turn_added() {
     }
 }
 
+/// The default conversion, logging what it converts: owned (`convert`) or
+/// in place (`borrowed`).
+struct InPlace(Log);
+
+#[async_trait::async_trait]
+impl pi_agent_core::ConvertToLlm<pi_agent_core::NoCustom> for InPlace {
+    async fn convert(&self, messages: &[AgentMessage]) -> Result<Vec<pi_ai::Message>, HookError> {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("convert messages={}", messages.len()));
+        Ok(default_convert_to_llm(messages))
+    }
+
+    fn per_message(&self) -> bool {
+        true
+    }
+
+    fn convert_borrowed<'a>(
+        &self,
+        messages: &'a [AgentMessage],
+    ) -> Option<Result<Vec<pi_ai::TransformedMessage<'a>>, HookError>> {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("borrowed messages={}", messages.len()));
+        pi_agent_core::DefaultConvertToLlm.convert_borrowed(messages)
+    }
+}
+
 /// An agent with `earlier` as its transcript, the echo tool and a logging
-/// per-message converter; its model calls go to `calls`.
+/// converter that converts in place; its model calls go to `calls`.
 fn agent_converting(
     earlier: &[AgentMessage],
     calls: &Arc<Mutex<Vec<Vec<pi_ai::Message>>>>,
@@ -261,15 +291,7 @@ fn agent_converting(
         ]),
         calls: Arc::clone(calls),
     });
-    let convert_log = Arc::clone(converted);
-    options.settings.convert_to_llm =
-        Arc::new(PerMessageConvert(move |messages: &[AgentMessage]| {
-            convert_log
-                .lock()
-                .unwrap()
-                .push(format!("convert messages={}", messages.len()));
-            Ok::<_, HookError>(default_convert_to_llm(messages))
-        }));
+    options.settings.convert_to_llm = Arc::new(InPlace(Arc::clone(converted)));
     pi_agent_core::Agent::new(options)
 }
 
@@ -286,14 +308,18 @@ async fn an_agent_converts_its_transcript_where_it_is_and_the_calls_see_all_of_i
     let agent = agent_converting(&earlier, &calls, &converted);
     agent.prompt("hello").await.unwrap();
 
-    // The transcript before the run once (by the agent, no copy for the
-    // run), then the prompt, then each turn's assistant message and result.
+    // Never an owned copy: the transcript before the run is checked once
+    // when the run starts, then each call converts it in place (under the
+    // state's lock) with the run's own messages: the prompt, then also the
+    // assistant message and the tool result of the first turn.
     assert_eq!(
         *converted.lock().unwrap(),
         [
-            "convert messages=4",
-            "convert messages=1",
-            "convert messages=2"
+            "borrowed messages=4",
+            "borrowed messages=4",
+            "borrowed messages=1",
+            "borrowed messages=4",
+            "borrowed messages=3"
         ]
     );
     let transcript = agent.messages();

@@ -14,8 +14,8 @@ use pi_agent_core::{
 use pi_ai::scripted::scripted_model;
 use pi_ai::{
     AssistantContent, AssistantMessage, AssistantMessageEventStream, CancellationToken, Context,
-    DoneReason, Message, Model, StopReason, StreamFunction, StreamOptions, ToolCall,
-    ToolResultMessage, Usage, UserBlock, UserMessage,
+    ContextRef, DoneReason, Message, Model, SimpleStreamOptions, StopReason, StreamFunction,
+    StreamOptions, ToolCall, ToolResultMessage, Usage, UserBlock, UserMessage,
 };
 use pi_coding_agent::CodingMessage;
 use serde_json::{Value, json};
@@ -98,18 +98,14 @@ struct Replay {
     turns: usize,
 }
 
-impl StreamFunction for Replay {
-    fn stream(
-        &self,
-        model: &Model,
-        _context: &Context,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
+impl Replay {
+    /// The next reply; the context is not read.
+    fn reply(&self, model: &Model, cancel: CancellationToken) -> AssistantMessageEventStream {
         let n = self.calls.fetch_add(1, Ordering::Relaxed);
         let last = n + 1 >= self.turns;
         let initial =
             AssistantMessage::empty(model.api.clone(), model.provider.clone(), &model.id, 1);
-        AssistantMessageEventStream::new(initial, options.cancel, move |mut sink| async move {
+        AssistantMessageEventStream::new(initial, cancel, move |mut sink| async move {
             sink.start();
             let text = sink.text_start();
             sink.text_delta(text, "Reading the next file.");
@@ -123,6 +119,28 @@ impl StreamFunction for Replay {
                 sink.done(DoneReason::ToolUse);
             }
         })
+    }
+}
+
+impl StreamFunction for Replay {
+    fn stream(
+        &self,
+        model: &Model,
+        _context: &Context,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.reply(model, options.cancel)
+    }
+
+    // The agent calls this one: no copy of the transcript per call, as
+    // with a real provider.
+    fn stream_simple_view(
+        &self,
+        model: &Model,
+        _context: ContextRef<'_>,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
+        self.reply(model, options.base.cancel)
     }
 }
 

@@ -2,27 +2,56 @@
 //! user or tool-result message becomes the text `Image reading is
 //! disabled.` (consecutive ones collapse into one); the transcript keeps them.
 
-use pi_ai::{Message, UserBlock, UserContent};
+use pi_ai::{Message, TransformedMessage, UserBlock, UserContent};
 
 /// The text that stands in for a blocked image.
 pub const IMAGE_BLOCKED_TEXT: &str = "Image reading is disabled.";
 
 /// `messages` with their images replaced by [`IMAGE_BLOCKED_TEXT`].
-pub fn block_images(mut messages: Vec<Message>) -> Vec<Message> {
-    for message in &mut messages {
-        let blocks = match message {
-            Message::User(user) => match &mut user.content {
-                UserContent::Blocks(blocks) => blocks,
-                UserContent::Text(_) => continue,
-            },
-            Message::ToolResult(result) => &mut result.content,
-            Message::Assistant(_) => continue,
-        };
-        if blocks.iter().any(|b| matches!(b, UserBlock::Image(_))) {
-            *blocks = replace_images(std::mem::take(blocks));
-        }
+pub fn block_images(messages: Vec<Message>) -> Vec<Message> {
+    messages.into_iter().map(block_message).collect()
+}
+
+/// One converted message with its images replaced, copied only when it has
+/// some.
+pub(crate) fn block_message_images(message: TransformedMessage<'_>) -> TransformedMessage<'_> {
+    if image_blocks(&message).is_some_and(|blocks| blocks.iter().any(is_image)) {
+        TransformedMessage::owned(block_message(message.into_owned()))
+    } else {
+        message
     }
-    messages
+}
+
+/// The blocks of a user or tool-result message that may hold images.
+fn image_blocks(message: &Message) -> Option<&[UserBlock]> {
+    match message {
+        Message::User(user) => match &user.content {
+            UserContent::Blocks(blocks) => Some(blocks),
+            UserContent::Text(_) => None,
+        },
+        Message::ToolResult(result) => Some(&result.content),
+        Message::Assistant(_) => None,
+    }
+}
+
+fn is_image(block: &UserBlock) -> bool {
+    matches!(block, UserBlock::Image(_))
+}
+
+/// `message` with its images replaced.
+fn block_message(mut message: Message) -> Message {
+    let blocks = match &mut message {
+        Message::User(user) => match &mut user.content {
+            UserContent::Blocks(blocks) => blocks,
+            UserContent::Text(_) => return message,
+        },
+        Message::ToolResult(result) => &mut result.content,
+        Message::Assistant(_) => return message,
+    };
+    if blocks.iter().any(is_image) {
+        *blocks = replace_images(std::mem::take(blocks));
+    }
+    message
 }
 
 fn is_blocked_text(block: &UserBlock) -> bool {

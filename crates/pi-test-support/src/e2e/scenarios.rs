@@ -59,7 +59,7 @@ pub fn wire_body<W: Wire + Default>(
     let wire = W::default();
     let mut options = W::Options::from_simple(model, options.clone());
     wire.prepare(model, &mut options);
-    serde_json::to_value(wire.body(model, context, &options)).unwrap()
+    serde_json::to_value(wire.body(model, context.view(), &options)).unwrap()
 }
 
 /// The options every scenario starts from: the wire's key and [`SESSION_ID`].
