@@ -60,8 +60,10 @@ pub struct WireHeaders {
 pub trait Wire: Send + Sync + 'static {
     /// The call options.
     type Options: WireOptions;
-    /// The typed request body.
-    type Body: Serialize;
+    /// The typed request body; it may borrow from the call's context.
+    type Body<'a>: Serialize
+    where
+        Self: 'a;
     /// The SSE decoder of the response.
     type Decoder: SseDecoder;
 
@@ -85,7 +87,12 @@ pub trait Wire: Send + Sync + 'static {
     ) -> WireHeaders;
 
     /// The request body.
-    fn body(&self, model: &Model, context: ContextRef<'_>, options: &Self::Options) -> Self::Body;
+    fn body<'a>(
+        &self,
+        model: &'a Model,
+        context: ContextRef<'a>,
+        options: &'a Self::Options,
+    ) -> Self::Body<'a>;
 
     /// A decoder for one response.
     fn decoder(

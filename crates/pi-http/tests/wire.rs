@@ -78,7 +78,7 @@ struct ToyWire;
 
 impl Wire for ToyWire {
     type Options = ToyOptions;
-    type Body = Value;
+    type Body<'a> = Value;
     type Decoder = ToyDecoder;
 
     fn prepare(&self, _model: &Model, options: &mut ToyOptions) {

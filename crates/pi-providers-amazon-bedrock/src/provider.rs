@@ -47,7 +47,7 @@ pub type BedrockProvider = WireProvider<BedrockWire>;
 
 impl Wire for BedrockWire {
     type Options = BedrockOptions;
-    type Body = ConverseStreamRequest;
+    type Body<'a> = ConverseStreamRequest;
     type Decoder = BedrockDecoder;
 
     /// The cache retention (`PI_CACHE_RETENTION`), `AWS_BEDROCK_FORCE_CACHE`

@@ -33,7 +33,7 @@ pub type AnthropicProvider = WireProvider<AnthropicWire>;
 
 impl Wire for AnthropicWire {
     type Options = AnthropicOptions;
-    type Body = MessagesRequest;
+    type Body<'a> = MessagesRequest;
     type Decoder = AnthropicDecoder;
 
     /// Resolves the cache retention (`PI_CACHE_RETENTION=long` when unset).

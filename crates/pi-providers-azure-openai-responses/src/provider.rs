@@ -37,7 +37,7 @@ impl AzureOpenAiResponsesWire {
 
 impl Wire for AzureOpenAiResponsesWire {
     type Options = AzureOpenAiResponsesOptions;
-    type Body = RequestBody;
+    type Body<'a> = RequestBody;
     type Decoder = AzureOpenAiResponsesDecoder;
 
     /// Resolves the deployment name (option, `AZURE_OPENAI_DEPLOYMENT_NAME_MAP`, model id).

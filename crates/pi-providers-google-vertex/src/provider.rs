@@ -53,7 +53,7 @@ pub struct VertexWire {
 
 impl Wire for VertexWire {
     type Options = VertexOptions;
-    type Body = GenerateContentRequest;
+    type Body<'a> = GenerateContentRequest;
     type Decoder = VertexDecoder;
 
     /// The streaming URL, built by the rules of this crate's `endpoint` module.

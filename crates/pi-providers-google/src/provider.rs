@@ -24,7 +24,7 @@ pub type GoogleProvider = WireProvider<GoogleWire>;
 
 impl Wire for GoogleWire {
     type Options = GoogleOptions;
-    type Body = GenerateContentRequest;
+    type Body<'a> = GenerateContentRequest;
     type Decoder = GoogleDecoder;
 
     /// `{baseUrl}/models/{model}:streamGenerateContent?alt=sse` (the base

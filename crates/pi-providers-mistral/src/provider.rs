@@ -18,7 +18,7 @@ pub type MistralProvider = WireProvider<MistralWire>;
 
 impl Wire for MistralWire {
     type Options = MistralOptions;
-    type Body = ChatRequest;
+    type Body<'a> = ChatRequest;
     type Decoder = MistralDecoder;
 
     /// `{baseUrl}/v1/chat/completions` (the SDK's server URL plus its path).

@@ -52,7 +52,7 @@ pub struct OpenAiCodexWire;
 
 impl Wire for OpenAiCodexWire {
     type Options = OpenAiCodexOptions;
-    type Body = RequestBody;
+    type Body<'a> = RequestBody;
     type Decoder = OpenAiCodexDecoder;
 
     fn url(&self, model: &Model) -> String {

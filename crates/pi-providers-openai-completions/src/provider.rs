@@ -19,7 +19,7 @@ pub type OpenAiCompletionsProvider = WireProvider<OpenAiCompletionsWire>;
 
 impl Wire for OpenAiCompletionsWire {
     type Options = OpenAiCompletionsOptions;
-    type Body = ChatCompletionRequest;
+    type Body<'a> = ChatCompletionRequest<'a>;
     type Decoder = OpenAiCompletionsDecoder;
 
     /// `{baseUrl}/chat/completions`.
@@ -59,12 +59,12 @@ impl Wire for OpenAiCompletionsWire {
         }
     }
 
-    fn body(
+    fn body<'a>(
         &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: &OpenAiCompletionsOptions,
-    ) -> ChatCompletionRequest {
+        model: &'a Model,
+        context: ContextRef<'a>,
+        options: &'a OpenAiCompletionsOptions,
+    ) -> ChatCompletionRequest<'a> {
         build_request_body(model, context, options)
     }
 

@@ -1,9 +1,11 @@
 //! The pure encoder: `Context` + options -> Chat Completions request body.
 
+use std::borrow::Cow;
+
 use pi_ai::{
     AssistantContent, AssistantMessage, CacheRetention, ContextRef, Message, MessagesRef, Model,
-    ThinkingLevel, ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_completions,
-    transform_messages_borrowed,
+    ThinkingLevel, ToolResultMessage, TransformedMessage, UserBlock, UserContent,
+    normalize_tool_call_id_completions, transform_messages_borrowed,
 };
 use pi_http::is_truthy;
 use serde_json::Value;
@@ -31,7 +33,7 @@ pub fn build_request_body<'c>(
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &OpenAiCompletionsOptions,
-) -> ChatCompletionRequest {
+) -> ChatCompletionRequest<'c> {
     let context = context.into();
     let compat = ResolvedCompat::for_model(model);
     let retention = effective_cache_retention(&options.base);
@@ -118,7 +120,7 @@ pub fn build_request_body<'c>(
 
 /// Sets the thinking fields for the model's thinking format.
 fn apply_reasoning(
-    request: &mut ChatCompletionRequest,
+    request: &mut ChatCompletionRequest<'_>,
     model: &Model,
     compat: &ResolvedCompat,
     effort: Option<ThinkingLevel>,
@@ -198,7 +200,7 @@ fn level_map_entry<'m>(model: &'m Model, key: &str) -> Option<&'m Value> {
 }
 
 /// OpenRouter and Vercel AI Gateway routing preferences.
-fn apply_routing(request: &mut ChatCompletionRequest, model: &Model, compat: &ResolvedCompat) {
+fn apply_routing(request: &mut ChatCompletionRequest<'_>, model: &Model, compat: &ResolvedCompat) {
     if model.base_url.contains("openrouter.ai") {
         request.provider.clone_from(&compat.open_router_routing);
     }
@@ -226,12 +228,13 @@ fn has_tool_history(messages: MessagesRef<'_>) -> bool {
 }
 
 /// Converts the transcript (after pi's cross-provider rewrite) to request
-/// messages, system prompt first.
+/// messages, system prompt first. Texts the context holds as they go out are
+/// borrowed; only messages the rewrite changed are copied.
 pub fn convert_messages<'c>(
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     compat: &ResolvedCompat,
-) -> Vec<ChatMessage> {
+) -> Vec<ChatMessage<'c>> {
     let context = context.into();
     let normalize = |id: &str, target: &Model, _: &AssistantMessage| {
         normalize_tool_call_id_completions(id, target)
@@ -239,83 +242,117 @@ pub fn convert_messages<'c>(
     let messages = transform_messages_borrowed(context.messages, model, Some(&normalize));
     let mut out = Vec::with_capacity(messages.len() + 1);
     if let Some(prompt) = context.system_prompt.filter(|p| !p.is_empty()) {
-        let content = TextOrParts::Text(prompt.to_owned());
+        let content = TextOrParts::Text(Cow::Borrowed(prompt));
         out.push(if model.reasoning && compat.supports_developer_role {
             ChatMessage::Developer { content }
         } else {
             ChatMessage::System { content }
         });
     }
-    // Role of the last message sent, for the bridge after tool results.
-    let mut last_was_tool_result = false;
-    let mut i = 0;
-    while i < messages.len() {
-        let Some(message) = messages.get(i) else {
-            break;
-        };
-        i += 1;
-        match &**message {
-            Message::User(user) => {
-                if compat.requires_assistant_after_tool_result && last_was_tool_result {
-                    out.push(bridge_message());
-                }
-                let Some(content) = user_content(&user.content) else {
-                    continue;
-                };
-                out.push(ChatMessage::User { content });
-                last_was_tool_result = false;
-            }
-            Message::Assistant(assistant) => {
-                let Some(wire) = assistant_message(model, compat, assistant) else {
-                    continue;
-                };
-                out.push(ChatMessage::Assistant(wire));
-                last_was_tool_result = false;
-            }
-            Message::ToolResult(first) => {
-                // Consecutive results are converted together so their images
-                // can follow in a single user message.
-                let mut images = Vec::new();
-                push_tool_result(compat, first, &mut out, &mut images);
-                while let Some(Message::ToolResult(next)) = messages.get(i).map(|m| &**m) {
-                    push_tool_result(compat, next, &mut out, &mut images);
-                    i += 1;
-                }
-                last_was_tool_result = images.is_empty();
-                if !images.is_empty() {
-                    if compat.requires_assistant_after_tool_result {
-                        out.push(bridge_message());
-                    }
-                    let mut parts = Vec::with_capacity(images.len() + 1);
-                    parts.push(text_part(TOOL_IMAGES_INTRO.to_owned()));
-                    parts.extend(images);
-                    out.push(ChatMessage::User {
-                        content: TextOrParts::Parts(parts),
-                    });
+    let mut turn = Turn {
+        model,
+        compat,
+        last_was_tool_result: false,
+        in_results: false,
+        images: Vec::new(),
+    };
+    for message in &messages {
+        match message {
+            TransformedMessage::Borrowed(message) => turn.push(message, &mut out),
+            TransformedMessage::Owned(message) => {
+                let mut own = Vec::with_capacity(1);
+                turn.push(message, &mut own);
+                for message in own {
+                    out.push(message.into_owned());
                 }
             }
         }
     }
+    turn.end_results(&mut out);
     out
 }
 
-fn bridge_message() -> ChatMessage {
+/// Where [`convert_messages`] is in the transcript.
+struct Turn<'m> {
+    model: &'m Model,
+    compat: &'m ResolvedCompat,
+    /// Whether the last message sent is a tool result (for the bridge).
+    last_was_tool_result: bool,
+    /// Whether the last message read is a tool result.
+    in_results: bool,
+    /// Images of the consecutive tool results so far: they follow the
+    /// results in one user message.
+    images: Vec<ContentPart<'static>>,
+}
+
+impl Turn<'_> {
+    /// Converts one message into `out`.
+    fn push<'x>(&mut self, message: &'x Message, out: &mut Vec<ChatMessage<'x>>) {
+        let compat = self.compat;
+        if !matches!(message, Message::ToolResult(_)) {
+            self.end_results(out);
+        }
+        match message {
+            Message::User(user) => {
+                if compat.requires_assistant_after_tool_result && self.last_was_tool_result {
+                    out.push(bridge_message());
+                }
+                if let Some(content) = user_content(&user.content) {
+                    out.push(ChatMessage::User { content });
+                    self.last_was_tool_result = false;
+                }
+            }
+            Message::Assistant(assistant) => {
+                if let Some(wire) = assistant_message(self.model, compat, assistant) {
+                    out.push(ChatMessage::Assistant(wire));
+                    self.last_was_tool_result = false;
+                }
+            }
+            Message::ToolResult(result) => {
+                self.in_results = true;
+                push_tool_result(compat, result, out, &mut self.images);
+            }
+        }
+    }
+
+    /// After consecutive tool results: their images in one user message.
+    fn end_results<'x>(&mut self, out: &mut Vec<ChatMessage<'x>>) {
+        if !std::mem::take(&mut self.in_results) {
+            return;
+        }
+        self.last_was_tool_result = self.images.is_empty();
+        if self.images.is_empty() {
+            return;
+        }
+        if self.compat.requires_assistant_after_tool_result {
+            out.push(bridge_message());
+        }
+        let mut parts = Vec::with_capacity(self.images.len() + 1);
+        parts.push(text_part(Cow::Borrowed(TOOL_IMAGES_INTRO)));
+        parts.append(&mut self.images);
+        out.push(ChatMessage::User {
+            content: TextOrParts::Parts(parts),
+        });
+    }
+}
+
+fn bridge_message<'x>() -> ChatMessage<'x> {
     ChatMessage::Assistant(AssistantMessageWire {
-        content: Some(TextOrParts::Text(BRIDGE_AFTER_TOOL_RESULTS.to_owned())),
+        content: Some(TextOrParts::Text(Cow::Borrowed(BRIDGE_AFTER_TOOL_RESULTS))),
         reasoning_fields: serde_json::Map::new(),
         tool_calls: None,
         reasoning_details: None,
     })
 }
 
-fn text_part(text: String) -> ContentPart {
+fn text_part(text: Cow<'_, str>) -> ContentPart<'_> {
     ContentPart::Text {
         text,
         cache_control: None,
     }
 }
 
-fn image_part(data: &str, mime_type: &str) -> ContentPart {
+fn image_part(data: &str, mime_type: &str) -> ContentPart<'static> {
     ContentPart::ImageUrl {
         image_url: ImageUrl {
             url: format!("data:{mime_type};base64,{data}"),
@@ -325,14 +362,14 @@ fn image_part(data: &str, mime_type: &str) -> ContentPart {
 
 /// User content: a string stays a string; blocks become parts. `None` when
 /// there are no blocks.
-fn user_content(content: &UserContent) -> Option<TextOrParts> {
+fn user_content(content: &UserContent) -> Option<TextOrParts<'_>> {
     match content {
-        UserContent::Text(text) => Some(TextOrParts::Text(text.clone())),
+        UserContent::Text(text) => Some(TextOrParts::Text(Cow::Borrowed(text))),
         UserContent::Blocks(blocks) => {
-            let parts: Vec<ContentPart> = blocks
+            let parts: Vec<ContentPart<'_>> = blocks
                 .iter()
                 .map(|block| match block {
-                    UserBlock::Text(t) => text_part(t.text.clone()),
+                    UserBlock::Text(t) => text_part(Cow::Borrowed(&t.text)),
                     UserBlock::Image(image) => image_part(&image.data, &image.mime_type),
                 })
                 .collect();
@@ -347,11 +384,11 @@ fn is_blank(text: &str) -> bool {
 }
 
 /// An assistant message; `None` when it has neither content nor tool calls.
-fn assistant_message(
+fn assistant_message<'x>(
     model: &Model,
     compat: &ResolvedCompat,
-    message: &AssistantMessage,
-) -> Option<AssistantMessageWire> {
+    message: &'x AssistantMessage,
+) -> Option<AssistantMessageWire<'x>> {
     let mut texts = Vec::new();
     let mut thinking = Vec::new();
     let mut calls = Vec::new();
@@ -365,11 +402,10 @@ fn assistant_message(
             AssistantContent::Text(_) | AssistantContent::Thinking(_) => {}
         }
     }
-    let joined_text = texts.concat();
     let mut wire = AssistantMessageWire {
         content: compat
             .requires_assistant_after_tool_result
-            .then(|| TextOrParts::Text(String::new())),
+            .then_some(TextOrParts::Text(Cow::Borrowed(""))),
         reasoning_fields: serde_json::Map::new(),
         tool_calls: None,
         reasoning_details: None,
@@ -377,12 +413,14 @@ fn assistant_message(
     if !thinking.is_empty() && compat.requires_thinking_as_text {
         let reasoning: Vec<&str> = thinking.iter().map(|t| t.thinking.as_str()).collect();
         let mut parts = Vec::with_capacity(texts.len() + 1);
-        parts.push(text_part(reasoning.join("\n\n")));
-        parts.extend(texts.iter().map(|t| text_part((*t).to_owned())));
+        parts.push(text_part(Cow::Owned(reasoning.join("\n\n"))));
+        parts.extend(texts.iter().map(|t| text_part(Cow::Borrowed(*t))));
         wire.content = Some(TextOrParts::Parts(parts));
     } else {
-        if !joined_text.is_empty() {
-            wire.content = Some(TextOrParts::Text(joined_text));
+        match texts.as_slice() {
+            [] => {}
+            [text] => wire.content = Some(TextOrParts::Text(Cow::Borrowed(text))),
+            several => wire.content = Some(TextOrParts::Text(Cow::Owned(several.concat()))),
         }
         // The first block's signature names the field the reasoning streamed
         // in (llama.cpp's `reasoning_content`, ...); it goes back the same way.
@@ -401,10 +439,10 @@ fn assistant_message(
             calls
                 .iter()
                 .map(|call| ToolCallWire {
-                    id: call.id.clone(),
+                    id: Cow::Borrowed(&call.id),
                     kind: "function",
                     function: FunctionCallWire {
-                        name: call.name.clone(),
+                        name: Cow::Borrowed(&call.name),
                         arguments: serde_json::to_string(&call.arguments)
                             .unwrap_or_else(|_| "{}".to_owned()),
                     },
@@ -435,24 +473,35 @@ fn assistant_message(
     (has_content || wire.tool_calls.is_some()).then_some(wire)
 }
 
+/// The text of a result as every wire sends it (its text blocks joined
+/// with `\n`), borrowed when it is a single block.
+fn result_text(result: &ToolResultMessage) -> Cow<'_, str> {
+    let mut texts = result.content.iter().filter_map(UserBlock::as_text);
+    match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(text), None) => Cow::Borrowed(text),
+        (Some(_), Some(_)) => Cow::Owned(result.text()),
+    }
+}
+
 /// Pushes one `tool` message and collects the result's images into `images`
 /// (after `transform_messages`, only a model with image input still has any).
-fn push_tool_result(
+fn push_tool_result<'x>(
     compat: &ResolvedCompat,
-    result: &ToolResultMessage,
-    out: &mut Vec<ChatMessage>,
-    images: &mut Vec<ContentPart>,
+    result: &'x ToolResultMessage,
+    out: &mut Vec<ChatMessage<'x>>,
+    images: &mut Vec<ContentPart<'static>>,
 ) {
-    let text = result.text();
+    let text = result_text(result);
     out.push(ChatMessage::Tool {
         content: if text.is_empty() {
-            IMAGE_ONLY_RESULT.to_owned()
+            Cow::Borrowed(IMAGE_ONLY_RESULT)
         } else {
             text
         },
-        tool_call_id: result.tool_call_id.clone(),
+        tool_call_id: Cow::Borrowed(&result.tool_call_id),
         name: (compat.requires_tool_result_name && !result.tool_name.is_empty())
-            .then(|| result.tool_name.clone()),
+            .then_some(Cow::Borrowed(result.tool_name.as_str())),
     });
     images.extend(result.content.iter().filter_map(|block| match block {
         UserBlock::Image(image) => Some(image_part(&image.data, &image.mime_type)),
@@ -463,7 +512,7 @@ fn push_tool_result(
 /// Anthropic-style cache markers: the system prompt, the last tool and the
 /// last user/assistant message that has text.
 fn add_cache_markers(
-    messages: &mut [ChatMessage],
+    messages: &mut [ChatMessage<'_>],
     tools: Option<&mut Vec<ToolDefinition>>,
     marker: &CacheControl,
 ) {
@@ -496,7 +545,7 @@ fn add_cache_markers(
 
 /// Puts `marker` on the last text of `content` (a non-empty string becomes
 /// one text part); false when there is no text to mark.
-fn mark_text(content: &mut TextOrParts, marker: &CacheControl) -> bool {
+fn mark_text(content: &mut TextOrParts<'_>, marker: &CacheControl) -> bool {
     match content {
         TextOrParts::Text(text) if text.is_empty() => false,
         TextOrParts::Text(text) => {

@@ -21,21 +21,21 @@ fn blank_follows_javascript_trim() {
 
 #[test]
 fn mark_text_turns_a_string_into_one_marked_part() {
-    let mut content = TextOrParts::Text("hi".to_owned());
+    let mut content = TextOrParts::Text("hi".into());
     assert!(mark_text(&mut content, &marker()));
     assert_eq!(
         serde_json::to_value(&content).unwrap(),
         json!([{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}])
     );
-    let mut empty = TextOrParts::Text(String::new());
+    let mut empty = TextOrParts::Text("".into());
     assert!(!mark_text(&mut empty, &marker()));
 }
 
 #[test]
 fn mark_text_marks_the_last_text_part_only() {
     let mut content = TextOrParts::Parts(vec![
-        text_part("a".to_owned()),
-        text_part("b".to_owned()),
+        text_part("a".into()),
+        text_part("b".into()),
         image_part("AAAA", "image/png"),
     ]);
     assert!(mark_text(&mut content, &marker()));
@@ -58,4 +58,86 @@ fn retention_comes_from_the_option_first() {
         ..StreamOptions::default()
     };
     assert_eq!(effective_cache_retention(&options), CacheRetention::None);
+}
+
+/// True when `text` points into `source` (borrowed, not a copy).
+fn points_into(text: &str, source: &str) -> bool {
+    std::ptr::eq(text.as_ptr(), source.as_ptr()) && text.len() == source.len()
+}
+
+#[test]
+fn the_request_borrows_the_texts_it_sends_unchanged() {
+    use pi_test_support::contexts::{brief_context, tool_conversation};
+    let mut model = pi_test_support::fixtures::mock_model("mock-oai", "mock-gpt");
+    // With image input, the transform leaves the results' images alone.
+    model.input = vec![pi_ai::InputModality::Text, pi_ai::InputModality::Image];
+    let mut messages = tool_conversation("openai-completions", "mock-oai", "mock-gpt", "call_1");
+    // The same turn by another model: replayed rewritten (its thinking as
+    // text or dropped), so owned.
+    messages.extend(tool_conversation(
+        "anthropic-messages",
+        "anthropic",
+        "claude",
+        "call_2",
+    ));
+    let context = brief_context(messages);
+    let request = build_request_body(&model, &context, &OpenAiCompletionsOptions::default());
+
+    let system = match &request.messages[0] {
+        ChatMessage::System { content } | ChatMessage::Developer { content } => content,
+        other => panic!("not the system prompt: {other:?}"),
+    };
+    assert!(matches!(
+        system,
+        TextOrParts::Text(Cow::Borrowed("Be brief."))
+    ));
+    let Some(Message::User(first)) = context.messages.first() else {
+        panic!("the first message is the user's");
+    };
+    let UserContent::Text(first_text) = &first.content else {
+        panic!("a text prompt");
+    };
+    assert!(matches!(&request.messages[1],
+        ChatMessage::User { content: TextOrParts::Text(Cow::Borrowed(text)) } if points_into(text, first_text)));
+    let ChatMessage::Assistant(assistant) = &request.messages[2] else {
+        panic!("the assistant turn: {:?}", request.messages[2]);
+    };
+    assert!(matches!(
+        assistant.content,
+        Some(TextOrParts::Text(Cow::Borrowed(_)))
+    ));
+    let calls = assistant.tool_calls.as_deref().unwrap_or_default();
+    assert!(matches!(calls[0].id, Cow::Borrowed("call_1")));
+    assert!(matches!(
+        &request.messages[3],
+        ChatMessage::Tool {
+            content: Cow::Borrowed("a picture"),
+            tool_call_id: Cow::Borrowed("call_1"),
+            ..
+        }
+    ));
+
+    // Messages the transform rewrote are owned, and encode the same as a
+    // copy of the context would.
+    let owned_calls = request
+        .messages
+        .iter()
+        .filter_map(|message| match message {
+            ChatMessage::Assistant(wire) => wire.tool_calls.as_ref(),
+            _ => None,
+        })
+        .flatten()
+        .filter(|call| matches!(call.id, Cow::Owned(_)))
+        .count();
+    assert_eq!(owned_calls, 1);
+    let copied = context.view().to_context();
+    assert_eq!(
+        serde_json::to_value(&request).unwrap(),
+        serde_json::to_value(build_request_body(
+            &model,
+            &copied,
+            &OpenAiCompletionsOptions::default()
+        ))
+        .unwrap()
+    );
 }

@@ -1,6 +1,8 @@
 //! Typed Chat Completions JSON: the request body we send and the stream
 //! chunks we read. Field names are the wire's (snake_case); optional request
 //! fields are omitted when unset, as pi's `JSON.stringify` drops `undefined`.
+//! The request's texts borrow from the context where they go out unchanged,
+//! so a long transcript is not copied into the request before it is encoded.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -13,11 +15,11 @@ use crate::compat::ProviderRouting;
 
 /// `POST /chat/completions` body (streaming).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ChatCompletionRequest {
+pub struct ChatCompletionRequest<'a> {
     /// Model id.
     pub model: String,
     /// The conversation.
-    pub messages: Vec<ChatMessage>,
+    pub messages: Vec<ChatMessage<'a>>,
     /// Always true: we only stream.
     pub stream: bool,
     /// Prompt-cache key (the session id) for OpenAI prompt caching.
@@ -83,54 +85,54 @@ pub struct StreamOptionsWire {
 /// One message of the request, tagged by `role`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
-pub enum ChatMessage {
+pub enum ChatMessage<'a> {
     /// The system prompt.
     System {
         /// Prompt text (parts only when a cache marker is attached).
-        content: TextOrParts,
+        content: TextOrParts<'a>,
     },
     /// The system prompt of reasoning models.
     Developer {
         /// Prompt text (parts only when a cache marker is attached).
-        content: TextOrParts,
+        content: TextOrParts<'a>,
     },
     /// A user turn.
     User {
         /// Text, or text and image parts.
-        content: TextOrParts,
+        content: TextOrParts<'a>,
     },
     /// A replayed assistant turn.
-    Assistant(AssistantMessageWire),
+    Assistant(AssistantMessageWire<'a>),
     /// A tool result.
     Tool {
         /// The result text.
-        content: String,
+        content: Cow<'a, str>,
         /// Id of the call it answers.
-        tool_call_id: String,
+        tool_call_id: Cow<'a, str>,
         /// Tool name, for servers that require it.
         #[serde(skip_serializing_if = "Option::is_none")]
-        name: Option<String>,
+        name: Option<Cow<'a, str>>,
     },
 }
 
 /// A plain string or a list of content parts.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum TextOrParts {
+pub enum TextOrParts<'a> {
     /// A plain string.
-    Text(String),
+    Text(Cow<'a, str>),
     /// Content parts.
-    Parts(Vec<ContentPart>),
+    Parts(Vec<ContentPart<'a>>),
 }
 
 /// A content part.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentPart {
+pub enum ContentPart<'a> {
     /// Text.
     Text {
         /// The text.
-        text: String,
+        text: Cow<'a, str>,
         /// Prompt-cache marker.
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
@@ -163,16 +165,16 @@ pub struct CacheControl {
 /// An assistant message: content (`null` when it has only tool calls),
 /// tool calls and replayed reasoning.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AssistantMessageWire {
+pub struct AssistantMessageWire<'a> {
     /// Joined text, text parts, or `null`.
-    pub content: Option<TextOrParts>,
+    pub content: Option<TextOrParts<'a>>,
     /// Reasoning replayed under the field it was streamed in
     /// (`reasoning_content`, `reasoning`, `reasoning_text`).
     #[serde(flatten)]
     pub reasoning_fields: serde_json::Map<String, Value>,
     /// Tool calls.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool_calls: Option<Vec<ToolCallWire>>,
+    pub tool_calls: Option<Vec<ToolCallWire<'a>>>,
     /// OpenRouter encrypted reasoning details.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reasoning_details: Option<Vec<Value>>,
@@ -180,21 +182,21 @@ pub struct AssistantMessageWire {
 
 /// A replayed tool call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolCallWire {
+pub struct ToolCallWire<'a> {
     /// Call id.
-    pub id: String,
+    pub id: Cow<'a, str>,
     /// Always `function`.
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// Name and JSON-encoded arguments.
-    pub function: FunctionCallWire,
+    pub function: FunctionCallWire<'a>,
 }
 
 /// `function` of a tool call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FunctionCallWire {
+pub struct FunctionCallWire<'a> {
     /// Tool name.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// Arguments as a JSON string.
     pub arguments: String,
 }
@@ -210,6 +212,78 @@ pub struct ToolDefinition {
     /// Prompt-cache marker on the last tool.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_control: Option<CacheControl>,
+}
+
+impl ChatMessage<'_> {
+    /// The same message owning its texts.
+    pub fn into_owned(self) -> ChatMessage<'static> {
+        match self {
+            Self::System { content } => ChatMessage::System {
+                content: content.into_owned(),
+            },
+            Self::Developer { content } => ChatMessage::Developer {
+                content: content.into_owned(),
+            },
+            Self::User { content } => ChatMessage::User {
+                content: content.into_owned(),
+            },
+            Self::Assistant(message) => ChatMessage::Assistant(AssistantMessageWire {
+                content: message.content.map(TextOrParts::into_owned),
+                reasoning_fields: message.reasoning_fields,
+                tool_calls: message.tool_calls.map(|calls| {
+                    calls
+                        .into_iter()
+                        .map(|call| ToolCallWire {
+                            id: owned(call.id),
+                            kind: call.kind,
+                            function: FunctionCallWire {
+                                name: owned(call.function.name),
+                                arguments: call.function.arguments,
+                            },
+                        })
+                        .collect()
+                }),
+                reasoning_details: message.reasoning_details,
+            }),
+            Self::Tool {
+                content,
+                tool_call_id,
+                name,
+            } => ChatMessage::Tool {
+                content: owned(content),
+                tool_call_id: owned(tool_call_id),
+                name: name.map(owned),
+            },
+        }
+    }
+}
+
+impl TextOrParts<'_> {
+    /// The same content owning its texts.
+    pub fn into_owned(self) -> TextOrParts<'static> {
+        match self {
+            Self::Text(text) => TextOrParts::Text(owned(text)),
+            Self::Parts(parts) => TextOrParts::Parts(
+                parts
+                    .into_iter()
+                    .map(|part| match part {
+                        ContentPart::Text {
+                            text,
+                            cache_control,
+                        } => ContentPart::Text {
+                            text: owned(text),
+                            cache_control,
+                        },
+                        ContentPart::ImageUrl { image_url } => ContentPart::ImageUrl { image_url },
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}
+
+fn owned(text: Cow<'_, str>) -> Cow<'static, str> {
+    Cow::Owned(text.into_owned())
 }
 
 /// `function` of a tool definition.

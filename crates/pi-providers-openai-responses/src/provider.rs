@@ -21,7 +21,7 @@ pub type OpenAiResponsesProvider = WireProvider<OpenAiResponsesWire>;
 
 impl Wire for OpenAiResponsesWire {
     type Options = OpenAiResponsesOptions;
-    type Body = RequestBody;
+    type Body<'a> = RequestBody;
     type Decoder = OpenAiResponsesDecoder;
 
     /// Resolves the cache retention (`PI_CACHE_RETENTION=long` when unset).
