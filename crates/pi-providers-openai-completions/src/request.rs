@@ -256,12 +256,14 @@ pub fn convert_messages<'c>(
         in_results: false,
         images: Vec::new(),
     };
-    for message in &messages {
+    for message in messages {
         match message {
             TransformedMessage::Borrowed(message) => turn.push(message, &mut out),
+            // Dropped once converted, so the rewritten copies do not all
+            // outlive the conversion.
             TransformedMessage::Owned(message) => {
                 let mut own = Vec::with_capacity(1);
-                turn.push(message, &mut own);
+                turn.push(&message, &mut own);
                 for message in own {
                     out.push(message.into_owned());
                 }
