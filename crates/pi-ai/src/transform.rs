@@ -16,11 +16,12 @@
 //!   so no provider encoder ever sees an image it cannot send.
 
 use crate::now_ms;
+use crate::transform_iter::TransformIter;
 use crate::transformed::TransformedMessage;
 
 use crate::{
     AssistantContent, AssistantMessage, Message, Model, Provider, TextContent, ThinkingContent,
-    ToolResultMessage, UserBlock, UserContent, UserMessage,
+    UserBlock,
 };
 
 /// What an image in a user message becomes for a model without image input.
@@ -33,7 +34,7 @@ pub const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not su
 pub type ToolCallIdNormalizer<'a> = &'a dyn Fn(&str, &Model, &AssistantMessage) -> String;
 
 /// Text of the synthetic result given to a tool call that never got one.
-const NO_RESULT_TEXT: &str = "No result provided";
+pub(crate) const NO_RESULT_TEXT: &str = "No result provided";
 
 /// pi's `transformMessages`: rewrites `messages` for replay to `model`.
 ///
@@ -74,13 +75,35 @@ pub fn transform_messages<'m>(
 /// it is (a user message without dropped images, a tool result whose id
 /// and images stay, an assistant message of the same model with nothing to
 /// drop) is borrowed from `messages`; only rewritten and synthetic ones
-/// are owned. What encoders use, so a long transcript is not copied per call.
+/// are owned. What encoders use, so a long transcript is not copied per call
+/// (see [`transform_messages_iter`] for one message at a time).
 pub fn transform_messages_borrowed<'m>(
     messages: impl IntoIterator<Item = &'m Message>,
     model: &Model,
     normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
 ) -> Vec<TransformedMessage<'m>> {
     transform_borrowed_at(messages, model, normalize_tool_call_id, now_ms())
+}
+
+/// [`transform_messages_borrowed`] one message at a time: a rewritten
+/// message exists only until the caller drops it, so an encoder that
+/// converts as it reads never holds the rewritten copies of a whole
+/// transcript (every assistant message of another model is one). Only the
+/// tool results after a tool call are held back, until the call is settled.
+pub fn transform_messages_iter<'m, 'n, I>(
+    messages: I,
+    model: &'n Model,
+    normalize_tool_call_id: Option<ToolCallIdNormalizer<'n>>,
+) -> TransformIter<'m, 'n, I::IntoIter>
+where
+    I: IntoIterator<Item = &'m Message>,
+{
+    TransformIter::at(
+        messages.into_iter(),
+        model,
+        normalize_tool_call_id,
+        now_ms(),
+    )
 }
 
 /// [`transform_messages`] with the timestamp of synthetic results given.
@@ -103,110 +126,19 @@ pub(crate) fn transform_borrowed_at<'m>(
     normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
     now: i64,
 ) -> Vec<TransformedMessage<'m>> {
-    // Old id -> new id, for tool calls whose id the normalizer changed. Later
-    // assignments win, as with pi's Map.
-    let mut id_map: Vec<(String, String)> = Vec::new();
     let messages = messages.into_iter();
-    let mut out: Vec<TransformedMessage<'m>> = Vec::with_capacity(messages.size_hint().0);
-    // Index in `out` of the last replayed assistant message whose tool calls
-    // still wait for results. Everything pushed after it is a tool result,
-    // since a user or assistant message settles the pending calls first.
-    let mut pending: Option<usize> = None;
-    let images = model.supports_images();
-
-    for message in messages {
-        match message {
-            Message::User(user) => {
-                settle_orphans(&mut out, &mut pending, now);
-                let downgraded = match &user.content {
-                    UserContent::Blocks(blocks) if !images => {
-                        replace_images(blocks, USER_IMAGE_PLACEHOLDER)
-                    }
-                    UserContent::Blocks(_) | UserContent::Text(_) => None,
-                };
-                out.push(match downgraded {
-                    Some(blocks) => TransformedMessage::owned(Message::User(UserMessage {
-                        content: UserContent::Blocks(blocks),
-                        timestamp: user.timestamp,
-                        extra: user.extra.clone(),
-                    })),
-                    None => TransformedMessage::Borrowed(message),
-                });
-            }
-            Message::ToolResult(result) => {
-                let downgraded = if images {
-                    None
-                } else {
-                    replace_images(&result.content, TOOL_IMAGE_PLACEHOLDER)
-                };
-                // pi ignores an empty mapped id (falsy) and keeps the old one.
-                let new_id = mapped_id(&id_map, &result.tool_call_id)
-                    .filter(|id| !id.is_empty())
-                    .map(str::to_owned);
-                if downgraded.is_none() && new_id.is_none() {
-                    out.push(TransformedMessage::Borrowed(message));
-                    continue;
-                }
-                let mut result = match downgraded {
-                    // Every field but the content is copied, so the images
-                    // that go are never cloned.
-                    Some(content) => ToolResultMessage {
-                        content,
-                        tool_call_id: result.tool_call_id.clone(),
-                        tool_name: result.tool_name.clone(),
-                        details: result.details.clone(),
-                        usage: result.usage,
-                        added_tool_names: result.added_tool_names.clone(),
-                        is_error: result.is_error,
-                        timestamp: result.timestamp,
-                        extra: result.extra.clone(),
-                    },
-                    None => result.clone(),
-                };
-                if let Some(new_id) = new_id {
-                    result.tool_call_id = new_id;
-                }
-                out.push(TransformedMessage::owned(Message::ToolResult(result)));
-            }
-            Message::Assistant(assistant) => {
-                settle_orphans(&mut out, &mut pending, now);
-                let same = is_same_model(assistant, model);
-                if assistant.stop_reason.is_failure() {
-                    // Not replayed, but pi still records its id rewrites, so
-                    // results that follow it are renamed the same way.
-                    match normalize_tool_call_id {
-                        Some(normalize) if !same => {
-                            for call in assistant.tool_calls() {
-                                let new_id = normalize(&call.id, model, assistant);
-                                remember_id(&mut id_map, &call.id, &new_id);
-                            }
-                        }
-                        Some(_) | None => {}
-                    }
-                    continue;
-                }
-                if assistant.tool_calls().next().is_some() {
-                    pending = Some(out.len());
-                }
-                if same && !assistant.content.iter().any(dropped_for_same_model) {
-                    // The replay of the same model's message is the message.
-                    out.push(TransformedMessage::Borrowed(message));
-                    continue;
-                }
-                let replayed =
-                    replay_assistant(assistant, model, same, normalize_tool_call_id, &mut id_map);
-                out.push(TransformedMessage::owned(Message::Assistant(replayed)));
-            }
-        }
-    }
-    // pi 0.73 also answers calls still open at the end of the transcript, so
-    // a continued conversation never ends on a call without its result.
-    settle_orphans(&mut out, &mut pending, now);
+    let mut out = Vec::with_capacity(messages.size_hint().0);
+    out.extend(TransformIter::at(
+        messages,
+        model,
+        normalize_tool_call_id,
+        now,
+    ));
     out
 }
 
 /// True for a block the replay to the same model drops: see [`replay_thinking`].
-fn dropped_for_same_model(block: &AssistantContent) -> bool {
+pub(crate) fn dropped_for_same_model(block: &AssistantContent) -> bool {
     match block {
         AssistantContent::Thinking(thinking) => replay_thinking(thinking, true).is_none(),
         AssistantContent::Text(_) | AssistantContent::ToolCall(_) => false,
@@ -214,12 +146,12 @@ fn dropped_for_same_model(block: &AssistantContent) -> bool {
 }
 
 /// Same provider, same api and same model id as the target.
-fn is_same_model(message: &AssistantMessage, model: &Model) -> bool {
+pub(crate) fn is_same_model(message: &AssistantMessage, model: &Model) -> bool {
     message.provider == model.provider && message.api == model.api && message.model == model.id
 }
 
 /// Builds the replayed copy of one assistant message.
-fn replay_assistant(
+pub(crate) fn replay_assistant(
     source: &AssistantMessage,
     model: &Model,
     same: bool,
@@ -310,7 +242,7 @@ fn replay_thinking(block: &ThinkingContent, same: bool) -> Option<AssistantConte
 /// `blocks` with every image replaced by a `placeholder` text block, except
 /// right after a text block that is exactly `placeholder`; `None` when there
 /// is no image, so the caller keeps the message as it is.
-fn replace_images(blocks: &[UserBlock], placeholder: &str) -> Option<Vec<UserBlock>> {
+pub(crate) fn replace_images(blocks: &[UserBlock], placeholder: &str) -> Option<Vec<UserBlock>> {
     if !blocks.iter().any(|b| matches!(b, UserBlock::Image(_))) {
         return None;
     }
@@ -334,7 +266,7 @@ fn replace_images(blocks: &[UserBlock], placeholder: &str) -> Option<Vec<UserBlo
 }
 
 /// Records `old -> new_id` when they differ; true when recorded.
-fn remember_id(id_map: &mut Vec<(String, String)>, old: &str, new_id: &str) -> bool {
+pub(crate) fn remember_id(id_map: &mut Vec<(String, String)>, old: &str, new_id: &str) -> bool {
     if new_id == old {
         return false;
     }
@@ -347,46 +279,11 @@ fn remember_id(id_map: &mut Vec<(String, String)>, old: &str, new_id: &str) -> b
 }
 
 /// The new id recorded for `old`, if any.
-fn mapped_id<'m>(id_map: &'m [(String, String)], old: &str) -> Option<&'m str> {
+pub(crate) fn mapped_id<'m>(id_map: &'m [(String, String)], old: &str) -> Option<&'m str> {
     id_map
         .iter()
         .find(|(o, _)| o == old)
         .map(|(_, new)| new.as_str())
-}
-
-/// Appends a synthetic error result for every call of the pending assistant
-/// message that no tool result after it answers, then clears `pending`.
-fn settle_orphans(out: &mut Vec<TransformedMessage<'_>>, pending: &mut Option<usize>, now: i64) {
-    let Some(index) = pending.take() else {
-        return;
-    };
-    let Some((first, answers)) = out.get(index..).and_then(<[_]>::split_first) else {
-        return;
-    };
-    let Message::Assistant(assistant) = &**first else {
-        return;
-    };
-    let answered = |id: &str| {
-        answers.iter().any(|m| match &**m {
-            Message::ToolResult(r) => r.tool_call_id == id,
-            Message::User(_) | Message::Assistant(_) => false,
-        })
-    };
-    let synthetic: Vec<_> = assistant
-        .tool_calls()
-        .filter(|call| !answered(&call.id))
-        .map(|call| {
-            TransformedMessage::owned(Message::ToolResult(ToolResultMessage {
-                tool_call_id: call.id.clone(),
-                tool_name: call.name.clone(),
-                content: vec![UserBlock::text(NO_RESULT_TEXT)],
-                is_error: true,
-                timestamp: now,
-                ..ToolResultMessage::default()
-            }))
-        })
-        .collect();
-    out.extend(synthetic);
 }
 
 /// True when `text` is empty or only whitespace as JavaScript's `trim` sees it.

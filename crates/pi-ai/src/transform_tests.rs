@@ -6,7 +6,7 @@ use serde_json::json;
 use super::*;
 use crate::{
     Api, AssistantContent, InputModality, ModelCost, StopReason, ThinkingContent, ToolCall,
-    UserMessage,
+    ToolResultMessage, UserMessage,
 };
 
 /// Timestamp given to synthetic results in these tests.
@@ -656,4 +656,40 @@ fn the_borrowed_transform_borrows_exactly_the_messages_it_leaves_as_they_are() {
         .collect();
     assert_eq!(owned, run(&input, Some(&anthropic_ids)));
     assert_eq!(owned.last(), Some(&synthetic("c1", "read")));
+}
+
+#[test]
+fn the_iterator_rewrites_as_it_is_read_and_holds_back_only_a_calls_results() {
+    // An endless transcript: only a transform that goes message by message
+    // gets anywhere in it.
+    let turn = [
+        assistant(&other(), StopReason::ToolUse, vec![call("call_1", "read")]),
+        result("call_1", "read", "text"),
+    ];
+    let endless = turn.iter().cycle();
+    let read: Vec<Message> = crate::transform_messages_iter(endless, &target(), None)
+        .take(5)
+        .map(TransformedMessage::into_owned)
+        .collect();
+    let replayed = assistant(&other(), StopReason::ToolUse, vec![call("call_1", "read")]);
+    let expected = run(&[replayed.clone(), turn[1].clone(), replayed], None);
+    assert_eq!(read[..3], expected[..3]);
+    assert_eq!(read.len(), 5);
+
+    // Unanswered calls at the end are still answered, after the results.
+    let messages = [
+        user("go"),
+        assistant(
+            &other(),
+            StopReason::ToolUse,
+            vec![call("a", "read"), call("b", "read")],
+        ),
+        result("b", "read", "text"),
+    ];
+    let read: Vec<Message> =
+        crate::transform_iter::TransformIter::at(messages.iter(), &target(), None, NOW)
+            .map(TransformedMessage::into_owned)
+            .collect();
+    assert_eq!(read, run(&messages, None));
+    assert!(matches!(&read[3], Message::ToolResult(r) if r.tool_call_id == "a" && r.is_error));
 }

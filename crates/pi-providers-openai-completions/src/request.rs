@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use pi_ai::{
     AssistantContent, AssistantMessage, CacheRetention, ContextRef, Message, MessagesRef, Model,
     ThinkingLevel, ToolResultMessage, TransformedMessage, UserBlock, UserContent,
-    normalize_tool_call_id_completions, transform_messages_borrowed,
+    normalize_tool_call_id_completions, transform_messages_iter,
 };
 use pi_http::is_truthy;
 use serde_json::Value;
@@ -239,8 +239,7 @@ pub fn convert_messages<'c>(
     let normalize = |id: &str, target: &Model, _: &AssistantMessage| {
         normalize_tool_call_id_completions(id, target)
     };
-    let messages = transform_messages_borrowed(context.messages, model, Some(&normalize));
-    let mut out = Vec::with_capacity(messages.len() + 1);
+    let mut out = Vec::with_capacity(context.messages.len() + 1);
     if let Some(prompt) = context.system_prompt.filter(|p| !p.is_empty()) {
         let content = TextOrParts::Text(Cow::Borrowed(prompt));
         out.push(if model.reasoning && compat.supports_developer_role {
@@ -256,11 +255,10 @@ pub fn convert_messages<'c>(
         in_results: false,
         images: Vec::new(),
     };
-    for message in messages {
+    // One message at a time: a rewritten message is dropped once converted.
+    for message in transform_messages_iter(context.messages, model, Some(&normalize)) {
         match message {
             TransformedMessage::Borrowed(message) => turn.push(message, &mut out),
-            // Dropped once converted, so the rewritten copies do not all
-            // outlive the conversion.
             TransformedMessage::Owned(message) => {
                 let mut own = Vec::with_capacity(1);
                 turn.push(&message, &mut own);
