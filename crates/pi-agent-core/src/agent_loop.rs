@@ -103,14 +103,35 @@ pub async fn run_agent_loop_continue<C: CustomMessage>(
     emit: &mut impl AgentEventSink<C>,
     cancel: CancellationToken,
 ) -> Result<Vec<AgentMessage<C>>, AgentLoopError> {
-    match context.messages.last() {
-        None => return Err(AgentLoopError::NothingToContinue),
-        Some(last) if last.as_assistant().is_some() => {
-            return Err(AgentLoopError::ContinueFromAssistant);
+    run_continue(context, None, config, emit, cancel).await
+}
+
+/// [`run_agent_loop_continue`], where `context.messages` follows the
+/// transcript `prefix` points at (see [`run_prompts`]).
+pub(crate) async fn run_continue<'a, C: CustomMessage>(
+    context: AgentContext<C>,
+    prefix: Option<SharedPrefix<'a, C>>,
+    config: &'a AgentLoopConfig<C>,
+    emit: &mut impl AgentEventSink<C>,
+    cancel: CancellationToken,
+) -> Result<Vec<AgentMessage<C>>, AgentLoopError> {
+    let ends_with_assistant = |last: Option<&AgentMessage<C>>| match last {
+        None => Err(AgentLoopError::NothingToContinue),
+        Some(last) if last.as_assistant().is_some() => Err(AgentLoopError::ContinueFromAssistant),
+        Some(_) => Ok(()),
+    };
+    match &prefix {
+        Some(prefix) => {
+            let state = lock(prefix.state);
+            ends_with_assistant(state.messages.get(..prefix.count).and_then(<[_]>::last))?;
         }
-        Some(_) => {}
+        None => ends_with_assistant(context.messages.last())?,
     }
     let mut run = Run::new(context, config, cancel, 0);
+    if let Some(prefix) = prefix {
+        run.shared = Some(prefix.state);
+        run.base = prefix.count;
+    }
     emit.emit(AgentEvent::AgentStart).await;
     emit.emit(AgentEvent::TurnStart).await;
     run.run(emit).await?;

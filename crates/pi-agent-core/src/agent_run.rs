@@ -13,7 +13,7 @@ use pi_ai::{
 };
 
 use crate::agent::{Agent, lock};
-use crate::agent_loop::{SharedPrefix, run_agent_loop_continue, run_prompts};
+use crate::agent_loop::{SharedPrefix, run_continue, run_prompts};
 use crate::agent_types::{AgentError, AgentState};
 use crate::config::{AgentContext, AgentLoopConfig, AgentLoopError};
 use crate::events::{AgentEvent, AgentEventSink};
@@ -54,8 +54,7 @@ impl<C: CustomMessage> Agent<C> {
     ) {
         // Ends the run even if the caller drops this future midway.
         let _finish = FinishRun(self);
-        let (context, prefix, config) =
-            self.loop_inputs(skip_initial_steering, prompts.as_ref().map(Vec::len));
+        let (context, prefix, config) = self.loop_inputs(skip_initial_steering);
         let mut sink = AgentSink {
             agent: self,
             cancel: cancel.clone(),
@@ -64,7 +63,7 @@ impl<C: CustomMessage> Agent<C> {
             Some(prompts) => {
                 run_prompts(prompts, context, prefix, &config, &mut sink, cancel.clone()).await
             }
-            None => run_agent_loop_continue(context, &config, &mut sink, cancel.clone()).await,
+            None => run_continue(context, prefix, &config, &mut sink, cancel.clone()).await,
         };
         if let Err(error) = result {
             self.normalize_failure(&error, cancel.is_cancelled(), &mut sink)
@@ -72,8 +71,8 @@ impl<C: CustomMessage> Agent<C> {
         }
     }
 
-    /// The run's context and loop configuration. For a run of `prompts`
-    /// (their count) whose converter converts in place
+    /// The run's context and loop configuration. For a run whose converter
+    /// converts in place
     /// ([`crate::ConvertToLlm::convert_borrowed`]) and that has no hook that
     /// reads the transcript, the transcript stays in the state (the prefix)
     /// and the context holds no copy of it; otherwise the context holds one
@@ -81,15 +80,13 @@ impl<C: CustomMessage> Agent<C> {
     fn loop_inputs(
         &self,
         skip_initial_steering: bool,
-        prompts: Option<usize>,
     ) -> (
         AgentContext<C>,
         Option<SharedPrefix<'_, C>>,
         AgentLoopConfig<C>,
     ) {
         let config = self.loop_config(skip_initial_steering);
-        let in_place = prompts.is_some()
-            && config.transform_context.is_none()
+        let in_place = config.transform_context.is_none()
             && config.before_tool_call.is_none()
             && config.after_tool_call.is_none();
         let state = lock(&self.state);

@@ -337,6 +337,51 @@ async fn an_agent_converts_its_transcript_where_it_is_and_the_calls_see_all_of_i
     }
 }
 
+#[tokio::test(start_paused = true)]
+async fn an_agent_continues_from_its_transcript_where_it_is() {
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let converted: Log = Arc::default();
+    let earlier = vec![
+        AgentMessage::user_text("earlier"),
+        AgentMessage::Standard(pi_ai::Message::Assistant(text_reply("ok"))),
+        AgentMessage::user_text("go on"),
+    ];
+    let agent = agent_converting(&earlier, &calls, &converted);
+    agent.continue_().await.unwrap();
+
+    // Checked once at the start, then converted in place at each call.
+    assert_eq!(
+        *converted.lock().unwrap(),
+        [
+            "borrowed messages=3",
+            "borrowed messages=3",
+            "borrowed messages=0",
+            "borrowed messages=3",
+            "borrowed messages=2"
+        ]
+    );
+    let transcript = agent.messages();
+    assert_eq!(transcript[..3], earlier[..]);
+    let calls = calls.lock().unwrap();
+    assert_eq!(calls.len(), 2);
+    for (call, seen) in calls.iter().enumerate() {
+        let before = 3 + 2 * call;
+        assert_eq!(
+            *seen,
+            default_convert_to_llm(&transcript[..before]),
+            "call {call}"
+        );
+    }
+
+    // Continuing from an assistant message is refused, as before.
+    let agent = agent_converting(&earlier[..2], &calls_log(), &Log::default());
+    assert!(agent.continue_().await.is_err());
+}
+
+fn calls_log() -> Arc<Mutex<Vec<Vec<pi_ai::Message>>>> {
+    Arc::default()
+}
+
 struct CountMessages(Log);
 
 #[async_trait::async_trait]
