@@ -362,9 +362,9 @@ async fn an_agent_continues_from_its_transcript_where_it_is() {
     );
     let transcript = agent.messages();
     assert_eq!(transcript[..3], earlier[..]);
-    let calls = calls.lock().unwrap();
-    assert_eq!(calls.len(), 2);
-    for (call, seen) in calls.iter().enumerate() {
+    let seen_calls = calls.lock().unwrap().clone();
+    assert_eq!(seen_calls.len(), 2);
+    for (call, seen) in seen_calls.iter().enumerate() {
         let before = 3 + 2 * call;
         assert_eq!(
             *seen,
