@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{self, BufReader, Read};
 use std::path::Path;
 
 use serde_json::Value;
@@ -75,7 +75,7 @@ pub(super) type MigratedText = Result<Vec<u8>, String>;
 /// ([`SessionError::InvalidHeader`]). Every other bad line becomes a
 /// [`LoadDiagnostic`] (also logged with `tracing::warn!`).
 pub fn load_session_file(path: &Path) -> Result<LoadedSession, SessionError> {
-    let read = read_session_file(path, false, |entry, _| entry)?;
+    let read = read_session_file(path, false, 0, |entry, _| entry)?;
     Ok(LoadedSession {
         header: read.header,
         entries: read.entries,
@@ -110,12 +110,37 @@ enum OldLine {
     Verbatim(Vec<u8>),
 }
 
+/// The number of lines of the file at `path` (a last line without a
+/// newline counts): what a reader sizes its lists by, so that they are not
+/// grown by doubling (each step a copy of the list, and fresh pages).
+pub(super) fn count_lines(path: &Path) -> io::Result<usize> {
+    let mut file = File::open(path)?;
+    let mut buffer = vec![0; 1 << 16];
+    let mut lines = 0;
+    let mut open_line = false;
+    loop {
+        let read = match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let chunk = buffer.get(..read).unwrap_or_default();
+        lines += memchr::memchr_iter(b'\n', chunk).count();
+        open_line = chunk.last() != Some(&b'\n');
+    }
+    Ok(lines + usize::from(open_line))
+}
+
 /// [`load_session_file`], with `make` building what is kept of each entry
 /// from the entry and, with `keep_spans`, where the line of a message entry
 /// is in the file (`None` for other entries and for migrated files).
+/// `lines`: how many lines the file has, when the caller counted them
+/// ([`count_lines`]), to size the entry list (0: unknown).
 pub(super) fn read_session_file<T>(
     path: &Path,
     keep_spans: bool,
+    lines: usize,
     mut make: impl FnMut(SessionEntry, Option<LineSpan>) -> T,
 ) -> Result<ReadFile<T>, SessionError> {
     let io = |source| SessionError::Io {
@@ -127,7 +152,7 @@ pub(super) fn read_session_file<T>(
     let mut text = Vec::new();
     let mut header: Option<SessionHeader> = None;
     let mut header_value = Value::Null;
-    let mut entries = Vec::new();
+    let mut entries = Vec::with_capacity(lines);
     let mut diagnostics = Vec::new();
     let mut old_lines: Vec<OldLine> = Vec::new();
     let mut lossy_lines: Vec<usize> = Vec::new();
@@ -283,7 +308,7 @@ fn migrated_file_text(
 /// copies them: every JSON line after the header, verbatim (for an old
 /// file: migrated). `None` when an old file cannot be migrated unchanged.
 pub(super) fn current_entry_lines(path: &Path) -> Result<Option<Vec<String>>, SessionError> {
-    let read = read_session_file(path, false, |_, _| ())?;
+    let read = read_session_file(path, false, 0, |_, _| ())?;
     let text = match read.migrated_text {
         Some(Ok(text)) => text,
         Some(Err(_)) => return Ok(None),
@@ -435,5 +460,29 @@ pub fn migrate(entries: &mut [(usize, Value)], from_version: u32) {
                 message.insert("role".into(), Value::String("custom".into()));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_lines;
+
+    #[test]
+    fn lines_are_counted_with_or_without_a_last_newline() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let long = "x".repeat(70_000);
+        for (text, lines) in [
+            (String::new(), 0),
+            ("a\n".to_owned(), 1),
+            ("a\nb".to_owned(), 2),
+            ("\n\n".to_owned(), 2),
+            // Lines across the 64 KiB reads.
+            (format!("{long}\n{long}\n{long}"), 3),
+        ] {
+            std::fs::write(&path, &text).unwrap();
+            assert_eq!(count_lines(&path).unwrap(), lines, "{:?}", &text[..text.len().min(8)]);
+        }
+        assert!(count_lines(&dir.path().join("missing.jsonl")).is_err());
     }
 }

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use super::entry::{CURRENT_SESSION_VERSION, SessionEntry};
 use super::ids::new_session_id;
 use super::lines::LineSource;
-use super::load::{ReadFile, current_entry_lines, load_session_file, read_session_file};
+use super::load::{
+    ReadFile, count_lines, current_entry_lines, load_session_file, read_session_file,
+};
 use super::manager::{io_error, new_header};
 use super::paths::{agent_dir, default_session_dir, session_file_name};
 use super::store::{LoadedMessages, Stored};
@@ -52,8 +54,14 @@ impl SessionManager {
 
     /// Reads a session file, message entries kept by their line.
     fn read(path: &Path) -> Result<(ReadFile<Stored>, LoadedMessages), SessionError> {
-        let mut messages = LoadedMessages::new();
-        let loaded = read_session_file(path, true, |entry, span| {
+        // Both lists sized by the file's lines up front: grown by doubling,
+        // a long session's message list was copied a dozen times.
+        let lines = count_lines(path).map_err(|source| SessionError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut messages = LoadedMessages::with_capacity(lines);
+        let loaded = read_session_file(path, true, lines, |entry, span| {
             Stored::read(entry, span, &mut messages)
         })?;
         Ok((loaded, messages))
