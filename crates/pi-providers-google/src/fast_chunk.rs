@@ -37,9 +37,9 @@ pub(crate) struct Chunk<'a> {
     #[serde(default)]
     pub(crate) usage_metadata: Option<UsageMetadata>,
     /// Read only to accept what the owned parse accepts.
-    #[serde(rename = "modelVersion", default, borrow)]
+    #[serde(rename = "modelVersion", default, borrow, deserialize_with = "cow_str")]
     _model_version: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "cow_str")]
     pub(crate) response_id: Option<Cow<'a, str>>,
     #[serde(default)]
     pub(crate) prompt_feedback: Option<Box<PromptFeedback>>,
@@ -53,7 +53,7 @@ pub(crate) struct Chunk<'a> {
 pub(crate) struct Candidate<'a> {
     #[serde(default, borrow)]
     pub(crate) content: Option<Content<'a>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "cow_str")]
     pub(crate) finish_reason: Option<Cow<'a, str>>,
 }
 
@@ -87,11 +87,11 @@ pub(crate) struct Part<'a> {
     /// Read only to accept what the owned parse accepts.
     #[serde(rename = "inlineData", default)]
     _inline_data: Option<Box<Blob>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "cow_str")]
     pub(crate) text: Option<Cow<'a, str>>,
     #[serde(default)]
     pub(crate) thought: Option<bool>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "cow_str")]
     pub(crate) thought_signature: Option<Cow<'a, str>>,
 }
 
@@ -99,6 +99,51 @@ pub(crate) struct Part<'a> {
 /// it is a valid chunk.
 pub(crate) fn parse(data: &str) -> Option<Chunk<'_>> {
     serde_json::from_str(data).ok()
+}
+
+/// An optional string borrowed from the input when it has no escapes.
+///
+/// (serde's `borrow` borrows a `Cow<str>` field, but an `Option<Cow<str>>`
+/// is read as an owned `String`: one allocation and copy per string.)
+fn cow_str<'de, D>(deserializer: D) -> Result<Option<Cow<'de, str>>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    struct CowStr;
+
+    impl<'de> Visitor<'de> for CowStr {
+        type Value = Option<Cow<'de, str>>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+
+        fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            Ok(Some(Cow::Borrowed(v)))
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(Some(Cow::Owned(v.to_owned())))
+        }
+
+        fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+            Ok(Some(Cow::Owned(v)))
+        }
+
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+
+    deserializer.deserialize_option(CowStr)
 }
 
 /// A JSON array of at most one element (more: an error, so the caller
@@ -210,6 +255,25 @@ mod tests {
             assert!(fast.is_some(), "{data}");
             assert_eq!(fast, owned(data), "{data}");
         }
+    }
+
+    #[test]
+    fn strings_without_escapes_are_borrowed_and_escaped_ones_decoded() {
+        let data = r#"{"candidates":[{"content":{"parts":[{"text":"plain","thoughtSignature":"c\u0069g"}]},"finishReason":"STOP"}],"responseId":"r\n1","modelVersion":null}"#;
+        let chunk = parse(data).unwrap();
+        assert!(matches!(chunk.response_id, Some(Cow::Owned(ref id)) if id == "r\n1"));
+        assert!(chunk._model_version.is_none());
+        let candidate = chunk.first_candidate.unwrap();
+        assert!(matches!(candidate.finish_reason, Some(Cow::Borrowed("STOP"))));
+        let part = candidate.content.unwrap().parts().next().unwrap();
+        assert!(matches!(part.text, Some(Cow::Borrowed("plain"))));
+        assert!(matches!(part.thought_signature, Some(Cow::Owned(ref s)) if s == "cig"));
+        assert_eq!(
+            parse(r#"{"responseId":5}"#).map(summary),
+            None,
+            "a string field holding a number is refused, as the owned parse refuses it"
+        );
+        assert!(owned(r#"{"responseId":5}"#).is_none());
     }
 
     #[test]
