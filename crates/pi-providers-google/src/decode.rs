@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, Usage, calculate_cost, now_ms};
 use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, error_text_from_body};
 
-use crate::fast_chunk::{self, Chunk, Part};
+use crate::fast_chunk::{self, Chunk, Part, UsageField};
 use crate::wire::{StreamChunk, StreamError, UsageMetadata};
 
 /// pi's process-wide counter behind generated tool-call ids.
@@ -82,6 +82,17 @@ pub struct GoogleDecoder {
     has_tool_calls: bool,
     has_response_id: bool,
     ids: IdSource,
+    /// The `usageMetadata` text last applied (empty when none, or when it
+    /// came from the owned parse): a chunk that repeats it changes nothing.
+    last_usage: String,
+}
+
+/// What a chunk's `usageMetadata` changes.
+enum UsageUpdate<'a> {
+    /// Nothing: absent, or the same text as the last one applied.
+    Unchanged,
+    /// New counts, and their text when it was kept.
+    New(UsageMetadata, Option<&'a str>),
 }
 
 impl GoogleDecoder {
@@ -94,6 +105,7 @@ impl GoogleDecoder {
             has_tool_calls: false,
             has_response_id: false,
             ids: IdSource::System,
+            last_usage: String::new(),
         }
     }
 
@@ -214,6 +226,21 @@ impl GoogleDecoder {
         Ok(())
     }
 
+    /// What `field` changes; `None` when it is not a valid `usageMetadata`.
+    fn usage_update<'a>(&self, field: Option<UsageField<'a>>) -> Option<UsageUpdate<'a>> {
+        match field {
+            None => Some(UsageUpdate::Unchanged),
+            Some(UsageField::Raw(raw)) if raw.get() == self.last_usage => {
+                Some(UsageUpdate::Unchanged)
+            }
+            Some(UsageField::Raw(raw)) => {
+                let metadata = serde_json::from_str(raw.get()).ok()?;
+                Some(UsageUpdate::New(metadata, Some(raw.get())))
+            }
+            Some(UsageField::Read(metadata)) => Some(UsageUpdate::New(metadata, None)),
+        }
+    }
+
     /// pi's usage: cached prompt tokens move from input to cacheRead,
     /// thought tokens count as output, the total is the API's.
     fn usage(&self, metadata: UsageMetadata) -> Usage {
@@ -258,11 +285,18 @@ impl SseDecoder for GoogleDecoder {
         if data.is_empty() {
             return Ok(None);
         }
-        let chunk = match fast_chunk::parse(data) {
+        let mut chunk = match fast_chunk::parse(data) {
             Some(chunk) => chunk,
-            None => serde_json::from_str::<StreamChunk>(data)
-                .map(Chunk::from)
-                .map_err(|e| format!("Invalid JSON in Google stream event: {e}"))?,
+            None => owned_chunk(data)?,
+        };
+        let usage = match self.usage_update(chunk.usage_metadata.take()) {
+            Some(usage) => usage,
+            None => {
+                // Not a valid usageMetadata: the owned parse says why.
+                chunk = owned_chunk(data)?;
+                self.usage_update(chunk.usage_metadata.take())
+                    .unwrap_or(UsageUpdate::Unchanged)
+            }
         };
         if let Some(error) = chunk.error {
             return Ok(Some(StreamEnd::Error(describe_error(&error))));
@@ -284,9 +318,11 @@ impl SseDecoder for GoogleDecoder {
                 self.finish_reason(reason)?;
             }
         }
-        if let Some(metadata) = chunk.usage_metadata {
+        if let UsageUpdate::New(metadata, text) = usage {
             let usage = self.usage(metadata);
             sink.update(|message| message.usage = usage);
+            self.last_usage.clear();
+            self.last_usage.push_str(text.unwrap_or_default());
         }
         if no_candidates && let Some(reason) = chunk.prompt_feedback.and_then(|f| f.block_reason) {
             return Ok(Some(StreamEnd::Error(format!(
@@ -309,6 +345,14 @@ impl SseDecoder for GoogleDecoder {
     }
 }
 
+/// `data` read by the owned parse (any number of candidates and parts),
+/// or pi's error for a chunk that is not valid JSON of a chunk.
+fn owned_chunk(data: &str) -> Result<Chunk<'static>, DecodeError> {
+    serde_json::from_str::<StreamChunk>(data)
+        .map(Chunk::from)
+        .map_err(|e| DecodeError::from(format!("Invalid JSON in Google stream event: {e}")))
+}
+
 /// `"<code> <message>"` for an error object inside the stream, as HTTP errors read.
 fn describe_error(error: &StreamError) -> String {
     let message = error
@@ -321,3 +365,7 @@ fn describe_error(error: &StreamError) -> String {
         None => message.to_owned(),
     }
 }
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod tests;
