@@ -21,7 +21,9 @@ fn frame(data: &str) -> SseFrame {
 /// A text chunk with `usage` (a `usageMetadata` JSON text, or none).
 fn text_chunk(text: &str, usage: Option<&str>) -> String {
     let usage = usage.map_or(String::new(), |u| format!(r#","usageMetadata":{u}"#));
-    format!(r#"{{"candidates":[{{"content":{{"parts":[{{"text":"{text}"}}],"role":"model"}},"index":0}}],"responseId":"r"{usage}}}"#)
+    format!(
+        r#"{{"candidates":[{{"content":{{"parts":[{{"text":"{text}"}}],"role":"model"}},"index":0}}],"responseId":"r"{usage}}}"#
+    )
 }
 
 /// Decodes `chunks` one by one; after each, the message's usage or the
@@ -37,26 +39,26 @@ async fn usage_after_each(chunks: Vec<String>) -> Vec<Result<Usage, String>> {
     let mut decoder = GoogleDecoder::with_fixed_id_time(&model, 0);
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let out = std::sync::Arc::clone(&seen);
-    let mut stream =
-        AssistantMessageEventStream::new(initial, CancellationToken::new(), move |mut sink| {
-            async move {
-                sink.start();
-                for data in &chunks {
-                    let result = decoder.frame(&frame(data), &mut sink);
-                    let usage = sink.update(|message| message.usage.clone());
-                    out.lock().unwrap().push(match result {
-                        Ok(_) => Ok(usage),
-                        Err(error) => Err(error.into_message()),
-                    });
-                }
-                let end = decoder.end_of_stream(&mut sink);
-                assert_eq!(end, StreamEnd::Done(DoneReason::Stop));
-                sink.done(DoneReason::Stop);
+    let mut stream = AssistantMessageEventStream::new(
+        initial,
+        CancellationToken::new(),
+        move |mut sink| async move {
+            sink.start();
+            for data in &chunks {
+                let result = decoder.frame(&frame(data), &mut sink);
+                let usage = sink.update(|message| message.usage);
+                out.lock().unwrap().push(match result {
+                    Ok(_) => Ok(usage),
+                    Err(error) => Err(error.into_message()),
+                });
             }
-        });
+            let end = decoder.end_of_stream(&mut sink);
+            assert_eq!(end, StreamEnd::Done(DoneReason::Stop));
+            sink.done(DoneReason::Stop);
+        },
+    );
     while stream.next().await.is_some() {}
-    let seen = seen.lock().unwrap().clone();
-    seen
+    seen.lock().unwrap().clone()
 }
 
 /// pi's usage of `usageMetadata` text `json`.
@@ -70,7 +72,8 @@ async fn the_usage_follows_every_chunk_whether_its_counts_repeat_or_not() {
     let a = r#"{"promptTokenCount":5123,"cachedContentTokenCount":4096,"totalTokenCount":5200}"#;
     let b = r#"{"promptTokenCount":5123,"cachedContentTokenCount":4096,"candidatesTokenCount":77,"thoughtsTokenCount":3,"totalTokenCount":5203}"#;
     // The same counts written differently (as the real API writes them).
-    let a_spaced = r#"{ "promptTokenCount": 5123, "cachedContentTokenCount": 4096, "totalTokenCount": 5200 }"#;
+    let a_spaced =
+        r#"{ "promptTokenCount": 5123, "cachedContentTokenCount": 4096, "totalTokenCount": 5200 }"#;
     let two_parts = r#"{"candidates":[{"content":{"parts":[{"text":"x"},{"text":"y"}]}}],"usageMetadata":{"promptTokenCount":9,"totalTokenCount":9}}"#;
     let chunks = vec![
         text_chunk("1", None),

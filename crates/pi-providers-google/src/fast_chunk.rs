@@ -184,7 +184,10 @@ mod tests {
         assert!(matches!(chunk.response_id, Some(Cow::Owned(ref id)) if id == "r\n1"));
         assert!(chunk._model_version.is_none());
         let candidate = chunk.first_candidate.unwrap();
-        assert!(matches!(candidate.finish_reason, Some(Cow::Borrowed("STOP"))));
+        assert!(matches!(
+            candidate.finish_reason,
+            Some(Cow::Borrowed("STOP"))
+        ));
         let part = candidate.content.unwrap().parts().next().unwrap();
         assert!(matches!(part.text, Some(Cow::Borrowed("plain"))));
         assert!(matches!(part.thought_signature, Some(Cow::Owned(ref s)) if s == "cig"));
@@ -212,7 +215,10 @@ mod tests {
                 }
             }
         }
-        assert!(frames > 40 && fast_frames * 10 > frames * 7, "{fast_frames} of {frames}");
+        assert!(
+            frames > 40 && fast_frames * 10 > frames * 7,
+            "{fast_frames} of {frames}"
+        );
     }
 
     #[test]
