@@ -281,7 +281,7 @@ impl SseDecoder for GoogleDecoder {
         frame: SseFrameRef<'_>,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
-        let data = frame.data.trim();
+        let data = trimmed(frame.data);
         if data.is_empty() {
             return Ok(None);
         }
@@ -342,6 +342,17 @@ impl SseDecoder for GoogleDecoder {
                 "An unknown error occurred (finishReason: {reason})"
             )),
         }
+    }
+}
+
+/// `data` without surrounding whitespace (`str::trim`), skipping the
+/// Unicode-aware trim when both ends are visible ASCII (the usual frame).
+fn trimmed(data: &str) -> &str {
+    let visible = |byte: Option<&u8>| byte.is_some_and(u8::is_ascii_graphic);
+    if visible(data.as_bytes().first()) && visible(data.as_bytes().last()) {
+        data
+    } else {
+        data.trim()
     }
 }
 

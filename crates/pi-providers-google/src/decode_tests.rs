@@ -133,3 +133,21 @@ async fn an_odd_usage_metadata_reads_as_the_owned_parse_reads_it() {
         assert_eq!(seen, vec![Ok(expected(a)), want], "{odd}");
     }
 }
+
+#[test]
+fn frames_are_trimmed_as_str_trim_trims_them() {
+    for data in [
+        "{}",
+        " {} ",
+        "\u{a0}{}\u{2003}",
+        "\n{}\r\n",
+        "\u{b}{}\u{c}",
+        "",
+        " ",
+        "x",
+        "é",
+        "{\"text\":\"é\"}",
+    ] {
+        assert_eq!(trimmed(data), data.trim(), "{data:?}");
+    }
+}
