@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, Usage, calculate_cost, now_ms};
 use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, error_text_from_body};
 
-use crate::fast_chunk::{self, Chunk, Part, UsageField};
+use crate::fast_chunk::{self, Chunk, Part};
 use crate::wire::{StreamChunk, StreamError, UsageMetadata};
 
 /// pi's process-wide counter behind generated tool-call ids.
@@ -82,17 +82,9 @@ pub struct GoogleDecoder {
     has_tool_calls: bool,
     has_response_id: bool,
     ids: IdSource,
-    /// The `usageMetadata` text last applied (empty when none, or when it
-    /// came from the owned parse): a chunk that repeats it changes nothing.
-    last_usage: String,
-}
-
-/// What a chunk's `usageMetadata` changes.
-enum UsageUpdate<'a> {
-    /// Nothing: absent, or the same text as the last one applied.
-    Unchanged,
-    /// New counts, and their text when it was kept.
-    New(UsageMetadata, Option<&'a str>),
+    /// The `usageMetadata` last applied: a chunk that repeats it (as the
+    /// API's may until the last) changes nothing.
+    last_usage: Option<UsageMetadata>,
 }
 
 impl GoogleDecoder {
@@ -105,7 +97,7 @@ impl GoogleDecoder {
             has_tool_calls: false,
             has_response_id: false,
             ids: IdSource::System,
-            last_usage: String::new(),
+            last_usage: None,
         }
     }
 
@@ -226,21 +218,6 @@ impl GoogleDecoder {
         Ok(())
     }
 
-    /// What `field` changes; `None` when it is not a valid `usageMetadata`.
-    fn usage_update<'a>(&self, field: Option<UsageField<'a>>) -> Option<UsageUpdate<'a>> {
-        match field {
-            None => Some(UsageUpdate::Unchanged),
-            Some(UsageField::Raw(raw)) if raw.get() == self.last_usage => {
-                Some(UsageUpdate::Unchanged)
-            }
-            Some(UsageField::Raw(raw)) => {
-                let metadata = serde_json::from_str(raw.get()).ok()?;
-                Some(UsageUpdate::New(metadata, Some(raw.get())))
-            }
-            Some(UsageField::Read(metadata)) => Some(UsageUpdate::New(metadata, None)),
-        }
-    }
-
     /// pi's usage: cached prompt tokens move from input to cacheRead,
     /// thought tokens count as output, the total is the API's.
     fn usage(&self, metadata: UsageMetadata) -> Usage {
@@ -285,18 +262,9 @@ impl SseDecoder for GoogleDecoder {
         if data.is_empty() {
             return Ok(None);
         }
-        let mut chunk = match fast_chunk::parse(data) {
+        let chunk = match fast_chunk::parse(data) {
             Some(chunk) => chunk,
             None => owned_chunk(data)?,
-        };
-        let usage = match self.usage_update(chunk.usage_metadata.take()) {
-            Some(usage) => usage,
-            None => {
-                // Not a valid usageMetadata: the owned parse says why.
-                chunk = owned_chunk(data)?;
-                self.usage_update(chunk.usage_metadata.take())
-                    .unwrap_or(UsageUpdate::Unchanged)
-            }
         };
         if let Some(error) = chunk.error {
             return Ok(Some(StreamEnd::Error(describe_error(&error))));
@@ -318,11 +286,12 @@ impl SseDecoder for GoogleDecoder {
                 self.finish_reason(reason)?;
             }
         }
-        if let UsageUpdate::New(metadata, text) = usage {
+        if let Some(metadata) = chunk.usage_metadata
+            && self.last_usage != Some(metadata)
+        {
             let usage = self.usage(metadata);
             sink.update(|message| message.usage = usage);
-            self.last_usage.clear();
-            self.last_usage.push_str(text.unwrap_or_default());
+            self.last_usage = Some(metadata);
         }
         if no_candidates && let Some(reason) = chunk.prompt_feedback.and_then(|f| f.block_reason) {
             return Ok(Some(StreamEnd::Error(format!(

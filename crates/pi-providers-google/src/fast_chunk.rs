@@ -3,8 +3,7 @@
 //!
 //! A chunk usually carries one candidate with one text part. [`parse`] reads
 //! such a chunk straight into these borrowed types (serde visitors that fill
-//! them in place, see `read`; no owned strings, no vectors, and the
-//! `usageMetadata` kept as its JSON text for the decoder); a chunk with several candidates or parts is not taken here
+//! them in place, see `read`; no owned strings, no vectors); a chunk with several candidates or parts is not taken here
 //! (`None`), and the caller parses it as a [`StreamChunk`] and converts it
 //! ([`From`]). Every field has the type the owned parse gives it (strings
 //! borrowed instead of owned), so the fast parse accepts exactly what the
@@ -12,8 +11,6 @@
 //! fields a text chunk lacks are boxed, so the structs stay small to move.
 
 use std::borrow::Cow;
-
-use serde_json::value::RawValue;
 
 use crate::wire::{
     Blob, Candidate as OwnedCandidate, FunctionCall, FunctionResponse, Part as OwnedPart,
@@ -29,23 +26,12 @@ pub(crate) use read::parse;
 pub(crate) struct Chunk<'a> {
     /// The first candidate (the only one pi reads); `None` when there is none.
     pub(crate) first_candidate: Option<Candidate<'a>>,
-    pub(crate) usage_metadata: Option<UsageField<'a>>,
+    pub(crate) usage_metadata: Option<UsageMetadata>,
     /// Read only to accept what the owned parse accepts.
     _model_version: Option<Cow<'a, str>>,
     pub(crate) response_id: Option<Cow<'a, str>>,
     pub(crate) prompt_feedback: Option<Box<PromptFeedback>>,
     pub(crate) error: Option<Box<StreamError>>,
-}
-
-/// A chunk's `usageMetadata`.
-#[derive(Debug)]
-pub(crate) enum UsageField<'a> {
-    /// Its JSON text, as received: the decoder reads it only when it
-    /// differs from the last one applied (the API repeats the same counts
-    /// on every chunk until the last).
-    Raw(&'a RawValue),
-    /// The counts, from the owned parse.
-    Read(UsageMetadata),
 }
 
 /// A candidate.
@@ -113,7 +99,7 @@ impl From<StreamChunk> for Chunk<'_> {
     fn from(chunk: StreamChunk) -> Self {
         Self {
             first_candidate: chunk.candidates.into_iter().next().map(Candidate::from),
-            usage_metadata: chunk.usage_metadata.map(UsageField::Read),
+            usage_metadata: chunk.usage_metadata,
             _model_version: chunk.model_version.map(Cow::Owned),
             response_id: chunk.response_id.map(Cow::Owned),
             prompt_feedback: chunk.prompt_feedback.map(Box::new),
@@ -126,16 +112,6 @@ impl From<StreamChunk> for Chunk<'_> {
 mod tests {
     use super::*;
 
-    impl UsageField<'_> {
-        /// The counts (`None`: not a valid `usageMetadata`).
-        fn read(&self) -> Option<UsageMetadata> {
-            match self {
-                Self::Raw(raw) => serde_json::from_str(raw.get()).ok(),
-                Self::Read(metadata) => Some(*metadata),
-            }
-        }
-    }
-
     /// What the decoder reads of a chunk, from either parse.
     fn summary(chunk: Chunk<'_>) -> String {
         let first = chunk.first_candidate.map(|c| {
@@ -147,7 +123,7 @@ mod tests {
         });
         format!(
             "{first:?} {:?} {:?} {:?} {:?} {:?}",
-            chunk.usage_metadata.map(|u| u.read()),
+            chunk.usage_metadata,
             chunk._model_version,
             chunk.response_id,
             chunk.prompt_feedback,

@@ -14,9 +14,8 @@ use std::fmt;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 
-use super::{Candidate, Chunk, Content, Part, UsageField};
+use super::{Candidate, Chunk, Content, Part};
 
 /// `data` as a chunk of at most one candidate with at most one part, when
 /// it is a valid chunk.
@@ -250,8 +249,7 @@ impl<'de> Visitor<'de> for Fill<'_, Chunk<'de>> {
                 }
                 Key::UsageMetadata => {
                     key.first_time(&mut seen)?;
-                    let raw: Option<&'de RawValue> = map.next_value()?;
-                    chunk.usage_metadata = raw.map(UsageField::Raw);
+                    chunk.usage_metadata = map.next_value()?;
                 }
                 Key::ModelVersion => {
                     key.first_time(&mut seen)?;
