@@ -3,12 +3,13 @@
 //!
 //! A chunk usually carries one candidate with one text part. [`parse`] reads
 //! such a chunk straight into these borrowed types (serde visitors that fill
-//! them in place, see `read`; no owned strings, no vectors); a chunk with several candidates or parts is not taken here
-//! (`None`), and the caller parses it as a [`StreamChunk`] and converts it
-//! ([`From`]). Every field has the type the owned parse gives it (strings
-//! borrowed instead of owned), so the fast parse accepts exactly what the
-//! owned one does, and the decoder sees the same values either way. The
-//! fields a text chunk lacks are boxed, so the structs stay small to move.
+//! them in place, see `read`; no owned strings, no vectors); a chunk with
+//! several candidates or parts is not taken here (`None`), and the caller
+//! parses it as a [`StreamChunk`] and converts it ([`From`]). Every field
+//! has the type the owned parse gives it (strings borrowed instead of
+//! owned), so the fast parse accepts what the owned one accepts in object
+//! form, refuses the rest, and the decoder sees the same values either way.
+//! The fields a text chunk lacks are boxed, so the structs stay small.
 
 use std::borrow::Cow;
 
