@@ -82,6 +82,9 @@ pub struct GoogleDecoder {
     has_tool_calls: bool,
     has_response_id: bool,
     ids: IdSource,
+    /// The `usageMetadata` last applied: a chunk that repeats it (as the
+    /// API's may until the last) changes nothing.
+    last_usage: Option<UsageMetadata>,
 }
 
 impl GoogleDecoder {
@@ -94,6 +97,7 @@ impl GoogleDecoder {
             has_tool_calls: false,
             has_response_id: false,
             ids: IdSource::System,
+            last_usage: None,
         }
     }
 
@@ -254,15 +258,13 @@ impl SseDecoder for GoogleDecoder {
         frame: SseFrameRef<'_>,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
-        let data = frame.data.trim();
+        let data = trimmed(frame.data);
         if data.is_empty() {
             return Ok(None);
         }
         let chunk = match fast_chunk::parse(data) {
             Some(chunk) => chunk,
-            None => serde_json::from_str::<StreamChunk>(data)
-                .map(Chunk::from)
-                .map_err(|e| format!("Invalid JSON in Google stream event: {e}"))?,
+            None => owned_chunk(data)?,
         };
         if let Some(error) = chunk.error {
             return Ok(Some(StreamEnd::Error(describe_error(&error))));
@@ -284,9 +286,12 @@ impl SseDecoder for GoogleDecoder {
                 self.finish_reason(reason)?;
             }
         }
-        if let Some(metadata) = chunk.usage_metadata {
+        if let Some(metadata) = chunk.usage_metadata
+            && self.last_usage != Some(metadata)
+        {
             let usage = self.usage(metadata);
             sink.update(|message| message.usage = usage);
+            self.last_usage = Some(metadata);
         }
         if no_candidates && let Some(reason) = chunk.prompt_feedback.and_then(|f| f.block_reason) {
             return Ok(Some(StreamEnd::Error(format!(
@@ -309,6 +314,25 @@ impl SseDecoder for GoogleDecoder {
     }
 }
 
+/// `data` without surrounding whitespace (`str::trim`), skipping the
+/// Unicode-aware trim when both ends are visible ASCII (the usual frame).
+fn trimmed(data: &str) -> &str {
+    let visible = |byte: Option<&u8>| byte.is_some_and(u8::is_ascii_graphic);
+    if visible(data.as_bytes().first()) && visible(data.as_bytes().last()) {
+        data
+    } else {
+        data.trim()
+    }
+}
+
+/// `data` read by the owned parse (any number of candidates and parts),
+/// or pi's error for a chunk that is not valid JSON of a chunk.
+fn owned_chunk(data: &str) -> Result<Chunk<'static>, DecodeError> {
+    serde_json::from_str::<StreamChunk>(data)
+        .map(Chunk::from)
+        .map_err(|e| DecodeError::from(format!("Invalid JSON in Google stream event: {e}")))
+}
+
 /// `"<code> <message>"` for an error object inside the stream, as HTTP errors read.
 fn describe_error(error: &StreamError) -> String {
     let message = error
@@ -321,3 +345,7 @@ fn describe_error(error: &StreamError) -> String {
         None => message.to_owned(),
     }
 }
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod tests;

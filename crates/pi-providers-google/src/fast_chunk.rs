@@ -2,69 +2,52 @@
 //! the frame.
 //!
 //! A chunk usually carries one candidate with one text part. [`parse`] reads
-//! such a chunk straight into these borrowed types (no owned strings, no
-//! vectors); a chunk with several candidates or parts is not taken here
-//! (`None`), and the caller parses it as a [`StreamChunk`] and converts it
-//! ([`From`]). Every field has the type the owned parse gives it (strings
-//! borrowed instead of owned), so the fast parse accepts exactly what the
-//! owned one does, and the decoder sees the same values either way. The
-//! fields a text chunk lacks are boxed, so the structs stay small to move.
+//! such a chunk straight into these borrowed types (serde visitors that fill
+//! them in place, see `read`; no owned strings, no vectors); a chunk with
+//! several candidates or parts is not taken here (`None`), and the caller
+//! parses it as a [`StreamChunk`] and converts it ([`From`]). Every field
+//! has the type the owned parse gives it (strings borrowed instead of
+//! owned), so the fast parse accepts what the owned one accepts in object
+//! form, refuses the rest, and the decoder sees the same values either way.
+//! The fields a text chunk lacks are boxed, so the structs stay small.
 
 use std::borrow::Cow;
-use std::fmt;
-use std::marker::PhantomData;
-
-use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
 
 use crate::wire::{
     Blob, Candidate as OwnedCandidate, FunctionCall, FunctionResponse, Part as OwnedPart,
     PromptFeedback, StreamChunk, StreamError, UsageMetadata,
 };
 
+mod read;
+
+pub(crate) use read::parse;
+
 /// A chunk: its first candidate and the rest of its fields.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default)]
 pub(crate) struct Chunk<'a> {
     /// The first candidate (the only one pi reads); `None` when there is none.
-    #[serde(
-        rename = "candidates",
-        default,
-        borrow,
-        deserialize_with = "at_most_one"
-    )]
     pub(crate) first_candidate: Option<Candidate<'a>>,
-    #[serde(default)]
     pub(crate) usage_metadata: Option<UsageMetadata>,
     /// Read only to accept what the owned parse accepts.
-    #[serde(rename = "modelVersion", default, borrow)]
     _model_version: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
     pub(crate) response_id: Option<Cow<'a, str>>,
-    #[serde(default)]
     pub(crate) prompt_feedback: Option<Box<PromptFeedback>>,
-    #[serde(default)]
     pub(crate) error: Option<Box<StreamError>>,
 }
 
 /// A candidate.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default)]
 pub(crate) struct Candidate<'a> {
-    #[serde(default, borrow)]
     pub(crate) content: Option<Content<'a>>,
-    #[serde(default, borrow)]
     pub(crate) finish_reason: Option<Cow<'a, str>>,
 }
 
 /// A candidate's content: its parts, in order.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default)]
 pub(crate) struct Content<'a> {
     /// The part of a one-part chunk.
-    #[serde(rename = "parts", default, borrow, deserialize_with = "at_most_one")]
     first: Option<Part<'a>>,
     /// The parts of a chunk converted from the owned parse.
-    #[serde(skip)]
     rest: Vec<Part<'a>>,
 }
 
@@ -76,57 +59,16 @@ impl<'a> Content<'a> {
 }
 
 /// A part (see [`OwnedPart`]).
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default)]
 pub(crate) struct Part<'a> {
-    #[serde(default)]
     pub(crate) function_call: Option<Box<FunctionCall>>,
     /// Read only to accept what the owned parse accepts.
-    #[serde(rename = "functionResponse", default)]
     _function_response: Option<Box<FunctionResponse>>,
     /// Read only to accept what the owned parse accepts.
-    #[serde(rename = "inlineData", default)]
     _inline_data: Option<Box<Blob>>,
-    #[serde(default, borrow)]
     pub(crate) text: Option<Cow<'a, str>>,
-    #[serde(default)]
     pub(crate) thought: Option<bool>,
-    #[serde(default, borrow)]
     pub(crate) thought_signature: Option<Cow<'a, str>>,
-}
-
-/// `data` as a chunk of at most one candidate with at most one part, when
-/// it is a valid chunk.
-pub(crate) fn parse(data: &str) -> Option<Chunk<'_>> {
-    serde_json::from_str(data).ok()
-}
-
-/// A JSON array of at most one element (more: an error, so the caller
-/// falls back to the owned parse).
-fn at_most_one<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    struct One<T>(PhantomData<T>);
-
-    impl<'de, T: Deserialize<'de>> Visitor<'de> for One<T> {
-        type Value = Option<T>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a sequence")
-        }
-
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let first = seq.next_element::<T>()?;
-            if first.is_some() && seq.next_element::<IgnoredAny>()?.is_some() {
-                return Err(de::Error::custom("more than one element"));
-            }
-            Ok(first)
-        }
-    }
-
-    deserializer.deserialize_seq(One(PhantomData))
 }
 
 impl From<OwnedPart> for Part<'_> {
@@ -210,6 +152,107 @@ mod tests {
             assert!(fast.is_some(), "{data}");
             assert_eq!(fast, owned(data), "{data}");
         }
+    }
+
+    #[test]
+    fn strings_without_escapes_are_borrowed_and_escaped_ones_decoded() {
+        let data = r#"{"candidates":[{"content":{"parts":[{"text":"plain","thoughtSignature":"c\u0069g"}]},"finishReason":"STOP"}],"responseId":"r\n1","modelVersion":null}"#;
+        let chunk = parse(data).unwrap();
+        assert!(matches!(chunk.response_id, Some(Cow::Owned(ref id)) if id == "r\n1"));
+        assert!(chunk._model_version.is_none());
+        let candidate = chunk.first_candidate.unwrap();
+        assert!(matches!(
+            candidate.finish_reason,
+            Some(Cow::Borrowed("STOP"))
+        ));
+        let part = candidate.content.unwrap().parts().next().unwrap();
+        assert!(matches!(part.text, Some(Cow::Borrowed("plain"))));
+        assert!(matches!(part.thought_signature, Some(Cow::Owned(ref s)) if s == "cig"));
+        assert_eq!(
+            parse(r#"{"responseId":5}"#).map(summary),
+            None,
+            "a string field holding a number is refused, as the owned parse refuses it"
+        );
+        assert!(owned(r#"{"responseId":5}"#).is_none());
+    }
+
+    #[test]
+    fn every_fixture_frame_reads_as_the_owned_parse_does() {
+        let (mut frames, mut fast_frames) = (0, 0);
+        for name in pi_test_support::sse_file_names("google-generative-ai") {
+            for frame in pi_test_support::sse_file("google-generative-ai", &name) {
+                let data = frame.data.trim();
+                if data.is_empty() {
+                    continue;
+                }
+                frames += 1;
+                if let Some(fast) = parse(data).map(summary) {
+                    fast_frames += 1;
+                    assert_eq!(Some(fast), owned(data), "{name}: {data}");
+                }
+            }
+        }
+        assert!(
+            frames > 40 && fast_frames * 10 > frames * 7,
+            "{fast_frames} of {frames}"
+        );
+    }
+
+    #[test]
+    fn edge_cases_read_as_the_owned_parse_does() {
+        let fast_only = [
+            // Escapes and unicode in text, keys written with escapes.
+            r#"{"candidates":[{"content":{"parts":[{"text":"line\nnext \"q\" \u00e9\ud83d\ude00 é😀"}]}}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"te\u0078t":"escaped key","thought":true}]}}]}"#,
+            // Thought parts, with and without a signature; signature-only parts.
+            r#"{"candidates":[{"content":{"parts":[{"text":"hm","thought":true,"thoughtSignature":"c2ln"}],"role":"model"}}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"thoughtSignature":"c2ln"}]}}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"t","thought":false,"thoughtSignature":null}]}}]}"#,
+            // Function calls (with and without id and args).
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"id":"c1","name":"bash","args":{"command":"ls -la","n":[1,2.5,null]}},"thoughtSignature":"c2ln"}]},"finishReason":"STOP"}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"read"}}]}}]}"#,
+            // Usage-only and empty chunks.
+            r#"{"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":3,"thoughtsTokenCount":2,"cachedContentTokenCount":1,"totalTokenCount":10}}"#,
+            r#"{"candidates":[],"usageMetadata":null}"#,
+            r#"{}"#,
+            r#"{"candidates":[{"finishReason":"MAX_TOKENS"}]}"#,
+            r#"{"candidates":[{"content":null,"finishReason":null}]}"#,
+            r#"{"candidates":[{"content":{}}]}"#,
+            // Unknown fields at every level, including known names of other levels.
+            r#"{"x":{"text":[1]},"text":1,"text":2,"candidates":[{"parts":5,"content":{"role":"model","text":"no","parts":[{"text":"a","extra":{"a":[{}]},"parts":1,"parts":2}]},"safetyRatings":[{"category":"X"}],"index":0}],"modelVersion":"m","responseId":"r","createTime":"2025"}"#,
+            // Pretty JSON, as the real API writes it.
+            "{\n  \"candidates\": [\n    {\n      \"content\": {\n        \"parts\": [\n          {\n            \"text\": \"pretty\"\n          }\n        ],\n        \"role\": \"model\"\n      },\n      \"index\": 0\n    }\n  ],\n  \"usageMetadata\": {\n    \"promptTokenCount\": 8\n  }\n}\n",
+            r#"{"promptFeedback":{"blockReason":"OTHER"},"error":{"code":500,"status":"INTERNAL"}}"#,
+            r#"{"candidates":[{"content":{"parts":[{"inlineData":{"data":"AA==","mimeType":"image/png"}}]}}]}"#,
+        ];
+        for data in fast_only {
+            let fast = parse(data).map(summary);
+            assert!(fast.is_some(), "{data}");
+            assert_eq!(fast, owned(data), "{data}");
+        }
+        // Refused here: either the owned parse refuses them too, or they
+        // take a form only the owned parse reads (a struct as an array).
+        for data in [
+            r#"{"candidates":[{"content":{"parts":[{"text":"a","te\u0078t":"b"}]}}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"thought":"yes"}]}}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":1}}]}}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"inlineData":{"data":"AA=="}}]}}]}"#,
+            r#"{"candidates":[{"content":{"parts":null}}]}"#,
+            r#"{"candidates":[null]}"#,
+            r#"{"candidates":[{"content":{"parts":[null]}}]}"#,
+            r#"{"candidates":[{"finishReason":"STOP","finishReason":"STOP"}]}"#,
+            r#"{"usageMetadata":{},"usageMetadata":{}}"#,
+            r#"{"candidates":[["content"]]}"#,
+            r#"[[],null]"#,
+            r#"{"candidates":[]} x"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"a"}]}}"#,
+        ] {
+            assert!(parse(data).is_none(), "{data}");
+        }
+        // The array forms the owned parse accepts still read the same
+        // through it.
+        assert!(owned(r#"{"candidates":[[null, "STOP"]]}"#).is_some());
+        assert!(owned(r#"[[]]"#).is_some());
     }
 
     #[test]
