@@ -9,7 +9,6 @@ use pi_ai::{AssistantMessage, StopReason};
 
 use super::{App, AppError, CompactionReason, SessionEvent};
 use crate::compaction::{self, CompactionError, CompactionResult, Summarizer};
-use crate::session::SessionEntry;
 
 /// What pi tells when a second overflow follows a compact-and-retry.
 const OVERFLOW_RETRY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
@@ -192,11 +191,13 @@ impl App {
         let settings = self.settings.compaction();
         let preparation = {
             let session = self.session();
-            let path = session.branch_path(None);
-            if matches!(path.last(), Some(SessionEntry::Compaction(_))) {
+            // One entry at a time, none kept: the session stays as small
+            // as its resume left it.
+            let branch = session.branch_walk();
+            if compaction::ends_with_compaction(&branch) {
                 return Err(Refused::NoPreparation(CompactionError::AlreadyCompacted));
             }
-            compaction::prepare_compaction(&path, &settings)
+            compaction::prepare_branch_compaction(&branch, &settings)
                 .ok_or(Refused::NoPreparation(CompactionError::NothingToCompact))?
         };
         if preparation.messages_to_summarize.is_empty()
@@ -207,7 +208,7 @@ impl App {
         let model = self.agent.model();
         let mut summarizer = Summarizer::new(&model);
         summarizer.api_key = self.api_key_for(&model);
-        let result = compaction::compact(&preparation, &summarizer, custom_instructions)
+        let result = compaction::compact(preparation, &summarizer, custom_instructions)
             .await
             .map_err(Refused::Failed)?;
         let context = {

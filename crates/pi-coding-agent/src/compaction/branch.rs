@@ -82,7 +82,7 @@ pub fn prepare_branch_entries(entries: &[&SessionEntry], token_budget: u64) -> B
     let mut messages = Vec::new();
     let mut total_tokens = 0u64;
     for entry in entries.iter().rev() {
-        let Some(message) = entry_message(entry) else {
+        let Some(message) = entry_message(entry).map(std::borrow::Cow::into_owned) else {
             continue;
         };
         if matches!(message, AgentMessage::Standard(Message::ToolResult(_))) {

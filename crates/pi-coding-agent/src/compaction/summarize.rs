@@ -11,8 +11,8 @@ use pi_ai::{
 use serde_json::{Value, json};
 
 use super::CompactionError;
-use crate::messages::{CodingAgentMessage, CodingMessage};
-use pi_agent_core::AgentMessage;
+use super::conversation::Conversation;
+use crate::messages::CodingAgentMessage;
 
 /// System prompt of every summarization call.
 pub const SUMMARIZATION_SYSTEM_PROMPT: &str = "You write summaries of working sessions between a user and an AI coding assistant. \
@@ -149,93 +149,6 @@ pub const TOOL_RESULT_MAX_CHARS: usize = 2000;
 /// Length of a string as JavaScript counts it (UTF-16 code units).
 pub fn js_len(text: &str) -> usize {
     text.chars().map(char::len_utf16).sum()
-}
-
-fn truncate_for_summary(text: &str, max: usize) -> String {
-    let total = js_len(text);
-    if total <= max {
-        return text.to_owned();
-    }
-    let mut units = 0;
-    let mut end = 0;
-    for (i, c) in text.char_indices() {
-        if units + c.len_utf16() > max {
-            break;
-        }
-        units += c.len_utf16();
-        end = i + c.len_utf8();
-    }
-    format!(
-        "{}\n\n[... {} more characters truncated]",
-        &text[..end],
-        total - units
-    )
-}
-
-fn block_texts(blocks: &[UserBlock]) -> String {
-    blocks.iter().filter_map(UserBlock::as_text).collect()
-}
-
-/// The transcript as plain text, so the summarizer reads it instead of
-/// continuing it: `[User]: `, `[Assistant thinking]: `, `[Assistant]: `,
-/// `[Assistant tool calls]: name(k=json, ...); ...` and `[Tool result]: `
-/// (cut at 2000 characters), joined by blank lines.
-pub fn serialize_conversation(messages: &[Message]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for message in messages {
-        match message {
-            Message::User(user) => {
-                let text = match &user.content {
-                    UserContent::Text(text) => text.clone(),
-                    UserContent::Blocks(blocks) => block_texts(blocks),
-                };
-                if !text.is_empty() {
-                    parts.push(format!("[User]: {text}"));
-                }
-            }
-            Message::Assistant(assistant) => {
-                let mut texts = Vec::new();
-                let mut thinking = Vec::new();
-                let mut calls = Vec::new();
-                for block in &assistant.content {
-                    match block {
-                        AssistantContent::Text(t) => texts.push(t.text.as_str()),
-                        AssistantContent::Thinking(t) => thinking.push(t.thinking.as_str()),
-                        AssistantContent::ToolCall(call) => {
-                            let args = match &call.arguments {
-                                Value::Object(map) => map
-                                    .iter()
-                                    .map(|(k, v)| format!("{k}={v}"))
-                                    .collect::<Vec<_>>()
-                                    .join(", "),
-                                _ => String::new(),
-                            };
-                            calls.push(format!("{}({args})", call.name));
-                        }
-                    }
-                }
-                if !thinking.is_empty() {
-                    parts.push(format!("[Assistant thinking]: {}", thinking.join("\n")));
-                }
-                if !texts.is_empty() {
-                    parts.push(format!("[Assistant]: {}", texts.join("\n")));
-                }
-                if !calls.is_empty() {
-                    parts.push(format!("[Assistant tool calls]: {}", calls.join("; ")));
-                }
-            }
-            Message::ToolResult(result) => {
-                let text = block_texts(&result.content);
-                if !text.is_empty() {
-                    parts.push(format!(
-                        "[Tool result]: {}",
-                        truncate_for_summary(&text, TOOL_RESULT_MAX_CHARS)
-                    ));
-                }
-            }
-        }
-    }
-    parts.join("\n\n")
 }
 
 /// Files seen in `read`, `write` and `edit` tool calls.
@@ -430,30 +343,5 @@ pub fn summary_request_text(
     instructions: &str,
     custom_instructions: Option<&str>,
 ) -> String {
-    let conversation = serialize_conversation(&crate::messages::convert_to_llm(messages));
-    let mut text = format!("<conversation>\n{conversation}\n</conversation>\n\n");
-    if let Some(previous) = previous_summary {
-        text.push_str(&format!(
-            "<previous-summary>\n{previous}\n</previous-summary>\n\n"
-        ));
-    }
-    text.push_str(instructions);
-    if let Some(focus) = custom_instructions {
-        text.push_str(&format!("\n\nAdditional focus: {focus}"));
-    }
-    text
-}
-
-/// True for messages a cut may start at (never a tool result).
-pub(crate) fn is_cut_role(message: &CodingAgentMessage) -> bool {
-    match message {
-        AgentMessage::Standard(Message::ToolResult(_)) => false,
-        AgentMessage::Standard(Message::User(_) | Message::Assistant(_)) => true,
-        AgentMessage::Custom(
-            CodingMessage::BashExecution(_)
-            | CodingMessage::Custom(_)
-            | CodingMessage::BranchSummary(_)
-            | CodingMessage::CompactionSummary(_),
-        ) => true,
-    }
+    Conversation::of(messages).into_request(previous_summary, instructions, custom_instructions)
 }

@@ -207,7 +207,54 @@ fn classify(bytes: &[u8], err: serde_json::Error) -> LineError {
 pub(super) struct LineSource {
     path: PathBuf,
     /// Opened on first use.
-    file: Mutex<Option<File>>,
+    file: Mutex<Option<Window>>,
+}
+
+/// Bytes read ahead from the session file: a pass over consecutive entries
+/// (compaction reading a branch) costs one read per window, not two system
+/// calls per entry.
+#[derive(Debug)]
+struct Window {
+    file: File,
+    /// Offset in the file of `bytes[0]`.
+    offset: u64,
+    bytes: Vec<u8>,
+}
+
+/// How much is read ahead at once.
+const WINDOW: usize = 64 * 1024;
+
+impl Window {
+    /// Copies the `span` of the file into `out`, from the window when it
+    /// holds it, else reading a new window (a line longer than a window is
+    /// read on its own).
+    fn read(&mut self, span: LineSpan, out: &mut [u8]) -> io::Result<()> {
+        let held = span
+            .offset
+            .checked_sub(self.offset)
+            .and_then(|start| usize::try_from(start).ok())
+            .and_then(|start| self.bytes.get(start..start.checked_add(span.len)?));
+        if let Some(held) = held {
+            out.copy_from_slice(held);
+            return Ok(());
+        }
+        if span.len > WINDOW {
+            return read_at(&mut self.file, span.offset, out);
+        }
+        self.bytes.clear();
+        self.file.seek(SeekFrom::Start(span.offset))?;
+        (&mut self.file)
+            .take(WINDOW as u64)
+            .read_to_end(&mut self.bytes)?;
+        self.offset = span.offset;
+        match self.bytes.get(..span.len) {
+            Some(held) => {
+                out.copy_from_slice(held);
+                Ok(())
+            }
+            None => Err(io::Error::from(io::ErrorKind::UnexpectedEof)),
+        }
+    }
 }
 
 impl LineSource {
@@ -233,10 +280,15 @@ impl LineSource {
         let mut bytes = vec![0; span.len];
         let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
         let read = match &mut *file {
-            Some(file) => read_at(file, span.offset, &mut bytes),
-            None => File::open(&self.path).and_then(|mut opened| {
-                read_at(&mut opened, span.offset, &mut bytes)?;
-                *file = Some(opened);
+            Some(window) => window.read(span, &mut bytes),
+            None => File::open(&self.path).and_then(|opened| {
+                let mut window = Window {
+                    file: opened,
+                    offset: 0,
+                    bytes: Vec::with_capacity(WINDOW),
+                };
+                window.read(span, &mut bytes)?;
+                *file = Some(window);
                 Ok(())
             }),
         };
@@ -248,4 +300,57 @@ impl LineSource {
 fn read_at(file: &mut File, offset: u64, bytes: &mut [u8]) -> io::Result<()> {
     file.seek(SeekFrom::Start(offset))?;
     file.read_exact(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    /// Lines read in any order, longer than the read-ahead window, or
+    /// appended after the window was read, come back exactly.
+    #[test]
+    fn lines_are_read_again_exactly_in_any_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut lines: Vec<String> = (0..3000)
+            .map(|i| format!("line {i} {}", "x".repeat(i % 97)))
+            .collect();
+        lines.insert(1500, "y".repeat(WINDOW * 2 + 3));
+        let mut file = File::create(&path).unwrap();
+        let mut spans = Vec::new();
+        let mut offset = 0u64;
+        for line in &lines {
+            writeln!(file, "{line}").unwrap();
+            spans.push(LineSpan {
+                offset,
+                len: line.len(),
+            });
+            offset += line.len() as u64 + 1;
+        }
+        file.flush().unwrap();
+        let source = LineSource::new(&path);
+        for (span, line) in spans.iter().zip(&lines) {
+            assert_eq!(&source.read_line(*span).unwrap(), line);
+        }
+        for (span, line) in spans.iter().zip(&lines).rev().step_by(7) {
+            assert_eq!(&source.read_line(*span).unwrap(), line);
+        }
+        // The window now ends at the end of the file: an appended line is read anew.
+        let last = *spans.last().unwrap();
+        assert_eq!(source.read_line(last).unwrap(), *lines.last().unwrap());
+        writeln!(file, "appended").unwrap();
+        file.flush().unwrap();
+        let appended = LineSpan {
+            offset,
+            len: "appended".len(),
+        };
+        assert_eq!(source.read_line(appended).unwrap(), "appended");
+        let beyond = LineSpan {
+            offset: offset + 100,
+            len: 4,
+        };
+        assert!(source.read_line(beyond).is_err());
+    }
 }

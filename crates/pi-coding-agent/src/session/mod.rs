@@ -27,6 +27,7 @@ mod raw;
 mod store;
 mod summary;
 mod tree;
+mod walk;
 
 use std::path::PathBuf;
 
@@ -44,7 +45,10 @@ pub use paths::{
     sessions_dir,
 };
 pub use raw::RawEntry;
+pub(crate) use store::MessageKind;
 pub use tree::{SessionTree, TreeNode};
+pub use walk::BranchWalk;
+pub(crate) use walk::Shape;
 
 /// Errors of the session layer.
 #[derive(Debug, thiserror::Error)]

@@ -8,14 +8,19 @@
 //! Asked for as a whole entry, such a message entry is read again from its
 //! line (and kept).
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
+
+use pi_agent_core::AgentMessage;
+use pi_ai::Message;
 
 use pi_ai::ExtraFields;
 
 use super::context::{ModelRef, PathEntry, context_message};
 use super::entry::{CustomEntry, SessionEntry};
 use super::lines::{LineSource, LineSpan};
-use crate::messages::CodingAgentMessage;
+use super::walk::Shape;
+use crate::messages::{CodingAgentMessage, CodingMessage};
 
 /// The messages of the message entries read from the file, in file order;
 /// `None` once handed out.
@@ -37,11 +42,46 @@ pub(super) struct ReadMessage {
     parent_id: Option<String>,
     /// Provider and model of an assistant message.
     model: Option<ModelRef>,
+    /// What kind of message it is.
+    kind: MessageKind,
     span: LineSpan,
     /// Its message's position in the [`LoadedMessages`], until handed out.
     slot: Option<usize>,
     /// The entry read again, on first use.
     entry: OnceLock<Box<SessionEntry>>,
+}
+
+/// What kind of message a message entry holds, as far as compaction's cut
+/// asks (known without reading the entry again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MessageKind {
+    /// A user message.
+    User,
+    /// An assistant message.
+    Assistant,
+    /// A tool result.
+    ToolResult,
+    /// A `!cmd` run (`bashExecution`).
+    BashExecution,
+    /// A custom message or a summary.
+    Other,
+}
+
+impl MessageKind {
+    /// The kind of `message`.
+    pub(crate) fn of(message: &CodingAgentMessage) -> Self {
+        match message {
+            AgentMessage::Standard(Message::User(_)) => Self::User,
+            AgentMessage::Standard(Message::Assistant(_)) => Self::Assistant,
+            AgentMessage::Standard(Message::ToolResult(_)) => Self::ToolResult,
+            AgentMessage::Custom(CodingMessage::BashExecution(_)) => Self::BashExecution,
+            AgentMessage::Custom(
+                CodingMessage::Custom(_)
+                | CodingMessage::BranchSummary(_)
+                | CodingMessage::CompactionSummary(_),
+            ) => Self::Other,
+        }
+    }
 }
 
 /// Where the whole entries of [`Stored::Read`] come from.
@@ -73,6 +113,7 @@ impl Stored {
                         provider: a.provider.to_string(),
                         model_id: a.model.clone(),
                     }),
+                    kind: MessageKind::of(&e.message),
                     id: e.id,
                     parent_id: e.parent_id,
                     span,
@@ -126,6 +167,41 @@ impl Stored {
             Self::Parsed(entry) => entry,
             Self::Read(read) => read.entry.get_or_init(|| Box::new(read.read_again(file))),
         }
+    }
+
+    /// The entry without keeping it: borrowed when it is in memory, else
+    /// read again from the file and handed out (the session stays as it
+    /// was, so a pass over many entries holds one at a time).
+    pub(super) fn read_uncached(&self, file: Option<&LineSource>) -> Cow<'_, SessionEntry> {
+        match (self, self.in_memory()) {
+            (_, Some(entry)) => Cow::Borrowed(entry),
+            (Self::Read(read), None) => Cow::Owned(read.read_again(file)),
+            (Self::Parsed(entry), None) => Cow::Borrowed(entry),
+        }
+    }
+
+    /// What the entry is, without reading it again.
+    pub(super) fn shape(&self) -> Shape<'_> {
+        match (self, self.in_memory()) {
+            (_, Some(entry)) => Shape::Entry(entry),
+            (Self::Read(read), None) => Shape::Message(read.kind),
+            (Self::Parsed(entry), None) => Shape::Entry(entry),
+        }
+    }
+
+    /// The length of the file line of an entry not in memory.
+    pub(super) fn line_len(&self) -> Option<usize> {
+        match (self, self.in_memory()) {
+            (Self::Read(read), None) => Some(read.span.len),
+            _ => None,
+        }
+    }
+
+    /// Whether a message entry read from the file is kept in memory as a
+    /// whole (read again and cached).
+    #[cfg(test)]
+    pub(super) fn is_cached_read(&self) -> bool {
+        matches!(self, Self::Read(read) if read.entry.get().is_some())
     }
 
     /// The line of an entry read from the file, exactly as it is there
