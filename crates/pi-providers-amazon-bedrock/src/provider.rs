@@ -47,7 +47,7 @@ pub type BedrockProvider = WireProvider<BedrockWire>;
 
 impl Wire for BedrockWire {
     type Options = BedrockOptions;
-    type Body<'a> = ConverseStreamRequest;
+    type Body<'a> = ConverseStreamRequest<'a>;
     type Decoder = BedrockDecoder;
 
     /// The cache retention (`PI_CACHE_RETENTION`), `AWS_BEDROCK_FORCE_CACHE`
@@ -89,12 +89,12 @@ impl Wire for BedrockWire {
         }
     }
 
-    fn body(
+    fn body<'a>(
         &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: &BedrockOptions,
-    ) -> ConverseStreamRequest {
+        model: &'a Model,
+        context: ContextRef<'a>,
+        options: &'a BedrockOptions,
+    ) -> ConverseStreamRequest<'a> {
         build_request_body(model, context, options)
     }
 

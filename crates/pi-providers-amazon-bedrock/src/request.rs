@@ -2,9 +2,12 @@
 //! pi's `convertMessages`, `buildSystemPrompt`, `convertToolConfig` and
 //! `buildAdditionalModelRequestFields` build the SDK command input.
 
+use std::borrow::Cow;
+
 use pi_ai::{
     AssistantContent, AssistantMessage, CacheRetention, ContextRef, Message, Model, ThinkingLevel,
-    Tool, ToolResultMessage, UserBlock, UserContent, transform_messages,
+    Tool, ToolResultMessage, TransformedMessage, UserBlock, UserContent,
+    transform_messages_borrowed,
 };
 use serde_json::{Value, json};
 
@@ -41,7 +44,7 @@ pub fn build_request_body<'c>(
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &BedrockOptions,
-) -> ConverseStreamRequest {
+) -> ConverseStreamRequest<'c> {
     let context = context.into();
     let resolved = &options.resolved;
     let retention = options
@@ -71,59 +74,61 @@ fn cache_point(retention: CacheRetention) -> CachePoint {
     }
 }
 
-fn system(prompt: Option<&str>, cache: Option<&CachePoint>) -> Option<Vec<SystemBlock>> {
+fn system<'c>(prompt: Option<&'c str>, cache: Option<&CachePoint>) -> Option<Vec<SystemBlock<'c>>> {
     let prompt = prompt.filter(|p| !p.is_empty())?;
-    let mut blocks = vec![SystemBlock::Text(prompt.to_owned())];
+    let mut blocks = vec![SystemBlock::Text(Cow::Borrowed(prompt))];
     if let Some(point) = cache {
         blocks.push(SystemBlock::CachePoint(point.clone()));
     }
     Some(blocks)
 }
 
-fn image(mime_type: &str, data: &str) -> ImageBlock {
+fn image<'x>(mime_type: &str, data: &'x str) -> ImageBlock<'x> {
     ImageBlock {
         format: ImageFormat::of(mime_type),
         source: ImageSource {
-            bytes: data.to_owned(),
+            bytes: Cow::Borrowed(data),
         },
     }
 }
 
-fn messages(
+/// The transcript as Converse messages. Texts the context holds as they go
+/// out are borrowed; only messages the rewrite changed are copied.
+fn messages<'c>(
     model: &Model,
-    context: ContextRef<'_>,
+    context: ContextRef<'c>,
     cache: Option<&CachePoint>,
-) -> Vec<WireMessage> {
+) -> Vec<WireMessage<'c>> {
     let normalize = |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id(id);
-    let transformed = transform_messages(context.messages, model, Some(&normalize));
-    let mut out: Vec<WireMessage> = Vec::with_capacity(transformed.len());
-    let mut index = 0;
-    while index < transformed.len() {
-        match &transformed[index] {
-            Message::User(user) => out.push(WireMessage {
-                role: Role::User,
-                content: user_content(&user.content),
-            }),
-            Message::Assistant(assistant) => {
-                if let Some(message) = assistant_message(model, &assistant.content) {
-                    out.push(message);
-                }
+    let transformed = transform_messages_borrowed(context.messages, model, Some(&normalize));
+    let mut out: Vec<WireMessage<'c>> = Vec::with_capacity(transformed.len());
+    // Whether the last message read is a tool result: Bedrock wants every
+    // consecutive tool result in one user message.
+    let mut in_results = false;
+    for message in &transformed {
+        let converted = match message {
+            TransformedMessage::Borrowed(message) => convert_message(model, message),
+            TransformedMessage::Owned(message) => convert_message(model, message).into_owned(),
+        };
+        match converted {
+            Converted::Turn(message) => {
+                in_results = false;
+                out.extend(message);
             }
-            Message::ToolResult(_) => {
-                // Bedrock wants every consecutive tool result in one user message.
-                let mut content = Vec::new();
-                while let Some(Message::ToolResult(result)) = transformed.get(index) {
-                    content.push(ContentBlock::ToolResult(tool_result(result)));
-                    index += 1;
+            Converted::Result(result) => {
+                let block = ContentBlock::ToolResult(result);
+                match out.last_mut() {
+                    Some(last) if in_results => last.content.push(block),
+                    _ => {
+                        in_results = true;
+                        out.push(WireMessage {
+                            role: Role::User,
+                            content: vec![block],
+                        });
+                    }
                 }
-                out.push(WireMessage {
-                    role: Role::User,
-                    content,
-                });
-                continue;
             }
         }
-        index += 1;
     }
     if let Some(point) = cache
         && let Some(last) = out.last_mut()
@@ -134,13 +139,43 @@ fn messages(
     out
 }
 
-fn user_content(content: &UserContent) -> Vec<ContentBlock> {
+/// One message converted: a message (`None` when pi skips it) or a tool
+/// result that joins the results before it.
+enum Converted<'x> {
+    Turn(Option<WireMessage<'x>>),
+    Result(ToolResult<'x>),
+}
+
+impl Converted<'_> {
+    fn into_owned(self) -> Converted<'static> {
+        match self {
+            Self::Turn(message) => Converted::Turn(message.map(WireMessage::into_owned)),
+            Self::Result(result) => Converted::Result(result.into_owned()),
+        }
+    }
+}
+
+/// One transcript message as a Converse message or a tool result.
+fn convert_message<'x>(model: &Model, message: &'x Message) -> Converted<'x> {
+    match message {
+        Message::User(user) => Converted::Turn(Some(WireMessage {
+            role: Role::User,
+            content: user_content(&user.content),
+        })),
+        Message::Assistant(assistant) => {
+            Converted::Turn(assistant_message(model, &assistant.content))
+        }
+        Message::ToolResult(result) => Converted::Result(tool_result(result)),
+    }
+}
+
+fn user_content(content: &UserContent) -> Vec<ContentBlock<'_>> {
     match content {
-        UserContent::Text(text) => vec![ContentBlock::Text(text.clone())],
+        UserContent::Text(text) => vec![ContentBlock::Text(Cow::Borrowed(text))],
         UserContent::Blocks(blocks) => blocks
             .iter()
             .map(|block| match block {
-                UserBlock::Text(text) => ContentBlock::Text(text.text.clone()),
+                UserBlock::Text(text) => ContentBlock::Text(Cow::Borrowed(&text.text)),
                 UserBlock::Image(img) => ContentBlock::Image(image(&img.mime_type, &img.data)),
             })
             .collect(),
@@ -151,18 +186,20 @@ fn user_content(content: &UserContent) -> Vec<ContentBlock> {
 /// thinking skipped; for Claude, thinking with its signature as reasoning
 /// (as text when the signature is missing), for other models reasoning
 /// without a signature. `None` when nothing is left.
-fn assistant_message(model: &Model, content: &[AssistantContent]) -> Option<WireMessage> {
+fn assistant_message<'x>(
+    model: &Model,
+    content: &'x [AssistantContent],
+) -> Option<WireMessage<'x>> {
     let claude = is_anthropic_claude(model);
-    let blocks: Vec<ContentBlock> = content
+    let blocks: Vec<ContentBlock<'_>> = content
         .iter()
         .filter_map(|block| match block {
-            AssistantContent::Text(text) => {
-                (!text.text.trim().is_empty()).then(|| ContentBlock::Text(text.text.clone()))
-            }
+            AssistantContent::Text(text) => (!text.text.trim().is_empty())
+                .then_some(ContentBlock::Text(Cow::Borrowed(&text.text))),
             AssistantContent::ToolCall(call) => Some(ContentBlock::ToolUse(ToolUse {
-                tool_use_id: call.id.clone(),
-                name: call.name.clone(),
-                input: call.arguments.clone(),
+                tool_use_id: Cow::Borrowed(&call.id),
+                name: Cow::Borrowed(&call.name),
+                input: Cow::Borrowed(&call.arguments),
             })),
             AssistantContent::Thinking(thinking) => {
                 if thinking.thinking.trim().is_empty() {
@@ -173,7 +210,7 @@ fn assistant_message(model: &Model, content: &[AssistantContent]) -> Option<Wire
                     .as_deref()
                     .filter(|s| !s.trim().is_empty());
                 Some(match (claude, signature) {
-                    (true, None) => ContentBlock::Text(thinking.thinking.clone()),
+                    (true, None) => ContentBlock::Text(Cow::Borrowed(&thinking.thinking)),
                     (true, Some(signature)) => reasoning(&thinking.thinking, Some(signature)),
                     (false, _) => reasoning(&thinking.thinking, None),
                 })
@@ -186,23 +223,23 @@ fn assistant_message(model: &Model, content: &[AssistantContent]) -> Option<Wire
     })
 }
 
-fn reasoning(text: &str, signature: Option<&str>) -> ContentBlock {
+fn reasoning<'x>(text: &'x str, signature: Option<&'x str>) -> ContentBlock<'x> {
     ContentBlock::ReasoningContent(ReasoningContent {
         reasoning_text: ReasoningText {
-            text: text.to_owned(),
-            signature: signature.map(str::to_owned),
+            text: Cow::Borrowed(text),
+            signature: signature.map(Cow::Borrowed),
         },
     })
 }
 
-fn tool_result(result: &ToolResultMessage) -> ToolResult {
+fn tool_result(result: &ToolResultMessage) -> ToolResult<'_> {
     ToolResult {
-        tool_use_id: result.tool_call_id.clone(),
+        tool_use_id: Cow::Borrowed(&result.tool_call_id),
         content: result
             .content
             .iter()
             .map(|block| match block {
-                UserBlock::Text(text) => ToolResultContent::Text(text.text.clone()),
+                UserBlock::Text(text) => ToolResultContent::Text(Cow::Borrowed(&text.text)),
                 UserBlock::Image(img) => ToolResultContent::Image(image(&img.mime_type, &img.data)),
             })
             .collect(),
@@ -311,7 +348,105 @@ fn effort(model: &Model, level: ThinkingLevel) -> String {
 
 #[cfg(test)]
 mod tests {
+    use pi_test_support::captures::Captures;
+    use pi_test_support::contexts::{brief_context, tool_conversation};
+
     use super::*;
+
+    /// True when `text` points into `source` (borrowed, not a copy).
+    fn points_into(text: &str, source: &str) -> bool {
+        std::ptr::eq(text.as_ptr(), source.as_ptr()) && text.len() == source.len()
+    }
+
+    #[test]
+    fn the_request_borrows_the_texts_it_sends_unchanged() {
+        let id = "us.anthropic.claude-sonnet-4-5-mock-v1:0";
+        let model = Captures::new("pi-0.73.1-bedrock").model("mock-bed", id);
+        let mut messages = tool_conversation("bedrock-converse-stream", "mock-bed", id, "call_1");
+        // The same turn by another model: replayed rewritten (its thinking
+        // as text, its call id made safe), so owned.
+        messages.extend(tool_conversation(
+            "openai-completions",
+            "mock-oai",
+            "mock-gpt",
+            "call|2",
+        ));
+        let context = brief_context(messages);
+        let options = BedrockOptions::default();
+        let request = build_request_body(&model, &context, &options);
+
+        let system = request.system.as_deref().unwrap_or_default();
+        assert!(matches!(
+            system[0],
+            SystemBlock::Text(Cow::Borrowed("Be brief."))
+        ));
+        let Some(Message::User(first)) = context.messages.first() else {
+            panic!("the first message is the user's");
+        };
+        let UserContent::Text(first_text) = &first.content else {
+            panic!("a text prompt");
+        };
+        assert!(matches!(&request.messages[0].content[0],
+            ContentBlock::Text(Cow::Borrowed(text)) if points_into(text, first_text)));
+        let assistant = &request.messages[1].content;
+        let ContentBlock::ReasoningContent(reasoning) = &assistant[0] else {
+            panic!("the reasoning: {assistant:?}");
+        };
+        assert!(matches!(
+            reasoning.reasoning_text,
+            ReasoningText {
+                text: Cow::Borrowed("Need the file."),
+                signature: Some(Cow::Borrowed("c2lnbmF0dXJl")),
+            }
+        ));
+        assert!(matches!(
+            &assistant[2],
+            ContentBlock::ToolUse(ToolUse {
+                tool_use_id: Cow::Borrowed("call_1"),
+                name: Cow::Borrowed("read"),
+                input: Cow::Borrowed(_),
+            })
+        ));
+        let ContentBlock::ToolResult(result) = &request.messages[2].content[0] else {
+            panic!("the tool result: {:?}", request.messages[2]);
+        };
+        assert!(matches!(result.tool_use_id, Cow::Borrowed("call_1")));
+        assert!(matches!(
+            &result.content[..],
+            [
+                ToolResultContent::Text(Cow::Borrowed("a picture")),
+                ToolResultContent::Image(ImageBlock {
+                    source: ImageSource {
+                        bytes: Cow::Borrowed(_)
+                    },
+                    ..
+                })
+            ]
+        ));
+
+        // Messages the transform rewrote are owned, and encode the same as
+        // a copy of the context would.
+        let owned_calls = request
+            .messages
+            .iter()
+            .flat_map(|message| &message.content)
+            .filter(|block| {
+                matches!(
+                    block,
+                    ContentBlock::ToolUse(ToolUse {
+                        tool_use_id: Cow::Owned(_),
+                        ..
+                    })
+                )
+            })
+            .count();
+        assert_eq!(owned_calls, 1);
+        let copied = context.view().to_context();
+        assert_eq!(
+            serde_json::to_value(&request).unwrap(),
+            serde_json::to_value(build_request_body(&model, &copied, &options)).unwrap()
+        );
+    }
 
     #[test]
     fn tool_call_ids_keep_their_safe_characters() {

@@ -2,6 +2,8 @@
 //! SDK serializes pi's command input (camelCase members, one-key union
 //! objects such as `{"text": ...}` / `{"toolUse": {...}}`, image bytes in
 //! base64, absent members omitted), and the payloads of the stream's events.
+//! The request's texts borrow from the context where they go out unchanged,
+//! so a long transcript is not copied into the request before it is encoded.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -12,12 +14,12 @@ use serde_json::Value;
 /// The ConverseStream request body (the model id travels in the URL path).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ConverseStreamRequest {
+pub struct ConverseStreamRequest<'a> {
     /// The conversation.
-    pub messages: Vec<Message>,
+    pub messages: Vec<Message<'a>>,
     /// System prompt blocks (text, then a cache point where pi adds one).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub system: Option<Vec<SystemBlock>>,
+    pub system: Option<Vec<SystemBlock<'a>>>,
     /// `maxTokens` / `temperature`; sent even when empty, as pi does.
     pub inference_config: InferenceConfig,
     /// Tools and tool choice.
@@ -45,11 +47,11 @@ pub struct InferenceConfig {
 
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Message {
+pub struct Message<'a> {
     /// `user` or `assistant`.
     pub role: Role,
     /// Its blocks.
-    pub content: Vec<ContentBlock>,
+    pub content: Vec<ContentBlock<'a>>,
 }
 
 /// A message role.
@@ -65,17 +67,17 @@ pub enum Role {
 /// One content block: a union object with exactly one member.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub enum ContentBlock {
+pub enum ContentBlock<'a> {
     /// `{"text": ...}`.
-    Text(String),
+    Text(Cow<'a, str>),
     /// `{"image": {"format", "source": {"bytes"}}}`.
-    Image(ImageBlock),
+    Image(ImageBlock<'a>),
     /// `{"toolUse": {"toolUseId", "name", "input"}}`.
-    ToolUse(ToolUse),
+    ToolUse(ToolUse<'a>),
     /// `{"toolResult": {"toolUseId", "content", "status"}}`.
-    ToolResult(ToolResult),
+    ToolResult(ToolResult<'a>),
     /// `{"reasoningContent": {"reasoningText": {"text", "signature"?}}}`.
-    ReasoningContent(ReasoningContent),
+    ReasoningContent(ReasoningContent<'a>),
     /// `{"cachePoint": {"type": "default", "ttl"?}}`.
     CachePoint(CachePoint),
 }
@@ -83,9 +85,9 @@ pub enum ContentBlock {
 /// A system prompt block.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub enum SystemBlock {
+pub enum SystemBlock<'a> {
     /// `{"text": ...}`.
-    Text(String),
+    Text(Cow<'a, str>),
     /// `{"cachePoint": {...}}`.
     CachePoint(CachePoint),
 }
@@ -103,11 +105,11 @@ pub struct CachePoint {
 
 /// An image.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ImageBlock {
+pub struct ImageBlock<'a> {
     /// The format named by the MIME type.
     pub format: ImageFormat,
     /// The bytes.
-    pub source: ImageSource,
+    pub source: ImageSource<'a>,
 }
 
 /// An image format; a MIME type Bedrock does not take fails the encoding
@@ -155,31 +157,31 @@ impl Serialize for ImageFormat {
 
 /// Image bytes (base64, as the SDK writes a blob in JSON).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ImageSource {
+pub struct ImageSource<'a> {
     /// Base64 of the image.
-    pub bytes: String,
+    pub bytes: Cow<'a, str>,
 }
 
 /// A tool call replayed to the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ToolUse {
+pub struct ToolUse<'a> {
     /// The call id.
-    pub tool_use_id: String,
+    pub tool_use_id: Cow<'a, str>,
     /// The tool name.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// The arguments.
-    pub input: Value,
+    pub input: Cow<'a, Value>,
 }
 
 /// A tool result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ToolResult {
+pub struct ToolResult<'a> {
     /// The call it answers.
-    pub tool_use_id: String,
+    pub tool_use_id: Cow<'a, str>,
     /// Text and image blocks.
-    pub content: Vec<ToolResultContent>,
+    pub content: Vec<ToolResultContent<'a>>,
     /// `success` or `error`.
     pub status: ToolResultStatus,
 }
@@ -187,11 +189,11 @@ pub struct ToolResult {
 /// A tool result block.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub enum ToolResultContent {
+pub enum ToolResultContent<'a> {
     /// `{"text": ...}`.
-    Text(String),
+    Text(Cow<'a, str>),
     /// `{"image": {...}}`.
-    Image(ImageBlock),
+    Image(ImageBlock<'a>),
 }
 
 /// A tool result status.
@@ -207,19 +209,91 @@ pub enum ToolResultStatus {
 /// Replayed reasoning.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ReasoningContent {
+pub struct ReasoningContent<'a> {
     /// The reasoning text.
-    pub reasoning_text: ReasoningText,
+    pub reasoning_text: ReasoningText<'a>,
 }
 
 /// Reasoning text with its signature (Claude only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ReasoningText {
+pub struct ReasoningText<'a> {
     /// The text.
-    pub text: String,
+    pub text: Cow<'a, str>,
     /// The opaque signature.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub signature: Option<String>,
+    pub signature: Option<Cow<'a, str>>,
+}
+
+impl Message<'_> {
+    /// The same message owning its texts.
+    pub fn into_owned(self) -> Message<'static> {
+        Message {
+            role: self.role,
+            content: self
+                .content
+                .into_iter()
+                .map(ContentBlock::into_owned)
+                .collect(),
+        }
+    }
+}
+
+impl ContentBlock<'_> {
+    /// The same block owning its texts.
+    pub fn into_owned(self) -> ContentBlock<'static> {
+        match self {
+            Self::Text(text) => ContentBlock::Text(owned(text)),
+            Self::Image(image) => ContentBlock::Image(image.into_owned()),
+            Self::ToolUse(call) => ContentBlock::ToolUse(ToolUse {
+                tool_use_id: owned(call.tool_use_id),
+                name: owned(call.name),
+                input: Cow::Owned(call.input.into_owned()),
+            }),
+            Self::ToolResult(result) => ContentBlock::ToolResult(result.into_owned()),
+            Self::ReasoningContent(reasoning) => ContentBlock::ReasoningContent(ReasoningContent {
+                reasoning_text: ReasoningText {
+                    text: owned(reasoning.reasoning_text.text),
+                    signature: reasoning.reasoning_text.signature.map(owned),
+                },
+            }),
+            Self::CachePoint(point) => ContentBlock::CachePoint(point),
+        }
+    }
+}
+
+impl ImageBlock<'_> {
+    /// The same image owning its bytes.
+    pub fn into_owned(self) -> ImageBlock<'static> {
+        ImageBlock {
+            format: self.format,
+            source: ImageSource {
+                bytes: owned(self.source.bytes),
+            },
+        }
+    }
+}
+
+impl ToolResult<'_> {
+    /// The same result owning its texts.
+    pub fn into_owned(self) -> ToolResult<'static> {
+        ToolResult {
+            tool_use_id: owned(self.tool_use_id),
+            content: self
+                .content
+                .into_iter()
+                .map(|block| match block {
+                    ToolResultContent::Text(text) => ToolResultContent::Text(owned(text)),
+                    ToolResultContent::Image(image) => ToolResultContent::Image(image.into_owned()),
+                })
+                .collect(),
+            status: self.status,
+        }
+    }
+}
+
+/// A text owned, so it outlives what it was borrowed from.
+fn owned(text: Cow<'_, str>) -> Cow<'static, str> {
+    Cow::Owned(text.into_owned())
 }
 
 /// `toolConfig`.

@@ -33,7 +33,7 @@ pub type AnthropicProvider = WireProvider<AnthropicWire>;
 
 impl Wire for AnthropicWire {
     type Options = AnthropicOptions;
-    type Body<'a> = MessagesRequest;
+    type Body<'a> = MessagesRequest<'a>;
     type Decoder = AnthropicDecoder;
 
     /// Resolves the cache retention (`PI_CACHE_RETENTION=long` when unset).
@@ -65,12 +65,12 @@ impl Wire for AnthropicWire {
         }
     }
 
-    fn body(
+    fn body<'a>(
         &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: &AnthropicOptions,
-    ) -> MessagesRequest {
+        model: &'a Model,
+        context: ContextRef<'a>,
+        options: &'a AnthropicOptions,
+    ) -> MessagesRequest<'a> {
         build_request_body(model, context, options)
     }
 

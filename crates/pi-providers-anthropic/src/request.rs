@@ -7,10 +7,12 @@
 //! user turn, and cache breakpoints go on the system prompt, the last tool
 //! and the last block of a trailing user turn.
 
+use std::borrow::Cow;
+
 use pi_ai::{
     AssistantContent, CacheRetention, ContextRef, Message, MessagesRef, Model, Tool,
-    ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_anthropic,
-    transform_messages_borrowed,
+    ToolResultMessage, TransformedMessage, UserBlock, UserContent,
+    normalize_tool_call_id_anthropic, transform_messages_borrowed,
 };
 use serde_json::{Map, Value};
 
@@ -72,7 +74,7 @@ pub fn build_request_body<'c>(
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &AnthropicOptions,
-) -> MessagesRequest {
+) -> MessagesRequest<'c> {
     let context = context.into();
     let compat = AnthropicCompat::of(model);
     let oauth = options.base.api_key.as_deref().is_some_and(is_oauth_token);
@@ -90,8 +92,8 @@ pub fn build_request_body<'c>(
         cache_control.as_ref(),
         compat.allow_empty_signature,
     );
-    let system_block = |text: &str| TextBlock {
-        text: text.to_owned(),
+    let system_block = |text: &'c str| TextBlock {
+        text: Cow::Borrowed(text),
         cache_control: cache_control.clone(),
     };
     let prompt = context.system_prompt.filter(|p| !p.is_empty());
@@ -231,68 +233,49 @@ fn convert_tools(
         .collect()
 }
 
-/// The transcript as Messages API turns.
-fn convert_messages(
-    messages: MessagesRef<'_>,
+/// The transcript as Messages API turns. Texts the context holds as they go
+/// out are borrowed; only messages the rewrite changed are copied.
+fn convert_messages<'c>(
+    messages: MessagesRef<'c>,
     model: &Model,
     oauth: bool,
     cache_control: Option<&CacheControl>,
     allow_empty_signature: bool,
-) -> Vec<MessageParam> {
+) -> Vec<MessageParam<'c>> {
     let normalize =
         |id: &str, _: &Model, _: &pi_ai::AssistantMessage| normalize_tool_call_id_anthropic(id);
     let transformed = transform_messages_borrowed(messages, model, Some(&normalize));
-    let mut params: Vec<MessageParam> = Vec::with_capacity(transformed.len());
-    let mut iter = transformed.iter().map(|m| &**m).peekable();
-    while let Some(message) = iter.next() {
-        match message {
-            Message::User(user) => {
-                let content = match &user.content {
-                    UserContent::Text(text) => {
-                        (!is_blank(text)).then(|| MessageContent::Text(text.clone()))
-                    }
-                    UserContent::Blocks(blocks) => {
-                        let blocks: Vec<ContentBlock> = blocks
-                            .iter()
-                            .filter_map(|block| match block {
-                                UserBlock::Text(text) if is_blank(&text.text) => None,
-                                block => Some(user_block(block)),
-                            })
-                            .collect();
-                        (!blocks.is_empty()).then_some(MessageContent::Blocks(blocks))
-                    }
-                };
-                if let Some(content) = content {
+    let mut params: Vec<MessageParam<'c>> = Vec::with_capacity(transformed.len());
+    // Whether the last message read is a tool result: consecutive results
+    // share one user turn.
+    let mut in_results = false;
+    for message in &transformed {
+        let converted = match message {
+            TransformedMessage::Borrowed(message) => {
+                convert_message(message, oauth, allow_empty_signature)
+            }
+            TransformedMessage::Owned(message) => {
+                convert_message(message, oauth, allow_empty_signature).into_owned()
+            }
+        };
+        match converted {
+            Converted::Turn(param) => {
+                in_results = false;
+                params.extend(param);
+            }
+            Converted::Result(block) => match params.last_mut() {
+                Some(MessageParam {
+                    content: MessageContent::Blocks(blocks),
+                    ..
+                }) if in_results => blocks.push(block),
+                _ => {
+                    in_results = true;
                     params.push(MessageParam {
                         role: Role::User,
-                        content,
+                        content: MessageContent::Blocks(vec![block]),
                     });
                 }
-            }
-            Message::Assistant(assistant) => {
-                let blocks: Vec<ContentBlock> = assistant
-                    .content
-                    .iter()
-                    .filter_map(|block| assistant_block(block, oauth, allow_empty_signature))
-                    .collect();
-                if !blocks.is_empty() {
-                    params.push(MessageParam {
-                        role: Role::Assistant,
-                        content: MessageContent::Blocks(blocks),
-                    });
-                }
-            }
-            Message::ToolResult(first) => {
-                let mut results = vec![tool_result_block(first)];
-                while let Some(Message::ToolResult(next)) = iter.peek() {
-                    results.push(tool_result_block(next));
-                    iter.next();
-                }
-                params.push(MessageParam {
-                    role: Role::User,
-                    content: MessageContent::Blocks(results),
-                });
-            }
+            },
         }
     }
     if let Some(cache_control) = cache_control {
@@ -301,9 +284,64 @@ fn convert_messages(
     params
 }
 
+/// One message converted: a turn (`None` when pi skips it) or a tool result
+/// block that joins the results before it.
+enum Converted<'x> {
+    Turn(Option<MessageParam<'x>>),
+    Result(ContentBlock<'x>),
+}
+
+impl Converted<'_> {
+    fn into_owned(self) -> Converted<'static> {
+        match self {
+            Self::Turn(param) => Converted::Turn(param.map(MessageParam::into_owned)),
+            Self::Result(block) => Converted::Result(block.into_owned()),
+        }
+    }
+}
+
+/// One transcript message as a turn or a tool result block.
+fn convert_message(message: &Message, oauth: bool, allow_empty_signature: bool) -> Converted<'_> {
+    match message {
+        Message::User(user) => {
+            let content = match &user.content {
+                UserContent::Text(text) => {
+                    (!is_blank(text)).then_some(MessageContent::Text(Cow::Borrowed(text)))
+                }
+                UserContent::Blocks(blocks) => {
+                    let blocks: Vec<ContentBlock<'_>> = blocks
+                        .iter()
+                        .filter_map(|block| match block {
+                            UserBlock::Text(text) if is_blank(&text.text) => None,
+                            block => Some(user_block(block)),
+                        })
+                        .collect();
+                    (!blocks.is_empty()).then_some(MessageContent::Blocks(blocks))
+                }
+            };
+            Converted::Turn(content.map(|content| MessageParam {
+                role: Role::User,
+                content,
+            }))
+        }
+        Message::Assistant(assistant) => {
+            let blocks: Vec<ContentBlock<'_>> = assistant
+                .content
+                .iter()
+                .filter_map(|block| assistant_block(block, oauth, allow_empty_signature))
+                .collect();
+            Converted::Turn((!blocks.is_empty()).then_some(MessageParam {
+                role: Role::Assistant,
+                content: MessageContent::Blocks(blocks),
+            }))
+        }
+        Message::ToolResult(result) => Converted::Result(tool_result_block(result)),
+    }
+}
+
 /// Puts the cache breakpoint on the last block of a trailing user turn (a
 /// plain string becomes one text block to carry it).
-fn mark_last_user_turn(params: &mut [MessageParam], cache_control: &CacheControl) {
+fn mark_last_user_turn(params: &mut [MessageParam<'_>], cache_control: &CacheControl) {
     let Some(last) = params.last_mut().filter(|p| p.role == Role::User) else {
         return;
     };
@@ -327,16 +365,16 @@ fn assistant_block(
     block: &AssistantContent,
     oauth: bool,
     allow_empty_signature: bool,
-) -> Option<ContentBlock> {
+) -> Option<ContentBlock<'_>> {
     match block {
         AssistantContent::Text(text) => (!is_blank(&text.text)).then(|| ContentBlock::Text {
-            text: text.text.clone(),
+            text: Cow::Borrowed(&text.text),
             cache_control: None,
         }),
         AssistantContent::Thinking(thinking) => {
             if thinking.redacted == Some(true) {
                 return Some(ContentBlock::RedactedThinking {
-                    data: thinking.thinking_signature.clone().unwrap_or_default(),
+                    data: Cow::Borrowed(thinking.thinking_signature.as_deref().unwrap_or_default()),
                 });
             }
             if is_blank(&thinking.thinking) {
@@ -348,32 +386,32 @@ fn assistant_block(
                 .filter(|s| !is_blank(s));
             Some(match (signature, allow_empty_signature) {
                 (Some(signature), _) => ContentBlock::Thinking {
-                    thinking: thinking.thinking.clone(),
-                    signature: signature.to_owned(),
+                    thinking: Cow::Borrowed(&thinking.thinking),
+                    signature: Cow::Borrowed(signature),
                 },
                 (None, true) => ContentBlock::Thinking {
-                    thinking: thinking.thinking.clone(),
-                    signature: String::new(),
+                    thinking: Cow::Borrowed(&thinking.thinking),
+                    signature: Cow::Borrowed(""),
                 },
                 // An unsigned block (an aborted stream) is replayed as plain
                 // text, which the API accepts.
                 (None, false) => ContentBlock::Text {
-                    text: thinking.thinking.clone(),
+                    text: Cow::Borrowed(&thinking.thinking),
                     cache_control: None,
                 },
             })
         }
         AssistantContent::ToolCall(call) => Some(ContentBlock::ToolUse {
-            id: call.id.clone(),
-            name: if oauth {
-                to_claude_code_name(&call.name).to_owned()
+            id: Cow::Borrowed(&call.id),
+            name: Cow::Borrowed(if oauth {
+                to_claude_code_name(&call.name)
             } else {
-                call.name.clone()
-            },
+                &call.name
+            }),
             input: if call.arguments.is_null() {
-                Value::Object(Map::new())
+                Cow::Owned(Value::Object(Map::new()))
             } else {
-                call.arguments.clone()
+                Cow::Borrowed(&call.arguments)
             },
         }),
     }
@@ -381,41 +419,51 @@ fn assistant_block(
 
 /// A `tool_result` block: text only -> the texts joined by newlines;
 /// with images -> blocks, led by a placeholder text when there is no text.
-fn tool_result_block(result: &ToolResultMessage) -> ContentBlock {
+fn tool_result_block(result: &ToolResultMessage) -> ContentBlock<'_> {
     let is_image = |block: &UserBlock| matches!(block, UserBlock::Image(_));
     let content = if result.content.iter().any(is_image) {
         let mut blocks = Vec::with_capacity(result.content.len() + 1);
         if result.content.iter().all(is_image) {
             blocks.push(ContentBlock::Text {
-                text: IMAGE_ONLY_RESULT_TEXT.to_owned(),
+                text: Cow::Borrowed(IMAGE_ONLY_RESULT_TEXT),
                 cache_control: None,
             });
         }
         blocks.extend(result.content.iter().map(user_block));
         MessageContent::Blocks(blocks)
     } else {
-        MessageContent::Text(result.text())
+        MessageContent::Text(result_text(result))
     };
     ContentBlock::ToolResult {
-        tool_use_id: result.tool_call_id.clone(),
+        tool_use_id: Cow::Borrowed(&result.tool_call_id),
         content,
         is_error: result.is_error,
         cache_control: None,
     }
 }
 
+/// The texts of a result joined by newlines, borrowed when there is one.
+fn result_text(result: &ToolResultMessage) -> Cow<'_, str> {
+    let mut texts = result.content.iter().filter_map(UserBlock::as_text);
+    match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(text), None) => Cow::Borrowed(text),
+        (Some(_), Some(_)) => Cow::Owned(result.text()),
+    }
+}
+
 /// A user or tool-result block as a content block.
-fn user_block(block: &UserBlock) -> ContentBlock {
+fn user_block(block: &UserBlock) -> ContentBlock<'_> {
     match block {
         UserBlock::Text(text) => ContentBlock::Text {
-            text: text.text.clone(),
+            text: Cow::Borrowed(&text.text),
             cache_control: None,
         },
         UserBlock::Image(image) => ContentBlock::Image {
             source: ImageSource {
                 kind: ImageSourceKind::Base64,
-                media_type: image.mime_type.clone(),
-                data: image.data.clone(),
+                media_type: Cow::Borrowed(&image.mime_type),
+                data: Cow::Borrowed(&image.data),
             },
             cache_control: None,
         },
@@ -428,3 +476,7 @@ pub(crate) fn is_blank(text: &str) -> bool {
     text.chars()
         .all(|c| c == '\u{feff}' || (c != '\u{85}' && c.is_whitespace()))
 }
+
+#[cfg(test)]
+#[path = "request_tests.rs"]
+mod tests;

@@ -2,7 +2,9 @@
 //! (`POST /v1/messages`) and the SSE stream events.
 //!
 //! Request structs serialize fields in the order pi's request bodies have
-//! them; optional fields are omitted, never `null`. Stream structs borrow
+//! them; optional fields are omitted, never `null`. Their texts borrow from
+//! the context where they go out unchanged, so a long transcript is not
+//! copied into the request before it is encoded. Stream structs borrow
 //! their text from the frame when it has no escapes, so decoding a delta
 //! allocates only what the event sink keeps.
 
@@ -13,18 +15,18 @@ use serde_json::Value;
 
 /// The request body of `POST /v1/messages`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MessagesRequest {
+pub struct MessagesRequest<'a> {
     /// Model id.
     pub model: String,
     /// The conversation, alternating user and assistant turns.
-    pub messages: Vec<MessageParam>,
+    pub messages: Vec<MessageParam<'a>>,
     /// Output token limit (thinking included).
     pub max_tokens: u64,
     /// Always true: pi streams every call.
     pub stream: bool,
     /// System prompt blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub system: Option<Vec<TextBlock>>,
+    pub system: Option<Vec<TextBlock<'a>>>,
     /// Sampling temperature (never sent with thinking).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
@@ -57,21 +59,21 @@ pub enum Role {
 
 /// One turn of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MessageParam {
+pub struct MessageParam<'a> {
     /// Who speaks.
     pub role: Role,
     /// A plain string or content blocks.
-    pub content: MessageContent,
+    pub content: MessageContent<'a>,
 }
 
 /// Turn content: a plain string or a list of blocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum MessageContent {
+pub enum MessageContent<'a> {
     /// Plain text.
-    Text(String),
+    Text(Cow<'a, str>),
     /// Content blocks.
-    Blocks(Vec<ContentBlock>),
+    Blocks(Vec<ContentBlock<'a>>),
 }
 
 /// A prompt-cache breakpoint: `{type:"ephemeral", ttl?}`.
@@ -96,9 +98,9 @@ pub enum CacheControlKind {
 /// A text block `{type:"text", text, cache_control?}` (also a system block).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "text")]
-pub struct TextBlock {
+pub struct TextBlock<'a> {
     /// The text.
-    pub text: String,
+    pub text: Cow<'a, str>,
     /// Cache breakpoint after this block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_control: Option<CacheControl>,
@@ -106,14 +108,14 @@ pub struct TextBlock {
 
 /// A base64 image source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ImageSource {
+pub struct ImageSource<'a> {
     /// Always `base64`.
     #[serde(rename = "type")]
     pub kind: ImageSourceKind,
     /// MIME type (`image/png`, ...).
-    pub media_type: String,
+    pub media_type: Cow<'a, str>,
     /// Base64 bytes.
-    pub data: String,
+    pub data: Cow<'a, str>,
 }
 
 /// The image source types pi sends.
@@ -127,11 +129,11 @@ pub enum ImageSourceKind {
 /// A content block of a request turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentBlock {
+pub enum ContentBlock<'a> {
     /// Text.
     Text {
         /// The text.
-        text: String,
+        text: Cow<'a, str>,
         /// Cache breakpoint after this block.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
@@ -139,7 +141,7 @@ pub enum ContentBlock {
     /// An image.
     Image {
         /// The image data.
-        source: ImageSource,
+        source: ImageSource<'a>,
         /// Cache breakpoint after this block.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
@@ -147,30 +149,30 @@ pub enum ContentBlock {
     /// Signed reasoning replayed to the model that produced it.
     Thinking {
         /// The reasoning text.
-        thinking: String,
+        thinking: Cow<'a, str>,
         /// Its signature.
-        signature: String,
+        signature: Cow<'a, str>,
     },
     /// Encrypted reasoning replayed as is.
     RedactedThinking {
         /// The opaque payload.
-        data: String,
+        data: Cow<'a, str>,
     },
     /// A tool call the model made.
     ToolUse {
         /// Call id.
-        id: String,
+        id: Cow<'a, str>,
         /// Tool name.
-        name: String,
+        name: Cow<'a, str>,
         /// Arguments object.
-        input: Value,
+        input: Cow<'a, Value>,
     },
     /// The result of a tool call.
     ToolResult {
         /// Id of the call answered.
-        tool_use_id: String,
+        tool_use_id: Cow<'a, str>,
         /// Result text, or blocks when there are images.
-        content: MessageContent,
+        content: MessageContent<'a>,
         /// True when the tool failed.
         is_error: bool,
         /// Cache breakpoint after this block.
@@ -179,7 +181,7 @@ pub enum ContentBlock {
     },
 }
 
-impl ContentBlock {
+impl ContentBlock<'_> {
     /// Sets the cache breakpoint of a text, image or tool-result block;
     /// returns false (and changes nothing) for other blocks.
     pub fn set_cache_control(&mut self, value: CacheControl) -> bool {
@@ -193,6 +195,83 @@ impl ContentBlock {
             Self::Thinking { .. } | Self::RedactedThinking { .. } | Self::ToolUse { .. } => false,
         }
     }
+}
+
+impl MessageParam<'_> {
+    /// The same turn owning its texts.
+    pub fn into_owned(self) -> MessageParam<'static> {
+        MessageParam {
+            role: self.role,
+            content: self.content.into_owned(),
+        }
+    }
+}
+
+impl MessageContent<'_> {
+    /// The same content owning its texts.
+    pub fn into_owned(self) -> MessageContent<'static> {
+        match self {
+            Self::Text(text) => MessageContent::Text(owned(text)),
+            Self::Blocks(blocks) => {
+                MessageContent::Blocks(blocks.into_iter().map(ContentBlock::into_owned).collect())
+            }
+        }
+    }
+}
+
+impl ContentBlock<'_> {
+    /// The same block owning its texts.
+    pub fn into_owned(self) -> ContentBlock<'static> {
+        match self {
+            Self::Text {
+                text,
+                cache_control,
+            } => ContentBlock::Text {
+                text: owned(text),
+                cache_control,
+            },
+            Self::Image {
+                source,
+                cache_control,
+            } => ContentBlock::Image {
+                source: ImageSource {
+                    kind: source.kind,
+                    media_type: owned(source.media_type),
+                    data: owned(source.data),
+                },
+                cache_control,
+            },
+            Self::Thinking {
+                thinking,
+                signature,
+            } => ContentBlock::Thinking {
+                thinking: owned(thinking),
+                signature: owned(signature),
+            },
+            Self::RedactedThinking { data } => ContentBlock::RedactedThinking { data: owned(data) },
+            Self::ToolUse { id, name, input } => ContentBlock::ToolUse {
+                id: owned(id),
+                name: owned(name),
+                input: Cow::Owned(input.into_owned()),
+            },
+            Self::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+                cache_control,
+            } => ContentBlock::ToolResult {
+                tool_use_id: owned(tool_use_id),
+                content: content.into_owned(),
+                is_error,
+                cache_control,
+            },
+        }
+    }
+}
+
+/// A text owned, so it outlives what it was borrowed from.
+fn owned(text: Cow<'_, str>) -> Cow<'static, str> {
+    Cow::Owned(text.into_owned())
 }
 
 /// A tool definition.

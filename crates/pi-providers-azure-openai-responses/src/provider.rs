@@ -37,7 +37,7 @@ impl AzureOpenAiResponsesWire {
 
 impl Wire for AzureOpenAiResponsesWire {
     type Options = AzureOpenAiResponsesOptions;
-    type Body<'a> = RequestBody;
+    type Body<'a> = RequestBody<'a>;
     type Decoder = AzureOpenAiResponsesDecoder;
 
     /// Resolves the deployment name (option, `AZURE_OPENAI_DEPLOYMENT_NAME_MAP`, model id).
@@ -79,12 +79,12 @@ impl Wire for AzureOpenAiResponsesWire {
         }
     }
 
-    fn body(
+    fn body<'a>(
         &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: &AzureOpenAiResponsesOptions,
-    ) -> RequestBody {
+        model: &'a Model,
+        context: ContextRef<'a>,
+        options: &'a AzureOpenAiResponsesOptions,
+    ) -> RequestBody<'a> {
         build_request_body(model, context, options)
     }
 

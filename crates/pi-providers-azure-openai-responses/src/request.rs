@@ -30,7 +30,7 @@ pub fn build_request_body<'c>(
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &AzureOpenAiResponsesOptions,
-) -> RequestBody {
+) -> RequestBody<'c> {
     let context = context.into();
     let reasoning_only = OpenAiResponsesOptions {
         reasoning_effort: options.reasoning_effort,

@@ -10,11 +10,11 @@ pub use pi_providers_openai_responses::wire::{FunctionTool, InputItem, Reasoning
 
 /// The body of `POST {base}/responses`, in the order pi builds it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RequestBody {
+pub struct RequestBody<'a> {
     /// The deployment name (the model id unless mapped).
     pub model: String,
     /// The conversation as input items.
-    pub input: Vec<InputItem>,
+    pub input: Vec<InputItem<'a>>,
     /// Always true: pi streams.
     pub stream: bool,
     /// pi's session id, when the call has one (whatever the cache retention).

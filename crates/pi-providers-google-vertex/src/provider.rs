@@ -53,7 +53,7 @@ pub struct VertexWire {
 
 impl Wire for VertexWire {
     type Options = VertexOptions;
-    type Body<'a> = GenerateContentRequest;
+    type Body<'a> = GenerateContentRequest<'a>;
     type Decoder = VertexDecoder;
 
     /// The streaming URL, built by the rules of this crate's `endpoint` module.
@@ -93,12 +93,12 @@ impl Wire for VertexWire {
         }
     }
 
-    fn body(
+    fn body<'a>(
         &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: &VertexOptions,
-    ) -> GenerateContentRequest {
+        model: &'a Model,
+        context: ContextRef<'a>,
+        options: &'a VertexOptions,
+    ) -> GenerateContentRequest<'a> {
         build_request_body(model, context, options)
     }
 

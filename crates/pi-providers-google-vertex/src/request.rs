@@ -13,7 +13,7 @@ pub fn build_request_body<'c>(
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &VertexOptions,
-) -> GenerateContentRequest {
+) -> GenerateContentRequest<'c> {
     let context = context.into();
     let mut body = pi_providers_google::build_request_body(model, context, &options.google);
     body.generation_config.thinking_config = thinking_config(model, options.google.thinking);

@@ -24,7 +24,7 @@ pub type GoogleProvider = WireProvider<GoogleWire>;
 
 impl Wire for GoogleWire {
     type Options = GoogleOptions;
-    type Body<'a> = GenerateContentRequest;
+    type Body<'a> = GenerateContentRequest<'a>;
     type Decoder = GoogleDecoder;
 
     /// `{baseUrl}/models/{model}:streamGenerateContent?alt=sse` (the base
@@ -56,12 +56,12 @@ impl Wire for GoogleWire {
         }
     }
 
-    fn body(
+    fn body<'a>(
         &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: &GoogleOptions,
-    ) -> GenerateContentRequest {
+        model: &'a Model,
+        context: ContextRef<'a>,
+        options: &'a GoogleOptions,
+    ) -> GenerateContentRequest<'a> {
         build_request_body(model, context, options)
     }
 

@@ -17,9 +17,12 @@
 //!   separate `user` turn after it.
 //! - Call ids are sent only for models that need them (Claude, gpt-oss).
 
+use std::borrow::Cow;
+
 use pi_ai::{
     AssistantContent, AssistantMessage, ContextRef, Message, MessagesRef, Model, ToolResultMessage,
-    UserBlock, UserContent, normalize_tool_call_id_anthropic, transform_messages_borrowed,
+    TransformedMessage, UserBlock, UserContent, normalize_tool_call_id_anthropic,
+    transform_messages_borrowed,
 };
 use serde_json::Value;
 
@@ -29,8 +32,8 @@ use crate::options::{
 };
 use crate::wire::{
     Blob, Content, FunctionCall, FunctionCallingConfig, FunctionDeclaration, FunctionResponse,
-    FunctionResponsePart, FunctionResult, GenerateContentRequest, GenerationConfig, Part, Role,
-    ToolConfig, ToolDeclarations,
+    FunctionResponsePart, FunctionResult, GenerateContentRequest, GenerationConfig, RequestPart,
+    Role, ToolConfig, ToolDeclarations,
 };
 
 /// Tells Gemini 3 to skip signature validation for a function call that has
@@ -42,7 +45,7 @@ pub fn build_request_body<'c>(
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &GoogleOptions,
-) -> GenerateContentRequest {
+) -> GenerateContentRequest<'c> {
     let context = context.into();
     let system_instruction = context
         .system_prompt
@@ -83,51 +86,103 @@ pub fn build_request_body<'c>(
     }
 }
 
-/// The `contents` array for `messages`.
-pub fn convert_messages(model: &Model, messages: MessagesRef<'_>) -> Vec<Content> {
+/// The `contents` array for `messages`. Texts the context holds as they go
+/// out are borrowed; only messages the rewrite changed are copied.
+pub fn convert_messages<'c>(model: &Model, messages: MessagesRef<'c>) -> Vec<Content<'c>> {
     let normalize =
         |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id_anthropic(id);
     let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> =
         requires_tool_call_id(model).then_some(&normalize);
     let transformed = transform_messages_borrowed(messages, model, normalizer);
 
-    let mut contents: Vec<Content> = Vec::with_capacity(transformed.len());
-    for message in transformed.iter().map(|m| &**m) {
+    let mut contents: Vec<Content<'c>> = Vec::with_capacity(transformed.len());
+    for message in &transformed {
         match message {
-            Message::User(user) => {
-                let parts = match &user.content {
-                    UserContent::Text(text) => vec![text_part(text)],
-                    UserContent::Blocks(blocks) => blocks.iter().map(user_block_part).collect(),
-                };
-                if !parts.is_empty() {
-                    contents.push(Content {
-                        parts,
-                        role: Role::User,
-                    });
-                }
+            TransformedMessage::Borrowed(message) => {
+                convert_message(model, message).push_to(&mut contents);
             }
-            Message::Assistant(assistant) => {
-                let parts = assistant_parts(model, assistant);
-                if !parts.is_empty() {
-                    contents.push(Content {
-                        parts,
-                        role: Role::Model,
-                    });
-                }
+            TransformedMessage::Owned(message) => {
+                convert_message(model, message)
+                    .into_owned()
+                    .push_to(&mut contents);
             }
-            Message::ToolResult(result) => push_tool_result(model, result, &mut contents),
         }
     }
     contents
 }
 
+/// One message converted: a turn (`None` when pi skips it), or a tool
+/// result's `functionResponse` part and the image turn that follows it.
+enum Converted<'x> {
+    Turn(Option<Content<'x>>),
+    Result(Box<RequestPart<'x>>, Option<Content<'x>>),
+}
+
+impl<'x> Converted<'x> {
+    fn into_owned(self) -> Converted<'static> {
+        match self {
+            Self::Turn(content) => Converted::Turn(content.map(Content::into_owned)),
+            Self::Result(part, images) => {
+                Converted::Result(Box::new(part.into_owned()), images.map(Content::into_owned))
+            }
+        }
+    }
+
+    /// Appends to `contents`; a function response joins the previous turn
+    /// when that turn already holds function responses.
+    fn push_to(self, contents: &mut Vec<Content<'x>>) {
+        match self {
+            Self::Turn(content) => contents.extend(content),
+            Self::Result(part, images) => {
+                match contents.last_mut() {
+                    Some(last)
+                        if last.role == Role::User
+                            && last.parts.iter().any(|p| p.function_response.is_some()) =>
+                    {
+                        last.parts.push(*part);
+                    }
+                    _ => contents.push(Content {
+                        parts: vec![*part],
+                        role: Role::User,
+                    }),
+                }
+                contents.extend(images);
+            }
+        }
+    }
+}
+
+/// One transcript message as a turn or a tool result.
+fn convert_message<'x>(model: &Model, message: &'x Message) -> Converted<'x> {
+    match message {
+        Message::User(user) => {
+            let parts: Vec<RequestPart<'_>> = match &user.content {
+                UserContent::Text(text) => vec![text_part(text)],
+                UserContent::Blocks(blocks) => blocks.iter().map(user_block_part).collect(),
+            };
+            Converted::Turn((!parts.is_empty()).then_some(Content {
+                parts,
+                role: Role::User,
+            }))
+        }
+        Message::Assistant(assistant) => {
+            let parts = assistant_parts(model, assistant);
+            Converted::Turn((!parts.is_empty()).then_some(Content {
+                parts,
+                role: Role::Model,
+            }))
+        }
+        Message::ToolResult(result) => tool_result(model, result),
+    }
+}
+
 /// The parts of one replayed assistant message.
-fn assistant_parts(model: &Model, message: &AssistantMessage) -> Vec<Part> {
+fn assistant_parts<'x>(model: &Model, message: &'x AssistantMessage) -> Vec<RequestPart<'x>> {
     let same = message.provider == model.provider && message.model == model.id;
-    let signature = |signature: Option<&str>| {
+    let signature = |signature: Option<&'x str>| {
         signature
             .filter(|s| same && is_valid_thought_signature(s))
-            .map(str::to_owned)
+            .map(Cow::Borrowed)
     };
     let mut parts = Vec::with_capacity(message.content.len());
     for block in &message.content {
@@ -136,10 +191,10 @@ fn assistant_parts(model: &Model, message: &AssistantMessage) -> Vec<Part> {
                 if is_blank(&text.text) {
                     continue;
                 }
-                parts.push(Part {
-                    text: Some(text.text.clone()),
+                parts.push(RequestPart {
+                    text: Some(Cow::Borrowed(&text.text)),
                     thought_signature: signature(text.text_signature.as_deref()),
-                    ..Part::default()
+                    ..RequestPart::default()
                 });
             }
             AssistantContent::Thinking(thinking) => {
@@ -147,31 +202,33 @@ fn assistant_parts(model: &Model, message: &AssistantMessage) -> Vec<Part> {
                     continue;
                 }
                 if same {
-                    parts.push(Part {
-                        text: Some(thinking.thinking.clone()),
+                    parts.push(RequestPart {
+                        text: Some(Cow::Borrowed(&thinking.thinking)),
                         thought: Some(true),
                         thought_signature: signature(thinking.thinking_signature.as_deref()),
-                        ..Part::default()
+                        ..RequestPart::default()
                     });
                 } else {
                     parts.push(text_part(&thinking.thinking));
                 }
             }
             AssistantContent::ToolCall(call) => {
-                let thought_signature = signature(call.thought_signature.as_deref())
-                    .or_else(|| is_gemini3_any(model).then(|| SKIP_THOUGHT_SIGNATURE.to_owned()));
+                let thought_signature =
+                    signature(call.thought_signature.as_deref()).or_else(|| {
+                        is_gemini3_any(model).then_some(Cow::Borrowed(SKIP_THOUGHT_SIGNATURE))
+                    });
                 let args = match &call.arguments {
-                    Value::Null => Value::Object(serde_json::Map::new()),
-                    args => args.clone(),
+                    Value::Null => Cow::Owned(Value::Object(serde_json::Map::new())),
+                    args => Cow::Borrowed(args),
                 };
-                parts.push(Part {
+                parts.push(RequestPart {
                     function_call: Some(FunctionCall {
-                        id: requires_tool_call_id(model).then(|| call.id.clone()),
+                        id: requires_tool_call_id(model).then_some(Cow::Borrowed(&call.id)),
                         args,
-                        name: call.name.clone(),
+                        name: Cow::Borrowed(&call.name),
                     }),
                     thought_signature,
-                    ..Part::default()
+                    ..RequestPart::default()
                 });
             }
         }
@@ -179,40 +236,38 @@ fn assistant_parts(model: &Model, message: &AssistantMessage) -> Vec<Part> {
     parts
 }
 
-/// Appends the `functionResponse` of `result`, merged into the previous
-/// turn when that turn already holds function responses, plus a separate
-/// image turn for models that cannot nest images.
-fn push_tool_result(model: &Model, result: &ToolResultMessage, contents: &mut Vec<Content>) {
+/// The `functionResponse` part of `result`, plus a separate image turn for
+/// models that cannot nest images.
+fn tool_result<'x>(model: &Model, result: &'x ToolResultMessage) -> Converted<'x> {
     // pi joins every text block (empty ones included) with "\n".
-    let mut text = String::new();
-    let mut text_blocks = 0usize;
-    let mut images = Vec::new();
-    for block in &result.content {
-        match block {
-            UserBlock::Text(t) => {
-                if text_blocks > 0 {
-                    text.push('\n');
-                }
-                text_blocks += 1;
-                text.push_str(&t.text);
-            }
-            UserBlock::Image(image) => images.push(Blob {
-                data: image.data.clone(),
-                mime_type: image.mime_type.clone(),
+    let mut texts = result.content.iter().filter_map(UserBlock::as_text);
+    let text = match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(text), None) => Cow::Borrowed(text),
+        (Some(_), Some(_)) => Cow::Owned(result.text()),
+    };
+    let images: Vec<Blob<Cow<'_, str>>> = result
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            UserBlock::Image(image) => Some(Blob {
+                data: Cow::Borrowed(image.data.as_str()),
+                mime_type: Cow::Borrowed(image.mime_type.as_str()),
             }),
-        }
-    }
+            UserBlock::Text(_) => None,
+        })
+        .collect();
     let value = if !text.is_empty() {
         text
     } else if !images.is_empty() {
-        "(see attached image)".to_owned()
+        Cow::Borrowed("(see attached image)")
     } else {
-        String::new()
+        Cow::Borrowed("")
     };
     let nested = supports_multimodal_function_response(model);
-    let part = Part {
+    let part = RequestPart {
         function_response: Some(FunctionResponse {
-            name: result.tool_name.clone(),
+            name: Cow::Borrowed(&result.tool_name),
             response: if result.is_error {
                 FunctionResult::Error(value)
             } else {
@@ -226,54 +281,43 @@ fn push_tool_result(model: &Model, result: &ToolResultMessage, contents: &mut Ve
                     })
                     .collect()
             }),
-            id: requires_tool_call_id(model).then(|| result.tool_call_id.clone()),
+            id: requires_tool_call_id(model).then_some(Cow::Borrowed(&result.tool_call_id)),
         }),
-        ..Part::default()
+        ..RequestPart::default()
     };
-    match contents.last_mut() {
-        Some(last)
-            if last.role == Role::User
-                && last.parts.iter().any(|p| p.function_response.is_some()) =>
-        {
-            last.parts.push(part);
-        }
-        _ => contents.push(Content {
-            parts: vec![part],
-            role: Role::User,
-        }),
-    }
-    if !nested && !images.is_empty() {
+    let image_turn = (!nested && !images.is_empty()).then(|| {
         let mut parts = Vec::with_capacity(images.len() + 1);
         parts.push(text_part("Tool result image:"));
-        parts.extend(images.into_iter().map(|blob| Part {
+        parts.extend(images.into_iter().map(|blob| RequestPart {
             inline_data: Some(blob),
-            ..Part::default()
+            ..RequestPart::default()
         }));
-        contents.push(Content {
+        Content {
             parts,
             role: Role::User,
-        });
-    }
+        }
+    });
+    Converted::Result(Box::new(part), image_turn)
 }
 
 /// A text part.
-fn text_part(text: &str) -> Part {
-    Part {
-        text: Some(text.to_owned()),
-        ..Part::default()
+fn text_part(text: &str) -> RequestPart<'_> {
+    RequestPart {
+        text: Some(Cow::Borrowed(text)),
+        ..RequestPart::default()
     }
 }
 
 /// A user block as a part.
-fn user_block_part(block: &UserBlock) -> Part {
+fn user_block_part(block: &UserBlock) -> RequestPart<'_> {
     match block {
         UserBlock::Text(text) => text_part(&text.text),
-        UserBlock::Image(image) => Part {
+        UserBlock::Image(image) => RequestPart {
             inline_data: Some(Blob {
-                data: image.data.clone(),
-                mime_type: image.mime_type.clone(),
+                data: Cow::Borrowed(image.data.as_str()),
+                mime_type: Cow::Borrowed(image.mime_type.as_str()),
             }),
-            ..Part::default()
+            ..RequestPart::default()
         },
     }
 }

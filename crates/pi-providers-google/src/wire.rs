@@ -3,7 +3,12 @@
 //! `GenerateContentResponse` chunks of its SSE stream.
 //!
 //! Field order follows the JSON that pi's Google SDK writes, so encoded
-//! bodies read like pi's captured ones.
+//! bodies read like pi's captured ones. A request's parts ([`RequestPart`])
+//! borrow their texts from the context where they go out unchanged, so a
+//! long transcript is not copied into the request before it is encoded; the
+//! stream's parts own theirs (the type parameters' defaults).
+
+use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
@@ -11,12 +16,12 @@ use serde_json::Value;
 /// The body of `POST models/{model}:streamGenerateContent?alt=sse`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct GenerateContentRequest {
+pub struct GenerateContentRequest<'a> {
     /// The conversation, alternating `user` and `model` turns.
-    pub contents: Vec<Content>,
+    pub contents: Vec<Content<'a>>,
     /// The system prompt as a `user` content with one text part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub system_instruction: Option<Content>,
+    pub system_instruction: Option<Content<'a>>,
     /// Function declarations the model may call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<ToolDeclarations>>,
@@ -40,94 +45,156 @@ pub enum Role {
 
 /// One turn: `{parts, role}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Content {
+pub struct Content<'a> {
     /// The parts of the turn, in order.
-    pub parts: Vec<Part>,
+    pub parts: Vec<RequestPart<'a>>,
     /// Who produced it.
     pub role: Role,
 }
 
+/// A part of a request: texts and arguments borrowed from the context.
+pub type RequestPart<'a> = Part<Cow<'a, str>, Cow<'a, Value>>;
+
 /// One part of a turn. Gemini's `Part` is a union (text, inline data,
 /// function call, function response) plus metadata (`thought`,
 /// `thoughtSignature`) that may sit on any kind, so it is a struct of options.
+/// `S` holds its texts and `V` a call's arguments.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Part {
+pub struct Part<S = String, V = Value> {
     /// A call of a function, from the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub function_call: Option<FunctionCall>,
+    pub function_call: Option<FunctionCall<S, V>>,
     /// The result of a function call, from the user side.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub function_response: Option<FunctionResponse>,
+    pub function_response: Option<FunctionResponse<S>>,
     /// Inline bytes (images).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inline_data: Option<Blob>,
+    pub inline_data: Option<Blob<S>>,
     /// Text (a thought summary when `thought` is true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
+    pub text: Option<S>,
     /// True when the part is a thought summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thought: Option<bool>,
     /// Opaque signature of the model's reasoning, replayed byte for byte.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thought_signature: Option<String>,
+    pub thought_signature: Option<S>,
 }
 
 /// `{id?, args, name}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct FunctionCall {
+pub struct FunctionCall<S = String, V = Value> {
     /// Call id; sent only for models that need one, and usually absent in responses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    pub id: Option<S>,
     /// The arguments object (`null` when the response had none).
     #[serde(default)]
-    pub args: Value,
+    pub args: V,
     /// Function name.
     #[serde(default)]
-    pub name: String,
+    pub name: S,
 }
 
 /// `{name, response, parts?, id?}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FunctionResponse {
+pub struct FunctionResponse<S = String> {
     /// Name of the function that ran.
-    pub name: String,
+    pub name: S,
     /// `{"output": text}` or `{"error": text}`.
-    pub response: FunctionResult,
+    pub response: FunctionResult<S>,
     /// Images nested in the response (Gemini 3 and non-Gemini models).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parts: Option<Vec<FunctionResponsePart>>,
+    pub parts: Option<Vec<FunctionResponsePart<S>>>,
     /// Call id, for models that need one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    pub id: Option<S>,
 }
 
 /// The `response` object of a function response.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum FunctionResult {
+pub enum FunctionResult<S = String> {
     /// `{"output": text}`: the tool succeeded.
-    Output(String),
+    Output(S),
     /// `{"error": text}`: the tool failed.
-    Error(String),
+    Error(S),
 }
 
 /// `{inlineData}` nested in a function response.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct FunctionResponsePart {
+pub struct FunctionResponsePart<S = String> {
     /// The image.
-    pub inline_data: Blob,
+    pub inline_data: Blob<S>,
 }
 
 /// Inline bytes: `{data, mimeType}` with base64 data.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Blob {
+pub struct Blob<S = String> {
     /// Base64-encoded bytes.
-    pub data: String,
+    pub data: S,
     /// MIME type such as `image/png`.
-    pub mime_type: String,
+    pub mime_type: S,
+}
+
+impl Content<'_> {
+    /// The same turn owning its texts.
+    pub fn into_owned(self) -> Content<'static> {
+        Content {
+            parts: self.parts.into_iter().map(Part::into_owned).collect(),
+            role: self.role,
+        }
+    }
+}
+
+impl RequestPart<'_> {
+    /// The same part owning its texts.
+    pub fn into_owned(self) -> RequestPart<'static> {
+        Part {
+            function_call: self.function_call.map(|call| FunctionCall {
+                id: call.id.map(owned),
+                args: Cow::Owned(call.args.into_owned()),
+                name: owned(call.name),
+            }),
+            function_response: self.function_response.map(|response| FunctionResponse {
+                name: owned(response.name),
+                response: match response.response {
+                    FunctionResult::Output(text) => FunctionResult::Output(owned(text)),
+                    FunctionResult::Error(text) => FunctionResult::Error(owned(text)),
+                },
+                parts: response.parts.map(|parts| {
+                    parts
+                        .into_iter()
+                        .map(|part| FunctionResponsePart {
+                            inline_data: part.inline_data.into_owned(),
+                        })
+                        .collect()
+                }),
+                id: response.id.map(owned),
+            }),
+            inline_data: self.inline_data.map(Blob::into_owned),
+            text: self.text.map(owned),
+            thought: self.thought,
+            thought_signature: self.thought_signature.map(owned),
+        }
+    }
+}
+
+impl Blob<Cow<'_, str>> {
+    /// The same blob owning its bytes.
+    pub fn into_owned(self) -> Blob<Cow<'static, str>> {
+        Blob {
+            data: owned(self.data),
+            mime_type: owned(self.mime_type),
+        }
+    }
+}
+
+/// A text owned, so it outlives what it was borrowed from.
+fn owned(text: Cow<'_, str>) -> Cow<'static, str> {
+    Cow::Owned(text.into_owned())
 }
 
 /// `{functionDeclarations}`.

@@ -18,7 +18,7 @@ pub type MistralProvider = WireProvider<MistralWire>;
 
 impl Wire for MistralWire {
     type Options = MistralOptions;
-    type Body<'a> = ChatRequest;
+    type Body<'a> = ChatRequest<'a>;
     type Decoder = MistralDecoder;
 
     /// `{baseUrl}/v1/chat/completions` (the SDK's server URL plus its path).
@@ -60,12 +60,12 @@ impl Wire for MistralWire {
         }
     }
 
-    fn body(
+    fn body<'a>(
         &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: &MistralOptions,
-    ) -> ChatRequest {
+        model: &'a Model,
+        context: ContextRef<'a>,
+        options: &'a MistralOptions,
+    ) -> ChatRequest<'a> {
         build_request_body(model, context, options)
     }
 

@@ -1,8 +1,10 @@
 //! The pure encoder: `Context` + options -> Mistral chat request body.
 
+use std::borrow::Cow;
+
 use pi_ai::{
-    AssistantContent, ContextRef, InputModality, Message, Model, ToolResultMessage, UserBlock,
-    UserContent, transform_messages_borrowed,
+    AssistantContent, ContextRef, InputModality, Message, Model, ToolResultMessage,
+    TransformedMessage, UserBlock, UserContent, transform_messages_borrowed,
 };
 
 use crate::ids::MistralToolCallIds;
@@ -22,7 +24,7 @@ pub fn build_request_body<'c>(
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &MistralOptions,
-) -> ChatRequest {
+) -> ChatRequest<'c> {
     let context = context.into();
     let supports_images = model.input.contains(&InputModality::Image);
     let ids = MistralToolCallIds::new();
@@ -31,22 +33,20 @@ pub fn build_request_body<'c>(
     let mut messages = Vec::with_capacity(transformed.len() + 1);
     if let Some(prompt) = context.system_prompt.filter(|p| !p.is_empty()) {
         messages.push(ChatMessage::System {
-            content: prompt.to_owned(),
+            content: Cow::Borrowed(prompt),
         });
     }
-    for message in transformed.iter().map(|m| &**m) {
+    // Texts the context holds as they go out are borrowed; only messages
+    // the rewrite changed are copied.
+    for message in &transformed {
         match message {
-            Message::User(user) => {
-                if let Some(m) = user_message(&user.content, supports_images) {
-                    messages.push(m);
-                }
+            TransformedMessage::Borrowed(message) => {
+                messages.extend(convert_message(message, supports_images));
             }
-            Message::Assistant(assistant) => {
-                if let Some(m) = assistant_message(&assistant.content) {
-                    messages.push(m);
-                }
+            TransformedMessage::Owned(message) => {
+                messages
+                    .extend(convert_message(message, supports_images).map(ChatMessage::into_owned));
             }
-            Message::ToolResult(result) => messages.push(tool_message(result, supports_images)),
         }
     }
     let tools = context
@@ -81,7 +81,16 @@ pub fn build_request_body<'c>(
     }
 }
 
-fn image_url(mime_type: &str, data: &str) -> ContentPart {
+/// One transcript message as a request message; `None` when pi skips it.
+fn convert_message(message: &Message, supports_images: bool) -> Option<ChatMessage<'_>> {
+    match message {
+        Message::User(user) => user_message(&user.content, supports_images),
+        Message::Assistant(assistant) => assistant_message(&assistant.content),
+        Message::ToolResult(result) => Some(tool_message(result, supports_images)),
+    }
+}
+
+fn image_url(mime_type: &str, data: &str) -> ContentPart<'static> {
     ContentPart::ImageUrl {
         image_url: format!("data:{mime_type};base64,{data}"),
     }
@@ -89,20 +98,20 @@ fn image_url(mime_type: &str, data: &str) -> ContentPart {
 
 /// A user turn: a string stays a string; images are dropped for text-only
 /// models (a note replaces a turn that had only images).
-fn user_message(content: &UserContent, supports_images: bool) -> Option<ChatMessage> {
+fn user_message(content: &UserContent, supports_images: bool) -> Option<ChatMessage<'_>> {
     let blocks = match content {
         UserContent::Text(text) => {
             return Some(ChatMessage::User {
-                content: UserContentWire::Text(text.clone()),
+                content: UserContentWire::Text(Cow::Borrowed(text)),
             });
         }
         UserContent::Blocks(blocks) => blocks,
     };
-    let parts: Vec<ContentPart> = blocks
+    let parts: Vec<ContentPart<'_>> = blocks
         .iter()
         .filter_map(|block| match block {
             UserBlock::Text(t) => Some(ContentPart::Text {
-                text: t.text.clone(),
+                text: Cow::Borrowed(&t.text),
             }),
             UserBlock::Image(i) if supports_images => Some(image_url(&i.mime_type, &i.data)),
             UserBlock::Image(_) => None,
@@ -114,28 +123,28 @@ fn user_message(content: &UserContent, supports_images: bool) -> Option<ChatMess
         });
     }
     let had_images = blocks.iter().any(|b| matches!(b, UserBlock::Image(_)));
-    (had_images && !supports_images).then(|| ChatMessage::User {
-        content: UserContentWire::Text(IMAGE_OMITTED.to_owned()),
+    (had_images && !supports_images).then_some(ChatMessage::User {
+        content: UserContentWire::Text(Cow::Borrowed(IMAGE_OMITTED)),
     })
 }
 
 /// An assistant turn: non-blank text and thinking as parts, tool calls with
 /// JSON-string arguments; nothing when both are empty.
-fn assistant_message(content: &[AssistantContent]) -> Option<ChatMessage> {
+fn assistant_message(content: &[AssistantContent]) -> Option<ChatMessage<'_>> {
     let mut parts = Vec::new();
     let mut calls = Vec::new();
     for block in content {
         match block {
             AssistantContent::Text(t) if !t.text.trim().is_empty() => {
                 parts.push(ContentPart::Text {
-                    text: t.text.clone(),
+                    text: Cow::Borrowed(&t.text),
                 });
             }
             AssistantContent::Thinking(t) if !t.thinking.trim().is_empty() => {
                 parts.push(ContentPart::Thinking {
                     thinking: vec![ThinkingPart {
                         kind: "text",
-                        text: t.thinking.clone(),
+                        text: Cow::Borrowed(&t.thinking),
                     }],
                 });
             }
@@ -147,10 +156,10 @@ fn assistant_message(content: &[AssistantContent]) -> Option<ChatMessage> {
                     call.arguments.to_string()
                 };
                 calls.push(ToolCallWire {
-                    id: call.id.clone(),
+                    id: Cow::Borrowed(&call.id),
                     kind: "function",
                     function: FunctionCallWire {
-                        name: call.name.clone(),
+                        name: Cow::Borrowed(&call.name),
                         arguments,
                     },
                     index: 0,
@@ -170,22 +179,19 @@ fn assistant_message(content: &[AssistantContent]) -> Option<ChatMessage> {
 
 /// A tool result: one text part (error-prefixed, with notes for missing
 /// output or omitted images), then the images the model can see.
-fn tool_message(result: &ToolResultMessage, supports_images: bool) -> ChatMessage {
-    let text = result
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            UserBlock::Text(t) => Some(t.text.as_str()),
-            UserBlock::Image(_) => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+fn tool_message(result: &ToolResultMessage, supports_images: bool) -> ChatMessage<'_> {
+    let mut texts = result.content.iter().filter_map(UserBlock::as_text);
+    let text = match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(text), None) => Cow::Borrowed(text),
+        (Some(_), Some(_)) => Cow::Owned(result.text()),
+    };
     let has_images = result
         .content
         .iter()
         .any(|b| matches!(b, UserBlock::Image(_)));
     let mut content = vec![ContentPart::Text {
-        text: tool_result_text(&text, has_images, supports_images, result.is_error),
+        text: tool_result_text(text, has_images, supports_images, result.is_error),
     }];
     if supports_images {
         content.extend(result.content.iter().filter_map(|b| match b {
@@ -195,13 +201,18 @@ fn tool_message(result: &ToolResultMessage, supports_images: bool) -> ChatMessag
     }
     ChatMessage::Tool {
         content,
-        tool_call_id: result.tool_call_id.clone(),
-        name: result.tool_name.clone(),
+        tool_call_id: Cow::Borrowed(&result.tool_call_id),
+        name: Cow::Borrowed(&result.tool_name),
     }
 }
 
-/// pi's `buildToolResultText`.
-fn tool_result_text(text: &str, has_images: bool, supports_images: bool, is_error: bool) -> String {
+/// pi's `buildToolResultText` (`text` trimmed, borrowed when that is all).
+fn tool_result_text(
+    text: Cow<'_, str>,
+    has_images: bool,
+    supports_images: bool,
+    is_error: bool,
+) -> Cow<'_, str> {
     let prefix = if is_error { "[tool error] " } else { "" };
     let trimmed = text.trim();
     if !trimmed.is_empty() {
@@ -210,41 +221,149 @@ fn tool_result_text(text: &str, has_images: bool, supports_images: bool, is_erro
         } else {
             ""
         };
-        return format!("{prefix}{trimmed}{suffix}");
+        if prefix.is_empty() && suffix.is_empty() {
+            return match text {
+                Cow::Borrowed(text) => Cow::Borrowed(text.trim()),
+                Cow::Owned(text) if text.trim().len() == text.len() => Cow::Owned(text),
+                Cow::Owned(text) => Cow::Owned(text.trim().to_owned()),
+            };
+        }
+        return Cow::Owned(format!("{prefix}{trimmed}{suffix}"));
     }
     let note = match (has_images, supports_images) {
         (true, true) => "(see attached image)",
         (true, false) => IMAGE_OMITTED,
         (false, _) => "(no tool output)",
     };
-    format!("{prefix}{note}")
+    Cow::Owned(format!("{prefix}{note}"))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::tool_result_text;
+    use std::borrow::Cow;
+
+    use pi_ai::{Message, UserContent};
+    use pi_test_support::captures::Captures;
+    use pi_test_support::contexts::{brief_context, tool_conversation};
+
+    use super::*;
+
+    /// True when `text` points into `source` (borrowed, not a copy).
+    fn points_into(text: &str, source: &str) -> bool {
+        std::ptr::eq(text.as_ptr(), source.as_ptr()) && text.len() == source.len()
+    }
+
+    #[test]
+    fn the_request_borrows_the_texts_it_sends_unchanged() {
+        let model = Captures::new("pi-0.73.1-mistral").model("mock-mis", "mock-pixtral");
+        let mut messages = tool_conversation(
+            "mistral-conversations",
+            "mock-mis",
+            "mock-pixtral",
+            "abcDEF123",
+        );
+        // The same turn by another model: replayed rewritten (its thinking
+        // as text, its call id made a Mistral id), so owned.
+        messages.extend(tool_conversation(
+            "anthropic-messages",
+            "anthropic",
+            "claude",
+            "toolu_01",
+        ));
+        let context = brief_context(messages);
+        let options = MistralOptions::default();
+        let request = build_request_body(&model, &context, &options);
+
+        assert!(matches!(
+            &request.messages[0],
+            ChatMessage::System {
+                content: Cow::Borrowed("Be brief.")
+            }
+        ));
+        let Some(Message::User(first)) = context.messages.first() else {
+            panic!("the first message is the user's");
+        };
+        let UserContent::Text(first_text) = &first.content else {
+            panic!("a text prompt");
+        };
+        assert!(matches!(&request.messages[1],
+            ChatMessage::User { content: UserContentWire::Text(Cow::Borrowed(text)) }
+                if points_into(text, first_text)));
+        let ChatMessage::Assistant {
+            content: Some(parts),
+            tool_calls: Some(calls),
+            ..
+        } = &request.messages[2]
+        else {
+            panic!("the assistant turn: {:?}", request.messages[2]);
+        };
+        assert!(matches!(
+            &parts[1],
+            ContentPart::Text {
+                text: Cow::Borrowed("Reading.")
+            }
+        ));
+        assert!(matches!(calls[0].id, Cow::Borrowed("abcDEF123")));
+        assert!(matches!(calls[0].function.name, Cow::Borrowed("read")));
+        let ChatMessage::Tool {
+            content,
+            tool_call_id: Cow::Borrowed("abcDEF123"),
+            name: Cow::Borrowed("read"),
+        } = &request.messages[3]
+        else {
+            panic!("the tool result: {:?}", request.messages[3]);
+        };
+        assert!(matches!(
+            &content[0],
+            ContentPart::Text {
+                text: Cow::Borrowed("a picture")
+            }
+        ));
+
+        // Messages the transform rewrote are owned, and encode the same as
+        // a copy of the context would.
+        let owned_calls = request
+            .messages
+            .iter()
+            .filter_map(|message| match message {
+                ChatMessage::Assistant { tool_calls, .. } => tool_calls.as_ref(),
+                _ => None,
+            })
+            .flatten()
+            .filter(|call| matches!(call.id, Cow::Owned(_)))
+            .count();
+        assert_eq!(owned_calls, 1);
+        let copied = context.view().to_context();
+        assert_eq!(
+            serde_json::to_value(&request).unwrap(),
+            serde_json::to_value(build_request_body(&model, &copied, &options)).unwrap()
+        );
+    }
 
     #[test]
     fn tool_result_texts_as_pi() {
-        assert_eq!(tool_result_text("  ok \n", false, false, false), "ok");
         assert_eq!(
-            tool_result_text("bad", false, false, true),
+            tool_result_text("  ok \n".into(), false, false, false),
+            "ok"
+        );
+        assert_eq!(
+            tool_result_text("bad".into(), false, false, true),
             "[tool error] bad"
         );
         assert_eq!(
-            tool_result_text("shot", true, false, false),
+            tool_result_text("shot".into(), true, false, false),
             "shot\n[tool image omitted: model does not support images]"
         );
         assert_eq!(
-            tool_result_text("", true, true, true),
+            tool_result_text("".into(), true, true, true),
             "[tool error] (see attached image)"
         );
         assert_eq!(
-            tool_result_text(" ", true, false, false),
+            tool_result_text(" ".into(), true, false, false),
             "(image omitted: model does not support images)"
         );
         assert_eq!(
-            tool_result_text("", false, true, true),
+            tool_result_text("".into(), false, true, true),
             "[tool error] (no tool output)"
         );
     }

@@ -1,6 +1,8 @@
 //! Typed Mistral chat JSON: the request body pi's Mistral SDK puts on the
 //! wire (snake_case, `prefix: false` on assistant messages, `index: 0` on
 //! tool calls, image URLs as plain strings) and the stream chunks it reads.
+//! The request's texts borrow from the context where they go out unchanged,
+//! so a long transcript is not copied into the request before it is encoded.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -11,7 +13,7 @@ use serde_json::Value;
 
 /// `POST /v1/chat/completions` body (streaming).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ChatRequest {
+pub struct ChatRequest<'a> {
     /// Model id.
     pub model: String,
     /// Sampling temperature.
@@ -23,7 +25,7 @@ pub struct ChatRequest {
     /// Always true: we only stream.
     pub stream: bool,
     /// The conversation, system prompt first.
-    pub messages: Vec<ChatMessage>,
+    pub messages: Vec<ChatMessage<'a>>,
     /// Function tools.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<ToolDefinition>>,
@@ -41,57 +43,57 @@ pub struct ChatRequest {
 /// One message of the request, tagged by `role`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
-pub enum ChatMessage {
+pub enum ChatMessage<'a> {
     /// The system prompt.
     System {
         /// Prompt text.
-        content: String,
+        content: Cow<'a, str>,
     },
     /// A user turn.
     User {
         /// Text, or text and image parts.
-        content: UserContentWire,
+        content: UserContentWire<'a>,
     },
     /// A replayed assistant turn.
     Assistant {
         /// Text and thinking parts, when there are any.
         #[serde(skip_serializing_if = "Option::is_none")]
-        content: Option<Vec<ContentPart>>,
+        content: Option<Vec<ContentPart<'a>>>,
         /// Tool calls, when there are any.
         #[serde(skip_serializing_if = "Option::is_none")]
-        tool_calls: Option<Vec<ToolCallWire>>,
+        tool_calls: Option<Vec<ToolCallWire<'a>>>,
         /// Always false (the SDK's default).
         prefix: bool,
     },
     /// A tool result.
     Tool {
         /// Text first, then images.
-        content: Vec<ContentPart>,
+        content: Vec<ContentPart<'a>>,
         /// Id of the call it answers.
-        tool_call_id: String,
+        tool_call_id: Cow<'a, str>,
         /// Tool name.
-        name: String,
+        name: Cow<'a, str>,
     },
 }
 
 /// A plain string or a list of parts.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum UserContentWire {
+pub enum UserContentWire<'a> {
     /// A plain string.
-    Text(String),
+    Text(Cow<'a, str>),
     /// Content parts.
-    Parts(Vec<ContentPart>),
+    Parts(Vec<ContentPart<'a>>),
 }
 
 /// A content part.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentPart {
+pub enum ContentPart<'a> {
     /// Text.
     Text {
         /// The text.
-        text: String,
+        text: Cow<'a, str>,
     },
     /// An image as a data URL string.
     ImageUrl {
@@ -101,41 +103,114 @@ pub enum ContentPart {
     /// Replayed thinking.
     Thinking {
         /// Its text parts.
-        thinking: Vec<ThinkingPart>,
+        thinking: Vec<ThinkingPart<'a>>,
     },
 }
 
 /// A text part inside a thinking part.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ThinkingPart {
+pub struct ThinkingPart<'a> {
     /// Always `text`.
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// The thinking text.
-    pub text: String,
+    pub text: Cow<'a, str>,
 }
 
 /// A replayed tool call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ToolCallWire {
+pub struct ToolCallWire<'a> {
     /// Call id (9 alphanumerics).
-    pub id: String,
+    pub id: Cow<'a, str>,
     /// Always `function`.
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// Name and JSON-encoded arguments.
-    pub function: FunctionCallWire,
+    pub function: FunctionCallWire<'a>,
     /// Always 0 (the SDK's default).
     pub index: u64,
 }
 
 /// `function` of a tool call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FunctionCallWire {
+pub struct FunctionCallWire<'a> {
     /// Tool name.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// Arguments as a JSON string.
     pub arguments: String,
+}
+
+impl ChatMessage<'_> {
+    /// The same message owning its texts.
+    pub fn into_owned(self) -> ChatMessage<'static> {
+        match self {
+            Self::System { content } => ChatMessage::System {
+                content: owned(content),
+            },
+            Self::User { content } => ChatMessage::User {
+                content: match content {
+                    UserContentWire::Text(text) => UserContentWire::Text(owned(text)),
+                    UserContentWire::Parts(parts) => UserContentWire::Parts(owned_parts(parts)),
+                },
+            },
+            Self::Assistant {
+                content,
+                tool_calls,
+                prefix,
+            } => ChatMessage::Assistant {
+                content: content.map(owned_parts),
+                tool_calls: tool_calls.map(|calls| {
+                    calls
+                        .into_iter()
+                        .map(|call| ToolCallWire {
+                            id: owned(call.id),
+                            kind: call.kind,
+                            function: FunctionCallWire {
+                                name: owned(call.function.name),
+                                arguments: call.function.arguments,
+                            },
+                            index: call.index,
+                        })
+                        .collect()
+                }),
+                prefix,
+            },
+            Self::Tool {
+                content,
+                tool_call_id,
+                name,
+            } => ChatMessage::Tool {
+                content: owned_parts(content),
+                tool_call_id: owned(tool_call_id),
+                name: owned(name),
+            },
+        }
+    }
+}
+
+/// Parts owning their texts.
+fn owned_parts(parts: Vec<ContentPart<'_>>) -> Vec<ContentPart<'static>> {
+    parts
+        .into_iter()
+        .map(|part| match part {
+            ContentPart::Text { text } => ContentPart::Text { text: owned(text) },
+            ContentPart::ImageUrl { image_url } => ContentPart::ImageUrl { image_url },
+            ContentPart::Thinking { thinking } => ContentPart::Thinking {
+                thinking: thinking
+                    .into_iter()
+                    .map(|part| ThinkingPart {
+                        kind: part.kind,
+                        text: owned(part.text),
+                    })
+                    .collect(),
+            },
+        })
+        .collect()
+}
+
+/// A text owned, so it outlives what it was borrowed from.
+fn owned(text: Cow<'_, str>) -> Cow<'static, str> {
+    Cow::Owned(text.into_owned())
 }
 
 /// A function tool.

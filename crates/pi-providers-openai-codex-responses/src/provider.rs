@@ -52,7 +52,7 @@ pub struct OpenAiCodexWire;
 
 impl Wire for OpenAiCodexWire {
     type Options = OpenAiCodexOptions;
-    type Body<'a> = RequestBody;
+    type Body<'a> = RequestBody<'a>;
     type Decoder = OpenAiCodexDecoder;
 
     fn url(&self, model: &Model) -> String {
@@ -93,12 +93,12 @@ impl Wire for OpenAiCodexWire {
         }
     }
 
-    fn body(
+    fn body<'a>(
         &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: &OpenAiCodexOptions,
-    ) -> RequestBody {
+        model: &'a Model,
+        context: ContextRef<'a>,
+        options: &'a OpenAiCodexOptions,
+    ) -> RequestBody<'a> {
         build_request_body(model, context, options)
     }
 

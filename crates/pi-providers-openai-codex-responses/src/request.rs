@@ -27,7 +27,7 @@ pub fn build_request_body<'c>(
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &OpenAiCodexOptions,
-) -> RequestBody {
+) -> RequestBody<'c> {
     let context = context.into();
     RequestBody {
         model: model.id.clone(),

@@ -12,7 +12,7 @@ pub use pi_providers_openai_responses::wire::{InputItem, Reasoning, StreamEvent}
 
 /// The body of `POST {baseUrl}/codex/responses`, in the order pi builds it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RequestBody {
+pub struct RequestBody<'a> {
     /// Model id.
     pub model: String,
     /// Always false (the backend rejects `store: true`).
@@ -22,7 +22,7 @@ pub struct RequestBody {
     /// The system prompt, or pi's default instructions.
     pub instructions: String,
     /// The conversation (without the system prompt).
-    pub input: Vec<InputItem>,
+    pub input: Vec<InputItem<'a>>,
     /// `{verbosity}`.
     pub text: TextOptions,
     /// Always `["reasoning.encrypted_content"]`.

@@ -21,7 +21,7 @@ pub type OpenAiResponsesProvider = WireProvider<OpenAiResponsesWire>;
 
 impl Wire for OpenAiResponsesWire {
     type Options = OpenAiResponsesOptions;
-    type Body<'a> = RequestBody;
+    type Body<'a> = RequestBody<'a>;
     type Decoder = OpenAiResponsesDecoder;
 
     /// Resolves the cache retention (`PI_CACHE_RETENTION=long` when unset).
@@ -73,12 +73,12 @@ impl Wire for OpenAiResponsesWire {
         }
     }
 
-    fn body(
+    fn body<'a>(
         &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: &OpenAiResponsesOptions,
-    ) -> RequestBody {
+        model: &'a Model,
+        context: ContextRef<'a>,
+        options: &'a OpenAiResponsesOptions,
+    ) -> RequestBody<'a> {
         build_request_body(model, context, options)
     }
 

@@ -2,10 +2,12 @@
 //! request body, following pi 0.73.1's `buildParams` and
 //! `convertResponsesMessages`.
 
+use std::borrow::Cow;
+
 use pi_ai::{
     AssistantContent, AssistantMessage, CacheRetention, ContextRef, Message, Model, Tool,
-    ToolResultMessage, UserBlock, UserContent, normalize_tool_call_id_responses, short_hash,
-    transform_messages_borrowed,
+    ToolResultMessage, TransformedMessage, UserBlock, UserContent,
+    normalize_tool_call_id_responses, short_hash, transform_messages_borrowed,
 };
 use serde_json::Value;
 
@@ -41,7 +43,7 @@ pub fn build_request_body<'c>(
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &OpenAiResponsesOptions,
-) -> RequestBody {
+) -> RequestBody<'c> {
     let context = context.into();
     let retention = options.base.cache_retention.unwrap_or_default();
     let prompt_cache_key = match retention {
@@ -131,13 +133,14 @@ pub fn convert_tools(tools: &[Tool]) -> Vec<FunctionTool> {
 /// The `input` items (pi's `convertResponsesMessages`): the system prompt
 /// when `include_system_prompt`, then every replayable message. Tool-call
 /// ids are rewritten to the Responses id rules when `model.provider` is one
-/// of `tool_call_providers`.
+/// of `tool_call_providers`. Texts the context holds as they go out are
+/// borrowed; only messages the rewrite changed are copied.
 pub fn convert_messages<'c>(
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     tool_call_providers: &[&str],
     include_system_prompt: bool,
-) -> Vec<InputItem> {
+) -> Vec<InputItem<'c>> {
     let context = context.into();
     let normalize =
         |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id_responses(id);
@@ -151,7 +154,7 @@ pub fn convert_messages<'c>(
         .system_prompt
         .filter(|p| include_system_prompt && !p.is_empty())
     {
-        let content = prompt.to_owned();
+        let content = Cow::Borrowed(prompt);
         items.push(InputItem::Role(if model.reasoning {
             RoleMessage::Developer { content }
         } else {
@@ -161,37 +164,65 @@ pub fn convert_messages<'c>(
     // pi numbers replayed messages; an id-less text block becomes `msg_<n>`.
     // Skipped (empty) messages do not advance the counter.
     let mut msg_index = 0usize;
-    for message in transformed.iter().map(|m| &**m) {
-        match message {
-            Message::User(user) => {
-                let content = match &user.content {
-                    UserContent::Text(text) => vec![InputContent::InputText { text: text.clone() }],
-                    UserContent::Blocks(blocks) => blocks.iter().map(input_content).collect(),
-                };
-                if content.is_empty() {
-                    continue;
-                }
-                items.push(InputItem::Role(RoleMessage::User { content }));
+    for message in &transformed {
+        let pushed = match message {
+            TransformedMessage::Borrowed(message) => {
+                push_message(&mut items, message, model, msg_index)
             }
-            Message::Assistant(assistant) => {
-                let before = items.len();
-                push_assistant(&mut items, assistant, model, msg_index);
-                if items.len() == before {
-                    continue;
+            TransformedMessage::Owned(message) => {
+                let mut own = Vec::new();
+                let pushed = push_message(&mut own, message, model, msg_index);
+                for item in own {
+                    items.push(item.into_owned());
                 }
+                pushed
             }
-            Message::ToolResult(result) => items.push(tool_output(result)),
+        };
+        if pushed {
+            msg_index += 1;
         }
-        msg_index += 1;
     }
     items
 }
 
+/// Appends the items of one message; false when it has none.
+fn push_message<'x>(
+    items: &mut Vec<InputItem<'x>>,
+    message: &'x Message,
+    model: &Model,
+    msg_index: usize,
+) -> bool {
+    match message {
+        Message::User(user) => {
+            let content: Vec<InputContent<'_>> = match &user.content {
+                UserContent::Text(text) => vec![InputContent::InputText {
+                    text: Cow::Borrowed(text),
+                }],
+                UserContent::Blocks(blocks) => blocks.iter().map(input_content).collect(),
+            };
+            if content.is_empty() {
+                return false;
+            }
+            items.push(InputItem::Role(RoleMessage::User { content }));
+            true
+        }
+        Message::Assistant(assistant) => {
+            let before = items.len();
+            push_assistant(items, assistant, model, msg_index);
+            items.len() != before
+        }
+        Message::ToolResult(result) => {
+            items.push(tool_output(result));
+            true
+        }
+    }
+}
+
 /// A user or tool-result block as an input part.
-fn input_content(block: &UserBlock) -> InputContent {
+fn input_content(block: &UserBlock) -> InputContent<'_> {
     match block {
         UserBlock::Text(text) => InputContent::InputText {
-            text: text.text.clone(),
+            text: Cow::Borrowed(&text.text),
         },
         UserBlock::Image(image) => InputContent::InputImage {
             detail: "auto",
@@ -202,9 +233,9 @@ fn input_content(block: &UserBlock) -> InputContent {
 
 /// Appends the items of one assistant message: reasoning items from
 /// thinking signatures, message items for text, function calls.
-fn push_assistant(
-    items: &mut Vec<InputItem>,
-    assistant: &AssistantMessage,
+fn push_assistant<'x>(
+    items: &mut Vec<InputItem<'x>>,
+    assistant: &'x AssistantMessage,
     model: &Model,
     msg_index: usize,
 ) {
@@ -244,7 +275,7 @@ fn push_assistant(
                 items.push(InputItem::Typed(TypedItem::Message {
                     role: "assistant",
                     content: vec![OutputText {
-                        text: text.text.clone(),
+                        text: Cow::Borrowed(&text.text),
                         annotations: Vec::new(),
                     }],
                     status: "completed",
@@ -254,18 +285,18 @@ fn push_assistant(
             }
             AssistantContent::ToolCall(call) => {
                 let mut parts = call.id.split('|');
-                let call_id = parts.next().unwrap_or_default().to_owned();
+                let call_id = Cow::Borrowed(parts.next().unwrap_or_default());
                 // Another model of the same provider and api: OpenAI pairs
                 // `fc_` item ids with that model's reasoning items, so the
                 // id is left out.
                 let id = parts
                     .next()
                     .filter(|item| !(different_model && item.starts_with("fc_")))
-                    .map(str::to_owned);
+                    .map(Cow::Borrowed);
                 items.push(InputItem::Typed(TypedItem::FunctionCall {
                     id,
                     call_id,
-                    name: call.name.clone(),
+                    name: Cow::Borrowed(&call.name),
                     arguments: js_stringify(&call.arguments),
                 }));
             }
@@ -276,8 +307,8 @@ fn push_assistant(
 /// A tool result as `function_call_output`: joined text, or text and image
 /// parts when it has images (after `transform_messages_borrowed`, only a model with
 /// image input still gets any).
-fn tool_output(result: &ToolResultMessage) -> InputItem {
-    let text = result.text();
+fn tool_output(result: &ToolResultMessage) -> InputItem<'_> {
+    let text = result_text(result);
     let has_images = result
         .content
         .iter()
@@ -296,17 +327,22 @@ fn tool_output(result: &ToolResultMessage) -> InputItem {
         );
         FunctionOutput::Parts(parts)
     } else if text.is_empty() {
-        FunctionOutput::Text(IMAGE_ONLY_OUTPUT.to_owned())
+        FunctionOutput::Text(Cow::Borrowed(IMAGE_ONLY_OUTPUT))
     } else {
         FunctionOutput::Text(text)
     };
-    let call_id = result
-        .tool_call_id
-        .split('|')
-        .next()
-        .unwrap_or_default()
-        .to_owned();
+    let call_id = Cow::Borrowed(result.tool_call_id.split('|').next().unwrap_or_default());
     InputItem::Typed(TypedItem::FunctionCallOutput { call_id, output })
+}
+
+/// The texts of a result joined by newlines, borrowed when there is one.
+fn result_text(result: &ToolResultMessage) -> Cow<'_, str> {
+    let mut texts = result.content.iter().filter_map(UserBlock::as_text);
+    match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(text), None) => Cow::Borrowed(text),
+        (Some(_), Some(_)) => Cow::Owned(result.text()),
+    }
 }
 
 /// pi's `parseTextSignature`: the `{v:1,id,phase?}` JSON, or a legacy plain

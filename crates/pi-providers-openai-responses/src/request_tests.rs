@@ -40,3 +40,95 @@ fn arguments_are_stringified_like_javascript() {
         r#"{"path":"a\"b\n"}"#
     );
 }
+
+/// True when `text` points into `source` (borrowed, not a copy).
+fn points_into(text: &str, source: &str) -> bool {
+    std::ptr::eq(text.as_ptr(), source.as_ptr()) && text.len() == source.len()
+}
+
+#[test]
+fn the_request_borrows_the_texts_it_sends_unchanged() {
+    use pi_test_support::contexts::{brief_context, tool_conversation};
+    let mut model = pi_test_support::fixtures::mock_model("mock-resp", "mock-resp");
+    // With image input, the transform leaves the results' images alone.
+    model.input = vec![pi_ai::InputModality::Text, pi_ai::InputModality::Image];
+    let mut messages =
+        tool_conversation("openai-responses", "mock-resp", "mock-resp", "call_1|fc_1");
+    // The same turn by another model: replayed rewritten (its thinking as
+    // text), so owned.
+    messages.extend(tool_conversation(
+        "anthropic-messages",
+        "anthropic",
+        "claude",
+        "call_2",
+    ));
+    let context = brief_context(messages);
+    let options = OpenAiResponsesOptions::default();
+    let request = build_request_body(&model, &context, &options);
+
+    assert!(matches!(
+        &request.input[0],
+        InputItem::Role(RoleMessage::System {
+            content: Cow::Borrowed("Be brief.")
+        })
+    ));
+    let Some(Message::User(first)) = context.messages.first() else {
+        panic!("the first message is the user's");
+    };
+    let UserContent::Text(first_text) = &first.content else {
+        panic!("a text prompt");
+    };
+    let InputItem::Role(RoleMessage::User { content }) = &request.input[1] else {
+        panic!("the user turn: {:?}", request.input[1]);
+    };
+    assert!(matches!(&content[0],
+        InputContent::InputText { text: Cow::Borrowed(text) } if points_into(text, first_text)));
+    let InputItem::Typed(TypedItem::Message { content, .. }) = &request.input[2] else {
+        panic!("the assistant text: {:?}", request.input[2]);
+    };
+    assert!(matches!(content[0].text, Cow::Borrowed("Reading.")));
+    assert!(matches!(
+        &request.input[3],
+        InputItem::Typed(TypedItem::FunctionCall {
+            id: Some(Cow::Borrowed("fc_1")),
+            call_id: Cow::Borrowed("call_1"),
+            name: Cow::Borrowed("read"),
+            ..
+        })
+    ));
+    let InputItem::Typed(TypedItem::FunctionCallOutput {
+        call_id: Cow::Borrowed("call_1"),
+        output: FunctionOutput::Parts(parts),
+    }) = &request.input[4]
+    else {
+        panic!("the tool result: {:?}", request.input[4]);
+    };
+    assert!(matches!(
+        &parts[0],
+        InputContent::InputText {
+            text: Cow::Borrowed("a picture")
+        }
+    ));
+
+    // Messages the transform rewrote are owned, and encode the same as a
+    // copy of the context would.
+    let owned_calls = request
+        .input
+        .iter()
+        .filter(|item| {
+            matches!(
+                item,
+                InputItem::Typed(TypedItem::FunctionCall {
+                    call_id: Cow::Owned(_),
+                    ..
+                })
+            )
+        })
+        .count();
+    assert_eq!(owned_calls, 1);
+    let copied = context.view().to_context();
+    assert_eq!(
+        serde_json::to_value(&request).unwrap(),
+        serde_json::to_value(build_request_body(&model, &copied, &options)).unwrap()
+    );
+}

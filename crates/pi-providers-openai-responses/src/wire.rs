@@ -3,18 +3,22 @@
 //!
 //! Field order follows the order pi's objects are built in, so an encoded
 //! body reads the same as a captured one. Optional fields are omitted when
-//! absent, as `JSON.stringify` drops `undefined`.
+//! absent, as `JSON.stringify` drops `undefined`. The request's texts borrow
+//! from the context where they go out unchanged, so a long transcript is not
+//! copied into the request before it is encoded.
+
+use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 /// The body of `POST /responses`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RequestBody {
+pub struct RequestBody<'a> {
     /// Model id.
     pub model: String,
     /// The conversation as input items.
-    pub input: Vec<InputItem>,
+    pub input: Vec<InputItem<'a>>,
     /// Always true: pi streams.
     pub stream: bool,
     /// Prompt-cache key (pi's session id), unless caching is off.
@@ -74,11 +78,11 @@ pub fn js_integral(v: f64) -> Option<i64> {
 /// One item of `input`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum InputItem {
+pub enum InputItem<'a> {
     /// A `role`-tagged message without a `type` (system, developer, user).
-    Role(RoleMessage),
+    Role(RoleMessage<'a>),
     /// A `type`-tagged item (assistant message, function call, function output).
-    Typed(TypedItem),
+    Typed(TypedItem<'a>),
     /// A reasoning item replayed verbatim from a thinking signature.
     Raw(Value),
 }
@@ -86,32 +90,32 @@ pub enum InputItem {
 /// `{role, content}` messages.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
-pub enum RoleMessage {
+pub enum RoleMessage<'a> {
     /// The system prompt for models without reasoning.
     System {
         /// Prompt text.
-        content: String,
+        content: Cow<'a, str>,
     },
     /// The system prompt for reasoning models.
     Developer {
         /// Prompt text.
-        content: String,
+        content: Cow<'a, str>,
     },
     /// What the user said.
     User {
         /// Text and image parts.
-        content: Vec<InputContent>,
+        content: Vec<InputContent<'a>>,
     },
 }
 
 /// A part of user content or of a function output.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum InputContent {
+pub enum InputContent<'a> {
     /// `{type:"input_text", text}`.
     InputText {
         /// The text.
-        text: String,
+        text: Cow<'a, str>,
     },
     /// `{type:"input_image", detail:"auto", image_url:"data:..."}`.
     InputImage {
@@ -125,13 +129,13 @@ pub enum InputContent {
 /// Items with a `type` discriminant.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum TypedItem {
+pub enum TypedItem<'a> {
     /// An earlier assistant message.
     Message {
         /// Always `assistant`.
         role: &'static str,
         /// One `output_text` part.
-        content: Vec<OutputText>,
+        content: Vec<OutputText<'a>>,
         /// Always `completed`.
         status: &'static str,
         /// Message id (from the text signature, or `msg_<index>`).
@@ -144,29 +148,29 @@ pub enum TypedItem {
     FunctionCall {
         /// Item id (`fc_...`); omitted when it cannot be replayed.
         #[serde(skip_serializing_if = "Option::is_none")]
-        id: Option<String>,
+        id: Option<Cow<'a, str>>,
         /// Call id, matched by the output.
-        call_id: String,
+        call_id: Cow<'a, str>,
         /// Tool name.
-        name: String,
+        name: Cow<'a, str>,
         /// Arguments as a JSON string.
         arguments: String,
     },
     /// The result of a tool call.
     FunctionCallOutput {
         /// Call id of the answered call.
-        call_id: String,
+        call_id: Cow<'a, str>,
         /// Text, or parts when images are attached.
-        output: FunctionOutput,
+        output: FunctionOutput<'a>,
     },
 }
 
 /// `{type:"output_text", text, annotations:[]}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename = "output_text")]
-pub struct OutputText {
+pub struct OutputText<'a> {
     /// The text.
-    pub text: String,
+    pub text: Cow<'a, str>,
     /// Always empty.
     pub annotations: Vec<Value>,
 }
@@ -174,11 +178,89 @@ pub struct OutputText {
 /// A function output: a string, or parts when images are attached.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum FunctionOutput {
+pub enum FunctionOutput<'a> {
     /// Plain text.
-    Text(String),
+    Text(Cow<'a, str>),
     /// Text and image parts.
-    Parts(Vec<InputContent>),
+    Parts(Vec<InputContent<'a>>),
+}
+
+impl InputItem<'_> {
+    /// The same item owning its texts.
+    pub fn into_owned(self) -> InputItem<'static> {
+        match self {
+            Self::Role(RoleMessage::System { content }) => InputItem::Role(RoleMessage::System {
+                content: owned(content),
+            }),
+            Self::Role(RoleMessage::Developer { content }) => {
+                InputItem::Role(RoleMessage::Developer {
+                    content: owned(content),
+                })
+            }
+            Self::Role(RoleMessage::User { content }) => InputItem::Role(RoleMessage::User {
+                content: content.into_iter().map(InputContent::into_owned).collect(),
+            }),
+            Self::Typed(TypedItem::Message {
+                role,
+                content,
+                status,
+                id,
+                phase,
+            }) => InputItem::Typed(TypedItem::Message {
+                role,
+                content: content
+                    .into_iter()
+                    .map(|part| OutputText {
+                        text: owned(part.text),
+                        annotations: part.annotations,
+                    })
+                    .collect(),
+                status,
+                id,
+                phase,
+            }),
+            Self::Typed(TypedItem::FunctionCall {
+                id,
+                call_id,
+                name,
+                arguments,
+            }) => InputItem::Typed(TypedItem::FunctionCall {
+                id: id.map(owned),
+                call_id: owned(call_id),
+                name: owned(name),
+                arguments,
+            }),
+            Self::Typed(TypedItem::FunctionCallOutput { call_id, output }) => {
+                InputItem::Typed(TypedItem::FunctionCallOutput {
+                    call_id: owned(call_id),
+                    output: match output {
+                        FunctionOutput::Text(text) => FunctionOutput::Text(owned(text)),
+                        FunctionOutput::Parts(parts) => FunctionOutput::Parts(
+                            parts.into_iter().map(InputContent::into_owned).collect(),
+                        ),
+                    },
+                })
+            }
+            Self::Raw(value) => InputItem::Raw(value),
+        }
+    }
+}
+
+impl InputContent<'_> {
+    /// The same part owning its text.
+    pub fn into_owned(self) -> InputContent<'static> {
+        match self {
+            Self::InputText { text } => InputContent::InputText { text: owned(text) },
+            Self::InputImage { detail, image_url } => {
+                InputContent::InputImage { detail, image_url }
+            }
+        }
+    }
+}
+
+/// A text owned, so it outlives what it was borrowed from.
+fn owned(text: Cow<'_, str>) -> Cow<'static, str> {
+    Cow::Owned(text.into_owned())
 }
 
 /// `{type:"function", name, description, parameters, strict}`.
