@@ -481,7 +481,12 @@ mod tests {
             (format!("{long}\n{long}\n{long}"), 3),
         ] {
             std::fs::write(&path, &text).unwrap();
-            assert_eq!(count_lines(&path).unwrap(), lines, "{:?}", &text[..text.len().min(8)]);
+            assert_eq!(
+                count_lines(&path).unwrap(),
+                lines,
+                "{:?}",
+                &text[..text.len().min(8)]
+            );
         }
         assert!(count_lines(&dir.path().join("missing.jsonl")).is_err());
     }
