@@ -24,9 +24,9 @@ use pi_agent_core::{
 };
 use pi_ai::scripted::scripted_model;
 use pi_ai::{
-    AssistantContent, AssistantMessage, AssistantMessageEventStream, CancellationToken, Context,
-    ContextRef, DoneReason, Message, Model, SimpleStreamOptions, StopReason, StreamFunction,
-    StreamOptions, ToolCall, ToolResultMessage, Usage, UserBlock, UserMessage,
+    AssistantContent, AssistantMessage, AssistantMessageEventStream, CancellationToken, ContextRef,
+    DoneReason, Message, Model, StopReason, StreamFunction, StreamOptions, ToolCall,
+    ToolResultMessage, Usage, UserBlock, UserMessage,
 };
 use serde_json::{Value, json};
 
@@ -134,21 +134,10 @@ impl StreamFunction for Replay {
     fn stream(
         &self,
         model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
         self.reply(model, options.cancel)
-    }
-
-    // The agent calls this one: no copy of the transcript per call, as
-    // with a real provider.
-    fn stream_simple_view(
-        &self,
-        model: &Model,
-        _context: ContextRef<'_>,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.reply(model, options.base.cancel)
     }
 }
 

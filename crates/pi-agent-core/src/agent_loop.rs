@@ -71,10 +71,7 @@ pub(crate) async fn run_prompts<'a, C: CustomMessage>(
     cancel: CancellationToken,
 ) -> Result<Vec<AgentMessage<C>>, AgentLoopError> {
     let mut run = Run::new(context, config, cancel, prompts.len());
-    if let Some(prefix) = prefix {
-        run.shared = Some(prefix.state);
-        run.base = prefix.count;
-    }
+    run.share(prefix);
     emit.emit(AgentEvent::AgentStart).await;
     emit.emit(AgentEvent::TurnStart).await;
     for prompt in prompts {
@@ -128,10 +125,7 @@ pub(crate) async fn run_continue<'a, C: CustomMessage>(
         None => ends_with_assistant(context.messages.last())?,
     }
     let mut run = Run::new(context, config, cancel, 0);
-    if let Some(prefix) = prefix {
-        run.shared = Some(prefix.state);
-        run.base = prefix.count;
-    }
+    run.share(prefix);
     emit.emit(AgentEvent::AgentStart).await;
     emit.emit(AgentEvent::TurnStart).await;
     run.run(emit).await?;
@@ -203,6 +197,15 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             tools: ToolSet::new(tools),
             llm_context,
             converted: 0,
+        }
+    }
+
+    /// Leaves the transcript before the run where `prefix` points (see
+    /// [`SharedPrefix`]); `None`: the run's context holds it.
+    fn share(&mut self, prefix: Option<SharedPrefix<'a, C>>) {
+        if let Some(prefix) = prefix {
+            self.shared = Some(prefix.state);
+            self.base = prefix.count;
         }
     }
 
@@ -375,7 +378,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             None => catch(|| {
                 config
                     .stream_fn
-                    .stream_simple(model, &self.llm_context, options)
+                    .stream_simple(model, self.llm_context.view(), options)
             }),
         };
         // The provider has taken what it needs; the projection is kept only
@@ -467,9 +470,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             tools: self.llm_context.tools.as_deref(),
         };
         let stream_fn = &self.config.stream_fn;
-        Ok(catch(|| {
-            stream_fn.stream_simple_view(model, context, options)
-        }))
+        Ok(catch(|| stream_fn.stream_simple(model, context, options)))
     }
 
     /// Records the arguments that tools' preparation changed in place in the

@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use pi_ai::{
-    AssistantMessageEventStream, Context, ContextRef, Model, SimpleStreamOptions, StreamFunction,
+    AssistantMessageEventStream, ContextRef, Model, SimpleStreamOptions, StreamFunction,
     StreamOptions, ThinkingBudgets, ThinkingLevel,
 };
 
@@ -58,7 +58,7 @@ impl StreamFunction for GlobalRegistryStream {
     fn stream(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
         pi_ai::stream(model, context, options)
@@ -67,28 +67,10 @@ impl StreamFunction for GlobalRegistryStream {
     fn stream_simple(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: SimpleStreamOptions,
     ) -> AssistantMessageEventStream {
         pi_ai::stream_simple(model, context, options)
-    }
-
-    fn stream_view(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        pi_ai::global_registry().stream_view(model, context, options)
-    }
-
-    fn stream_simple_view(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        pi_ai::global_registry().stream_simple_view(model, context, options)
     }
 }
 

@@ -27,7 +27,7 @@ fn drain(reply: AssistantMessage) -> usize {
         let provider = ScriptedProvider::new([reply]).with_chunk_size(CHUNK);
         let mut stream = provider.stream(
             &scripted_model(),
-            &Context::default(),
+            Context::default().view(),
             StreamOptions::default(),
         );
         let mut events = 0;

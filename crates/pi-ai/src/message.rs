@@ -1,5 +1,6 @@
 //! The three standard messages and their role-tagged union.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::value::SeqAccessDeserializer;
@@ -250,8 +251,25 @@ impl ToolResultMessage {
     /// The text blocks joined with `\n` (images left out): the text every
     /// wire sends for a result.
     pub fn text(&self) -> String {
-        let texts: Vec<&str> = self.content.iter().filter_map(UserBlock::as_text).collect();
-        texts.join("\n")
+        self.text_ref().into_owned()
+    }
+
+    /// [`Self::text`], borrowed when the result has at most one text block
+    /// (the common case), so an encoder need not copy it.
+    pub fn text_ref(&self) -> Cow<'_, str> {
+        let mut texts = self.content.iter().filter_map(UserBlock::as_text);
+        match (texts.next(), texts.next()) {
+            (None, _) => Cow::Borrowed(""),
+            (Some(text), None) => Cow::Borrowed(text),
+            (Some(first), Some(second)) => {
+                let mut joined = [first, second].join("\n");
+                for text in texts {
+                    joined.push('\n');
+                    joined.push_str(text);
+                }
+                Cow::Owned(joined)
+            }
+        }
     }
 }
 

@@ -6,11 +6,16 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use crate::{
-    Api, AssistantMessage, AssistantMessageEventStream, Context, ContextRef, Model,
-    SimpleStreamOptions, StreamOptions, now_ms,
+    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, Model, SimpleStreamOptions,
+    StreamOptions, now_ms,
 };
 
 /// A wire implementation: turns a context into a stream of events.
+///
+/// The context is borrowed ([`ContextRef`]: a [`Context`](crate::Context)'s `view()`, or
+/// an agent's transcript converted in place), so a caller's transcript is
+/// never copied for a call; an implementation encodes the request from it
+/// before returning the stream.
 ///
 /// Once called, implementations report every failure inside the stream
 /// (see [`AssistantMessageEventStream`]); they never panic or return errors.
@@ -19,7 +24,7 @@ pub trait StreamFunction: Send + Sync {
     fn stream(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream;
 
@@ -27,35 +32,12 @@ pub trait StreamFunction: Send + Sync {
     fn stream_simple(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: SimpleStreamOptions,
     ) -> AssistantMessageEventStream {
         let mut base = options.base.clone();
         base.max_tokens = Some(options.max_tokens_for(model));
         self.stream(model, context, base)
-    }
-
-    /// [`StreamFunction::stream`] of a borrowed context. The default copies
-    /// it into a [`Context`]; providers that encode from borrowed messages
-    /// override it, so a caller's transcript is never copied for a call.
-    fn stream_view(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream(model, &context.to_context(), options)
-    }
-
-    /// [`StreamFunction::stream_simple`] of a borrowed context (see
-    /// [`StreamFunction::stream_view`]).
-    fn stream_simple_view(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_simple(model, &context.to_context(), options)
     }
 }
 
@@ -152,53 +134,27 @@ impl ApiRegistry {
     }
 
     /// Dispatches [`StreamFunction::stream`] by `model.api`.
-    pub fn stream(
+    pub fn stream<'c>(
         &self,
         model: &Model,
-        context: &Context,
+        context: impl Into<ContextRef<'c>>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
         match self.resolve(model) {
-            Ok(provider) => provider.stream(model, context, options),
+            Ok(provider) => provider.stream(model, context.into(), options),
             Err(failed) => *failed,
         }
     }
 
     /// Dispatches [`StreamFunction::stream_simple`] by `model.api`.
-    pub fn stream_simple(
+    pub fn stream_simple<'c>(
         &self,
         model: &Model,
-        context: &Context,
+        context: impl Into<ContextRef<'c>>,
         options: SimpleStreamOptions,
     ) -> AssistantMessageEventStream {
         match self.resolve(model) {
-            Ok(provider) => provider.stream_simple(model, context, options),
-            Err(failed) => *failed,
-        }
-    }
-
-    /// Dispatches [`StreamFunction::stream_view`] by `model.api`.
-    pub fn stream_view(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        match self.resolve(model) {
-            Ok(provider) => provider.stream_view(model, context, options),
-            Err(failed) => *failed,
-        }
-    }
-
-    /// Dispatches [`StreamFunction::stream_simple_view`] by `model.api`.
-    pub fn stream_simple_view(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        match self.resolve(model) {
-            Ok(provider) => provider.stream_simple_view(model, context, options),
+            Ok(provider) => provider.stream_simple(model, context.into(), options),
             Err(failed) => *failed,
         }
     }
@@ -265,9 +221,9 @@ pub fn get_api_provider(api: &Api) -> Option<Arc<dyn StreamFunction>> {
 /// assert_eq!(text, "Hello there");
 /// # });
 /// ```
-pub fn stream(
+pub fn stream<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: StreamOptions,
 ) -> AssistantMessageEventStream {
     global_registry().stream(model, context, options)
@@ -300,27 +256,27 @@ pub fn stream(
 /// assert_eq!(answer.text(), "4");
 /// # });
 /// ```
-pub async fn complete(
+pub async fn complete<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: StreamOptions,
 ) -> AssistantMessage {
     stream(model, context, options).result().await
 }
 
 /// Streams with a unified reasoning level through the global registry.
-pub fn stream_simple(
+pub fn stream_simple<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: SimpleStreamOptions,
 ) -> AssistantMessageEventStream {
     global_registry().stream_simple(model, context, options)
 }
 
 /// Like [`stream_simple`], returning only the settled message.
-pub async fn complete_simple(
+pub async fn complete_simple<'c>(
     model: &Model,
-    context: &Context,
+    context: impl Into<ContextRef<'c>>,
     options: SimpleStreamOptions,
 ) -> AssistantMessage {
     stream_simple(model, context, options).result().await

@@ -9,9 +9,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::{
-    Api, AssistantContent, AssistantMessage, AssistantMessageEventStream, Context, DoneReason,
-    ErrorReason, EventSink, Model, StopReason, StreamFunction, StreamOptions, ToolCall, Usage,
-    now_ms,
+    Api, AssistantContent, AssistantMessage, AssistantMessageEventStream, Context, ContextRef,
+    DoneReason, ErrorReason, EventSink, Model, StopReason, StreamFunction, StreamOptions, ToolCall,
+    Usage, now_ms,
 };
 
 /// The wire api name the scripted provider is usually registered under.
@@ -215,13 +215,13 @@ impl StreamFunction for ScriptedProvider {
     fn stream(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
         self.calls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push(context.clone());
+            .push(context.to_context());
         let initial = AssistantMessage::empty(
             model.api.clone(),
             model.provider.clone(),

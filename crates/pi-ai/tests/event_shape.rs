@@ -50,7 +50,7 @@ async fn our_events(replies: Vec<AssistantMessage>) -> Shapes {
     for _ in 0..calls {
         let mut stream = provider.stream(
             &scripted_model(),
-            &Context::default(),
+            Context::default().view(),
             StreamOptions::default(),
         );
         while let Some(event) = stream.next().await {

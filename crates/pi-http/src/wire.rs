@@ -10,9 +10,8 @@
 use std::sync::Arc;
 
 use pi_ai::{
-    Api, AssistantMessage, AssistantMessageEventStream, Context, ContextRef, Model,
-    SimpleStreamOptions, StreamFunction, StreamOptions, get_env_api_key, now_ms,
-    register_api_provider,
+    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, Model, SimpleStreamOptions,
+    StreamFunction, StreamOptions, get_env_api_key, now_ms, register_api_provider,
 };
 use serde::Serialize;
 
@@ -321,31 +320,13 @@ impl<W: Wire> StreamFunction for WireProvider<W> {
     fn stream(
         &self,
         model: &Model,
-        context: &Context,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_view(model, context.view(), options)
-    }
-
-    fn stream_simple(
-        &self,
-        model: &Model,
-        context: &Context,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_simple_view(model, context.view(), options)
-    }
-
-    fn stream_view(
-        &self,
-        model: &Model,
         context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
         self.stream_with(model, context, W::Options::from_stream(model, options))
     }
 
-    fn stream_simple_view(
+    fn stream_simple(
         &self,
         model: &Model,
         context: ContextRef<'_>,

@@ -350,7 +350,7 @@ async fn the_provider_is_a_stream_function_with_both_option_mappings() {
     let provider: WireProvider<ToyWire> = WireProvider::new();
     let model = model(&server);
     provider
-        .stream(&model, &Context::default(), keyed())
+        .stream(&model, Context::default().view(), keyed())
         .result()
         .await;
     let simple = SimpleStreamOptions {
@@ -358,7 +358,7 @@ async fn the_provider_is_a_stream_function_with_both_option_mappings() {
         ..SimpleStreamOptions::default()
     };
     provider
-        .stream_simple(&model, &Context::default(), simple)
+        .stream_simple(&model, Context::default().view(), simple)
         .result()
         .await;
     let requests = server.requests();

@@ -349,29 +349,20 @@ fn effort(model: &Model, level: ThinkingLevel) -> String {
 #[cfg(test)]
 mod tests {
     use pi_test_support::captures::Captures;
-    use pi_test_support::contexts::{brief_context, tool_conversation};
+    use pi_test_support::contexts::{first_user_text, handoff_context, points_into};
 
     use super::*;
-
-    /// True when `text` points into `source` (borrowed, not a copy).
-    fn points_into(text: &str, source: &str) -> bool {
-        std::ptr::eq(text.as_ptr(), source.as_ptr()) && text.len() == source.len()
-    }
 
     #[test]
     fn the_request_borrows_the_texts_it_sends_unchanged() {
         let id = "us.anthropic.claude-sonnet-4-5-mock-v1:0";
         let model = Captures::new("pi-0.73.1-bedrock").model("mock-bed", id);
-        let mut messages = tool_conversation("bedrock-converse-stream", "mock-bed", id, "call_1");
-        // The same turn by another model: replayed rewritten (its thinking
-        // as text, its call id made safe), so owned.
-        messages.extend(tool_conversation(
-            "openai-completions",
-            "mock-oai",
-            "mock-gpt",
-            "call|2",
-        ));
-        let context = brief_context(messages);
+        // Its own tool turn, then the same turn by another model: replayed
+        // rewritten, so owned.
+        let context = handoff_context(
+            ["bedrock-converse-stream", "mock-bed", id, "call_1"],
+            ["openai-completions", "mock-oai", "mock-gpt", "call|2"],
+        );
         let options = BedrockOptions::default();
         let request = build_request_body(&model, &context, &options);
 
@@ -380,12 +371,7 @@ mod tests {
             system[0],
             SystemBlock::Text(Cow::Borrowed("Be brief."))
         ));
-        let Some(Message::User(first)) = context.messages.first() else {
-            panic!("the first message is the user's");
-        };
-        let UserContent::Text(first_text) = &first.content else {
-            panic!("a text prompt");
-        };
+        let first_text = first_user_text(&context);
         assert!(matches!(&request.messages[0].content[0],
             ContentBlock::Text(Cow::Borrowed(text)) if points_into(text, first_text)));
         let assistant = &request.messages[1].content;

@@ -432,23 +432,13 @@ fn tool_result_block(result: &ToolResultMessage) -> ContentBlock<'_> {
         blocks.extend(result.content.iter().map(user_block));
         MessageContent::Blocks(blocks)
     } else {
-        MessageContent::Text(result_text(result))
+        MessageContent::Text(result.text_ref())
     };
     ContentBlock::ToolResult {
         tool_use_id: Cow::Borrowed(&result.tool_call_id),
         content,
         is_error: result.is_error,
         cache_control: None,
-    }
-}
-
-/// The texts of a result joined by newlines, borrowed when there is one.
-fn result_text(result: &ToolResultMessage) -> Cow<'_, str> {
-    let mut texts = result.content.iter().filter_map(UserBlock::as_text);
-    match (texts.next(), texts.next()) {
-        (None, _) => Cow::Borrowed(""),
-        (Some(text), None) => Cow::Borrowed(text),
-        (Some(_), Some(_)) => Cow::Owned(result.text()),
     }
 }
 

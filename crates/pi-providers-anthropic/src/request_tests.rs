@@ -1,12 +1,7 @@
-use pi_test_support::contexts::{brief_context, tool_conversation};
+use pi_test_support::contexts::{first_user_text, handoff_context, points_into};
 use pretty_assertions::assert_eq;
 
 use super::*;
-
-/// True when `text` points into `source` (borrowed, not a copy).
-fn points_into(text: &str, source: &str) -> bool {
-    std::ptr::eq(text.as_ptr(), source.as_ptr()) && text.len() == source.len()
-}
 
 fn blocks<'r>(param: &'r MessageParam<'_>) -> &'r [ContentBlock<'r>] {
     match &param.content {
@@ -20,31 +15,22 @@ fn the_request_borrows_the_texts_it_sends_unchanged() {
     let mut model = pi_test_support::fixtures::mock_model("mock-ant", "mock-claude-think");
     // With image input, the transform leaves the images alone.
     model.input = vec![pi_ai::InputModality::Text, pi_ai::InputModality::Image];
-    let mut messages = tool_conversation(
-        "anthropic-messages",
-        "mock-ant",
-        "mock-claude-think",
-        "call_1",
+    // Its own tool turn, then the same turn by another model: replayed
+    // rewritten, so owned.
+    let context = handoff_context(
+        [
+            "anthropic-messages",
+            "mock-ant",
+            "mock-claude-think",
+            "call_1",
+        ],
+        ["openai-completions", "mock-oai", "mock-gpt", "call_2"],
     );
-    // The same turn by another model: replayed rewritten (its thinking as
-    // text), so owned.
-    messages.extend(tool_conversation(
-        "openai-completions",
-        "mock-oai",
-        "mock-gpt",
-        "call_2",
-    ));
-    let context = brief_context(messages);
     let request = build_request_body(&model, &context, &AnthropicOptions::default());
 
     let system = request.system.as_deref().unwrap_or_default();
     assert!(matches!(system[0].text, Cow::Borrowed("Be brief.")));
-    let Some(Message::User(first)) = context.messages.first() else {
-        panic!("the first message is the user's");
-    };
-    let UserContent::Text(first_text) = &first.content else {
-        panic!("a text prompt");
-    };
+    let first_text = first_user_text(&context);
     assert!(matches!(&request.messages[0].content,
         MessageContent::Text(Cow::Borrowed(text)) if points_into(text, first_text)));
     let assistant = blocks(&request.messages[1]);

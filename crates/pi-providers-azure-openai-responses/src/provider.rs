@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use pi_ai::{
-    Api, AssistantMessage, AssistantMessageEventStream, Context, ContextRef, Model,
-    SimpleStreamOptions, StreamFunction, StreamOptions, now_ms, register_api_provider,
+    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, Model, SimpleStreamOptions,
+    StreamFunction, StreamOptions, now_ms, register_api_provider,
 };
 use pi_http::{
     Headers, RetryPolicy, Wire, WireHeaders, WireOptions, WireProvider, resolve_api_key,
@@ -163,24 +163,6 @@ impl StreamFunction for AzureOpenAiResponsesProvider {
     fn stream(
         &self,
         model: &Model,
-        context: &Context,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_view(model, context.view(), options)
-    }
-
-    fn stream_simple(
-        &self,
-        model: &Model,
-        context: &Context,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_simple_view(model, context.view(), options)
-    }
-
-    fn stream_view(
-        &self,
-        model: &Model,
         context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
@@ -191,7 +173,7 @@ impl StreamFunction for AzureOpenAiResponsesProvider {
         )
     }
 
-    fn stream_simple_view(
+    fn stream_simple(
         &self,
         model: &Model,
         context: ContextRef<'_>,

@@ -133,7 +133,7 @@ async fn a_model_without_base_url_fails_with_pis_text() {
     let mut model = served(&server.url());
     model.base_url = String::new();
     let events: Vec<_> = AzureOpenAiResponsesProvider::new()
-        .stream_simple(&model, &e2e::context(), options())
+        .stream_simple(&model, e2e::context().view(), options())
         .collect()
         .await;
     let message = final_message(&events);

@@ -279,31 +279,13 @@ impl StreamFunction for VertexProvider {
     fn stream(
         &self,
         model: &Model,
-        context: &Context,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_view(model, context.view(), options)
-    }
-
-    fn stream_simple(
-        &self,
-        model: &Model,
-        context: &Context,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_simple_view(model, context.view(), options)
-    }
-
-    fn stream_view(
-        &self,
-        model: &Model,
         context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
         self.stream_with(model, context, VertexOptions::from_stream(model, options))
     }
 
-    fn stream_simple_view(
+    fn stream_simple(
         &self,
         model: &Model,
         context: ContextRef<'_>,

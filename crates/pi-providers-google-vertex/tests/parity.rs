@@ -253,7 +253,7 @@ async fn send(case: &Case) -> (RecordedRequest, Vec<RecordedRequest>) {
         model.base_url = rebase(&model.base_url, &server.url());
         VertexProvider::with_env(VertexEnv::fixed::<&str, &str>([]))
     };
-    let stream = provider.stream_simple(&model, &case.context, case.options.clone());
+    let stream = provider.stream_simple(&model, case.context.view(), case.options.clone());
     let _events: Vec<_> = stream.collect().await;
     let requests = server.requests();
     assert_eq!(requests.len(), 1, "{}", case.folder);

@@ -64,7 +64,7 @@ fn answer() -> MockResponse {
 
 async fn call(provider: &VertexProvider) -> Vec<AssistantMessageEvent> {
     provider
-        .stream_simple(&model(), &context(), options())
+        .stream_simple(&model(), context().view(), options())
         .collect()
         .await
 }
@@ -328,7 +328,7 @@ async fn an_authorized_user_refreshes_its_token_with_its_quota_project() {
 
 async fn lone_error(provider: &VertexProvider, options: SimpleStreamOptions) -> String {
     let events: Vec<_> = provider
-        .stream_simple(&model(), &context(), options)
+        .stream_simple(&model(), context().view(), options)
         .collect()
         .await;
     assert_eq!(events.len(), 1);
@@ -387,7 +387,7 @@ async fn an_api_key_from_the_environment_needs_no_project() {
     let mut o = options();
     o.base.api_key = None;
     let events: Vec<_> = provider
-        .stream_simple(&model(), &context(), o)
+        .stream_simple(&model(), context().view(), o)
         .collect()
         .await;
     assert_eq!(final_message(&events).stop_reason, StopReason::Stop);

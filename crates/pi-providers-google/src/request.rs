@@ -240,12 +240,7 @@ fn assistant_parts<'x>(model: &Model, message: &'x AssistantMessage) -> Vec<Requ
 /// models that cannot nest images.
 fn tool_result<'x>(model: &Model, result: &'x ToolResultMessage) -> Converted<'x> {
     // pi joins every text block (empty ones included) with "\n".
-    let mut texts = result.content.iter().filter_map(UserBlock::as_text);
-    let text = match (texts.next(), texts.next()) {
-        (None, _) => Cow::Borrowed(""),
-        (Some(text), None) => Cow::Borrowed(text),
-        (Some(_), Some(_)) => Cow::Owned(result.text()),
-    };
+    let text = result.text_ref();
     let images: Vec<Blob<Cow<'_, str>>> = result
         .content
         .iter()

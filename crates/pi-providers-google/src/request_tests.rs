@@ -31,28 +31,18 @@ fn blank_means_javascript_trim_leaves_nothing() {
     assert!(!is_blank(" x "));
 }
 
-/// True when `text` points into `source` (borrowed, not a copy).
-fn points_into(text: &str, source: &str) -> bool {
-    std::ptr::eq(text.as_ptr(), source.as_ptr()) && text.len() == source.len()
-}
-
 #[test]
 fn the_request_borrows_the_texts_it_sends_unchanged() {
-    use pi_test_support::contexts::{brief_context, tool_conversation};
+    use pi_test_support::contexts::{first_user_text, handoff_context, points_into};
     let mut model = pi_test_support::fixtures::mock_model("mock-goog", "mock-gemini");
     // With image input, the transform leaves the images alone.
     model.input = vec![pi_ai::InputModality::Text, pi_ai::InputModality::Image];
-    let mut messages =
-        tool_conversation("google-generative-ai", "mock-goog", "mock-gemini", "call_1");
-    // The same turn by another model: replayed rewritten (its thinking as
-    // text), so owned.
-    messages.extend(tool_conversation(
-        "anthropic-messages",
-        "anthropic",
-        "claude",
-        "call_2",
-    ));
-    let context = brief_context(messages);
+    // Its own tool turn, then the same turn by another model: replayed
+    // rewritten, so owned.
+    let context = handoff_context(
+        ["google-generative-ai", "mock-goog", "mock-gemini", "call_1"],
+        ["anthropic-messages", "anthropic", "claude", "call_2"],
+    );
     let options = GoogleOptions::default();
     let request = build_request_body(&model, &context, &options);
 
@@ -61,12 +51,7 @@ fn the_request_borrows_the_texts_it_sends_unchanged() {
         system.parts[0].text,
         Some(Cow::Borrowed("Be brief."))
     ));
-    let Some(Message::User(first)) = context.messages.first() else {
-        panic!("the first message is the user's");
-    };
-    let UserContent::Text(first_text) = &first.content else {
-        panic!("a text prompt");
-    };
+    let first_text = first_user_text(&context);
     assert!(matches!(&request.contents[0].parts[0].text,
         Some(Cow::Borrowed(text)) if points_into(text, first_text)));
     let assistant = &request.contents[1].parts;

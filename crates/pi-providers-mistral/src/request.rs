@@ -180,12 +180,7 @@ fn assistant_message(content: &[AssistantContent]) -> Option<ChatMessage<'_>> {
 /// A tool result: one text part (error-prefixed, with notes for missing
 /// output or omitted images), then the images the model can see.
 fn tool_message(result: &ToolResultMessage, supports_images: bool) -> ChatMessage<'_> {
-    let mut texts = result.content.iter().filter_map(UserBlock::as_text);
-    let text = match (texts.next(), texts.next()) {
-        (None, _) => Cow::Borrowed(""),
-        (Some(text), None) => Cow::Borrowed(text),
-        (Some(_), Some(_)) => Cow::Owned(result.text()),
-    };
+    let text = result.text_ref();
     let has_images = result
         .content
         .iter()
@@ -242,35 +237,25 @@ fn tool_result_text(
 mod tests {
     use std::borrow::Cow;
 
-    use pi_ai::{Message, UserContent};
     use pi_test_support::captures::Captures;
-    use pi_test_support::contexts::{brief_context, tool_conversation};
+    use pi_test_support::contexts::{first_user_text, handoff_context, points_into};
 
     use super::*;
-
-    /// True when `text` points into `source` (borrowed, not a copy).
-    fn points_into(text: &str, source: &str) -> bool {
-        std::ptr::eq(text.as_ptr(), source.as_ptr()) && text.len() == source.len()
-    }
 
     #[test]
     fn the_request_borrows_the_texts_it_sends_unchanged() {
         let model = Captures::new("pi-0.73.1-mistral").model("mock-mis", "mock-pixtral");
-        let mut messages = tool_conversation(
-            "mistral-conversations",
-            "mock-mis",
-            "mock-pixtral",
-            "abcDEF123",
+        // Its own tool turn, then the same turn by another model: replayed
+        // rewritten, so owned.
+        let context = handoff_context(
+            [
+                "mistral-conversations",
+                "mock-mis",
+                "mock-pixtral",
+                "abcDEF123",
+            ],
+            ["anthropic-messages", "anthropic", "claude", "toolu_01"],
         );
-        // The same turn by another model: replayed rewritten (its thinking
-        // as text, its call id made a Mistral id), so owned.
-        messages.extend(tool_conversation(
-            "anthropic-messages",
-            "anthropic",
-            "claude",
-            "toolu_01",
-        ));
-        let context = brief_context(messages);
         let options = MistralOptions::default();
         let request = build_request_body(&model, &context, &options);
 
@@ -280,12 +265,7 @@ mod tests {
                 content: Cow::Borrowed("Be brief.")
             }
         ));
-        let Some(Message::User(first)) = context.messages.first() else {
-            panic!("the first message is the user's");
-        };
-        let UserContent::Text(first_text) = &first.content else {
-            panic!("a text prompt");
-        };
+        let first_text = first_user_text(&context);
         assert!(matches!(&request.messages[1],
             ChatMessage::User { content: UserContentWire::Text(Cow::Borrowed(text)) }
                 if points_into(text, first_text)));

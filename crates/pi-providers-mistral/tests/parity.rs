@@ -145,7 +145,8 @@ async fn send(case: &Case, frames: Vec<String>) -> Vec<RecordedRequest> {
     model.base_url = model
         .base_url
         .replacen("http://127.0.0.1:18777", &server.url(), 1);
-    let stream = MistralProvider::new().stream_simple(&model, &case.context, case.options.clone());
+    let stream =
+        MistralProvider::new().stream_simple(&model, case.context.view(), case.options.clone());
     let _events: Vec<_> = stream.collect().await;
     server.requests()
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pi_ai::{
-    Api, AssistantMessage, AssistantMessageEventStream, Context, ContextRef, Model,
-    SimpleStreamOptions, StreamFunction, StreamOptions, Transport, now_ms, register_api_provider,
+    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, Model, SimpleStreamOptions,
+    StreamFunction, StreamOptions, Transport, now_ms, register_api_provider,
 };
 use pi_http::{
     DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Headers, RetryPolicy, SseCall, Wire,
@@ -252,24 +252,6 @@ impl StreamFunction for OpenAiCodexProvider {
     fn stream(
         &self,
         model: &Model,
-        context: &Context,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_view(model, context.view(), options)
-    }
-
-    fn stream_simple(
-        &self,
-        model: &Model,
-        context: &Context,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_simple_view(model, context.view(), options)
-    }
-
-    fn stream_view(
-        &self,
-        model: &Model,
         context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
@@ -280,7 +262,7 @@ impl StreamFunction for OpenAiCodexProvider {
         )
     }
 
-    fn stream_simple_view(
+    fn stream_simple(
         &self,
         model: &Model,
         context: ContextRef<'_>,

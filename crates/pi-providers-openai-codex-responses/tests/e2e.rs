@@ -157,7 +157,7 @@ async fn a_key_without_account_id_fails_before_sending() {
     let mut options = e2e::options(&adapter());
     options.base.api_key = Some("sk-not-a-jwt".into());
     let events: Vec<_> = OpenAiCodexProvider::new()
-        .stream_simple(&model, &e2e::context(), options)
+        .stream_simple(&model, e2e::context().view(), options)
         .collect()
         .await;
     let message = final_message(&events);

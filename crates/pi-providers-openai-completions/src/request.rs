@@ -473,17 +473,6 @@ fn assistant_message<'x>(
     (has_content || wire.tool_calls.is_some()).then_some(wire)
 }
 
-/// The text of a result as every wire sends it (its text blocks joined
-/// with `\n`), borrowed when it is a single block.
-fn result_text(result: &ToolResultMessage) -> Cow<'_, str> {
-    let mut texts = result.content.iter().filter_map(UserBlock::as_text);
-    match (texts.next(), texts.next()) {
-        (None, _) => Cow::Borrowed(""),
-        (Some(text), None) => Cow::Borrowed(text),
-        (Some(_), Some(_)) => Cow::Owned(result.text()),
-    }
-}
-
 /// Pushes one `tool` message and collects the result's images into `images`
 /// (after `transform_messages`, only a model with image input still has any).
 fn push_tool_result<'x>(
@@ -492,7 +481,7 @@ fn push_tool_result<'x>(
     out: &mut Vec<ChatMessage<'x>>,
     images: &mut Vec<ContentPart<'static>>,
 ) {
-    let text = result_text(result);
+    let text = result.text_ref();
     out.push(ChatMessage::Tool {
         content: if text.is_empty() {
             Cow::Borrowed(IMAGE_ONLY_RESULT)

@@ -60,27 +60,18 @@ fn retention_comes_from_the_option_first() {
     assert_eq!(effective_cache_retention(&options), CacheRetention::None);
 }
 
-/// True when `text` points into `source` (borrowed, not a copy).
-fn points_into(text: &str, source: &str) -> bool {
-    std::ptr::eq(text.as_ptr(), source.as_ptr()) && text.len() == source.len()
-}
-
 #[test]
 fn the_request_borrows_the_texts_it_sends_unchanged() {
-    use pi_test_support::contexts::{brief_context, tool_conversation};
+    use pi_test_support::contexts::{first_user_text, handoff_context, points_into};
     let mut model = pi_test_support::fixtures::mock_model("mock-oai", "mock-gpt");
     // With image input, the transform leaves the results' images alone.
     model.input = vec![pi_ai::InputModality::Text, pi_ai::InputModality::Image];
-    let mut messages = tool_conversation("openai-completions", "mock-oai", "mock-gpt", "call_1");
-    // The same turn by another model: replayed rewritten (its thinking as
-    // text or dropped), so owned.
-    messages.extend(tool_conversation(
-        "anthropic-messages",
-        "anthropic",
-        "claude",
-        "call_2",
-    ));
-    let context = brief_context(messages);
+    // Its own tool turn, then the same turn by another model: replayed
+    // rewritten, so owned.
+    let context = handoff_context(
+        ["openai-completions", "mock-oai", "mock-gpt", "call_1"],
+        ["anthropic-messages", "anthropic", "claude", "call_2"],
+    );
     let request = build_request_body(&model, &context, &OpenAiCompletionsOptions::default());
 
     let system = match &request.messages[0] {
@@ -91,12 +82,7 @@ fn the_request_borrows_the_texts_it_sends_unchanged() {
         system,
         TextOrParts::Text(Cow::Borrowed("Be brief."))
     ));
-    let Some(Message::User(first)) = context.messages.first() else {
-        panic!("the first message is the user's");
-    };
-    let UserContent::Text(first_text) = &first.content else {
-        panic!("a text prompt");
-    };
+    let first_text = first_user_text(&context);
     assert!(matches!(&request.messages[1],
         ChatMessage::User { content: TextOrParts::Text(Cow::Borrowed(text)) } if points_into(text, first_text)));
     let ChatMessage::Assistant(assistant) = &request.messages[2] else {

@@ -143,8 +143,11 @@ async fn send(
     let captured_base = "http://127.0.0.1:18777";
     assert!(model.base_url.starts_with(captured_base));
     model.base_url = model.base_url.replacen(captured_base, &server.url(), 1);
-    let stream =
-        OpenAiCompletionsProvider::new().stream_simple(&model, &case.context, case.options.clone());
+    let stream = OpenAiCompletionsProvider::new().stream_simple(
+        &model,
+        case.context.view(),
+        case.options.clone(),
+    );
     let _events: Vec<_> = stream.collect().await;
     server.requests()
 }
@@ -218,7 +221,7 @@ async fn http_500_scenario_matches_pi_retries() {
         .base_url
         .replacen("http://127.0.0.1:18777", &server.url(), 1);
     let message = OpenAiCompletionsProvider::new()
-        .stream_simple(&model, &case.context, case.options.clone())
+        .stream_simple(&model, case.context.view(), case.options.clone())
         .result()
         .await;
     let stderr = std::fs::read_to_string(pi_dir().join("g-http500-oai/stderr.txt")).unwrap();

@@ -308,7 +308,7 @@ fn push_assistant<'x>(
 /// parts when it has images (after `transform_messages_borrowed`, only a model with
 /// image input still gets any).
 fn tool_output(result: &ToolResultMessage) -> InputItem<'_> {
-    let text = result_text(result);
+    let text = result.text_ref();
     let has_images = result
         .content
         .iter()
@@ -333,16 +333,6 @@ fn tool_output(result: &ToolResultMessage) -> InputItem<'_> {
     };
     let call_id = Cow::Borrowed(result.tool_call_id.split('|').next().unwrap_or_default());
     InputItem::Typed(TypedItem::FunctionCallOutput { call_id, output })
-}
-
-/// The texts of a result joined by newlines, borrowed when there is one.
-fn result_text(result: &ToolResultMessage) -> Cow<'_, str> {
-    let mut texts = result.content.iter().filter_map(UserBlock::as_text);
-    match (texts.next(), texts.next()) {
-        (None, _) => Cow::Borrowed(""),
-        (Some(text), None) => Cow::Borrowed(text),
-        (Some(_), Some(_)) => Cow::Owned(result.text()),
-    }
 }
 
 /// pi's `parseTextSignature`: the `{v:1,id,phase?}` JSON, or a legacy plain

@@ -41,28 +41,18 @@ fn arguments_are_stringified_like_javascript() {
     );
 }
 
-/// True when `text` points into `source` (borrowed, not a copy).
-fn points_into(text: &str, source: &str) -> bool {
-    std::ptr::eq(text.as_ptr(), source.as_ptr()) && text.len() == source.len()
-}
-
 #[test]
 fn the_request_borrows_the_texts_it_sends_unchanged() {
-    use pi_test_support::contexts::{brief_context, tool_conversation};
+    use pi_test_support::contexts::{first_user_text, handoff_context, points_into};
     let mut model = pi_test_support::fixtures::mock_model("mock-resp", "mock-resp");
     // With image input, the transform leaves the results' images alone.
     model.input = vec![pi_ai::InputModality::Text, pi_ai::InputModality::Image];
-    let mut messages =
-        tool_conversation("openai-responses", "mock-resp", "mock-resp", "call_1|fc_1");
-    // The same turn by another model: replayed rewritten (its thinking as
-    // text), so owned.
-    messages.extend(tool_conversation(
-        "anthropic-messages",
-        "anthropic",
-        "claude",
-        "call_2",
-    ));
-    let context = brief_context(messages);
+    // Its own tool turn, then the same turn by another model: replayed
+    // rewritten, so owned.
+    let context = handoff_context(
+        ["openai-responses", "mock-resp", "mock-resp", "call_1|fc_1"],
+        ["anthropic-messages", "anthropic", "claude", "call_2"],
+    );
     let options = OpenAiResponsesOptions::default();
     let request = build_request_body(&model, &context, &options);
 
@@ -72,12 +62,7 @@ fn the_request_borrows_the_texts_it_sends_unchanged() {
             content: Cow::Borrowed("Be brief.")
         })
     ));
-    let Some(Message::User(first)) = context.messages.first() else {
-        panic!("the first message is the user's");
-    };
-    let UserContent::Text(first_text) = &first.content else {
-        panic!("a text prompt");
-    };
+    let first_text = first_user_text(&context);
     let InputItem::Role(RoleMessage::User { content }) = &request.input[1] else {
         panic!("the user turn: {:?}", request.input[1]);
     };

@@ -83,7 +83,7 @@ async fn check_folder(folder: &str) {
             thinking_budgets: None,
         };
         let events: Vec<_> = OpenAiResponsesProvider::new()
-            .stream_simple(&model, &context, options)
+            .stream_simple(&model, context.view(), options)
             .collect()
             .await;
         assert!(

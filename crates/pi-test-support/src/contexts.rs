@@ -68,3 +68,30 @@ pub fn session_options() -> SimpleStreamOptions {
         ..SimpleStreamOptions::default()
     }
 }
+
+/// A handoff for the request-borrowing tests: the [`tool_conversation`] of
+/// `own` (api, provider, model, call id), then the same turn by `other`,
+/// which the cross-provider transform rewrites, in the [`brief_context`].
+pub fn handoff_context(own: [&str; 4], other: [&str; 4]) -> Context {
+    let [api, provider, model, call_id] = own;
+    let mut messages = tool_conversation(api, provider, model, call_id);
+    let [api, provider, model, call_id] = other;
+    messages.extend(tool_conversation(api, provider, model, call_id));
+    brief_context(messages)
+}
+
+/// The text of the context's first message, a user's text prompt.
+pub fn first_user_text(context: &Context) -> &str {
+    match context.messages.first() {
+        Some(Message::User(user)) => match &user.content {
+            pi_ai::UserContent::Text(text) => text,
+            pi_ai::UserContent::Blocks(_) => panic!("the first message is not a text prompt"),
+        },
+        other => panic!("the first message is not the user's: {other:?}"),
+    }
+}
+
+/// True when `text` points into `source`: borrowed from it, not a copy.
+pub fn points_into(text: &str, source: &str) -> bool {
+    std::ptr::eq(text.as_ptr(), source.as_ptr()) && text.len() == source.len()
+}

@@ -12,7 +12,7 @@ use pi_agent_core::{
 };
 use pi_ai::scripted::{error_reply, scripted_model, text_reply};
 use pi_ai::{
-    AssistantMessageEventStream, CancellationToken, Context, Model, StopReason, StreamFunction,
+    AssistantMessageEventStream, CancellationToken, ContextRef, Model, StopReason, StreamFunction,
     StreamOptions,
 };
 use pretty_assertions::assert_eq;
@@ -107,7 +107,12 @@ async fn a_transform_failing_after_an_abort_is_normalized_as_aborted() {
 struct Panicking;
 
 impl StreamFunction for Panicking {
-    fn stream(&self, _: &Model, _: &Context, _: StreamOptions) -> AssistantMessageEventStream {
+    fn stream(
+        &self,
+        _: &Model,
+        _: ContextRef<'_>,
+        _: StreamOptions,
+    ) -> AssistantMessageEventStream {
         panic!("wire encoder bug")
     }
 }

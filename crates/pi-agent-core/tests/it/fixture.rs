@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use pi_agent_core::{Agent, AgentEvent, AgentOptions, AgentToolResult, NoCustom};
 use pi_ai::scripted::scripted_model;
 use pi_ai::{
-    AssistantMessage, AssistantMessageEventStream, Context, DoneReason, Model, StopReason,
+    AssistantMessage, AssistantMessageEventStream, ContextRef, DoneReason, Model, StopReason,
     StreamFunction, StreamOptions, UserBlock,
 };
 use pretty_assertions::assert_eq;
@@ -61,7 +61,7 @@ impl StreamFunction for Replay {
     fn stream(
         &self,
         model: &Model,
-        _context: &Context,
+        _context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
         let (events, settled) = self.turns.lock().unwrap().pop_front().unwrap();

@@ -11,7 +11,7 @@ use pi_agent_core::{
 };
 use pi_ai::scripted::{ScriptedProvider, scripted_model, text_reply, tool_call_reply};
 use pi_ai::{
-    AssistantMessageEventStream, CancellationToken, Context, Model, Provider, StreamFunction,
+    AssistantMessageEventStream, CancellationToken, ContextRef, Model, Provider, StreamFunction,
     StreamOptions,
 };
 use pretty_assertions::assert_eq;
@@ -31,7 +31,7 @@ impl StreamFunction for Logged {
     fn stream(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
         self.log.lock().unwrap().push(format!(
@@ -167,10 +167,13 @@ impl StreamFunction for Seen {
     fn stream(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
-        self.calls.lock().unwrap().push(context.messages.clone());
+        self.calls
+            .lock()
+            .unwrap()
+            .push(context.messages.iter().cloned().collect());
         self.inner.stream(model, context, options)
     }
 }

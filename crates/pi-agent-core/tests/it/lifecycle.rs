@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use pi_agent_core::{Agent, AgentEvent, AgentListener, NoCustom};
 use pi_ai::scripted::{ScriptedProvider, text_reply, tool_call_reply};
 use pi_ai::{
-    AssistantMessageEventStream, CancellationToken, Context, Model, SimpleStreamOptions,
+    AssistantMessageEventStream, CancellationToken, ContextRef, Model, SimpleStreamOptions,
     StreamFunction, StreamOptions, ThinkingLevel,
 };
 use pretty_assertions::assert_eq;
@@ -146,7 +146,7 @@ impl StreamFunction for Options {
     fn stream(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
         self.inner.stream(model, context, options)
@@ -155,7 +155,7 @@ impl StreamFunction for Options {
     fn stream_simple(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         options: SimpleStreamOptions,
     ) -> AssistantMessageEventStream {
         self.seen.lock().unwrap().push(format!(
@@ -165,7 +165,7 @@ impl StreamFunction for Options {
             context.system_prompt,
             context
                 .tools
-                .iter()
+                .into_iter()
                 .flatten()
                 .map(|t| t.name.as_str())
                 .collect::<Vec<_>>()

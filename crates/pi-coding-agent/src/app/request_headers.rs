@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use pi_agent_core::GlobalRegistryStream;
 use pi_ai::{
-    AssistantMessage, AssistantMessageEventStream, Context, ContextRef, Model, SimpleStreamOptions,
+    AssistantMessage, AssistantMessageEventStream, ContextRef, Model, SimpleStreamOptions,
     StreamFunction, StreamOptions,
 };
 
@@ -66,7 +66,7 @@ impl StreamFunction for RegistryHeaders {
     fn stream(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         mut options: StreamOptions,
     ) -> AssistantMessageEventStream {
         match self.headers_for(model, &options) {
@@ -81,43 +81,13 @@ impl StreamFunction for RegistryHeaders {
     fn stream_simple(
         &self,
         model: &Model,
-        context: &Context,
+        context: ContextRef<'_>,
         mut options: SimpleStreamOptions,
     ) -> AssistantMessageEventStream {
         match self.headers_for(model, &options.base) {
             Ok(headers) => {
                 options.base.headers = headers;
                 self.inner.stream_simple(model, context, options)
-            }
-            Err(e) => failed(model, &e),
-        }
-    }
-
-    fn stream_view(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        mut options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        match self.headers_for(model, &options) {
-            Ok(headers) => {
-                options.headers = headers;
-                self.inner.stream_view(model, context, options)
-            }
-            Err(e) => failed(model, &e),
-        }
-    }
-
-    fn stream_simple_view(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        mut options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        match self.headers_for(model, &options.base) {
-            Ok(headers) => {
-                options.base.headers = headers;
-                self.inner.stream_simple_view(model, context, options)
             }
             Err(e) => failed(model, &e),
         }

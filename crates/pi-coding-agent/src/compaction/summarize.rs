@@ -304,7 +304,7 @@ impl<'a> Summarizer<'a> {
         let reply: AssistantMessage = match self.stream_fn {
             Some(stream_fn) => {
                 stream_fn
-                    .stream_simple(self.model, &context, options)
+                    .stream_simple(self.model, context.view(), options)
                     .result()
                     .await
             }
