@@ -6,8 +6,7 @@ use std::borrow::Cow;
 
 use pi_ai::{
     AssistantContent, AssistantMessage, CacheRetention, ContextRef, Message, Model, ThinkingLevel,
-    Tool, ToolResultMessage, TransformedMessage, UserBlock, UserContent,
-    transform_messages_borrowed,
+    Tool, ToolResultMessage, TransformedMessage, UserBlock, UserContent, transform_messages_iter,
 };
 use serde_json::{Value, json};
 
@@ -100,15 +99,16 @@ fn messages<'c>(
     cache: Option<&CachePoint>,
 ) -> Vec<WireMessage<'c>> {
     let normalize = |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id(id);
-    let transformed = transform_messages_borrowed(context.messages, model, Some(&normalize));
-    let mut out: Vec<WireMessage<'c>> = Vec::with_capacity(transformed.len());
+    // One message at a time: a rewritten message is dropped once converted.
+    let transformed = transform_messages_iter(context.messages, model, Some(&normalize));
+    let mut out: Vec<WireMessage<'c>> = Vec::with_capacity(context.messages.len());
     // Whether the last message read is a tool result: Bedrock wants every
     // consecutive tool result in one user message.
     let mut in_results = false;
-    for message in &transformed {
+    for message in transformed {
         let converted = match message {
             TransformedMessage::Borrowed(message) => convert_message(model, message),
-            TransformedMessage::Owned(message) => convert_message(model, message).into_owned(),
+            TransformedMessage::Owned(message) => convert_message(model, &message).into_owned(),
         };
         match converted {
             Converted::Turn(message) => {

@@ -1,7 +1,7 @@
 //! The pure request encoder: `Context` + options -> Messages API body.
 //!
 //! It follows pi 0.73.1's `buildParams`/`convertMessages`: the transcript is
-//! first rewritten by [`pi_ai::transform_messages_borrowed`] (with Anthropic tool-call
+//! first rewritten by [`pi_ai::transform_messages_iter`] (with Anthropic tool-call
 //! ids; for models without image input it also turns images into text
 //! placeholders), blank text is skipped, consecutive tool results share one
 //! user turn, and cache breakpoints go on the system prompt, the last tool
@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use pi_ai::{
     AssistantContent, CacheRetention, ContextRef, Message, MessagesRef, Model, Tool,
     ToolResultMessage, TransformedMessage, UserBlock, UserContent,
-    normalize_tool_call_id_anthropic, transform_messages_borrowed,
+    normalize_tool_call_id_anthropic, transform_messages_iter,
 };
 use serde_json::{Map, Value};
 
@@ -244,18 +244,19 @@ fn convert_messages<'c>(
 ) -> Vec<MessageParam<'c>> {
     let normalize =
         |id: &str, _: &Model, _: &pi_ai::AssistantMessage| normalize_tool_call_id_anthropic(id);
-    let transformed = transform_messages_borrowed(messages, model, Some(&normalize));
-    let mut params: Vec<MessageParam<'c>> = Vec::with_capacity(transformed.len());
+    // One message at a time: a rewritten message is dropped once converted.
+    let transformed = transform_messages_iter(messages, model, Some(&normalize));
+    let mut params: Vec<MessageParam<'c>> = Vec::with_capacity(messages.len());
     // Whether the last message read is a tool result: consecutive results
     // share one user turn.
     let mut in_results = false;
-    for message in &transformed {
+    for message in transformed {
         let converted = match message {
             TransformedMessage::Borrowed(message) => {
                 convert_message(message, oauth, allow_empty_signature)
             }
             TransformedMessage::Owned(message) => {
-                convert_message(message, oauth, allow_empty_signature).into_owned()
+                convert_message(&message, oauth, allow_empty_signature).into_owned()
             }
         };
         match converted {

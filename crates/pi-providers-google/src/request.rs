@@ -1,7 +1,7 @@
 //! The pure encoder: a `pi_ai::Context` to a `streamGenerateContent` body.
 //!
 //! Rules (pi 0.73.1's `google.ts` / `google-shared.ts`):
-//! - The transcript first goes through [`transform_messages_borrowed`], which also
+//! - The transcript first goes through [`transform_messages_iter`], which also
 //!   turns images into text placeholders for a model without image input.
 //! - User turns are `user` contents of text and `inlineData` parts.
 //! - Assistant turns are `model` contents. Blank text and thinking are
@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use pi_ai::{
     AssistantContent, AssistantMessage, ContextRef, Message, MessagesRef, Model, ToolResultMessage,
     TransformedMessage, UserBlock, UserContent, normalize_tool_call_id_anthropic,
-    transform_messages_borrowed,
+    transform_messages_iter,
 };
 use serde_json::Value;
 
@@ -93,16 +93,17 @@ pub fn convert_messages<'c>(model: &Model, messages: MessagesRef<'c>) -> Vec<Con
         |id: &str, _: &Model, _: &AssistantMessage| normalize_tool_call_id_anthropic(id);
     let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> =
         requires_tool_call_id(model).then_some(&normalize);
-    let transformed = transform_messages_borrowed(messages, model, normalizer);
+    // One message at a time: a rewritten message is dropped once converted.
+    let transformed = transform_messages_iter(messages, model, normalizer);
 
-    let mut contents: Vec<Content<'c>> = Vec::with_capacity(transformed.len());
-    for message in &transformed {
+    let mut contents: Vec<Content<'c>> = Vec::with_capacity(messages.len());
+    for message in transformed {
         match message {
             TransformedMessage::Borrowed(message) => {
                 convert_message(model, message).push_to(&mut contents);
             }
             TransformedMessage::Owned(message) => {
-                convert_message(model, message)
+                convert_message(model, &message)
                     .into_owned()
                     .push_to(&mut contents);
             }

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use pi_ai::{
     AssistantContent, ContextRef, InputModality, Message, Model, ToolResultMessage,
-    TransformedMessage, UserBlock, UserContent, transform_messages_borrowed,
+    TransformedMessage, UserBlock, UserContent, transform_messages_iter,
 };
 
 use crate::ids::MistralToolCallIds;
@@ -29,8 +29,9 @@ pub fn build_request_body<'c>(
     let supports_images = model.input.contains(&InputModality::Image);
     let ids = MistralToolCallIds::new();
     let normalize = |id: &str, _: &Model, _: &pi_ai::AssistantMessage| ids.normalize(id);
-    let transformed = transform_messages_borrowed(context.messages, model, Some(&normalize));
-    let mut messages = Vec::with_capacity(transformed.len() + 1);
+    // One message at a time: a rewritten message is dropped once converted.
+    let transformed = transform_messages_iter(context.messages, model, Some(&normalize));
+    let mut messages = Vec::with_capacity(context.messages.len() + 1);
     if let Some(prompt) = context.system_prompt.filter(|p| !p.is_empty()) {
         messages.push(ChatMessage::System {
             content: Cow::Borrowed(prompt),
@@ -38,14 +39,15 @@ pub fn build_request_body<'c>(
     }
     // Texts the context holds as they go out are borrowed; only messages
     // the rewrite changed are copied.
-    for message in &transformed {
+    for message in transformed {
         match message {
             TransformedMessage::Borrowed(message) => {
                 messages.extend(convert_message(message, supports_images));
             }
             TransformedMessage::Owned(message) => {
-                messages
-                    .extend(convert_message(message, supports_images).map(ChatMessage::into_owned));
+                messages.extend(
+                    convert_message(&message, supports_images).map(ChatMessage::into_owned),
+                );
             }
         }
     }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use pi_ai::{
     AssistantContent, AssistantMessage, CacheRetention, ContextRef, Message, Model, Tool,
     ToolResultMessage, TransformedMessage, UserBlock, UserContent,
-    normalize_tool_call_id_responses, short_hash, transform_messages_borrowed,
+    normalize_tool_call_id_responses, short_hash, transform_messages_iter,
 };
 use serde_json::Value;
 
@@ -30,7 +30,7 @@ const MAX_ITEM_ID_LEN: usize = 64;
 /// cache retention (`PI_CACHE_RETENTION`) into `options.base.cache_retention`.
 ///
 /// - `input`: the system prompt (`developer` for reasoning models, else
-///   `system`), then the transcript after `transform_messages_borrowed` (which also
+///   `system`), then the transcript after `transform_messages_iter` (which also
 ///   replaces images by a placeholder for models without image input).
 /// - `prompt_cache_key` is the session id unless retention is `none`;
 ///   `prompt_cache_retention` is `24h` for `long` unless the model's
@@ -147,9 +147,10 @@ pub fn convert_messages<'c>(
     let normalizer: Option<pi_ai::ToolCallIdNormalizer<'_>> = tool_call_providers
         .contains(&model.provider.as_str())
         .then_some(&normalize);
-    let transformed = transform_messages_borrowed(context.messages, model, normalizer);
+    // One message at a time: a rewritten message is dropped once converted.
+    let transformed = transform_messages_iter(context.messages, model, normalizer);
 
-    let mut items = Vec::with_capacity(transformed.len() + 1);
+    let mut items = Vec::with_capacity(context.messages.len() + 1);
     if let Some(prompt) = context
         .system_prompt
         .filter(|p| include_system_prompt && !p.is_empty())
@@ -164,14 +165,14 @@ pub fn convert_messages<'c>(
     // pi numbers replayed messages; an id-less text block becomes `msg_<n>`.
     // Skipped (empty) messages do not advance the counter.
     let mut msg_index = 0usize;
-    for message in &transformed {
+    for message in transformed {
         let pushed = match message {
             TransformedMessage::Borrowed(message) => {
                 push_message(&mut items, message, model, msg_index)
             }
             TransformedMessage::Owned(message) => {
                 let mut own = Vec::new();
-                let pushed = push_message(&mut own, message, model, msg_index);
+                let pushed = push_message(&mut own, &message, model, msg_index);
                 for item in own {
                     items.push(item.into_owned());
                 }
@@ -305,7 +306,7 @@ fn push_assistant<'x>(
 }
 
 /// A tool result as `function_call_output`: joined text, or text and image
-/// parts when it has images (after `transform_messages_borrowed`, only a model with
+/// parts when it has images (after `transform_messages_iter`, only a model with
 /// image input still gets any).
 fn tool_output(result: &ToolResultMessage) -> InputItem<'_> {
     let text = result.text_ref();
