@@ -63,6 +63,10 @@ impl<C: fmt::Debug> fmt::Debug for AgentState<C> {
 /// between runs with [`crate::Agent::update_settings`].
 pub struct AgentSettings<C = NoCustom> {
     /// The stream function (default: the global registry by `model.api`).
+    /// When the run converts the transcript in place (see
+    /// [`crate::ConvertToLlm::convert_borrowed`]), it is called with the
+    /// agent's state locked, until it returns its stream: it must not call
+    /// back into this agent (`messages`, `with_state`, ...) before returning.
     pub stream_fn: Arc<dyn StreamFunction>,
     /// Rich-to-narrow conversion (default: keep user/assistant/toolResult).
     pub convert_to_llm: Arc<dyn ConvertToLlm<C>>,
