@@ -15,10 +15,7 @@ use std::ops::Range;
 use super::conversation::Conversation;
 use super::summarize::FileOperations;
 use super::{CompactionSettings, assistant_usage, calculate_context_tokens, estimate_tokens};
-use crate::messages::{
-    CodingAgentMessage, create_branch_summary_message, create_compaction_summary_message,
-    create_custom_message,
-};
+use crate::messages::CodingAgentMessage;
 use crate::session::{BranchWalk, CompactionEntry, MessageKind, SessionEntry, Shape};
 
 /// Size hint of the text a message kept in memory gives, for sizing the
@@ -87,32 +84,7 @@ impl PathSource for BranchWalk<'_> {
 /// context rebuild, a branch summary counts even when empty); a message
 /// entry's message is borrowed.
 pub(crate) fn entry_message(entry: &SessionEntry) -> Option<Cow<'_, CodingAgentMessage>> {
-    match entry {
-        SessionEntry::Message(e) => Some(Cow::Borrowed(&e.message)),
-        SessionEntry::CustomMessage(e) => Some(Cow::Owned(create_custom_message(
-            &e.custom_type,
-            e.content.clone(),
-            e.display,
-            e.details.clone(),
-            &e.timestamp,
-        ))),
-        SessionEntry::BranchSummary(e) => Some(Cow::Owned(create_branch_summary_message(
-            &e.summary,
-            &e.from_id,
-            &e.timestamp,
-        ))),
-        SessionEntry::Compaction(e) => Some(Cow::Owned(create_compaction_summary_message(
-            &e.summary,
-            e.tokens_before,
-            &e.timestamp,
-        ))),
-        SessionEntry::ThinkingLevelChange(_)
-        | SessionEntry::ModelChange(_)
-        | SessionEntry::Custom(_)
-        | SessionEntry::Label(_)
-        | SessionEntry::SessionInfo(_)
-        | SessionEntry::Raw(_) => None,
-    }
+    crate::session::entry_message(entry, true)
 }
 
 /// The compaction entry, when the entry is one.

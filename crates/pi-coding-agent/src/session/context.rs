@@ -1,6 +1,7 @@
 //! Rebuilding the agent transcript from the session tree: the path from the
 //! root to the active leaf, with the latest compaction applied.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use pi_agent_core::AgentMessage;
@@ -75,23 +76,37 @@ pub(crate) fn adds_message(entry: &SessionEntry) -> bool {
 /// The message (at most one) an entry contributes: see
 /// [`session_entry_to_context_messages`].
 pub(crate) fn context_message(entry: &SessionEntry) -> Option<CodingAgentMessage> {
+    entry_message(entry, false).map(Cow::into_owned)
+}
+
+/// The message an entry contributes, a message entry's borrowed. An empty
+/// branch summary counts only with `empty_branch_summaries` (compaction
+/// input counts it; the context rebuild does not).
+pub(crate) fn entry_message(
+    entry: &SessionEntry,
+    empty_branch_summaries: bool,
+) -> Option<Cow<'_, CodingAgentMessage>> {
     match entry {
-        SessionEntry::Message(e) => Some(e.message.clone()),
-        SessionEntry::CustomMessage(e) => Some(create_custom_message(
+        SessionEntry::Message(e) => Some(Cow::Borrowed(&e.message)),
+        SessionEntry::CustomMessage(e) => Some(Cow::Owned(create_custom_message(
             &e.custom_type,
             e.content.clone(),
             e.display,
             e.details.clone(),
             &e.timestamp,
-        )),
-        SessionEntry::BranchSummary(e) if !e.summary.is_empty() => Some(
-            create_branch_summary_message(&e.summary, &e.from_id, &e.timestamp),
-        ),
-        SessionEntry::Compaction(e) => Some(create_compaction_summary_message(
+        ))),
+        SessionEntry::BranchSummary(e) if empty_branch_summaries || !e.summary.is_empty() => {
+            Some(Cow::Owned(create_branch_summary_message(
+                &e.summary,
+                &e.from_id,
+                &e.timestamp,
+            )))
+        }
+        SessionEntry::Compaction(e) => Some(Cow::Owned(create_compaction_summary_message(
             &e.summary,
             e.tokens_before,
             &e.timestamp,
-        )),
+        ))),
         SessionEntry::BranchSummary(_)
         | SessionEntry::ThinkingLevelChange(_)
         | SessionEntry::ModelChange(_)

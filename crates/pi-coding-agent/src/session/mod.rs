@@ -31,6 +31,7 @@ mod walk;
 
 use std::path::PathBuf;
 
+pub(crate) use context::entry_message;
 pub use entry::{
     BranchSummaryEntry, CURRENT_SESSION_VERSION, CompactionEntry, CustomEntry, CustomMessageEntry,
     ENTRY_TYPES, LabelEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionHeader,
