@@ -90,17 +90,15 @@ impl<C: CustomMessage> Agent<C> {
             && config.before_tool_call.is_none()
             && config.after_tool_call.is_none();
         let state = lock(&self.state);
-        // A conversion that fails now is reported by the loop, which
-        // converts the copy again.
-        let prefix = (in_place
-            && config
-                .convert_to_llm
-                .convert_borrowed(&state.messages)
-                .is_some_and(|converted| converted.is_ok()))
-        .then(|| SharedPrefix {
-            state: &self.state,
-            count: state.messages.len(),
-        });
+        // Whether the converter converts in place, asked of no messages (a
+        // failing conversion is reported at the call, as a copy's would be).
+        let prefix =
+            (in_place && config.convert_to_llm.convert_borrowed(&[]).is_some()).then(|| {
+                SharedPrefix {
+                    state: &self.state,
+                    count: state.messages.len(),
+                }
+            });
         let messages = match prefix {
             Some(_) => Vec::new(),
             None => {

@@ -96,7 +96,9 @@ pub trait ConvertToLlm<C>: Send + Sync {
     /// message it leaves as it is, or `None` (the default) when this
     /// converter has none. With it, the [`crate::Agent`] calls the model
     /// with its transcript where it is, converted under its state lock at
-    /// each call, and never copies the transcript for a run.
+    /// each call, and never copies the transcript for a run. The agent asks
+    /// it of no messages first to learn whether the converter has one, so
+    /// a converter that has one answers `Some` for any input.
     fn convert_borrowed<'a>(
         &self,
         messages: &'a [AgentMessage<C>],

@@ -311,14 +311,15 @@ async fn an_agent_converts_its_transcript_where_it_is_and_the_calls_see_all_of_i
     let agent = agent_converting(&earlier, &calls, &converted);
     agent.prompt("hello").await.unwrap();
 
-    // Never an owned copy: the transcript before the run is checked once
-    // when the run starts, then each call converts it in place (under the
-    // state's lock) with the run's own messages: the prompt, then also the
-    // assistant message and the tool result of the first turn.
+    // Never an owned copy: the run asks whether the converter converts in
+    // place (of no messages), then each call converts the transcript in
+    // place (under the state's lock) with the run's own messages: the
+    // prompt, then also the assistant message and the tool result of the
+    // first turn.
     assert_eq!(
         *converted.lock().unwrap(),
         [
-            "borrowed messages=4",
+            "borrowed messages=0",
             "borrowed messages=4",
             "borrowed messages=1",
             "borrowed messages=4",
@@ -352,11 +353,11 @@ async fn an_agent_continues_from_its_transcript_where_it_is() {
     let agent = agent_converting(&earlier, &calls, &converted);
     agent.continue_().await.unwrap();
 
-    // Checked once at the start, then converted in place at each call.
+    // Asked once at the start, then converted in place at each call.
     assert_eq!(
         *converted.lock().unwrap(),
         [
-            "borrowed messages=3",
+            "borrowed messages=0",
             "borrowed messages=3",
             "borrowed messages=0",
             "borrowed messages=3",
