@@ -11,7 +11,7 @@ use super::*;
 use crate::messages::{CodingAgentMessage, CodingMessage};
 use crate::session::{SessionEntry, SessionManager};
 
-fn user(text: &str) -> CodingAgentMessage {
+pub(super) fn user(text: &str) -> CodingAgentMessage {
     AgentMessage::Standard(Message::User(UserMessage {
         content: UserContent::Text(text.into()),
         timestamp: 1,
@@ -283,7 +283,7 @@ fn a_second_compaction_summarizes_what_the_first_kept() {
     );
 }
 
-fn settings(keep: u64) -> CompactionSettings {
+pub(super) fn settings(keep: u64) -> CompactionSettings {
     CompactionSettings {
         keep_recent_tokens: keep,
         ..CompactionSettings::default()

@@ -6,21 +6,14 @@ use pi_agent_core::AgentMessage;
 use pi_ai::scripted::{ScriptedProvider, scripted_model, text_reply};
 use pi_ai::{
     AssistantContent, AssistantMessage, Message, StopReason, ToolCall, ToolResultMessage, Usage,
-    UserBlock, UserContent, UserMessage,
+    UserBlock, UserContent,
 };
 use serde_json::json;
 
+use super::tests::{settings, user};
 use super::*;
 use crate::messages::CodingAgentMessage;
 use crate::session::SessionManager;
-
-fn user(text: &str) -> CodingAgentMessage {
-    AgentMessage::Standard(Message::User(UserMessage {
-        content: UserContent::Text(text.into()),
-        timestamp: 1,
-        ..UserMessage::default()
-    }))
-}
 
 fn assistant(content: Vec<AssistantContent>, total_tokens: u64) -> CodingAgentMessage {
     let mut m = AssistantMessage::empty("anthropic-messages".into(), "anthropic".into(), "m", 2);
@@ -109,13 +102,6 @@ fn resumed(file: &std::path::Path) -> SessionManager {
     let context = s.take_session_context();
     assert!(!context.messages.is_empty());
     s
-}
-
-fn settings(keep: u64) -> CompactionSettings {
-    CompactionSettings {
-        keep_recent_tokens: keep,
-        ..CompactionSettings::default()
-    }
 }
 
 #[test]
