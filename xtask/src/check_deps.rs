@@ -148,15 +148,19 @@ fn allowed(from: &str, to: &str, kind: &str) -> Result<(), String> {
         "pi-agent-core" if to == "pi-ai" => Ok(()),
         "pi-agent-core" => Err("pi-agent-core may depend on pi-ai only".to_owned()),
         "pi-tui" => Err("pi-tui may depend on no internal crate".to_owned()),
+        "pi-alloc" => Err("pi-alloc may depend on no internal crate".to_owned()),
         TEST_SUPPORT if matches!(to, "pi-ai" | "pi-http") => Ok(()),
         TEST_SUPPORT => Err(format!("{TEST_SUPPORT} may depend on pi-ai and pi-http only")),
         "pi-coding-agent"
-            if matches!(to, "pi-agent-core" | "pi-ai" | "pi-http" | "pi-tui") || is_provider(to) =>
+            if matches!(
+                to,
+                "pi-agent-core" | "pi-ai" | "pi-http" | "pi-tui" | "pi-alloc"
+            ) || is_provider(to) =>
         {
             Ok(())
         }
         "pi-coding-agent" => Err(
-            "pi-coding-agent may depend on pi-agent-core, pi-ai, pi-http, pi-tui and pi-providers-* only"
+            "pi-coding-agent may depend on pi-agent-core, pi-ai, pi-http, pi-tui, pi-alloc and pi-providers-* only"
                 .to_owned(),
         ),
         "xtask" => {

@@ -14,8 +14,9 @@ use pi_coding_agent::modes::{self, prompt_inputs, shared_writer};
 
 /// mimalloc: the allocation-heavy paths (loading a long session, decoding
 /// a stream) spend a third of their time in glibc's malloc and free.
+/// `main` first tells it to release freed pages at once ([`pi_alloc`]).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: pi_alloc::MiMalloc = pi_alloc::MiMalloc;
 
 fn init_logging() {
     // Logs go to stderr, quiet unless PI_LOG (or RUST_LOG) asks for more.
@@ -293,6 +294,7 @@ fn auth_command(argv: &[String]) -> Option<ExitCode> {
 }
 
 fn main() -> ExitCode {
+    pi_alloc::release_freed_memory_at_once();
     let argv: Vec<String> = std::env::args_os()
         .take(3)
         .map(|a| a.to_string_lossy().into_owned())

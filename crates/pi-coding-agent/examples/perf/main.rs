@@ -27,9 +27,10 @@ mod generator;
 mod agent;
 mod wire;
 
-/// The `pi` binary's allocator, so the rows measure what the binary does.
+/// The `pi` binary's allocator and its setting (`main`), so the rows
+/// measure what the binary does.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: pi_alloc::MiMalloc = pi_alloc::MiMalloc;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -244,6 +245,7 @@ fn agent_rows(quick: bool) {
 const BEDROCK_KEY: &str = "AWS_BEARER_TOKEN_BEDROCK";
 
 fn main() {
+    pi_alloc::release_freed_memory_at_once();
     if std::env::var_os(BEDROCK_KEY).is_none() {
         // Run again with a key in the environment: this process cannot set
         // its own (`set_var` is unsafe and the workspace forbids unsafe code).

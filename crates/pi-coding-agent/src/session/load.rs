@@ -152,7 +152,10 @@ pub(super) fn read_session_file<T>(
     let mut text = Vec::new();
     let mut header: Option<SessionHeader> = None;
     let mut header_value = Value::Null;
-    let mut entries = Vec::with_capacity(lines);
+    // Room for the entries a run appends (an eighth more, as the manager
+    // grows the list): an exactly sized list was copied whole by the first
+    // append. Room never written is never touched.
+    let mut entries = Vec::with_capacity(lines + lines / 8);
     let mut diagnostics = Vec::new();
     let mut old_lines: Vec<OldLine> = Vec::new();
     let mut lossy_lines: Vec<usize> = Vec::new();

@@ -16,6 +16,7 @@ use super::entry::{
     ThinkingLevelChangeEntry,
 };
 use super::ids::{generate_entry_id, new_session_id, now_iso};
+use super::index::EntryIndex;
 use super::lines::LineSource;
 use super::load::LoadDiagnostic;
 use super::paths::{agent_dir, default_session_dir, session_file_name};
@@ -59,7 +60,7 @@ pub struct SessionManager {
     pub(super) source: Option<LineSource>,
     /// The messages of the message entries read from it, until the context is taken.
     pub(super) loaded: LoadedMessages,
-    pub(super) index: HashMap<String, usize>,
+    pub(super) index: EntryIndex,
     pub(super) labels: HashMap<String, String>,
     pub(super) leaf: Option<usize>,
     pub(super) has_assistant: bool,
@@ -126,7 +127,7 @@ impl SessionManager {
             entries: Vec::new(),
             source: None,
             loaded: LoadedMessages::new(),
-            index: HashMap::new(),
+            index: EntryIndex::new(),
             labels: HashMap::new(),
             leaf: None,
             has_assistant: false,
@@ -185,11 +186,11 @@ impl SessionManager {
 
     pub(super) fn rebuild_index(&mut self) {
         self.index.clear();
-        self.index.reserve(self.entries.len());
+        self.index.reserve(self.entries.len(), &self.entries);
         self.has_assistant = false;
         let mut labels = HashMap::new();
         for (i, stored) in self.entries.iter().enumerate() {
-            self.index.insert(stored.id().to_owned(), i);
+            self.index.insert(stored.id(), i, &self.entries);
             self.has_assistant |= stored.is_assistant();
             // Labels are always in memory: only message entries are not.
             if let Some(SessionEntry::Label(label)) = stored.in_memory() {
@@ -289,7 +290,7 @@ impl SessionManager {
     }
 
     fn next_id(&self) -> String {
-        generate_entry_id(|id| self.index.contains_key(id))
+        generate_entry_id(|id| self.index.contains(id, &self.entries))
     }
 
     fn leaf_id_owned(&self) -> Option<String> {
@@ -303,7 +304,7 @@ impl SessionManager {
         let id = entry.id().to_owned();
         let stored = Stored::new(entry);
         self.has_assistant |= stored.is_assistant();
-        self.index.insert(id.clone(), self.entries.len());
+        self.index.insert(&id, self.entries.len(), &self.entries);
         self.leaf = Some(self.entries.len());
         if self.entries.len() == self.entries.capacity() {
             // Grow by an eighth, not double: a resumed session's list is
@@ -452,7 +453,7 @@ impl SessionManager {
         target_id: &str,
         label: Option<&str>,
     ) -> Result<String, SessionError> {
-        if !self.index.contains_key(target_id) {
+        if !self.index.contains(target_id, &self.entries) {
             return Err(SessionError::EntryNotFound(target_id.to_owned()));
         }
         let entry = SessionEntry::Label(LabelEntry {
@@ -472,8 +473,7 @@ impl SessionManager {
     pub fn branch(&mut self, entry_id: &str) -> Result<(), SessionError> {
         let index = self
             .index
-            .get(entry_id)
-            .copied()
+            .get(entry_id, &self.entries)
             .ok_or_else(|| SessionError::EntryNotFound(entry_id.to_owned()))?;
         self.leaf = Some(index);
         Ok(())
@@ -521,8 +521,7 @@ impl SessionManager {
     ) -> Result<Option<PathBuf>, SessionError> {
         let leaf = self
             .index
-            .get(leaf_id)
-            .copied()
+            .get(leaf_id, &self.entries)
             .ok_or_else(|| SessionError::EntryNotFound(leaf_id.to_owned()))?;
         let indices = self.path_indices(leaf);
         // Entries read from the file are copied as their lines are.

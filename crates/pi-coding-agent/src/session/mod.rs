@@ -16,6 +16,7 @@ pub(crate) use atomic::replace_file;
 pub mod context;
 mod entry;
 mod ids;
+mod index;
 mod lines;
 mod list;
 mod load;

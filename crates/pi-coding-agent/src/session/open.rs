@@ -13,7 +13,7 @@ use super::load::{
 };
 use super::manager::{io_error, new_header};
 use super::paths::{agent_dir, default_session_dir, session_file_name};
-use super::store::{LoadedMessages, Stored};
+use super::store::{LoadedMessages, ModelRefs, Stored};
 use super::{SessionError, SessionManager, list};
 
 impl SessionManager {
@@ -61,8 +61,9 @@ impl SessionManager {
             source,
         })?;
         let mut messages = LoadedMessages::with_capacity(lines);
+        let mut models = ModelRefs::default();
         let loaded = read_session_file(path, true, lines, |entry, span| {
-            Stored::read(entry, span, &mut messages)
+            Stored::read(entry, span, &mut messages, &mut models)
         })?;
         Ok((loaded, messages))
     }

@@ -79,8 +79,8 @@ impl SessionManager {
     /// The entry with this id.
     pub fn entry(&self, id: &str) -> Option<&SessionEntry> {
         self.index
-            .get(id)
-            .and_then(|&i| self.entries.get(i))
+            .get(id, &self.entries)
+            .and_then(|i| self.entries.get(i))
             .map(|s| self.get(s))
     }
 
@@ -101,7 +101,7 @@ impl SessionManager {
     /// The path from the root to `from_id` (default: the leaf), root first.
     pub fn branch_path(&self, from_id: Option<&str>) -> Vec<&SessionEntry> {
         let start = match from_id {
-            Some(id) => self.index.get(id).copied(),
+            Some(id) => self.index.get(id, &self.entries),
             None => self.leaf,
         };
         start.map_or_else(Vec::new, |leaf| {
@@ -161,7 +161,7 @@ impl SessionManager {
                 let before = i
                     .checked_sub(1)
                     .filter(|&b| distinct && self.entries[b].id() == parent);
-                before.or_else(|| self.index.get(parent).copied())
+                before.or_else(|| self.index.get(parent, &self.entries))
             });
         }
         path.reverse();
@@ -247,7 +247,11 @@ impl SessionManager {
 
     /// The tree of all entries with resolved labels.
     pub fn tree(&self) -> SessionTree<'_> {
-        SessionTree::build(&self.entries(), &self.index, &self.labels)
+        SessionTree::build(
+            &self.entries(),
+            |id| self.index.get(id, &self.entries),
+            &self.labels,
+        )
     }
 
     /// The display name from the latest named `session_info`.

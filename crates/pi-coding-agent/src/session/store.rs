@@ -9,7 +9,7 @@
 //! line (and kept).
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use pi_agent_core::AgentMessage;
 use pi_ai::Message;
@@ -40,13 +40,14 @@ pub(super) enum Stored {
 pub(super) struct ReadMessage {
     id: String,
     parent_id: Option<String>,
-    /// Provider and model of an assistant message.
-    model: Option<ModelRef>,
+    /// Provider and model of an assistant message, shared with the
+    /// entries before it that name the same ([`ModelRefs`]).
+    model: Option<Arc<ModelRef>>,
     /// What kind of message it is.
     kind: MessageKind,
     span: LineSpan,
     /// Its message's position in the [`LoadedMessages`], until handed out.
-    slot: Option<usize>,
+    slot: Option<u32>,
     /// The entry read again, on first use.
     entry: OnceLock<Box<SessionEntry>>,
 }
@@ -84,6 +85,27 @@ impl MessageKind {
     }
 }
 
+/// The provider and model of the assistant messages read so far, one
+/// shared copy per run of messages naming the same (a session rarely
+/// switches models, and 10,000 copies of the same two strings cost 0.8 MB).
+#[derive(Debug, Default)]
+pub(super) struct ModelRefs {
+    last: Option<Arc<ModelRef>>,
+}
+
+impl ModelRefs {
+    /// The shared reference to `provider` and `model`.
+    fn get(&mut self, provider: &str, model: &str) -> Arc<ModelRef> {
+        match &self.last {
+            Some(last) if last.provider == provider && last.model_id == model => Arc::clone(last),
+            _ => Arc::clone(self.last.insert(Arc::new(ModelRef {
+                provider: provider.to_owned(),
+                model_id: model.to_owned(),
+            }))),
+        }
+    }
+}
+
 /// Where the whole entries of [`Stored::Read`] come from.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Sources<'a> {
@@ -100,30 +122,32 @@ impl Stored {
     }
 
     /// An entry read from the file line at `span` (`None`: keep it in
-    /// memory); a message entry's message goes to `loaded`.
+    /// memory); a message entry's message goes to `loaded` (a message past
+    /// the 2^32nd stays in memory with its entry).
     pub(super) fn read(
         entry: SessionEntry,
         span: Option<LineSpan>,
         loaded: &mut LoadedMessages,
+        models: &mut ModelRefs,
     ) -> Self {
-        match (entry, span) {
-            (SessionEntry::Message(e), Some(span)) => {
+        match (entry, span, u32::try_from(loaded.len())) {
+            (SessionEntry::Message(e), Some(span), Ok(slot)) => {
                 let read = ReadMessage {
-                    model: e.message.as_assistant().map(|a| ModelRef {
-                        provider: a.provider.to_string(),
-                        model_id: a.model.clone(),
-                    }),
+                    model: e
+                        .message
+                        .as_assistant()
+                        .map(|a| models.get(a.provider.as_str(), &a.model)),
                     kind: MessageKind::of(&e.message),
                     id: e.id,
                     parent_id: e.parent_id,
                     span,
-                    slot: Some(loaded.len()),
+                    slot: Some(slot),
                     entry: OnceLock::new(),
                 };
                 loaded.push(Some(e.message));
                 Self::Read(read)
             }
-            (entry, _) => Self::new(entry),
+            (entry, _, _) => Self::new(entry),
         }
     }
 
@@ -222,7 +246,7 @@ impl Stored {
             (_, Some(entry)) => PathEntry::Entry(entry),
             (Self::Read(read), None) => PathEntry::Message {
                 id: &read.id,
-                model: read.model.as_ref(),
+                model: read.model.as_deref(),
             },
             (Self::Parsed(entry), None) => PathEntry::Entry(entry),
         }
@@ -232,7 +256,7 @@ impl Stored {
     pub(super) fn slot(&self) -> Option<usize> {
         match self {
             Self::Parsed(_) => None,
-            Self::Read(read) => read.slot,
+            Self::Read(read) => read.slot.map(|slot| slot as usize),
         }
     }
 
@@ -245,7 +269,7 @@ impl Stored {
         let Self::Read(read) = self else {
             return None;
         };
-        match read.slot.and_then(|slot| sources.loaded.get(slot)) {
+        match read.slot.and_then(|slot| sources.loaded.get(slot as usize)) {
             Some(Some(message)) => Some(message.clone()),
             _ => context_message(&read.read_again(sources.file)),
         }
@@ -262,7 +286,7 @@ impl Stored {
             && let Some(message) = read
                 .slot
                 .take()
-                .and_then(|slot| loaded.get_mut(slot)?.take())
+                .and_then(|slot| loaded.get_mut(slot as usize)?.take())
         {
             return Some(message);
         }

@@ -29,10 +29,11 @@ pub struct SessionTree<'a> {
 }
 
 impl<'a> SessionTree<'a> {
-    /// Builds the tree; children are sorted by timestamp (stable).
+    /// Builds the tree, `index` giving the position of an entry by id;
+    /// children are sorted by timestamp (stable).
     pub fn build(
         entries: &[&'a SessionEntry],
-        index: &HashMap<String, usize>,
+        index: impl Fn(&str) -> Option<usize>,
         labels: &'a HashMap<String, String>,
     ) -> Self {
         let mut nodes: Vec<TreeNode<'a>> = entries
@@ -48,7 +49,7 @@ impl<'a> SessionTree<'a> {
             let parent = entry
                 .parent_id()
                 .filter(|p| *p != entry.id())
-                .and_then(|p| index.get(p).copied());
+                .and_then(&index);
             match parent {
                 Some(p) if p != i => nodes[p].children.push(i),
                 _ => roots.push(i),
