@@ -39,6 +39,7 @@
 mod compat;
 mod decode;
 mod fast_chunk;
+mod messages;
 mod options;
 mod provider;
 mod request;
@@ -48,6 +49,7 @@ use pi_ai::Api;
 
 pub use compat::{OpenAiCompletionsCompat, ResolvedCompat};
 pub use decode::OpenAiCompletionsDecoder;
+pub use messages::ChatMessages;
 pub use options::OpenAiCompletionsOptions;
 pub use provider::{OpenAiCompletionsProvider, OpenAiCompletionsWire};
 pub use request::build_request_body;

@@ -11,6 +11,7 @@ use pi_http::is_truthy;
 use serde_json::Value;
 
 use crate::compat::{CacheControlFormat, MaxTokensField, ResolvedCompat, ThinkingFormat};
+use crate::messages::ChatMessages;
 use crate::options::{OpenAiCompletionsOptions, effective_cache_retention};
 use crate::wire::{
     AssistantMessageWire, CacheControl, ChatCompletionRequest, ChatMessage, ChatTemplateKwargs,
@@ -30,7 +31,7 @@ const RESERVED_ASSISTANT_KEYS: [&str; 4] = ["role", "content", "tool_calls", "re
 /// Builds the typed request for `model` from `context` and `options`, with
 /// the model's compat switches merged over auto-detection.
 pub fn build_request_body<'c>(
-    model: &Model,
+    model: &'c Model,
     context: impl Into<ContextRef<'c>>,
     options: &OpenAiCompletionsOptions,
 ) -> ChatCompletionRequest<'c> {
@@ -38,11 +39,10 @@ pub fn build_request_body<'c>(
     let compat = ResolvedCompat::for_model(model);
     let retention = effective_cache_retention(&options.base);
     let long = retention == CacheRetention::Long && compat.supports_long_cache_retention;
-    let mut messages = convert_messages(model, context, &compat);
 
     let mut request = ChatCompletionRequest {
         model: model.id.clone(),
-        messages: Vec::new(),
+        messages: ChatMessages::new(model, context, compat.clone()),
         stream: true,
         prompt_cache_key: None,
         prompt_cache_retention: None,
@@ -110,9 +110,11 @@ pub fn build_request_body<'c>(
             kind: "ephemeral",
             ttl: long.then_some("1h"),
         };
-        add_cache_markers(&mut messages, request.tools.as_mut(), &marker);
+        if let Some(last) = request.tools.as_mut().and_then(|tools| tools.last_mut()) {
+            last.cache_control = Some(marker.clone());
+        }
+        request.messages.mark_for_cache(marker);
     }
-    request.messages = messages;
     apply_reasoning(&mut request, model, &compat, options.reasoning_effort);
     apply_routing(&mut request, model, &compat);
     request
@@ -228,21 +230,22 @@ fn has_tool_history(messages: MessagesRef<'_>) -> bool {
 }
 
 /// Converts the transcript (after pi's cross-provider rewrite) to request
-/// messages, system prompt first. Texts the context holds as they go out are
-/// borrowed; only messages the rewrite changed are copied.
-pub fn convert_messages<'c>(
+/// messages, system prompt first, handing each to `each` as it is
+/// converted, none kept: the request's messages never all exist at once.
+/// Texts the context holds as they go out are borrowed; only messages the
+/// rewrite changed are copied.
+pub(crate) fn convert_each<'c>(
     model: &Model,
-    context: impl Into<ContextRef<'c>>,
+    context: ContextRef<'c>,
     compat: &ResolvedCompat,
-) -> Vec<ChatMessage<'c>> {
-    let context = context.into();
+    each: &mut dyn FnMut(ChatMessage<'c>),
+) {
     let normalize = |id: &str, target: &Model, _: &AssistantMessage| {
         normalize_tool_call_id_completions(id, target)
     };
-    let mut out = Vec::with_capacity(context.messages.len() + 1);
     if let Some(prompt) = context.system_prompt.filter(|p| !p.is_empty()) {
         let content = TextOrParts::Text(Cow::Borrowed(prompt));
-        out.push(if model.reasoning && compat.supports_developer_role {
+        each(if model.reasoning && compat.supports_developer_role {
             ChatMessage::Developer { content }
         } else {
             ChatMessage::System { content }
@@ -255,21 +258,25 @@ pub fn convert_messages<'c>(
         in_results: false,
         images: Vec::new(),
     };
-    // One message at a time: a rewritten message is dropped once converted.
+    // The one to three request messages of a transcript message pass
+    // through `out`; a rewritten message is dropped once converted.
+    let mut out = Vec::with_capacity(4);
     for message in transform_messages_iter(context.messages, model, Some(&normalize)) {
         match message {
-            TransformedMessage::Borrowed(message) => turn.push(message, &mut out),
+            TransformedMessage::Borrowed(message) => {
+                turn.push(message, &mut out);
+                out.drain(..).for_each(&mut *each);
+            }
             TransformedMessage::Owned(message) => {
-                let mut own = Vec::with_capacity(1);
+                let mut own = Vec::with_capacity(2);
                 turn.push(&message, &mut own);
-                for message in own {
-                    out.push(message.into_owned());
-                }
+                own.into_iter()
+                    .for_each(|message| each(message.into_owned()));
             }
         }
     }
     turn.end_results(&mut out);
-    out
+    out.drain(..).for_each(each);
 }
 
 /// Where [`convert_messages`] is in the transcript.
@@ -498,43 +505,38 @@ fn push_tool_result<'x>(
     }));
 }
 
-/// Anthropic-style cache markers: the system prompt, the last tool and the
-/// last user/assistant message that has text.
-fn add_cache_markers(
-    messages: &mut [ChatMessage<'_>],
-    tools: Option<&mut Vec<ToolDefinition>>,
-    marker: &CacheControl,
-) {
-    if let Some(content) = messages.iter_mut().find_map(|m| match m {
-        ChatMessage::System { content } | ChatMessage::Developer { content } => Some(content),
-        ChatMessage::User { .. } | ChatMessage::Assistant(_) | ChatMessage::Tool { .. } => None,
-    }) {
-        mark_text(content, marker);
+/// The content an Anthropic-style cache marker goes on in `message`: a
+/// system prompt's, a user's or an assistant's (the request marks the
+/// system prompt, the last tool and the last user or assistant message
+/// whose content has text, [`ChatMessages::mark_for_cache`]).
+pub(crate) fn markable_content<'m, 'c>(
+    message: &'m mut ChatMessage<'c>,
+) -> Option<&'m mut TextOrParts<'c>> {
+    match message {
+        ChatMessage::System { content }
+        | ChatMessage::Developer { content }
+        | ChatMessage::User { content }
+        | ChatMessage::Assistant(AssistantMessageWire {
+            content: Some(content),
+            ..
+        }) => Some(content),
+        ChatMessage::Assistant(_) | ChatMessage::Tool { .. } => None,
     }
-    if let Some(last) = tools.and_then(|tools| tools.last_mut()) {
-        last.cache_control = Some(marker.clone());
-    }
-    for message in messages.iter_mut().rev() {
-        let content = match message {
-            ChatMessage::User { content } => content,
-            ChatMessage::Assistant(AssistantMessageWire {
-                content: Some(content),
-                ..
-            }) => content,
-            ChatMessage::Assistant(_)
-            | ChatMessage::System { .. }
-            | ChatMessage::Developer { .. }
-            | ChatMessage::Tool { .. } => continue,
-        };
-        if mark_text(content, marker) {
-            return;
-        }
+}
+
+/// Whether [`mark_text`] would mark `content`: it has a text.
+pub(crate) fn has_text(content: &TextOrParts<'_>) -> bool {
+    match content {
+        TextOrParts::Text(text) => !text.is_empty(),
+        TextOrParts::Parts(parts) => parts
+            .iter()
+            .any(|part| matches!(part, ContentPart::Text { .. })),
     }
 }
 
 /// Puts `marker` on the last text of `content` (a non-empty string becomes
 /// one text part); false when there is no text to mark.
-fn mark_text(content: &mut TextOrParts<'_>, marker: &CacheControl) -> bool {
+pub(crate) fn mark_text(content: &mut TextOrParts<'_>, marker: &CacheControl) -> bool {
     match content {
         TextOrParts::Text(text) if text.is_empty() => false,
         TextOrParts::Text(text) => {

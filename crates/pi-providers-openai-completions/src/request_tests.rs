@@ -73,8 +73,9 @@ fn the_request_borrows_the_texts_it_sends_unchanged() {
         ["anthropic-messages", "anthropic", "claude", "call_2"],
     );
     let request = build_request_body(&model, &context, &OpenAiCompletionsOptions::default());
+    let messages = request.messages.to_vec();
 
-    let system = match &request.messages[0] {
+    let system = match &messages[0] {
         ChatMessage::System { content } | ChatMessage::Developer { content } => content,
         other => panic!("not the system prompt: {other:?}"),
     };
@@ -83,10 +84,10 @@ fn the_request_borrows_the_texts_it_sends_unchanged() {
         TextOrParts::Text(Cow::Borrowed("Be brief."))
     ));
     let first_text = first_user_text(&context);
-    assert!(matches!(&request.messages[1],
+    assert!(matches!(&messages[1],
         ChatMessage::User { content: TextOrParts::Text(Cow::Borrowed(text)) } if points_into(text, first_text)));
-    let ChatMessage::Assistant(assistant) = &request.messages[2] else {
-        panic!("the assistant turn: {:?}", request.messages[2]);
+    let ChatMessage::Assistant(assistant) = &messages[2] else {
+        panic!("the assistant turn: {:?}", messages[2]);
     };
     assert!(matches!(
         assistant.content,
@@ -95,7 +96,7 @@ fn the_request_borrows_the_texts_it_sends_unchanged() {
     let calls = assistant.tool_calls.as_deref().unwrap_or_default();
     assert!(matches!(calls[0].id, Cow::Borrowed("call_1")));
     assert!(matches!(
-        &request.messages[3],
+        &messages[3],
         ChatMessage::Tool {
             content: Cow::Borrowed("a picture"),
             tool_call_id: Cow::Borrowed("call_1"),
@@ -105,8 +106,7 @@ fn the_request_borrows_the_texts_it_sends_unchanged() {
 
     // Messages the transform rewrote are owned, and encode the same as a
     // copy of the context would.
-    let owned_calls = request
-        .messages
+    let owned_calls = messages
         .iter()
         .filter_map(|message| match message {
             ChatMessage::Assistant(wire) => wire.tool_calls.as_ref(),

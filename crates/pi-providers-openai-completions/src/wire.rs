@@ -12,14 +12,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::compat::ProviderRouting;
+use crate::messages::ChatMessages;
 
 /// `POST /chat/completions` body (streaming).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChatCompletionRequest<'a> {
     /// Model id.
     pub model: String,
-    /// The conversation.
-    pub messages: Vec<ChatMessage<'a>>,
+    /// The conversation, converted as it is written.
+    pub messages: ChatMessages<'a>,
     /// Always true: we only stream.
     pub stream: bool,
     /// Prompt-cache key (the session id) for OpenAI prompt caching.

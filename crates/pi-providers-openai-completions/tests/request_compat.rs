@@ -354,3 +354,49 @@ fn named_tool_choice_and_empty_system_prompt() {
         "an empty tool list without tool history is omitted"
     );
 }
+
+#[test]
+fn the_cache_marker_skips_turns_without_text() {
+    let claude = model_at(
+        "openrouter",
+        "https://openrouter.ai/api/v1",
+        "anthropic/claude-sonnet-4.5",
+        false,
+    );
+    // The last turns with text: the assistant's "b" (its tool call alone
+    // would carry none), then a tool result and an image-only user turn.
+    let context = ctx(vec![
+        user("a"),
+        assistant_from(&claude, vec![text("b")], StopReason::Stop),
+        assistant_from(
+            &claude,
+            vec![call("call_1", "read", json!({"path": "x"}))],
+            StopReason::ToolUse,
+        ),
+        tool_result("call_1", "read", vec![UserBlock::text("contents")], false),
+        user_blocks(vec![UserBlock::image(PNG, "image/png")]),
+    ]);
+    let options = OpenAiCompletionsOptions {
+        base: StreamOptions {
+            cache_retention: Some(CacheRetention::Short),
+            ..StreamOptions::default()
+        },
+        ..OpenAiCompletionsOptions::default()
+    };
+    let b = body_with(&claude, &context, options);
+    let marked: Vec<usize> = messages(&b)
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.to_string().contains("cache_control"))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(
+        marked,
+        vec![0, 2],
+        "the system prompt and the assistant's b"
+    );
+    assert_eq!(
+        messages(&b)[2]["content"],
+        json!([{"type": "text", "text": "b", "cache_control": {"type": "ephemeral"}}])
+    );
+}
