@@ -135,26 +135,33 @@ fn time_pi(pi: &PathBuf, arg: &str, reps: usize) -> Result<f64, String> {
 }
 
 /// Builds the `pi` binary and the `perf` example (release unless `debug`).
+///
+/// In release the binary is built on its own, after the example: built
+/// together, the example's dev-dependencies (pi-ai's `testing` feature)
+/// would be unified into the binary, which would then differ from the one
+/// `cargo install` makes (other symbol names, so the link order of
+/// `link-order.txt` would not apply to it). The dev profile measures only
+/// the complexity checks and builds both at once, as the tests already did.
 pub fn build(debug: bool) -> Result<(), String> {
-    let mut build = cargo();
-    build.args([
-        "build",
-        "-q",
-        "-p",
-        "pi-coding-agent",
-        "--bin",
-        "pi",
-        "--example",
-        "perf",
-    ]);
-    if !debug {
-        build.arg("--release");
-    }
-    let status = build
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err("the build failed".to_owned());
+    let targets: &[&[&str]] = if debug {
+        &[&["--bin", "pi", "--example", "perf"]]
+    } else {
+        &[&["--example", "perf"], &["--bin", "pi"]]
+    };
+    for target in targets {
+        let mut build = cargo();
+        build
+            .args(["build", "-q", "-p", "pi-coding-agent"])
+            .args(*target);
+        if !debug {
+            build.arg("--release");
+        }
+        let status = build
+            .status()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if !status.success() {
+            return Err("the build failed".to_owned());
+        }
     }
     Ok(())
 }
@@ -227,6 +234,20 @@ pub fn command(args: &[String]) -> std::process::ExitCode {
     }
     println!("{}", markdown(&rows));
     println!("(measured in {:.0} s)", started.elapsed().as_secs_f64());
+    if !debug {
+        // A stale order file costs memory, never correctness: say how much
+        // of it the measured binary still matches.
+        match crate::link_order::coverage(&build_dir(false).join("pi")) {
+            Some((present, total)) => println!(
+                "link order: the binary defines {present} of the {total} functions of {}",
+                crate::link_order::ORDER_FILE
+            ),
+            None => println!(
+                "link order: {} or nm missing",
+                crate::link_order::ORDER_FILE
+            ),
+        }
+    }
     let failures = complexity_failures(&rows);
     if failures.is_empty() {
         println!("complexity checks: all pass (4x input within 8x time)");

@@ -10,6 +10,8 @@
 //! - `bench [--quick] [--debug]`: the performance table (see `bench.rs`).
 //! - `compare-pi [--quick] [--large]`: whole-command workloads with pi-rs
 //!   and pi 0.73.1 (Node) side by side (see `compare_pi.rs`).
+//! - `link-order`: regenerate the release link's function order of `pi`
+//!   from callgrind profiles of the benchmark workloads (see `link_order.rs`).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
@@ -17,6 +19,7 @@ mod check_deps;
 mod compare_pi;
 mod fuzz_smoke;
 mod import_catalog;
+mod link_order;
 mod loopback;
 mod whole;
 
@@ -30,12 +33,14 @@ fn main() -> ExitCode {
         Some("fuzz-smoke") => fuzz_smoke::run(&args[1..]),
         Some("bench") => bench::command(&args[1..]),
         Some("compare-pi") => compare_pi::command(&args[1..]),
+        Some("link-order") => link_order::command(&args[1..]),
         Some("__measure") => whole::measure_command(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask check-deps [--metadata FILE] | fuzz-smoke [SECONDS]");
             eprintln!("       cargo xtask import-catalog <models.generated.js> [OUT]");
             eprintln!("       cargo xtask bench [--quick] [--debug]");
             eprintln!("       cargo xtask compare-pi [--quick] [--large]");
+            eprintln!("       cargo xtask link-order");
             ExitCode::from(2)
         }
     }

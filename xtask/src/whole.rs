@@ -113,6 +113,27 @@ impl Scratch {
         Ok(dir)
     }
 
+    /// The scratch root (removed on drop).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `program` set up to run as pi runs here: in the scratch workspace,
+    /// with its agent directory, in UTC, with no provider key from the
+    /// environment.
+    pub fn command(&self, program: &Path) -> Command {
+        let mut command = Command::new(program);
+        command
+            .current_dir(&self.work)
+            .env("PI_CODING_AGENT_DIR", &self.agent)
+            .env("TZ", "UTC")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("GEMINI_API_KEY")
+            .stdin(Stdio::null());
+        command
+    }
+
     /// Best wall and CPU time and largest peak RSS of `reps` runs of
     /// `pi ARGS` in the scratch workspace (after one unmeasured warm-up).
     pub fn measure(&self, pi: &Pi, args: &[&str], reps: usize) -> Result<Measured, String> {
@@ -123,18 +144,12 @@ impl Scratch {
             rss_kib: 0,
         };
         for rep in 0..=reps {
-            let out = Command::new(&exe)
+            let out = self
+                .command(&exe)
                 .arg("__measure")
                 .arg(&pi.program)
                 .args(&pi.prefix)
                 .args(args)
-                .current_dir(&self.work)
-                .env("PI_CODING_AGENT_DIR", &self.agent)
-                .env("TZ", "UTC")
-                .env_remove("OPENAI_API_KEY")
-                .env_remove("ANTHROPIC_API_KEY")
-                .env_remove("GEMINI_API_KEY")
-                .stdin(Stdio::null())
                 .output()
                 .map_err(|e| format!("cannot run {exe:?}: {e}"))?;
             let text = String::from_utf8_lossy(&out.stdout);
