@@ -141,9 +141,10 @@ pub struct AssistantMessage {
     /// Why the message ended.
     #[serde(default = "default_stop_reason")]
     pub stop_reason: StopReason,
-    /// Handle of a deferred result, kept verbatim.
+    /// Handle of a deferred result, kept verbatim (boxed: rare, and a
+    /// `Value` inline is 80 bytes of every message of a transcript).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deferred: Option<Value>,
+    pub deferred: Option<Box<Value>>,
     /// What went wrong, for `error` and `aborted`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
@@ -392,4 +393,25 @@ pub mod tagged {
         /// `{"role":"toolResult",...}`.
         tool_result, ToolResultMessage, ToolResult, "toolResult"
     );
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::{AssistantMessage, Message, ToolResultMessage};
+
+    /// A transcript is a list of `Message`s, each as large as the largest
+    /// kind: a resumed 20,000-message session's list is 20,000 times this.
+    /// Rare values (such as `deferred`) are boxed so that the assistant
+    /// message, the largest, stays small.
+    #[test]
+    fn a_message_is_no_larger_than_its_largest_kind_needs() {
+        let largest = std::mem::size_of::<AssistantMessage>()
+            .max(std::mem::size_of::<ToolResultMessage>());
+        assert!(std::mem::size_of::<Message>() <= largest + 8);
+        assert!(
+            std::mem::size_of::<AssistantMessage>() <= 328,
+            "AssistantMessage is {} bytes",
+            std::mem::size_of::<AssistantMessage>()
+        );
+    }
 }
