@@ -8,9 +8,36 @@ use serde::{Deserialize, Serialize};
 macro_rules! open_string {
     ($(#[$meta:meta])* $name:ident { $($(#[$cmeta:meta])* $konst:ident = $lit:literal,)* }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
         #[serde(transparent)]
         pub struct $name(Cow<'static, str>);
+
+        impl<'de> Deserialize<'de> for $name {
+            /// A known identifier is read as its constant (no allocation:
+            /// every assistant message of a session names its api and
+            /// provider), any other as an owned string.
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct IdVisitor;
+
+                impl serde::de::Visitor<'_> for IdVisitor {
+                    type Value = $name;
+
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("a string")
+                    }
+
+                    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<$name, E> {
+                        Ok($name::known(v).unwrap_or_else(|| $name::new(v)))
+                    }
+
+                    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<$name, E> {
+                        Ok($name::known(&v).unwrap_or($name(Cow::Owned(v))))
+                    }
+                }
+
+                deserializer.deserialize_str(IdVisitor)
+            }
+        }
 
         impl $name {
             $($(#[$cmeta])* pub const $konst: $name = $name(Cow::Borrowed($lit));)*
@@ -18,6 +45,14 @@ macro_rules! open_string {
             /// Wraps any string, known or not.
             pub fn new(value: impl Into<String>) -> Self {
                 Self(Cow::Owned(value.into()))
+            }
+
+            /// The constant spelled `value`, if it is a known identifier.
+            pub fn known(value: &str) -> Option<Self> {
+                match value {
+                    $($lit => Some(Self::$konst),)*
+                    _ => None,
+                }
             }
 
             /// The identifier as written in pi's JSON.
@@ -123,5 +158,34 @@ open_string! {
         OPENAI_CODEX = "openai-codex",
         /// Azure OpenAI.
         AZURE_OPENAI_RESPONSES = "azure-openai-responses",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::{Api, Provider};
+
+    #[test]
+    fn known_identifiers_read_as_their_constants_without_a_copy() {
+        let api: Api = serde_json::from_str(r#""anthropic-messages""#).unwrap();
+        assert_eq!(api, Api::ANTHROPIC_MESSAGES);
+        assert!(matches!(api.0, Cow::Borrowed(_)));
+        // From a Value (an owned string) too.
+        let provider: Provider = serde_json::from_value(serde_json::json!("openai")).unwrap();
+        assert!(matches!(provider.0, Cow::Borrowed(_)));
+        assert_eq!(Provider::known("openai"), Some(Provider::OPENAI));
+    }
+
+    #[test]
+    fn other_identifiers_stay_as_written() {
+        for text in [r#""my-proxy""#, r#""""#, r#""Anthropic""#] {
+            let provider: Provider = serde_json::from_str(text).unwrap();
+            assert!(matches!(provider.0, Cow::Owned(_)), "{text}");
+            assert_eq!(serde_json::to_string(&provider).unwrap(), text);
+        }
+        assert!(serde_json::from_str::<Api>("42").is_err());
+        assert_eq!(Api::known("nope"), None);
     }
 }
