@@ -6,8 +6,9 @@
 //! Why: the kernel maps a binary's code in 64 KiB windows around each page
 //! it faults in ("fault-around"), so a run's resident code is the number of
 //! windows its functions touch, not their size. Linked in crate order, the
-//! ~1,700 functions of a `-c -p` resume (1.8 MB of code) sat in 170 windows
-//! of the 27 MB text, 12 MB resident; placed together they fill about 30.
+//! ~1,900 functions of the workloads (1.9 MB of code) sat in about 160
+//! windows of the 19 MB `.text`, 12 MB of a `-c -p` resident; placed
+//! together they fill about 30.
 //!
 //! How: the workloads of the benchmark (`--version`, `--help`, a print run,
 //! a JSON-mode run and a `-c -p` resume against the loopback mock) run

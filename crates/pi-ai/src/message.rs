@@ -405,8 +405,8 @@ mod size_tests {
     /// message, the largest, stays small.
     #[test]
     fn a_message_is_no_larger_than_its_largest_kind_needs() {
-        let largest = std::mem::size_of::<AssistantMessage>()
-            .max(std::mem::size_of::<ToolResultMessage>());
+        let largest =
+            std::mem::size_of::<AssistantMessage>().max(std::mem::size_of::<ToolResultMessage>());
         assert!(std::mem::size_of::<Message>() <= largest + 8);
         assert!(
             std::mem::size_of::<AssistantMessage>() <= 328,
