@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use crate::loopback::{Answers, WIRES};
-use crate::whole::{MODEL, Measured, Pi, Scratch, fixtures};
+use crate::whole::{Measured, Pi, Scratch, fixtures, print_args, resume_args};
 
 const PACKAGE: &str = "@mariozechner/pi-coding-agent";
 
@@ -139,18 +139,7 @@ fn compare(
     }
     let print_dir = scratch.empty_dir("print")?;
     let print_dir = print_dir.to_string_lossy();
-    let (p, r) = both(
-        &scratch,
-        &[
-            "--session-dir",
-            &print_dir,
-            "-p",
-            "--model",
-            MODEL,
-            "Say hi.",
-        ],
-        reps,
-    )?;
+    let (p, r) = both(&scratch, &print_args(&print_dir), reps)?;
     rows.push(Compared {
         workload: "print run (`pi -p`, new session)".to_owned(),
         input: "openai-completions, short answer".to_owned(),
@@ -168,19 +157,7 @@ fn compare(
     for (shape, entries) in runs {
         let (dir, bytes) = scratch.session_dir(&perf, entries, shape)?;
         let dir = dir.to_string_lossy();
-        let (p, r) = both(
-            &scratch,
-            &[
-                "--session-dir",
-                &dir,
-                "-c",
-                "-p",
-                "--model",
-                MODEL,
-                "Go on.",
-            ],
-            reps,
-        )?;
+        let (p, r) = both(&scratch, &resume_args(&dir), reps)?;
         let goal = if shape == "issue" {
             format!(
                 "; goal >= 25x CPU: {}, RSS <= 1/8 of pi's: {}",

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use crate::loopback::Answers;
-use crate::whole::{MODEL, Scratch, fixtures};
+use crate::whole::{MODEL, Scratch, fixtures, print_args, resume_args};
 
 /// The file, relative to the workspace root.
 pub const ORDER_FILE: &str = "crates/pi-coding-agent/link-order.txt";
@@ -198,7 +198,7 @@ fn generate(bin: &Path) -> Result<String, String> {
     let print = print.to_string_lossy();
     let (sessions, _) = scratch.session_dir(&perf, 2_000, "issue")?;
     let sessions = sessions.to_string_lossy();
-    let print_run = ["--session-dir", &print, "-p", "--model", MODEL, "Say hi."];
+    let print_run = print_args(&print);
     let json_run = [
         "--session-dir",
         &print,
@@ -208,15 +208,7 @@ fn generate(bin: &Path) -> Result<String, String> {
         MODEL,
         "Say hi.",
     ];
-    let resume = [
-        "--session-dir",
-        &sessions,
-        "-c",
-        "-p",
-        "--model",
-        MODEL,
-        "Go on.",
-    ];
+    let resume = resume_args(&sessions);
     let workloads: [&[&str]; 5] = [&["--version"], &["--help"], &print_run, &json_run, &resume];
     let mut addresses = BTreeSet::new();
     for args in workloads {

@@ -234,15 +234,7 @@ pub fn bench_rows(bin: &Path, quick: bool) -> Result<Vec<crate::bench::Row>, Str
     let mut rows = Vec::new();
     let print_dir = scratch.empty_dir("print")?;
     let print_dir = print_dir.to_string_lossy();
-    let args = [
-        "--session-dir",
-        &print_dir,
-        "-p",
-        "--model",
-        MODEL,
-        "Say hi.",
-    ];
-    let m = scratch.measure(&pi, &args, 3)?;
+    let m = scratch.measure(&pi, &print_args(&print_dir), 3)?;
     rows.push(crate::bench::Row {
         workload: "print run (`pi -p`, new session, loopback mock), CPU".to_owned(),
         size: format!(
@@ -264,16 +256,7 @@ pub fn bench_rows(bin: &Path, quick: bool) -> Result<Vec<crate::bench::Row>, Str
     for (shape, entries) in runs {
         let (dir, bytes) = scratch.session_dir(&perf, entries, shape)?;
         let dir = dir.to_string_lossy();
-        let args = [
-            "--session-dir",
-            &dir,
-            "-c",
-            "-p",
-            "--model",
-            MODEL,
-            "Go on.",
-        ];
-        let m = scratch.measure(&pi, &args, 3)?;
+        let m = scratch.measure(&pi, &resume_args(&dir), 3)?;
         rows.push(crate::bench::Row {
             workload: format!(
                 "`pi -c -p` resume (whole command, loopback mock, {shape}-shaped session), CPU"
@@ -309,3 +292,28 @@ pub fn resume_goal(shape: &str, entries: usize, m: &Measured) -> String {
 
 /// The model of the whole-command runs (openai-completions).
 pub const MODEL: &str = "mock-oai/mock-gpt";
+
+/// The arguments of a print run: a new session in `session_dir`.
+pub fn print_args(session_dir: &str) -> [&str; 6] {
+    [
+        "--session-dir",
+        session_dir,
+        "-p",
+        "--model",
+        MODEL,
+        "Say hi.",
+    ]
+}
+
+/// The arguments of a `-c -p` resume of the latest session in `session_dir`.
+pub fn resume_args(session_dir: &str) -> [&str; 7] {
+    [
+        "--session-dir",
+        session_dir,
+        "-c",
+        "-p",
+        "--model",
+        MODEL,
+        "Go on.",
+    ]
+}
