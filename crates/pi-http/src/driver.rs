@@ -204,14 +204,18 @@ pub fn drive_framed<D: SseDecoder>(
             Ok(client) => client,
             Err(error) => return fail(sink, &provider, &decoder, error),
         };
+        let SseCall {
+            request,
+            policy,
+            first_byte_timeout,
+            idle_timeout,
+        } = call;
         let response = client
-            .post(
-                &call.request,
-                &call.policy,
-                call.first_byte_timeout,
-                &cancel,
-            )
+            .post(&request, &policy, first_byte_timeout, &cancel)
             .await;
+        // Retries end with the response: the body (as large as the
+        // transcript's JSON) is not kept while the answer streams.
+        drop(request);
         let response = match response {
             Ok(response) => response,
             Err(error) => return fail(sink, &provider, &decoder, error),
@@ -220,7 +224,7 @@ pub fn drive_framed<D: SseDecoder>(
             None => content_type.contains("event-stream"),
             Some(framing) => framing.accepts_content_type(content_type),
         };
-        let checked = not_an_event_stream(response, call.first_byte_timeout, accepts).await;
+        let checked = not_an_event_stream(response, first_byte_timeout, accepts).await;
         let response = match checked {
             Ok(response) => response,
             Err(text) => {
@@ -230,9 +234,9 @@ pub fn drive_framed<D: SseDecoder>(
         // As pi: the stream starts once the provider has accepted the request.
         sink.start();
         let body = match framing {
-            None => decode_body(response, call.idle_timeout, &mut decoder, sink).await,
+            None => decode_body(response, idle_timeout, &mut decoder, sink).await,
             Some(framing) => {
-                decode_framed(response, call.idle_timeout, framing, &mut decoder, sink).await
+                decode_framed(response, idle_timeout, framing, &mut decoder, sink).await
             }
         };
         let (seen, mut sink) = match body {

@@ -55,12 +55,16 @@ impl SessionManager {
     /// Reads a session file, message entries kept by their line.
     fn read(path: &Path) -> Result<(ReadFile<Stored>, LoadedMessages), SessionError> {
         // Both lists sized by the file's lines up front: grown by doubling,
-        // a long session's message list was copied a dozen times.
+        // a long session's message list was copied a dozen times. The
+        // message list, which may become the agent's transcript as it is,
+        // has room for a run's first messages besides (never touched, so
+        // never resident, until used): without it the first reply of a
+        // resume copied the whole transcript into a larger list.
         let lines = count_lines(path).map_err(|source| SessionError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut messages = LoadedMessages::with_capacity(lines);
+        let mut messages = LoadedMessages::with_capacity(lines + super::context::RUN_ROOM);
         let mut models = ModelRefs::default();
         let loaded = read_session_file(path, true, lines, |entry, span| {
             Stored::read(entry, span, &mut messages, &mut models)

@@ -206,11 +206,14 @@ impl SessionManager {
                     loaded.drain(..run.start);
                     // In place: `Option<message>` is as large as a message.
                     let mut messages: Vec<_> = loaded.into_iter().map_while(|m| m).collect();
-                    // The list grew by doubling while the file was read:
-                    // give the slack back (a large block shrinks in place),
-                    // but for room for a run's first messages, so that the
-                    // agent's first appends do not copy the transcript.
-                    messages.shrink_to(messages.len() + RUN_ROOM);
+                    // The list was sized by the file's lines plus room for a
+                    // run's first messages: give back what the entries that
+                    // are not messages left (a large block shrinks in place),
+                    // but keep that room, so that the agent's first appends
+                    // do not copy the transcript (and a place for the
+                    // compaction summary put in front, if any: the file's
+                    // compaction line left one).
+                    messages.shrink_to(messages.len() + 1 + RUN_ROOM);
                     plan.build_from(messages)
                 }
                 None => {

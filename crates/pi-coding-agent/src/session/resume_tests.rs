@@ -88,6 +88,45 @@ fn a_linear_session_resumes_by_move_and_appends_after() {
 }
 
 #[test]
+fn a_resumed_transcript_has_room_for_a_runs_first_messages() {
+    // The message list read from the file becomes the transcript as it is
+    // (a linear session, or the kept part of a compacted one). Without
+    // spare room the agent's first appends copy the whole transcript into
+    // a larger list, at the peak of a run.
+    let dir = tempfile::tempdir().unwrap();
+    let mut linear = SessionManager::create("/w", Some(dir.path())).unwrap();
+    for i in 0..200 {
+        linear.append_message(user(&format!("w{i}"))).unwrap();
+    }
+    let linear_path = file_of(&linear);
+    linear.release_lock();
+    let mut compacted = SessionManager::create("/w", Some(dir.path())).unwrap();
+    for i in 0..100 {
+        compacted.append_message(user(&format!("u{i}"))).unwrap();
+        compacted
+            .append_message(assistant(&format!("a{i}"), "m"))
+            .unwrap();
+    }
+    let kept = compacted.leaf_id().unwrap().to_owned();
+    compacted
+        .append_compaction("earlier", &kept, 10, None, None)
+        .unwrap();
+    for i in 0..50 {
+        compacted.append_message(user(&format!("v{i}"))).unwrap();
+    }
+    let compacted_path = file_of(&compacted);
+    compacted.release_lock();
+
+    // The compacted transcript: its summary, the kept answer, 50 prompts.
+    for (path, len) in [(linear_path, 200), (compacted_path, 52)] {
+        let (_, context) = resume(&path);
+        assert_eq!(context.messages.len(), len);
+        let room = context.messages.capacity() - context.messages.len();
+        assert!(room >= super::context::RUN_ROOM, "room for {room} messages");
+    }
+}
+
+#[test]
 fn a_compacted_session_resumes_from_its_summary() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = SessionManager::create("/w", Some(dir.path())).unwrap();
