@@ -233,24 +233,66 @@ pub fn drive_framed<D: SseDecoder>(
         };
         // As pi: the stream starts once the provider has accepted the request.
         sink.start();
-        let body = match framing {
-            None => decode_body(response, idle_timeout, &mut decoder, sink).await,
-            Some(framing) => {
-                decode_framed(response, idle_timeout, framing, &mut decoder, sink).await
+        let framer = Framer::new(framing);
+        let body = decode_body(response, idle_timeout, framer, &mut decoder, sink).await;
+        end_body(body, &provider, &mut decoder);
+    }
+}
+
+/// Ends the stream once the body has been read: a transport failure, no
+/// frame at all, or the decoder's [`SseDecoder::end_of_stream`].
+fn end_body<D: SseDecoder>(body: Body, provider: &str, decoder: &mut D) {
+    let (seen, mut sink) = match body {
+        Body::Ended(seen, sink) => (seen, sink),
+        Body::Decoded => return,
+        Body::Failed(sink, error) => return fail(sink, provider, decoder, error),
+    };
+    if seen == 0 {
+        let text = named(provider, EMPTY_STREAM_MESSAGE);
+        return sink.error_with_class(ErrorClass::InvalidResponse, text);
+    }
+    let end = decoder.end_of_stream(&mut sink);
+    finish(sink, end);
+}
+
+/// Decodes a recorded body, `chunks` as they arrived, exactly as
+/// [`stream_framed`] decodes a live one after a success status (cut by
+/// `framing`, SSE when `None`; `start`, each frame borrowed from its chunk,
+/// then the end of the body), with no HTTP involved: for benchmarks of
+/// framing and decoding together, fuzzing and fixture tests.
+pub fn replay_body<D: SseDecoder>(
+    initial: AssistantMessage,
+    chunks: Vec<bytes::Bytes>,
+    framing: Option<Box<dyn BodyFraming>>,
+    mut decoder: D,
+) -> AssistantMessageEventStream {
+    let provider = initial.provider.to_string();
+    AssistantMessageEventStream::new(initial, CancellationToken::new(), move |sink| async move {
+        let mut sink = sink;
+        sink.start();
+        let mut framer = Framer::new(framing);
+        let mut seen = 0usize;
+        let body = 'read: {
+            for chunk in &chunks {
+                match framer.take(chunk, &mut decoder, &mut sink, &mut seen) {
+                    Chunk::Fed => {}
+                    Chunk::Ended(outcome) => {
+                        end_decoded(sink, outcome);
+                        break 'read Body::Decoded;
+                    }
+                    Chunk::Bad(text) => break 'read Body::Failed(sink, HttpError::Stream(text)),
+                }
+                // As a live body waits for its next read: the consumer takes
+                // this chunk's events before the next chunk is decoded.
+                tokio::task::yield_now().await;
+            }
+            match framer.finish() {
+                Ok(()) => Body::Ended(seen, sink),
+                Err(text) => Body::Failed(sink, HttpError::Stream(text)),
             }
         };
-        let (seen, mut sink) = match body {
-            Body::Ended(seen, sink) => (seen, sink),
-            Body::Decoded => return,
-            Body::Failed(sink, error) => return fail(sink, &provider, &decoder, error),
-        };
-        if seen == 0 {
-            let text = named(&provider, EMPTY_STREAM_MESSAGE);
-            return sink.error_with_class(ErrorClass::InvalidResponse, text);
-        }
-        let end = decoder.end_of_stream(&mut sink);
-        finish(sink, end);
-    }
+        end_body(body, &provider, &mut decoder);
+    })
 }
 
 /// Decodes recorded `frames` with `decoder` exactly as [`stream_sse`] decodes
@@ -354,49 +396,70 @@ enum Body {
     Failed(EventSink, HttpError),
 }
 
-/// Reads `response`'s body chunk by chunk (each read bounded by
-/// `idle_timeout`), frames it and hands each frame to `decoder` borrowed
-/// from the chunk. Frames completed before bad bytes are decoded first.
-async fn decode_body<D: SseDecoder>(
-    response: reqwest::Response,
-    idle_timeout: Duration,
-    decoder: &mut D,
-    mut sink: EventSink,
-) -> Body {
-    let mut body = pin!(response.bytes_stream());
-    let mut parser = SseParser::new();
-    let mut seen = 0usize;
-    loop {
-        let chunk = match tokio::time::timeout(idle_timeout, body.next()).await {
-            Err(_) => return Body::Failed(sink, HttpError::Idle(idle_timeout)),
-            Ok(None) => return Body::Ended(seen, sink),
-            Ok(Some(Err(error))) => {
-                return Body::Failed(sink, HttpError::Stream(crate::sse::describe(&error)));
-            }
-            Ok(Some(Ok(chunk))) => chunk,
-        };
+/// How a body is cut into frames: SSE, or a wire's own framing.
+enum Framer {
+    Sse(SseParser),
+    Own(Box<dyn BodyFraming>),
+}
+
+/// What one chunk of a body did.
+enum Chunk {
+    /// Its frames were decoded; the body goes on.
+    Fed,
+    /// A frame ended the stream, or could not be decoded.
+    Ended(Result<StreamEnd, DecodeError>),
+    /// Bytes the framing rejects (frames before them were decoded).
+    Bad(String),
+}
+
+impl Framer {
+    fn new(framing: Option<Box<dyn BodyFraming>>) -> Self {
+        framing.map_or_else(|| Self::Sse(SseParser::new()), Self::Own)
+    }
+
+    /// Cuts `chunk` and hands each frame it completes to `decoder`,
+    /// borrowed from the chunk, counting them in `seen`.
+    fn take<D: SseDecoder>(
+        &mut self,
+        chunk: &[u8],
+        decoder: &mut D,
+        sink: &mut EventSink,
+        seen: &mut usize,
+    ) -> Chunk {
         let mut ended = None;
-        let parsed = parser.feed(&chunk, |frame| {
-            hand_frame(decoder, frame, &mut sink, &mut seen, &mut ended)
-        });
-        if let Some(outcome) = ended {
-            end_decoded(sink, outcome);
-            return Body::Decoded;
+        let on_frame = |frame: SseFrameRef<'_>| hand_frame(decoder, frame, sink, seen, &mut ended);
+        let fed = match self {
+            Self::Sse(parser) => parser.feed(chunk, on_frame).map_err(|e| e.to_string()),
+            Self::Own(framing) => {
+                let mut on_frame = on_frame;
+                framing.feed(chunk, &mut on_frame).map_err(|e| e.0)
+            }
+        };
+        match (ended, fed) {
+            (Some(outcome), _) => Chunk::Ended(outcome),
+            (None, Err(text)) => Chunk::Bad(text),
+            (None, Ok(_)) => Chunk::Fed,
         }
-        if let Err(error) = parsed {
-            return Body::Failed(sink, HttpError::Stream(error.to_string()));
+    }
+
+    /// The body ended: an error if the framing stopped inside a frame it
+    /// cannot drop (SSE drops an unfinished event, as pi does).
+    fn finish(&mut self) -> Result<(), String> {
+        match self {
+            Self::Sse(_) => Ok(()),
+            Self::Own(framing) => framing.finish().map_err(|e| e.0),
         }
     }
 }
 
-/// [`decode_body`] for a body cut by a wire's own [`BodyFraming`]: each
-/// frame is handed to `decoder` as the framing hands it out
-/// ([`BodyFraming::feed`]); at the end of the body the framing says whether
-/// it stopped inside a frame.
-async fn decode_framed<D: SseDecoder>(
+/// Reads `response`'s body chunk by chunk (each read bounded by
+/// `idle_timeout`), cuts it with `framer` and hands each frame to `decoder`
+/// borrowed from the chunk. Frames completed before bad bytes are decoded
+/// first.
+async fn decode_body<D: SseDecoder>(
     response: reqwest::Response,
     idle_timeout: Duration,
-    mut framing: Box<dyn BodyFraming>,
+    mut framer: Framer,
     decoder: &mut D,
     mut sink: EventSink,
 ) -> Body {
@@ -406,9 +469,9 @@ async fn decode_framed<D: SseDecoder>(
         let chunk = match tokio::time::timeout(idle_timeout, body.next()).await {
             Err(_) => return Body::Failed(sink, HttpError::Idle(idle_timeout)),
             Ok(None) => {
-                return match framing.finish() {
+                return match framer.finish() {
                     Ok(()) => Body::Ended(seen, sink),
-                    Err(error) => Body::Failed(sink, HttpError::Stream(error.0)),
+                    Err(text) => Body::Failed(sink, HttpError::Stream(text)),
                 };
             }
             Ok(Some(Err(error))) => {
@@ -416,16 +479,13 @@ async fn decode_framed<D: SseDecoder>(
             }
             Ok(Some(Ok(chunk))) => chunk,
         };
-        let mut ended = None;
-        let fed = framing.feed(&chunk, &mut |frame| {
-            hand_frame(decoder, frame, &mut sink, &mut seen, &mut ended)
-        });
-        if let Some(outcome) = ended {
-            end_decoded(sink, outcome);
-            return Body::Decoded;
-        }
-        if let Err(error) = fed {
-            return Body::Failed(sink, HttpError::Stream(error.0));
+        match framer.take(&chunk, decoder, &mut sink, &mut seen) {
+            Chunk::Fed => {}
+            Chunk::Ended(outcome) => {
+                end_decoded(sink, outcome);
+                return Body::Decoded;
+            }
+            Chunk::Bad(text) => return Body::Failed(sink, HttpError::Stream(text)),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The framing hook against a real loopback server: a body cut by a wire's
 //! own [`BodyFraming`] reaches its decoder frame by frame, the framing
 //! decides which content type is a stream, and a body that ends inside a
-//! frame is a stream error when the framing says so.
+//! frame is a stream error when the framing says so. A recorded body
+//! replayed in memory ([`replay_body`]) ends as the live one does.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -13,7 +14,7 @@ use pi_ai::{
 };
 use pi_http::{
     BodyFraming, DecodeError, FramingError, HttpRequest, RetryPolicy, SseCall, SseDecoder,
-    SseFrame, StreamEnd, stream_framed,
+    SseFrame, StreamEnd, replay_body, stream_framed,
 };
 use pi_test_support::mock_server::{MockResponse, MockServer};
 use pi_test_support::{assert_stream_contract, final_message};
@@ -75,6 +76,15 @@ impl SseDecoder for Text {
 }
 
 async fn run(response: MockResponse) -> AssistantMessage {
+    let framing: Box<dyn BodyFraming> = Box::new(Lines::default());
+    run_framed(response, Some(framing)).await
+}
+
+/// `response` served live, cut by `framing` (SSE when `None`).
+async fn run_framed(
+    response: MockResponse,
+    framing: Option<Box<dyn BodyFraming>>,
+) -> AssistantMessage {
     let server = MockServer::start([response]).await.unwrap();
     let call = SseCall {
         request: HttpRequest {
@@ -87,16 +97,10 @@ async fn run(response: MockResponse) -> AssistantMessage {
         idle_timeout: Duration::from_secs(5),
     };
     let initial = AssistantMessage::empty(Api::new("lines"), Provider::new("lines"), "m", 0);
-    let framing: Box<dyn BodyFraming> = Box::new(Lines::default());
-    let events: Vec<_> = stream_framed(
-        initial,
-        call,
-        Some(framing),
-        CancellationToken::new(),
-        Text(None),
-    )
-    .collect()
-    .await;
+    let events: Vec<_> =
+        stream_framed(initial, call, framing, CancellationToken::new(), Text(None))
+            .collect()
+            .await;
     assert_stream_contract(&events);
     final_message(&events)
 }
@@ -137,5 +141,70 @@ async fn a_body_ending_inside_a_frame_is_a_stream_error() {
     assert_eq!(
         message.error_message.as_deref(),
         Some("lines: Stream error: the body ended inside a line")
+    );
+}
+
+/// `body` replayed in memory, cut into `size`-byte chunks.
+async fn replay(
+    body: &str,
+    size: usize,
+    framing: Option<Box<dyn BodyFraming>>,
+) -> AssistantMessage {
+    let initial = AssistantMessage::empty(Api::new("lines"), Provider::new("lines"), "m", 0);
+    let chunks = body
+        .as_bytes()
+        .chunks(size)
+        .map(bytes::Bytes::copy_from_slice)
+        .collect();
+    let events: Vec<_> = replay_body(initial, chunks, framing, Text(None))
+        .collect()
+        .await;
+    assert_stream_contract(&events);
+    final_message(&events)
+}
+
+#[tokio::test]
+async fn a_replayed_body_ends_as_the_live_one() {
+    for (body, framed) in [
+        ("Hello \nworld\n", true),
+        ("kept\ncut", true),
+        ("", true),
+        ("data: Hello \n\ndata: wor\ndata: ld\n\n", false),
+        ("data: kept\n\ndata: \u{ff}\n\n", false),
+    ] {
+        let live = if framed {
+            run(lines(body)).await
+        } else {
+            run_framed(MockResponse::sse([body]), None).await
+        };
+        for size in [1, 3, body.len().max(1)] {
+            let framing: Option<Box<dyn BodyFraming>> =
+                framed.then(|| Box::new(Lines::default()) as Box<dyn BodyFraming>);
+            let replayed = replay(body, size, framing).await;
+            assert_eq!(replayed.stop_reason, live.stop_reason, "{body:?} by {size}");
+            assert_eq!(replayed.text(), live.text(), "{body:?} by {size}");
+            assert_eq!(
+                replayed.error_message, live.error_message,
+                "{body:?} by {size}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn invalid_bytes_in_a_replayed_body_are_a_stream_error() {
+    let initial = AssistantMessage::empty(Api::new("lines"), Provider::new("lines"), "m", 0);
+    let chunks = vec![bytes::Bytes::from_static(b"data: kept\n\ndata: \xff\n\n")];
+    let events: Vec<_> = replay_body(initial, chunks, None, Text(None))
+        .collect()
+        .await;
+    assert_stream_contract(&events);
+    let message = final_message(&events);
+    assert_eq!(message.text(), "kept");
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some(
+            "lines: Stream error: invalid UTF-8 in stream: invalid utf-8 sequence of 1 bytes from index 6"
+        )
     );
 }

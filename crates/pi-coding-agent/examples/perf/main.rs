@@ -5,7 +5,8 @@
 //!
 //! `cargo run --release -p pi-coding-agent --example perf -- [--quick]`
 //!
-//! Workloads: SSE decode and request encode per wire ([`wire`]), the
+//! Workloads: SSE decode per wire, in memory ([`decode`]) and through
+//! loopback HTTP, and request encode per wire ([`wire`]), the
 //! app's conversion plus pi-ai's transform and the agent's per-turn
 //! overhead ([`agent`]), resume (open + context of the leaf + convert to
 //! LLM messages) of generated sessions, and listing a directory of small
@@ -25,6 +26,7 @@
 mod generator;
 
 mod agent;
+mod decode;
 mod wire;
 
 /// The `pi` binary's allocator and its setting (`main`), so the rows
@@ -184,6 +186,20 @@ fn wire_rows(quick: bool) {
         let short = wire::short_answer(w);
         for &bytes in answers {
             let body = wire::long_answer(w, bytes);
+            let seconds = decode::decode(w, &body, 3);
+            row(
+                &w.decode_in_memory_workload(),
+                &format!(
+                    "{} answer: {:.0} MB/s",
+                    mb(body.len),
+                    body.len as f64 / seconds / 1e6
+                ),
+                body.len as u64,
+                (seconds, 0),
+            );
+        }
+        for &bytes in answers {
+            let body = wire::long_answer(w, bytes);
             let (seconds, _) = wire::request(w, &[], &body, 3);
             row(
                 &w.decode_workload(),
@@ -275,6 +291,11 @@ fn main() {
     let quick = args.iter().any(|a| a == "--quick");
     // `--listing-only`: only the listing and picker rows (with the largest session).
     let listing_only = args.iter().any(|a| a == "--listing-only");
+    // `--wire-only`: only the rows of each wire (decode and request encode).
+    if args.iter().any(|a| a == "--wire-only") {
+        wire_rows(quick);
+        return;
+    }
     if !listing_only {
         wire_rows(quick);
         agent_rows(quick);

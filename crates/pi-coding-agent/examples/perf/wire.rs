@@ -33,7 +33,8 @@ const CODEX_KEY: &str = "eyJhbGciOiJub25lIn0.eyJodHRwczovL2FwaS5vcGVuYWkuY29tL2F
 pub struct Wire {
     /// Short name for the table.
     pub name: &'static str,
-    api: &'static str,
+    /// Its api (`Model::api`).
+    pub api: &'static str,
     provider: &'static str,
     captures: &'static str,
     capture: &'static str,
@@ -56,12 +57,26 @@ impl Wire {
             self.name
         )
     }
+
+    /// The in-memory decode row's workload name.
+    pub fn decode_in_memory_workload(&self) -> String {
+        let framing = match self.framing {
+            Framing::Sse => "SSE",
+            Framing::EventStream => "event-stream",
+        };
+        format!(
+            "{framing} decode incl. framing, in memory, CPU, {}",
+            self.name
+        )
+    }
 }
 
 /// A canned answer and its size on the wire.
 pub struct Answer {
     /// Bytes of the body.
     pub len: usize,
+    /// The body itself.
+    pub body: Vec<u8>,
     response: MockResponse,
 }
 
@@ -231,14 +246,18 @@ fn wire_frames(wire: &Wire) -> Vec<Vec<u8>> {
 fn answer(wire: &Wire, body: Vec<u8>) -> Answer {
     let len = body.len();
     let response = match wire.framing {
-        Framing::Sse => MockResponse::sse([String::from_utf8(body).unwrap()]),
+        Framing::Sse => MockResponse::sse([String::from_utf8(body.clone()).unwrap()]),
         Framing::EventStream => MockResponse::Raw {
             status: 200,
             content_type: "application/vnd.amazon.eventstream".to_owned(),
-            body,
+            body: body.clone(),
         },
     };
-    Answer { len, response }
+    Answer {
+        len,
+        body,
+        response,
+    }
 }
 
 /// The recorded answer with its middle text delta (the frame holding
@@ -268,12 +287,17 @@ pub fn short_answer(wire: &Wire) -> Answer {
 }
 
 fn model(wire: &Wire, server: &MockServer) -> Model {
+    model_at(wire, &server.url())
+}
+
+/// The wire's model with its base URL at `origin`.
+pub fn model_at(wire: &Wire, origin: &str) -> Model {
     serde_json::from_value(json!({
         "id": "mock-model",
         "name": "Mock",
         "api": wire.api,
         "provider": wire.provider,
-        "baseUrl": format!("{}{}", server.url(), wire.base_path),
+        "baseUrl": format!("{origin}{}", wire.base_path),
         "reasoning": false,
         "input": ["text"],
         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
@@ -292,11 +316,18 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// The mean of at least `reps` runs (and of enough runs for
 /// [`crate::MIN_CPU_SECONDS`]): one request with `messages` answered by
-/// `answer`; seconds and the request body's size. Each run has a mock of its
-/// own, started before the clock starts, so the mock's copy of its canned
-/// answer is not counted.
+/// `answer`; seconds of this thread's CPU and the request body's size. Each
+/// run has a mock of its own, started before the clock starts and serving
+/// from a thread of its own, so neither the mock's copy of its canned answer
+/// nor its writes to the socket are counted: only the client's side (the
+/// loopback reads included).
 pub fn request(wire: &Wire, messages: &[Message], answer: &Answer, reps: usize) -> (f64, usize) {
     let rt = runtime();
+    let mock_rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
         let context = Context {
             system_prompt: Some("You are a benchmark.".to_owned()),
@@ -305,7 +336,12 @@ pub fn request(wire: &Wire, messages: &[Message], answer: &Answer, reps: usize) 
         };
         let (mut total, mut runs, mut sent) = (0.0, 0usize, 0);
         while runs < reps || (total < crate::MIN_CPU_SECONDS && runs < 1_000) {
-            let server = MockServer::start([answer.response.clone()]).await.unwrap();
+            let response = answer.response.clone();
+            let server = mock_rt
+                .spawn(MockServer::start([response]))
+                .await
+                .unwrap()
+                .unwrap();
             let model = model(wire, &server);
             let options = StreamOptions {
                 api_key: Some(wire.api_key.to_owned()),
