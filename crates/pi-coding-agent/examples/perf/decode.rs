@@ -8,10 +8,10 @@
 
 use bytes::Bytes;
 use futures::StreamExt;
-use pi_ai::{AssistantMessage, AssistantMessageEventStream, StopReason};
+use pi_ai::{AssistantMessage, AssistantMessageEventStream};
 use pi_http::{BodyFraming, SseDecoder, replay_body};
 
-use crate::wire::{Answer, Wire, model_at};
+use crate::wire::{Answer, Wire, assert_answered, model_at};
 
 /// The largest TLS record's plaintext (16 KiB): what a read of a provider's
 /// HTTPS answer hands the framing at most.
@@ -37,12 +37,7 @@ pub fn decode(wire: &Wire, answer: &Answer, reps: usize) -> f64 {
         let message = rt.block_on(drain(stream(wire, chunks)));
         total += crate::cpu_seconds() - start;
         runs += 1;
-        assert!(
-            message.stop_reason != StopReason::Error,
-            "{}: {:?}",
-            wire.name,
-            message.error_message
-        );
+        assert_answered(wire, &message);
     }
     total / runs as f64
 }

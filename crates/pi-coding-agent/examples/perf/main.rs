@@ -187,30 +187,12 @@ fn wire_rows(quick: bool) {
         for &bytes in answers {
             let body = wire::long_answer(w, bytes);
             let seconds = decode::decode(w, &body, 3);
-            row(
-                &w.decode_in_memory_workload(),
-                &format!(
-                    "{} answer: {:.0} MB/s",
-                    mb(body.len),
-                    body.len as f64 / seconds / 1e6
-                ),
-                body.len as u64,
-                (seconds, 0),
-            );
+            decode_row(&w.decode_in_memory_workload(), body.len, seconds);
         }
         for &bytes in answers {
             let body = wire::long_answer(w, bytes);
             let (seconds, _) = wire::request(w, &[], &body, 3);
-            row(
-                &w.decode_workload(),
-                &format!(
-                    "{} answer: {:.0} MB/s",
-                    mb(body.len),
-                    body.len as f64 / seconds / 1e6
-                ),
-                body.len as u64,
-                (seconds, 0),
-            );
+            decode_row(&w.decode_workload(), body.len, seconds);
         }
         for &n in contexts {
             let messages = agent::transcript(n);
@@ -227,6 +209,16 @@ fn wire_rows(quick: bool) {
             );
         }
     }
+}
+
+/// One SSE decode row: the answer's size and its throughput.
+fn decode_row(workload: &str, len: usize, seconds: f64) {
+    row(
+        workload,
+        &format!("{} answer: {:.0} MB/s", mb(len), len as f64 / seconds / 1e6),
+        len as u64,
+        (seconds, 0),
+    );
 }
 
 /// The app's conversion plus pi-ai's transform, and the agent's overhead

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use pi_ai::{Context, Message, Model, StopReason, StreamOptions};
+use pi_ai::{AssistantMessage, Context, Message, Model, StopReason, StreamOptions};
 use pi_test_support::event_stream::encode_frame;
 use pi_test_support::mock_server::{MockResponse, MockServer};
 use serde_json::{Value, json};
@@ -351,14 +351,19 @@ pub fn request(wire: &Wire, messages: &[Message], answer: &Answer, reps: usize) 
             let message = pi_ai::complete(&model, &context, options).await;
             total += crate::cpu_seconds() - start;
             runs += 1;
-            assert!(
-                message.stop_reason != StopReason::Error,
-                "{}: {:?}",
-                wire.name,
-                message.error_message
-            );
+            assert_answered(wire, &message);
             sent = server.requests().last().map_or(0, |r| r.body.len());
         }
         (total / runs as f64, sent)
     })
+}
+
+/// Panics (the benchmark is wrong) when the wire ended its answer in an error.
+pub fn assert_answered(wire: &Wire, message: &AssistantMessage) {
+    assert!(
+        message.stop_reason != StopReason::Error,
+        "{}: {:?}",
+        wire.name,
+        message.error_message
+    );
 }
