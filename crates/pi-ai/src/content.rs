@@ -65,7 +65,11 @@ pub struct ToolCall {
     pub name: String,
     /// Parsed arguments (a JSON object in practice; `null` when missing,
     /// and then written back absent).
-    #[serde(default, skip_serializing_if = "Value::is_null")]
+    #[serde(
+        default,
+        deserialize_with = "crate::exact::exact_value",
+        skip_serializing_if = "Value::is_null"
+    )]
     pub arguments: Value,
     /// Opaque signature (Google thought signature, OpenRouter reasoning details).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -13,6 +13,7 @@ mod content;
 mod context;
 mod context_ref;
 mod error_class;
+mod exact;
 mod extra_fields;
 pub use extra_fields::ExtraFields;
 // Not part of the contract (hidden from the docs): public only for the

@@ -8,6 +8,7 @@ use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use crate::exact::{exact_optional_value, exact_vec};
 use crate::fast_de::{self, TaggedMap};
 use crate::{
     Api, AssistantContent, ErrorClass, ExtraFields, Provider, StopReason, Usage, UserBlock,
@@ -52,17 +53,6 @@ impl<'de> Deserialize<'de> for UserContent {
 
         deserializer.deserialize_any(ContentVisitor)
     }
-}
-
-/// A list read without spare room: serde grows a list of unknown length to
-/// at least four elements, and a transcript keeps its messages' lists for
-/// as long as the session is open (a resumed one: thousands of them).
-fn exact_vec<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    deserializer: D,
-) -> Result<Vec<T>, D::Error> {
-    let mut list = Vec::<T>::deserialize(deserializer)?;
-    list.shrink_to_fit();
-    Ok(list)
 }
 
 impl Default for UserContent {
@@ -229,7 +219,11 @@ pub struct ToolResultMessage {
     #[serde(default, deserialize_with = "exact_vec")]
     pub content: Vec<UserBlock>,
     /// Tool-specific structured details (for display; not sent to the model).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "exact_optional_value",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub details: Option<Value>,
     /// The tool's own resource use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
