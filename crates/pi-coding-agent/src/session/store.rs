@@ -38,8 +38,10 @@ pub(super) enum Stored {
 /// A message entry known by its line in the session file.
 #[derive(Debug)]
 pub(super) struct ReadMessage {
-    id: String,
-    parent_id: Option<String>,
+    /// Its id and its parent's, in no more room than their text (these
+    /// stay in memory for every message entry of the file).
+    id: Box<str>,
+    parent_id: Option<Box<str>>,
     /// Provider and model of an assistant message, shared with the
     /// entries before it that name the same ([`ModelRefs`]).
     model: Option<Arc<ModelRef>>,
@@ -138,8 +140,8 @@ impl Stored {
                         .as_assistant()
                         .map(|a| models.get(a.provider.as_str(), &a.model)),
                     kind: MessageKind::of(&e.message),
-                    id: e.id,
-                    parent_id: e.parent_id,
+                    id: e.id.into_boxed_str(),
+                    parent_id: e.parent_id.map(String::into_boxed_str),
                     span,
                     slot: Some(slot),
                     entry: OnceLock::new(),
@@ -236,8 +238,7 @@ impl Stored {
         };
         let line = file?.read_line(read.span).ok()?;
         let value: serde_json::Value = serde_json::from_str(&line).ok()?;
-        (value.get("id").and_then(serde_json::Value::as_str) == Some(read.id.as_str()))
-            .then_some(line)
+        (value.get("id").and_then(serde_json::Value::as_str) == Some(&*read.id)).then_some(line)
     }
 
     /// The entry as the context plan sees it, without reading it again.
@@ -312,7 +313,7 @@ impl ReadMessage {
             None => Err("the session has no file to read it from".to_owned()),
         };
         let problem = match read {
-            Ok(entry) if entry.id() == self.id => return entry,
+            Ok(entry) if entry.id() == &*self.id => return entry,
             Ok(entry) => format!("the line now holds entry {}", entry.id()),
             Err(problem) => problem,
         };
@@ -320,8 +321,8 @@ impl ReadMessage {
         SessionEntry::Custom(CustomEntry {
             custom_type: "pi-rs:unreadable-entry".to_owned(),
             data: Some(serde_json::Value::String(problem)),
-            id: self.id.clone(),
-            parent_id: self.parent_id.clone(),
+            id: self.id.to_string(),
+            parent_id: self.parent_id.as_deref().map(str::to_owned),
             timestamp: String::new(),
             extra: ExtraFields::new(),
         })
