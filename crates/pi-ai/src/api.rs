@@ -1,16 +1,83 @@
 //! Open string identifiers for wire APIs and providers.
 
-use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
+
+/// The text of an identifier: a known one's constant, or its own copy.
+///
+/// Sixteen bytes (a `Cow<'static, str>` takes 24): the constant is held by
+/// a reference to its `&'static str`, which fits beside the box's non-null
+/// pointer. Every assistant message of a transcript holds two of these.
+#[derive(Clone)]
+enum IdText {
+    /// A known identifier's constant.
+    Known(&'static &'static str),
+    /// Any other identifier, as written.
+    Owned(Box<str>),
+}
+
+impl IdText {
+    /// The identifier's text.
+    fn as_str(&self) -> &str {
+        match self {
+            IdText::Known(text) => text,
+            IdText::Owned(text) => text,
+        }
+    }
+}
 
 macro_rules! open_string {
     ($(#[$meta:meta])* $name:ident { $($(#[$cmeta:meta])* $konst:ident = $lit:literal,)* }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
-        #[serde(transparent)]
-        pub struct $name(Cow<'static, str>);
+        #[derive(Clone)]
+        pub struct $name(IdText);
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self(IdText::Known(&""))
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_tuple(stringify!($name)).field(&self.as_str()).finish()
+            }
+        }
+
+        impl PartialEq for $name {
+            fn eq(&self, other: &Self) -> bool {
+                self.as_str() == other.as_str()
+            }
+        }
+
+        impl Eq for $name {}
+
+        impl Hash for $name {
+            fn hash<H: Hasher>(&self, state: &mut H) {
+                self.as_str().hash(state);
+            }
+        }
+
+        impl PartialOrd for $name {
+            fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+
+        impl Ord for $name {
+            fn cmp(&self, other: &Self) -> Ordering {
+                self.as_str().cmp(other.as_str())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
 
         impl<'de> Deserialize<'de> for $name {
             /// A known identifier is read as its constant (no allocation:
@@ -31,7 +98,7 @@ macro_rules! open_string {
                     }
 
                     fn visit_string<E: serde::de::Error>(self, v: String) -> Result<$name, E> {
-                        Ok($name::known(&v).unwrap_or($name(Cow::Owned(v))))
+                        Ok($name::known(&v).unwrap_or_else(|| $name::from(v)))
                     }
                 }
 
@@ -40,11 +107,11 @@ macro_rules! open_string {
         }
 
         impl $name {
-            $($(#[$cmeta])* pub const $konst: $name = $name(Cow::Borrowed($lit));)*
+            $($(#[$cmeta])* pub const $konst: $name = $name(IdText::Known(&$lit));)*
 
             /// Wraps any string, known or not.
             pub fn new(value: impl Into<String>) -> Self {
-                Self(Cow::Owned(value.into()))
+                Self(IdText::Owned(value.into().into_boxed_str()))
             }
 
             /// The constant spelled `value`, if it is a known identifier.
@@ -57,19 +124,19 @@ macro_rules! open_string {
 
             /// The identifier as written in pi's JSON.
             pub fn as_str(&self) -> &str {
-                &self.0
+                self.0.as_str()
             }
 
             /// True for the empty identifier, which stands for a field old
             /// session files do not have (never equal to a real one).
             pub fn is_empty(&self) -> bool {
-                self.0.is_empty()
+                self.as_str().is_empty()
             }
         }
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
+                f.write_str(self.as_str())
             }
         }
 
@@ -81,19 +148,19 @@ macro_rules! open_string {
 
         impl From<String> for $name {
             fn from(value: String) -> Self {
-                Self(Cow::Owned(value))
+                Self(IdText::Owned(value.into_boxed_str()))
             }
         }
 
         impl PartialEq<str> for $name {
             fn eq(&self, other: &str) -> bool {
-                self.0 == other
+                self.as_str() == other
             }
         }
 
         impl PartialEq<&str> for $name {
             fn eq(&self, other: &&str) -> bool {
-                self.0 == *other
+                self.as_str() == *other
             }
         }
     };
@@ -163,18 +230,16 @@ open_string! {
 
 #[cfg(test)]
 mod tests {
-    use std::borrow::Cow;
-
-    use super::{Api, Provider};
+    use super::{Api, IdText, Provider};
 
     #[test]
     fn known_identifiers_read_as_their_constants_without_a_copy() {
         let api: Api = serde_json::from_str(r#""anthropic-messages""#).unwrap();
         assert_eq!(api, Api::ANTHROPIC_MESSAGES);
-        assert!(matches!(api.0, Cow::Borrowed(_)));
+        assert!(matches!(api.0, IdText::Known(_)));
         // From a Value (an owned string) too.
         let provider: Provider = serde_json::from_value(serde_json::json!("openai")).unwrap();
-        assert!(matches!(provider.0, Cow::Borrowed(_)));
+        assert!(matches!(provider.0, IdText::Known(_)));
         assert_eq!(Provider::known("openai"), Some(Provider::OPENAI));
     }
 
@@ -182,10 +247,27 @@ mod tests {
     fn other_identifiers_stay_as_written() {
         for text in [r#""my-proxy""#, r#""""#, r#""Anthropic""#] {
             let provider: Provider = serde_json::from_str(text).unwrap();
-            assert!(matches!(provider.0, Cow::Owned(_)), "{text}");
+            assert!(matches!(provider.0, IdText::Owned(_)), "{text}");
             assert_eq!(serde_json::to_string(&provider).unwrap(), text);
         }
         assert!(serde_json::from_str::<Api>("42").is_err());
         assert_eq!(Api::known("nope"), None);
+    }
+
+    #[test]
+    fn identifiers_take_sixteen_bytes_and_print_as_before() {
+        assert_eq!(std::mem::size_of::<Api>(), 16);
+        assert_eq!(std::mem::size_of::<Provider>(), 16);
+        assert_eq!(
+            format!("{:?}", Api::OPENAI_RESPONSES),
+            r#"Api("openai-responses")"#
+        );
+        assert_eq!(format!("{:?}", Provider::new("x")), r#"Provider("x")"#);
+        assert_eq!(Api::default().as_str(), "");
+        assert!(Provider::new("anthropic") == Provider::ANTHROPIC);
+        let mut sorted = vec![Provider::OPENAI, Provider::new("b"), Provider::ANTHROPIC];
+        sorted.sort();
+        let names: Vec<&str> = sorted.iter().map(Provider::as_str).collect();
+        assert_eq!(names, ["anthropic", "b", "openai"]);
     }
 }
