@@ -46,8 +46,8 @@ pub use transform_iter::TransformIter;
 pub use transformed::TransformedMessage;
 mod catalog;
 pub use catalog::{
-    calculate_cost, env_api_key_var, get_env_api_key, get_env_api_key_from, get_model, get_models,
-    get_providers, is_context_overflow, models_are_equal, supports_xhigh,
+    builtin_models, calculate_cost, env_api_key_var, get_env_api_key, get_env_api_key_from,
+    get_model, get_models, get_providers, is_context_overflow, models_are_equal, supports_xhigh,
 };
 
 pub use api::{Api, Provider};

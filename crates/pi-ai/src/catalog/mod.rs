@@ -25,4 +25,6 @@ mod registry_tests;
 pub use cost::calculate_cost;
 pub use env_keys::{env_api_key_var, get_env_api_key, get_env_api_key_from};
 pub use overflow::is_context_overflow;
-pub use registry::{get_model, get_models, get_providers, models_are_equal, supports_xhigh};
+pub use registry::{
+    builtin_models, get_model, get_models, get_providers, models_are_equal, supports_xhigh,
+};

@@ -13,8 +13,6 @@ pub(super) const EMBEDDED_MODELS_JSON: &str = include_str!("models.json");
 pub(super) struct Catalog {
     /// Every model, in catalog order.
     pub(super) models: Vec<Model>,
-    /// Providers in order of first appearance.
-    pub(super) providers: Vec<Provider>,
     /// `provider -> id -> position in models`.
     index: HashMap<String, HashMap<String, usize>>,
 }
@@ -24,23 +22,15 @@ impl Catalog {
     /// pair repeats, the first entry wins for lookups.
     pub(super) fn parse(json: &str) -> Result<Self, serde_json::Error> {
         let models: Vec<Model> = serde_json::from_str(json)?;
-        let mut providers: Vec<Provider> = Vec::new();
         let mut index: HashMap<String, HashMap<String, usize>> = HashMap::new();
         for (position, model) in models.iter().enumerate() {
-            if !providers.contains(&model.provider) {
-                providers.push(model.provider.clone());
-            }
             index
                 .entry(model.provider.as_str().to_owned())
                 .or_default()
                 .entry(model.id.clone())
                 .or_insert(position);
         }
-        Ok(Self {
-            models,
-            providers,
-            index,
-        })
+        Ok(Self { models, index })
     }
 
     /// Like [`Catalog::parse`], but a malformed document is logged and
@@ -67,6 +57,47 @@ impl Catalog {
     }
 }
 
+/// Every built-in model as an owned list, parsed afresh from the embedded
+/// catalog: for a caller that keeps (and may change) its own copy, such as
+/// an app's model registry, so the catalog is not held twice. The order is
+/// `get_providers()`, then each provider's `get_models()`; a malformed
+/// catalog yields an empty list (logged), as the shared catalog does.
+pub fn builtin_models() -> Vec<Model> {
+    let providers = builtin_providers();
+    let mut models: Vec<(usize, Model)> = Catalog::parse_or_empty(EMBEDDED_MODELS_JSON)
+        .models
+        .into_iter()
+        .map(|model| {
+            let rank = providers.iter().position(|p| *p == model.provider);
+            (rank.unwrap_or(usize::MAX), model)
+        })
+        .collect();
+    models.sort_by_key(|(rank, _)| *rank);
+    models.into_iter().map(|(_, model)| model).collect()
+}
+
+/// The catalog's providers in order of first appearance, read without
+/// building its models (only each entry's `provider` is kept).
+fn builtin_providers() -> &'static [Provider] {
+    /// The one field read of a catalog entry.
+    #[derive(serde::Deserialize)]
+    struct ProviderOf {
+        provider: Provider,
+    }
+    static PROVIDERS: OnceLock<Vec<Provider>> = OnceLock::new();
+    PROVIDERS.get_or_init(|| {
+        let entries: Vec<ProviderOf> =
+            serde_json::from_str(EMBEDDED_MODELS_JSON).unwrap_or_default();
+        let mut providers: Vec<Provider> = Vec::new();
+        for entry in entries {
+            if !providers.contains(&entry.provider) {
+                providers.push(entry.provider);
+            }
+        }
+        providers
+    })
+}
+
 /// The process-wide catalog, parsed on first use.
 pub(super) fn catalog() -> &'static Catalog {
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
@@ -87,7 +118,7 @@ pub fn get_models(provider: &str) -> Vec<&'static Model> {
 
 /// The providers that have built-in models, in catalog order (pi's `getProviders`).
 pub fn get_providers() -> Vec<Provider> {
-    catalog().providers.clone()
+    builtin_providers().to_vec()
 }
 
 /// True when `a` and `b` name the same model: same id and same provider

@@ -35,7 +35,7 @@ fn embedded_catalog_parses() {
     let pi = pi_catalog();
     assert_eq!(catalog.models.len() as u64, pi["total"].as_u64().unwrap());
     assert_eq!(catalog.models.len(), 969);
-    assert_eq!(catalog.providers.len(), 31);
+    assert_eq!(get_providers().len(), 31);
     // The only field `Model` does not name is pi's per-level thinking map.
     for model in &catalog.models {
         assert!(
@@ -62,7 +62,6 @@ fn malformed_catalog_yields_an_empty_catalog() {
     for json in ["{not json", "[{\"id\": 1}]", "{}"] {
         let catalog = Catalog::parse_or_empty(json);
         assert!(catalog.models.is_empty(), "{json}");
-        assert!(catalog.providers.is_empty(), "{json}");
         assert!(catalog.get("anthropic", "claude-sonnet-4-5").is_none());
     }
 }
@@ -318,6 +317,30 @@ fn supports_xhigh_follows_pi_rule() {
         assert!(
             !supports_xhigh(get_model(provider, id).unwrap()),
             "{provider}/{id}"
+        );
+    }
+}
+
+#[test]
+fn the_owned_list_and_the_provider_scan_match_the_shared_catalog() {
+    let shared = Catalog::parse(EMBEDDED_MODELS_JSON).unwrap();
+    let mut providers: Vec<Provider> = Vec::new();
+    for model in &shared.models {
+        if !providers.contains(&model.provider) {
+            providers.push(model.provider.clone());
+        }
+    }
+    assert_eq!(get_providers(), providers);
+    let expected: Vec<&crate::Model> = providers
+        .iter()
+        .flat_map(|p| shared.of_provider(p.as_str()))
+        .collect();
+    let owned = crate::builtin_models();
+    assert_eq!(owned.len(), expected.len());
+    for (mine, theirs) in owned.iter().zip(&expected) {
+        assert_eq!(
+            serde_json::to_value(mine).unwrap(),
+            serde_json::to_value(theirs).unwrap()
         );
     }
 }

@@ -28,14 +28,9 @@ impl ModelRegistry {
     /// and id), its base-URL / compat changes and `modelOverrides` applied.
     pub fn load(agent_dir: &Path) -> Result<Self, ConfigError> {
         let custom = ModelsFile::load(&agent_dir.join("models.json"))?;
-        Self::from_parts(
-            pi_ai::get_providers()
-                .iter()
-                .flat_map(|p| pi_ai::get_models(p.as_str()))
-                .cloned()
-                .collect(),
-            custom,
-        )
+        // The registry's own copy, parsed for it: the shared catalog is
+        // not built (nor held beside it) unless something else asks for it.
+        Self::from_parts(pi_ai::builtin_models(), custom)
     }
 
     /// A registry of `built_in` models plus `custom`, in pi's order: the
