@@ -141,7 +141,7 @@ impl MistralDecoder {
             calculate_cost(&self.model, &mut usage);
             sink.update(|m| m.usage = usage);
         }
-        let Some(choice) = chunk.choices.first() else {
+        let Some(choice) = chunk.first_choice.as_ref() else {
             return;
         };
         if let Some(reason) = choice.finish_reason.as_deref().filter(|r| !r.is_empty()) {

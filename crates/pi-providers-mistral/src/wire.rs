@@ -280,18 +280,21 @@ impl Serialize for ToolChoice {
 // ---------------------------------------------------------------------------
 // Stream chunks.
 
+mod chunk_de;
+
 /// One `data:` chunk of the stream.
 #[derive(Debug, Deserialize)]
 pub struct CompletionChunk<'a> {
     /// Completion id (the same on every chunk).
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "chunk_de::optional_str")]
     pub id: Option<Cow<'a, str>>,
     /// Token usage (the last chunk).
     #[serde(default)]
     pub usage: Option<ChunkUsage>,
-    /// Choices; only the first is read.
-    #[serde(borrow)]
-    pub choices: Vec<ChunkChoice<'a>>,
+    /// The first of `choices`, the only one read (the others must still
+    /// be valid choices); `None` for an empty list.
+    #[serde(rename = "choices", borrow, deserialize_with = "chunk_de::first_of")]
+    pub first_choice: Option<ChunkChoice<'a>>,
 }
 
 /// A choice of a chunk.
@@ -301,7 +304,7 @@ pub struct ChunkChoice<'a> {
     #[serde(default, borrow)]
     pub delta: ChunkDelta<'a>,
     /// Why generation stopped, on the last chunk.
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "chunk_de::optional_str")]
     pub finish_reason: Option<Cow<'a, str>>,
 }
 
@@ -384,7 +387,7 @@ pub enum DeltaPart {
 #[derive(Debug, Deserialize)]
 pub struct ToolCallDelta<'a> {
     /// Call id (`"null"` or absent on continuation pieces).
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "chunk_de::optional_str")]
     pub id: Option<Cow<'a, str>>,
     /// Position of the call.
     #[serde(default)]
