@@ -3,74 +3,37 @@
 //!
 //! [`ChatCompletionChunk`] holds every choice in a vector; pi reads only the
 //! first, and servers send one. [`parse`] reads a chunk of at most one choice
-//! straight into a [`Chunk`] (no vector, the rare large fields boxed, so
-//! nothing big is moved per chunk); a chunk with several choices, or one the
-//! one-pass read rejects, is parsed as a [`ChatCompletionChunk`] and
-//! converted ([`From`]). Every field has the type and the reader the full
-//! parse gives it, so both accept exactly the same chunks and the decoder
-//! sees the same values either way.
+//! straight into a [`Chunk`] (serde visitors that fill it in place, see
+//! `read`; no vector of choices, the rare large fields boxed, strings
+//! without escapes borrowed from the frame); a chunk with several choices,
+//! or one the one-pass read refuses, is parsed as a [`ChatCompletionChunk`]
+//! and converted ([`From`]). Every field has the type and the reader the
+//! full parse gives it, so the one-pass read accepts what the full parse
+//! accepts in object form, and the decoder sees the same values either way.
 
 use std::borrow::Cow;
-use std::fmt;
-use std::marker::PhantomData;
 
-use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::wire::{ChatCompletionChunk, ChunkChoice, ChunkUsage, lenient_str};
+use crate::wire::{ChatCompletionChunk, ChunkChoice, ChunkUsage};
+
+mod read;
+
+pub(crate) use read::parse;
 
 /// A chunk: its first choice and the rest of its fields.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default)]
 pub(crate) struct Chunk<'a> {
     /// Completion id.
-    #[serde(default, borrow, deserialize_with = "lenient_str")]
     pub(crate) id: Option<Cow<'a, str>>,
     /// Model that served the request.
-    #[serde(default, borrow, deserialize_with = "lenient_str")]
     pub(crate) model: Option<Cow<'a, str>>,
     /// The first choice (the only one pi reads); `None` when there is none.
-    #[serde(rename = "choices", default, borrow, deserialize_with = "at_most_one")]
     pub(crate) first_choice: Option<ChunkChoice<'a>>,
     /// Token usage.
-    #[serde(default)]
     pub(crate) usage: Option<Box<ChunkUsage>>,
     /// An error reported inside the stream.
-    #[serde(default)]
     pub(crate) error: Option<Box<Value>>,
-}
-
-/// `data` as a chunk of at most one choice, when the one-pass read takes it.
-pub(crate) fn parse(data: &str) -> Option<Chunk<'_>> {
-    serde_json::from_str(data).ok()
-}
-
-/// A JSON array of at most one element (more, or not an array: an error,
-/// so the caller falls back to the full parse).
-fn at_most_one<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    struct One<T>(PhantomData<T>);
-
-    impl<'de, T: Deserialize<'de>> Visitor<'de> for One<T> {
-        type Value = Option<T>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a sequence")
-        }
-
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let first = seq.next_element::<T>()?;
-            if first.is_some() && seq.next_element::<IgnoredAny>()?.is_some() {
-                return Err(de::Error::custom("more than one element"));
-            }
-            Ok(first)
-        }
-    }
-
-    deserializer.deserialize_seq(One(PhantomData))
 }
 
 impl<'a> From<ChatCompletionChunk<'a>> for Chunk<'a> {
@@ -100,6 +63,14 @@ mod tests {
             .map(|c| summary(&Chunk::from(c)))
     }
 
+    /// Asserts that the one-pass read takes `data` and reads it as the full
+    /// parse does.
+    fn same_as_full(data: &str) {
+        let fast = parse(data).as_ref().map(summary);
+        assert!(fast.is_some(), "{data}");
+        assert_eq!(fast, full(data), "{data}");
+    }
+
     #[test]
     fn a_one_choice_chunk_reads_as_the_full_parse_does() {
         for data in [
@@ -113,9 +84,7 @@ mod tests {
             r#"{"id":7,"model":["m"],"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.encrypted","id":"a","data":"x"}]}}]}"#,
             r#"{}"#,
         ] {
-            let fast = parse(data).as_ref().map(summary);
-            assert!(fast.is_some(), "{data}");
-            assert_eq!(fast, full(data), "{data}");
+            same_as_full(data);
         }
     }
 
@@ -123,7 +92,6 @@ mod tests {
     fn several_choices_and_invalid_chunks_are_left_to_the_full_parse() {
         for data in [
             r#"{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}]}"#,
-            r#"{"choices":null}"#,
             r#"{"choices":[{"delta":{"content":"a"}}],"choices":[]}"#,
             r#"{"choices":[{"delta":5}]}"#,
             r#"{"usage":{"prompt_tokens":1},"usage":null}"#,
@@ -142,5 +110,170 @@ mod tests {
             Some("a"),
             "the conversion keeps the first"
         );
+    }
+
+    #[test]
+    fn strings_without_escapes_are_borrowed_and_escaped_ones_decoded() {
+        let data = r#"{"id":"c\u0031","model":"m","choices":[{"delta":{"content":"plain","reasoning":"a\nb","tool_calls":[{"id":"t1","function":{"name":"read","arguments":"{\"p\":1}"}}]},"finish_reason":"stop"}]}"#;
+        let chunk = parse(data).unwrap();
+        assert!(matches!(chunk.id, Some(Cow::Owned(ref id)) if id == "c1"));
+        assert!(matches!(chunk.model, Some(Cow::Borrowed("m"))));
+        let choice = chunk.first_choice.unwrap();
+        assert!(matches!(choice.finish_reason, Some(Cow::Borrowed("stop"))));
+        let delta = choice.delta.unwrap();
+        assert!(matches!(delta.content, Some(Cow::Borrowed("plain"))));
+        assert!(matches!(delta.reasoning, Some(Cow::Owned(ref r)) if r == "a\nb"));
+        let call = delta.tool_calls.unwrap().into_iter().next().unwrap();
+        assert!(matches!(call.id, Some(Cow::Borrowed("t1"))));
+        let function = call.function.unwrap();
+        assert!(matches!(function.name, Some(Cow::Borrowed("read"))));
+        assert!(matches!(function.arguments, Some(Cow::Owned(ref a)) if a == r#"{"p":1}"#));
+    }
+
+    /// The `data` of every frame of the recorded openai-completions
+    /// streams: `fixtures/sse/openai-completions` and pi's recorded
+    /// responses (`fixtures/pi-0.73.1/*-oai/responses.jsonl`).
+    fn fixture_frames() -> Vec<(String, String)> {
+        let mut frames = Vec::new();
+        let wire = "openai-completions";
+        for name in pi_test_support::sse_file_names(wire) {
+            for frame in pi_test_support::sse_file(wire, &name) {
+                frames.push((name.clone(), frame.data));
+            }
+        }
+        let root = pi_test_support::fixture("pi-0.73.1");
+        let mut folders: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.to_string_lossy().ends_with("-oai"))
+            .collect();
+        folders.sort();
+        assert!(folders.len() >= 8, "{folders:?}");
+        for folder in folders {
+            let path = folder.join("responses.jsonl");
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                let response: Value = serde_json::from_str(line).unwrap();
+                for body in response["sse"].as_array().into_iter().flatten() {
+                    for frame in pi_test_support::parse_sse(body.as_str().unwrap()) {
+                        frames.push((path.display().to_string(), frame.data));
+                    }
+                }
+            }
+        }
+        frames
+    }
+
+    #[test]
+    fn every_fixture_frame_reads_as_the_full_parse_does() {
+        let (mut frames, mut fast_frames) = (0, 0);
+        for (name, data) in fixture_frames() {
+            let data = data.trim();
+            if data.is_empty() || data.starts_with("[DONE]") {
+                continue;
+            }
+            frames += 1;
+            let fast = parse(data).as_ref().map(summary);
+            if fast.is_some() {
+                fast_frames += 1;
+                assert_eq!(fast, full(data), "{name}: {data}");
+            } else {
+                assert!(
+                    full(data).is_none(),
+                    "refused a valid chunk: {name}: {data}"
+                );
+            }
+        }
+        assert!(
+            frames > 150 && fast_frames + 5 > frames,
+            "{fast_frames} of {frames}"
+        );
+    }
+
+    #[test]
+    fn edge_cases_read_as_the_full_parse_does() {
+        for data in [
+            // Keys written with escapes, unicode and escapes in values.
+            r#"{"choices":[{"delta":{"con\u0074ent":"escaped key"}}]}"#,
+            r#"{"choices":[{"delta":{"content":"line\nnext \"q\" \u00e9\ud83d\ude00 é😀 \\ \/"}}]}"#,
+            r#"{"\u0069d":"c1","mod\u0065l":"m\u00e9","choices":[{"finish\u005freason":"stop"}]}"#,
+            // Pretty JSON with spaces, tabs and newlines.
+            "{\n  \"id\" : \"c1\",\n  \"choices\" : [\n    {\n      \"delta\" : {\n        \"content\" : \"pretty\"\n      },\n      \"finish_reason\" : null\n    }\n  ]\n}\n",
+            " \t{ \"choices\" :[ ] , \"usage\" : { \"prompt_tokens\" : 3 } }\r\n",
+            // Unknown keys with nested values, at every level, including
+            // known names of other levels.
+            r#"{"x":{"content":[1,{"a":null}]},"delta":{"content":"no"},"content":1,"content":2,"choices":[{"index":0,"logprobs":{"content":[{"token":"a","bytes":[97]}]},"content":"no","delta":{"role":"assistant","id":"no","tool_calls":[{"type":"function","name":"no","extra":{"a":[{}]},"index":1,"function":{"name":"n","extra":[[]],"id":"no"}}],"content":"yes"}}]}"#,
+            // Non-string ids and names, lenient counts.
+            r#"{"id":12,"model":{"name":"m"},"choices":[{"finish_reason":1.5,"delta":{"content":true,"reasoning_content":["a"],"tool_calls":[{"index":"0","id":3,"function":{"name":null,"arguments":{"a":1}}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":2.7},{"index":-1},{"index":1e30},{"index":null},{}]}}]}"#,
+            r#"{"usage":{"prompt_tokens":12.0,"completion_tokens":3.9,"prompt_cache_hit_tokens":-2,"prompt_tokens_details":{"cached_tokens":"4","cache_write_tokens":1e2},"completion_tokens_details":{"reasoning_tokens":null}}}"#,
+            // Usage on the choice and on the chunk; null usage.
+            r#"{"choices":[{"delta":{"content":""},"usage":{"prompt_tokens":5,"completion_tokens":1}}],"usage":null}"#,
+            r#"{"choices":[{"delta":{},"usage":null,"finish_reason":"length"}],"usage":{"completion_tokens":2}}"#,
+            // Empty objects, empty and null choices, null delta.
+            r#"{}"#,
+            r#"{"choices":[]}"#,
+            r#"{"choices":null}"#,
+            r#"{"choices":[{}]}"#,
+            r#"{"choices":[{"delta":null,"finish_reason":"stop"}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":null,"reasoning_details":null}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[],"reasoning_details":[]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":null}]}}]}"#,
+            // Errors (the decoder checks truthiness), reasoning details.
+            r#"{"error":null}"#,
+            r#"{"error":{}}"#,
+            r#"{"error":"overloaded","id":"c1"}"#,
+            r#"{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.encrypted","id":"t1","data":"eA==","format":"x","index":0},null,5]}}]}"#,
+            // Several tool calls in one delta.
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"read","arguments":""}},{"index":1,"id":"b","function":{"arguments":"{}"}}]}}]}"#,
+            // Repeated unknown keys are fine; the usage object as a derived
+            // struct takes an array too.
+            r#"{"object":1,"object":2,"choices":[{"logprobs":1,"logprobs":2}]}"#,
+            r#"{"usage":[1,2]}"#,
+        ] {
+            same_as_full(data);
+        }
+        // Refused here: either the full parse refuses them too, or they take
+        // a form only the full parse reads (a struct written as an array).
+        for data in [
+            // Repeated known keys, written plainly or with escapes.
+            r#"{"id":"a","id":"b"}"#,
+            r#"{"id":"a","\u0069d":"b"}"#,
+            r#"{"choices":[{"delta":{"content":"a","con\u0074ent":"b"}}]}"#,
+            r#"{"choices":[{"finish_reason":null,"finish_reason":"stop"}]}"#,
+            r#"{"choices":[{"delta":{},"delta":{}}]}"#,
+            r#"{"choices":[{"usage":{},"usage":{}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[],"tool_calls":[]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"index":1}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"name":"a","name":"b"}}]}}]}"#,
+            r#"{"error":null,"error":null}"#,
+            r#"{"usage":{"prompt_tokens":1,"prompt_tokens":2}}"#,
+            // Wrong types of the structured fields.
+            r#"{"choices":5}"#,
+            r#"{"choices":[null]}"#,
+            r#"{"choices":[{"delta":"a"}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":{}}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[null]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":"read"}]}}]}"#,
+            r#"{"choices":[{"delta":{"reasoning_details":{}}}]}"#,
+            r#"{"usage":5}"#,
+            // Structs as arrays, which the derived full parse reads.
+            r#"{"choices":[[{"content":"a"},"stop"]]}"#,
+            r#"{"choices":[{"delta":["a"]}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[[0,"a"]]}}]}"#,
+            r#"["c1","m"]"#,
+            // Not one JSON object.
+            r#"null"#,
+            r#"{"choices":[]} x"#,
+            r#"{"choices":[{"delta":{"content":"a"}}]"#,
+            r#"{"content":"a\q"}"#,
+        ] {
+            assert!(parse(data).is_none(), "{data}");
+        }
+        // The array forms the full parse accepts still read through it.
+        assert!(full(r#"{"choices":[[{"content":"a"},"stop"]]}"#).is_some());
+        assert!(full(r#"["c1","m"]"#).is_some());
     }
 }

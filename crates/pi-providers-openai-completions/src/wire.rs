@@ -562,7 +562,9 @@ impl<'de> Visitor<'de> for LenientStr {
 
 /// A token count that may be missing, `null`, fractional or of another type;
 /// only a non-negative number counts (fractions are truncated).
-fn lenient_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+pub(crate) fn lenient_u64<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
     Ok(match Value::deserialize(deserializer)? {
         Value::Number(n) => n.as_u64().or_else(|| {
             n.as_f64()
