@@ -265,7 +265,7 @@ mod tests {
         assert_eq!(format!("{:?}", Provider::new("x")), r#"Provider("x")"#);
         assert_eq!(Api::default().as_str(), "");
         assert!(Provider::new("anthropic") == Provider::ANTHROPIC);
-        let mut sorted = vec![Provider::OPENAI, Provider::new("b"), Provider::ANTHROPIC];
+        let mut sorted = [Provider::OPENAI, Provider::new("b"), Provider::ANTHROPIC];
         sorted.sort();
         let names: Vec<&str> = sorted.iter().map(Provider::as_str).collect();
         assert_eq!(names, ["anthropic", "b", "openai"]);
