@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use super::entry::SessionEntry;
-use super::load::{DiagnosticKind, LoadDiagnostic, replace_lone_surrogates};
+use super::load::{DiagnosticKind, LoadDiagnostic, parse_json, replace_lone_surrogates};
 use super::raw::RawEntry;
 
 /// One non-blank line: where it is in its buffer and in the file.
@@ -143,7 +143,7 @@ where
 /// is not UTF-8 text or not JSON after all).
 fn raw_entry(bytes: &[u8], err: &serde_json::Error) -> Option<RawEntry> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let value: serde_json::Value = match serde_json::from_slice(bytes) {
+    let value: serde_json::Value = match serde_json::from_str(text) {
         Ok(value) => value,
         Err(_) => serde_json::from_slice(&replace_lone_surrogates(bytes)?).ok()?,
     };
@@ -176,12 +176,12 @@ enum LineError {
 /// replaced by U+FFFD. A line that fails as an entry before its end is
 /// checked for JSON syntax, so a broken line is reported as such.
 fn parse_entry(bytes: &[u8]) -> Result<SessionEntry, LineError> {
-    let err = match serde_json::from_slice(bytes) {
+    let err = match parse_json(bytes) {
         Ok(entry) => return Ok(entry),
         Err(err) => err,
     };
     if let Some(fixed) = replace_lone_surrogates(bytes) {
-        return match serde_json::from_slice(&fixed) {
+        return match parse_json(&fixed) {
             Ok(entry) => Ok(entry),
             Err(again) => match classify(&fixed, again) {
                 LineError::Json(_) => Err(classify(bytes, err)),
@@ -352,5 +352,30 @@ mod tests {
             len: 4,
         };
         assert!(source.read_line(beyond).is_err());
+    }
+
+    /// An entry parsed through the text reader is the one the byte reader
+    /// gives, and a line that is not UTF-8 fails with the byte reader's
+    /// error (which says where), as a line that is not JSON.
+    #[test]
+    fn entries_parse_as_the_byte_reader_parses_them() {
+        let line = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"caf\u00e9 é \"q\""}],"timestamp":1}}"#.as_bytes();
+        let typed = parse_entry(line).unwrap_or_else(|_| panic!("entry"));
+        let by_bytes: SessionEntry = serde_json::from_slice(line).unwrap();
+        assert_eq!(
+            serde_json::to_string(&typed).unwrap(),
+            serde_json::to_string(&by_bytes).unwrap()
+        );
+
+        let mut broken = line.to_vec();
+        let at = broken.windows(2).position(|w| w == "é".as_bytes()).unwrap();
+        broken[at] = 0xff;
+        let expected = serde_json::from_slice::<SessionEntry>(&broken)
+            .unwrap_err()
+            .to_string();
+        match parse_entry(&broken) {
+            Err(LineError::Json(err)) => assert_eq!(err.to_string(), expected),
+            _ => panic!("a line that is not UTF-8 is not JSON"),
+        }
     }
 }
