@@ -9,10 +9,12 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
+use pi_ai::fast_de::CowStr;
 use serde::Deserialize;
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::{Deserializer, SeqAccess, Visitor};
 
-/// An optional string, borrowed from the frame when it has no escapes.
+/// An optional string, borrowed from the frame when it has no escapes
+/// (pi-ai's [`CowStr`]).
 ///
 /// serde's `borrow` borrows a bare `Cow<str>` field but reads an
 /// `Option<Cow<str>>` as an owned `String`. Accepts a string or `null`,
@@ -20,56 +22,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 pub(super) fn optional_str<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<Cow<'de, str>>, D::Error> {
-    /// The value of a present field: a string, borrowed where it can be.
-    struct Text;
-
-    impl<'de> Visitor<'de> for Text {
-        type Value = Cow<'de, str>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a string")
-        }
-
-        fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-            Ok(Cow::Borrowed(v))
-        }
-
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(v.to_owned()))
-        }
-
-        fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(v))
-        }
-    }
-
-    /// `null` or a string.
-    struct Optional;
-
-    impl<'de> Visitor<'de> for Optional {
-        type Value = Option<Cow<'de, str>>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("option")
-        }
-
-        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-
-        fn visit_some<D: Deserializer<'de>>(
-            self,
-            deserializer: D,
-        ) -> Result<Self::Value, D::Error> {
-            deserializer.deserialize_str(Text).map(Some)
-        }
-    }
-
-    deserializer.deserialize_option(Optional)
+    Ok(Option::<CowStr<'de>>::deserialize(deserializer)?.map(|text| text.0))
 }
 
 /// The first element of a JSON array, the others read (so an invalid one
