@@ -189,11 +189,11 @@ impl<'de, T: Object<'de>> Visitor<'de> for Fill<'_, T> {
     }
 }
 
-/// Reads an optional object into the slot: `null` leaves it `None`, an
-/// object is filled into a fresh default value.
-struct Opt<'v, T>(&'v mut Option<T>);
+/// An optional value: `null` leaves the slot as it is (`None`), anything
+/// else is read by the inner seed, which fills the slot.
+struct OrNull<S>(S);
 
-impl<'de, T: Object<'de>> DeserializeSeed<'de> for Opt<'_, T> {
+impl<'de, S: DeserializeSeed<'de, Value = ()>> DeserializeSeed<'de> for OrNull<S> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -201,11 +201,11 @@ impl<'de, T: Object<'de>> DeserializeSeed<'de> for Opt<'_, T> {
     }
 }
 
-impl<'de, T: Object<'de>> Visitor<'de> for Opt<'_, T> {
+impl<'de, S: DeserializeSeed<'de, Value = ()>> Visitor<'de> for OrNull<S> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object or null")
+        f.write_str("a value or null")
     }
 
     fn visit_none<E: de::Error>(self) -> Result<(), E> {
@@ -213,20 +213,31 @@ impl<'de, T: Object<'de>> Visitor<'de> for Opt<'_, T> {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        self.0.deserialize(deserializer)
+    }
+}
+
+/// An object filled into a fresh default value in the slot.
+struct Opt<'v, T>(&'v mut Option<T>);
+
+impl<'de, T: Object<'de>> DeserializeSeed<'de> for Opt<'_, T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         Fill(self.0.insert(T::default())).deserialize(deserializer)
     }
 }
 
-/// Reads an optional array of at most one object into the slot, filled in
-/// place (`null` and `[]` leave it `None`; more than one element is an
-/// error, so the caller falls back to the full parse).
+/// An array of at most one object, filled in place into the slot (`[]`
+/// leaves it `None`; more than one element is an error, so the caller
+/// falls back to the full parse).
 struct FirstOf<'v, T>(&'v mut Option<T>);
 
 impl<'de, T: Object<'de>> DeserializeSeed<'de> for FirstOf<'_, T> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_option(self)
+        deserializer.deserialize_seq(self)
     }
 }
 
@@ -234,15 +245,7 @@ impl<'de, T: Object<'de>> Visitor<'de> for FirstOf<'_, T> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array or null")
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_seq(self)
+        f.write_str("an array")
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
@@ -256,16 +259,16 @@ impl<'de, T: Object<'de>> Visitor<'de> for FirstOf<'_, T> {
     }
 }
 
-/// Reads an optional array of objects into the slot, each element filled
-/// in place at the end of the vector (`null` leaves it `None`; the default
-/// pushed for the element after the last is popped again).
+/// An array of objects, each filled in place at the end of the slot's
+/// vector (the default pushed for the element after the last is popped
+/// again).
 struct Each<'v, T>(&'v mut Option<Vec<T>>);
 
 impl<'de, T: Object<'de>> DeserializeSeed<'de> for Each<'_, T> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_option(self)
+        deserializer.deserialize_seq(self)
     }
 }
 
@@ -273,15 +276,7 @@ impl<'de, T: Object<'de>> Visitor<'de> for Each<'_, T> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array or null")
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_seq(self)
+        f.write_str("an array")
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
@@ -333,7 +328,9 @@ impl<'de> Object<'de> for Chunk<'de> {
             match key {
                 ChunkKey::Id => self.id = map.next_value_seed(LenientStr)?,
                 ChunkKey::Model => self.model = map.next_value_seed(LenientStr)?,
-                ChunkKey::Choices => map.next_value_seed(FirstOf(&mut self.first_choice))?,
+                ChunkKey::Choices => {
+                    map.next_value_seed(OrNull(FirstOf(&mut self.first_choice)))?
+                }
                 ChunkKey::Usage => self.usage = map.next_value()?,
                 ChunkKey::Error => self.error = map.next_value()?,
                 ChunkKey::Other => {}
@@ -353,7 +350,7 @@ impl<'de> Object<'de> for ChunkChoice<'de> {
             }
             key.first_time(&mut seen)?;
             match key {
-                ChoiceKey::Delta => map.next_value_seed(Opt(&mut self.delta))?,
+                ChoiceKey::Delta => map.next_value_seed(OrNull(Opt(&mut self.delta)))?,
                 ChoiceKey::FinishReason => self.finish_reason = map.next_value_seed(LenientStr)?,
                 ChoiceKey::Usage => self.usage = map.next_value()?,
                 ChoiceKey::Other => {}
@@ -379,7 +376,7 @@ impl<'de> Object<'de> for ChunkDelta<'de> {
                 }
                 DeltaKey::Reasoning => self.reasoning = map.next_value_seed(LenientStr)?,
                 DeltaKey::ReasoningText => self.reasoning_text = map.next_value_seed(LenientStr)?,
-                DeltaKey::ToolCalls => map.next_value_seed(Each(&mut self.tool_calls))?,
+                DeltaKey::ToolCalls => map.next_value_seed(OrNull(Each(&mut self.tool_calls)))?,
                 DeltaKey::ReasoningDetails => self.reasoning_details = map.next_value()?,
                 DeltaKey::Other => {}
             }
@@ -400,7 +397,7 @@ impl<'de> Object<'de> for ToolCallDelta<'de> {
             match key {
                 CallKey::Index => self.index = map.next_value_seed(LenientU64)?,
                 CallKey::Id => self.id = map.next_value_seed(LenientStr)?,
-                CallKey::Function => map.next_value_seed(Opt(&mut self.function))?,
+                CallKey::Function => map.next_value_seed(OrNull(Opt(&mut self.function)))?,
                 CallKey::Other => {}
             }
         }
