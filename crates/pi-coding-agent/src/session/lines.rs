@@ -97,36 +97,87 @@ impl<R: BufRead> LineReader<R> {
 /// `make(entry, span)` (the span of message entries, with `keep_spans`)
 /// and a diagnostic for each line skipped (not JSON) or kept verbatim as a
 /// [`RawEntry`] (JSON, but not an entry this version can type).
+///
+/// `lines`: how many lines the file has (0: unknown). A long file is
+/// parsed on two threads ([`super::split_parse`]); the entries and the
+/// diagnostics come out the same, in the same order.
 pub(super) fn read_entries<R, T>(
     lines: &mut LineReader<R>,
+    line_count: usize,
     keep_spans: bool,
-    mut make: impl FnMut(SessionEntry, Option<LineSpan>) -> T,
+    make: impl FnMut(SessionEntry, Option<LineSpan>) -> T,
     entries: &mut Vec<T>,
     diagnostics: &mut Vec<LoadDiagnostic>,
 ) -> io::Result<()>
 where
     R: BufRead,
 {
+    let mut sink = EntrySink::new(keep_spans, make, entries, diagnostics);
+    if super::split_parse::worth_it(line_count) {
+        return super::split_parse::read_entries(lines, &mut sink);
+    }
     let mut text = Vec::new();
     while let Some(line) = lines.next_into(&mut text)? {
-        match parse_entry(&text[line.range.clone()]) {
+        let parsed = parse_entry(&text[line.range.clone()]);
+        sink.push(&line, parsed, &text);
+        text.clear();
+    }
+    Ok(())
+}
+
+/// What one line parsed to.
+pub(super) type ParsedLine = Result<SessionEntry, LineError>;
+
+/// Where the parsed lines of a file go, in file order.
+pub(super) struct EntrySink<'a, T, F> {
+    keep_spans: bool,
+    make: F,
+    entries: &'a mut Vec<T>,
+    diagnostics: &'a mut Vec<LoadDiagnostic>,
+}
+
+impl<'a, T, F> EntrySink<'a, T, F>
+where
+    F: FnMut(SessionEntry, Option<LineSpan>) -> T,
+{
+    /// Entries made with `make` go to `entries` (message entries with
+    /// their span, with `keep_spans`), problems to `diagnostics`.
+    pub(super) fn new(
+        keep_spans: bool,
+        make: F,
+        entries: &'a mut Vec<T>,
+        diagnostics: &'a mut Vec<LoadDiagnostic>,
+    ) -> Self {
+        Self {
+            keep_spans,
+            make,
+            entries,
+            diagnostics,
+        }
+    }
+
+    /// Takes what `line` (whose bytes are in `text`) parsed to: an entry,
+    /// a line kept verbatim, or a diagnostic.
+    pub(super) fn push(&mut self, line: &Line, parsed: ParsedLine, text: &[u8]) {
+        match parsed {
             Ok(entry) => {
-                let keep = keep_spans && matches!(entry, SessionEntry::Message(_));
-                entries.push(make(entry, keep.then_some(line.span)));
+                let keep = self.keep_spans && matches!(entry, SessionEntry::Message(_));
+                self.entries
+                    .push((self.make)(entry, keep.then_some(line.span)));
             }
-            Err(LineError::Json(err)) => diagnostics.push(json_diagnostic(&line, &err)),
+            Err(LineError::Json(err)) => self.diagnostics.push(json_diagnostic(line, &err)),
             Err(LineError::Entry(err)) => {
-                let bytes = &text[line.range.clone()];
+                let bytes = text.get(line.range.clone()).unwrap_or_default();
                 match raw_entry(bytes, &err) {
                     Some(raw) => {
-                        diagnostics.push(LoadDiagnostic {
+                        self.diagnostics.push(LoadDiagnostic {
                             line: line.number,
                             kind: DiagnosticKind::KeptVerbatim,
                             reason: raw.reason.clone(),
                         });
-                        entries.push(make(SessionEntry::Raw(raw), None));
+                        self.entries.push((self.make)(SessionEntry::Raw(raw), None));
                     }
-                    None => diagnostics.push(LoadDiagnostic {
+                    None => self.diagnostics.push(LoadDiagnostic {
                         line: line.number,
                         kind: DiagnosticKind::InvalidEntry,
                         reason: err.to_string(),
@@ -134,9 +185,7 @@ where
                 }
             }
         }
-        text.clear();
     }
-    Ok(())
 }
 
 /// A JSON line that is not a typed entry, kept as it is (`None` when it
@@ -164,7 +213,7 @@ pub(super) fn json_diagnostic(line: &Line, err: &serde_json::Error) -> LoadDiagn
 }
 
 /// Why a line is not an entry.
-enum LineError {
+pub(super) enum LineError {
     /// Not JSON at all.
     Json(serde_json::Error),
     /// JSON, but not an entry.
@@ -175,7 +224,7 @@ enum LineError {
 /// (which JavaScript writes, serde_json rejects) is retried with them
 /// replaced by U+FFFD. A line that fails as an entry before its end is
 /// checked for JSON syntax, so a broken line is reported as such.
-fn parse_entry(bytes: &[u8]) -> Result<SessionEntry, LineError> {
+pub(super) fn parse_entry(bytes: &[u8]) -> ParsedLine {
     let err = match parse_json(bytes) {
         Ok(entry) => return Ok(entry),
         Err(err) => err,

@@ -189,6 +189,7 @@ pub(super) fn read_session_file<T>(
     if version >= CURRENT_SESSION_VERSION {
         lines::read_entries(
             &mut reader,
+            lines,
             keep_spans,
             &mut make,
             &mut entries,

@@ -25,6 +25,7 @@ mod open;
 mod paths;
 mod queries;
 mod raw;
+mod split_parse;
 mod store;
 mod summary;
 mod tree;

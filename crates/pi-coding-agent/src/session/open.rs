@@ -60,6 +60,7 @@ impl SessionManager {
         // has room for a run's first messages besides (never touched, so
         // never resident, until used): without it the first reply of a
         // resume copied the whole transcript into a larger list.
+        let started = std::time::Instant::now();
         let lines = count_lines(path).map_err(|source| SessionError::Io {
             path: path.to_path_buf(),
             source,
@@ -69,6 +70,12 @@ impl SessionManager {
         let loaded = read_session_file(path, true, lines, |entry, span| {
             Stored::read(entry, span, &mut messages, &mut models)
         })?;
+        tracing::debug!(
+            path = %path.display(),
+            lines,
+            elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "read the session file"
+        );
         Ok((loaded, messages))
     }
 
