@@ -13,6 +13,7 @@ use std::sync::{Mutex, PoisonError};
 
 use super::entry::SessionEntry;
 use super::load::{DiagnosticKind, LoadDiagnostic, parse_json, replace_lone_surrogates};
+use super::outline::{MessageOutline, parse_outline};
 use super::raw::RawEntry;
 
 /// One non-blank line: where it is in its buffer and in the file.
@@ -93,58 +94,102 @@ impl<R: BufRead> LineReader<R> {
     }
 }
 
-/// Parses every remaining line as an entry, in file order, pushing
-/// `make(entry, span)` (the span of message entries, with `keep_spans`)
-/// and a diagnostic for each line skipped (not JSON) or kept verbatim as a
-/// [`RawEntry`] (JSON, but not an entry this version can type).
+/// What is kept of each entry a reader parses.
+pub(super) trait MakeEntry<T> {
+    /// What is kept of `entry`; `span`: where its line is (for a message
+    /// entry, when spans are kept).
+    fn whole(&mut self, entry: SessionEntry, span: Option<LineSpan>) -> T;
+
+    /// What is kept of a message entry read as an outline (before the
+    /// horizon); `None` when outlines are not kept, and the line is parsed
+    /// whole instead.
+    fn outline(&mut self, outline: MessageOutline, span: LineSpan) -> Option<T> {
+        let _ = (outline, span);
+        None
+    }
+}
+
+impl<T, F: FnMut(SessionEntry, Option<LineSpan>) -> T> MakeEntry<T> for F {
+    fn whole(&mut self, entry: SessionEntry, span: Option<LineSpan>) -> T {
+        self(entry, span)
+    }
+}
+
+/// Parses every remaining line as an entry, in file order, pushing what
+/// `make` keeps of it (with the span of a message entry's line, with
+/// `keep_spans`) and a diagnostic for each line skipped (not JSON) or kept
+/// verbatim as a [`RawEntry`] (JSON, but not an entry this version can
+/// type). The message entries on lines before `horizon` (a byte offset)
+/// are read as outlines, when `make` keeps them ([`super::horizon`]).
 ///
-/// `lines`: how many lines the file has (0: unknown). A long file is
+/// `line_count`: how many lines the file has (0: unknown). A long file is
 /// parsed on two threads ([`super::split_parse`]); the entries and the
 /// diagnostics come out the same, in the same order.
-pub(super) fn read_entries<R, T>(
+pub(super) fn read_entries<R, T, M>(
     lines: &mut LineReader<R>,
     line_count: usize,
     keep_spans: bool,
-    make: impl FnMut(SessionEntry, Option<LineSpan>) -> T,
+    horizon: Option<u64>,
+    make: &mut M,
     entries: &mut Vec<T>,
     diagnostics: &mut Vec<LoadDiagnostic>,
 ) -> io::Result<()>
 where
     R: BufRead,
+    M: MakeEntry<T>,
 {
     let mut sink = EntrySink::new(keep_spans, make, entries, diagnostics);
     if super::split_parse::worth_it(line_count) {
-        return super::split_parse::read_entries(lines, &mut sink);
+        return super::split_parse::read_entries(lines, horizon, &mut sink);
     }
     let mut text = Vec::new();
     while let Some(line) = lines.next_into(&mut text)? {
-        let parsed = parse_entry(&text[line.range.clone()]);
+        let parsed = parse_line(&text[line.range.clone()], line.span, horizon);
         sink.push(&line, parsed, &text);
         text.clear();
     }
     Ok(())
 }
 
+/// What a line was read as.
+// Short-lived (a batch of lines at most): boxing the entry would cost an
+// allocation per line for nothing.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum LineEntry {
+    /// The entry, whole.
+    Whole(SessionEntry),
+    /// The outline of a message entry before the horizon.
+    Outline(MessageOutline),
+}
+
 /// What one line parsed to.
-pub(super) type ParsedLine = Result<SessionEntry, LineError>;
+pub(super) type ParsedLine = Result<LineEntry, LineError>;
+
+/// Parses the line at `span`: as an outline when it is a message entry
+/// before `horizon`, else whole.
+pub(super) fn parse_line(bytes: &[u8], span: LineSpan, horizon: Option<u64>) -> ParsedLine {
+    if horizon.is_some_and(|horizon| span.offset < horizon)
+        && let Some(outline) = parse_outline(bytes)
+    {
+        return Ok(LineEntry::Outline(outline));
+    }
+    parse_entry(bytes).map(LineEntry::Whole)
+}
 
 /// Where the parsed lines of a file go, in file order.
-pub(super) struct EntrySink<'a, T, F> {
+pub(super) struct EntrySink<'a, T, M> {
     keep_spans: bool,
-    make: F,
+    make: &'a mut M,
     entries: &'a mut Vec<T>,
     diagnostics: &'a mut Vec<LoadDiagnostic>,
 }
 
-impl<'a, T, F> EntrySink<'a, T, F>
-where
-    F: FnMut(SessionEntry, Option<LineSpan>) -> T,
-{
+impl<'a, T, M: MakeEntry<T>> EntrySink<'a, T, M> {
     /// Entries made with `make` go to `entries` (message entries with
     /// their span, with `keep_spans`), problems to `diagnostics`.
     pub(super) fn new(
         keep_spans: bool,
-        make: F,
+        make: &'a mut M,
         entries: &'a mut Vec<T>,
         diagnostics: &'a mut Vec<LoadDiagnostic>,
     ) -> Self {
@@ -157,33 +202,43 @@ where
     }
 
     /// Takes what `line` (whose bytes are in `text`) parsed to: an entry,
-    /// a line kept verbatim, or a diagnostic.
+    /// an outline, a line kept verbatim, or a diagnostic.
     pub(super) fn push(&mut self, line: &Line, parsed: ParsedLine, text: &[u8]) {
+        let bytes = text.get(line.range.clone()).unwrap_or_default();
+        let parsed = match parsed {
+            Ok(LineEntry::Outline(outline)) => match self.make.outline(outline, line.span) {
+                Some(kept) => {
+                    self.entries.push(kept);
+                    return;
+                }
+                None => parse_entry(bytes),
+            },
+            Ok(LineEntry::Whole(entry)) => Ok(entry),
+            Err(err) => Err(err),
+        };
         match parsed {
             Ok(entry) => {
                 let keep = self.keep_spans && matches!(entry, SessionEntry::Message(_));
                 self.entries
-                    .push((self.make)(entry, keep.then_some(line.span)));
+                    .push(self.make.whole(entry, keep.then_some(line.span)));
             }
             Err(LineError::Json(err)) => self.diagnostics.push(json_diagnostic(line, &err)),
-            Err(LineError::Entry(err)) => {
-                let bytes = text.get(line.range.clone()).unwrap_or_default();
-                match raw_entry(bytes, &err) {
-                    Some(raw) => {
-                        self.diagnostics.push(LoadDiagnostic {
-                            line: line.number,
-                            kind: DiagnosticKind::KeptVerbatim,
-                            reason: raw.reason.clone(),
-                        });
-                        self.entries.push((self.make)(SessionEntry::Raw(raw), None));
-                    }
-                    None => self.diagnostics.push(LoadDiagnostic {
+            Err(LineError::Entry(err)) => match raw_entry(bytes, &err) {
+                Some(raw) => {
+                    self.diagnostics.push(LoadDiagnostic {
                         line: line.number,
-                        kind: DiagnosticKind::InvalidEntry,
-                        reason: err.to_string(),
-                    }),
+                        kind: DiagnosticKind::KeptVerbatim,
+                        reason: raw.reason.clone(),
+                    });
+                    self.entries
+                        .push(self.make.whole(SessionEntry::Raw(raw), None));
                 }
-            }
+                None => self.diagnostics.push(LoadDiagnostic {
+                    line: line.number,
+                    kind: DiagnosticKind::InvalidEntry,
+                    reason: err.to_string(),
+                }),
+            },
         }
     }
 }
@@ -224,7 +279,7 @@ pub(super) enum LineError {
 /// (which JavaScript writes, serde_json rejects) is retried with them
 /// replaced by U+FFFD. A line that fails as an entry before its end is
 /// checked for JSON syntax, so a broken line is reported as such.
-pub(super) fn parse_entry(bytes: &[u8]) -> ParsedLine {
+pub(super) fn parse_entry(bytes: &[u8]) -> Result<SessionEntry, LineError> {
     let err = match parse_json(bytes) {
         Ok(entry) => return Ok(entry),
         Err(err) => err,
@@ -314,10 +369,17 @@ impl LineSource {
         }
     }
 
-    /// The entry at `span`, parsed as when the file was loaded.
+    /// The entry at `span`, parsed as when the file was loaded: a JSON
+    /// line this version cannot type is kept verbatim ([`RawEntry`]).
     pub(super) fn read_entry(&self, span: LineSpan) -> Result<SessionEntry, String> {
         let bytes = self.read_bytes(span)?;
-        parse_entry(&bytes).map_err(|(LineError::Json(e) | LineError::Entry(e))| e.to_string())
+        match parse_entry(&bytes) {
+            Ok(entry) => Ok(entry),
+            Err(LineError::Entry(err)) => raw_entry(&bytes, &err)
+                .map(SessionEntry::Raw)
+                .ok_or_else(|| err.to_string()),
+            Err(LineError::Json(err)) => Err(err.to_string()),
+        }
     }
 
     /// The text of the line at `span`, as it is in the file.

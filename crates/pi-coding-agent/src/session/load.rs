@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::BufReader;
 use std::path::Path;
 
 use serde_json::Value;
@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::SessionError;
 use super::entry::{CURRENT_SESSION_VERSION, SessionEntry, SessionHeader};
 use super::ids::generate_entry_id;
-use super::lines::{self, LineReader, LineSpan, json_diagnostic};
+use super::lines::{self, LineReader, MakeEntry, json_diagnostic};
 
 /// Why a line of a session file was skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +75,7 @@ pub(super) type MigratedText = Result<Vec<u8>, String>;
 /// ([`SessionError::InvalidHeader`]). Every other bad line becomes a
 /// [`LoadDiagnostic`] (also logged with `tracing::warn!`).
 pub fn load_session_file(path: &Path) -> Result<LoadedSession, SessionError> {
-    let read = read_session_file(path, false, 0, |entry, _| entry)?;
+    let read = read_session_file(path, false, 0, None, &mut |entry, _| entry)?;
     Ok(LoadedSession {
         header: read.header,
         entries: read.entries,
@@ -110,38 +110,19 @@ enum OldLine {
     Verbatim(Vec<u8>),
 }
 
-/// The number of lines of the file at `path` (a last line without a
-/// newline counts): what a reader sizes its lists by, so that they are not
-/// grown by doubling (each step a copy of the list, and fresh pages).
-pub(super) fn count_lines(path: &Path) -> io::Result<usize> {
-    let mut file = File::open(path)?;
-    let mut buffer = vec![0; 1 << 16];
-    let mut lines = 0;
-    let mut open_line = false;
-    loop {
-        let read = match file.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(read) => read,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let chunk = buffer.get(..read).unwrap_or_default();
-        lines += memchr::memchr_iter(b'\n', chunk).count();
-        open_line = chunk.last() != Some(&b'\n');
-    }
-    Ok(lines + usize::from(open_line))
-}
-
 /// [`load_session_file`], with `make` building what is kept of each entry
 /// from the entry and, with `keep_spans`, where the line of a message entry
 /// is in the file (`None` for other entries and for migrated files).
 /// `lines`: how many lines the file has, when the caller counted them
-/// ([`count_lines`]), to size the entry list (0: unknown).
-pub(super) fn read_session_file<T>(
+/// ([`scan_file`](super::horizon::scan_file)), to size the entry list (0:
+/// unknown). `horizon`: where the lines whose message entries `make` may
+/// keep as outlines end ([`super::horizon`]; a current-version file only).
+pub(super) fn read_session_file<T, M: MakeEntry<T>>(
     path: &Path,
     keep_spans: bool,
     lines: usize,
-    mut make: impl FnMut(SessionEntry, Option<LineSpan>) -> T,
+    horizon: Option<u64>,
+    make: &mut M,
 ) -> Result<ReadFile<T>, SessionError> {
     let io = |source| SessionError::Io {
         path: path.to_path_buf(),
@@ -191,7 +172,8 @@ pub(super) fn read_session_file<T>(
             &mut reader,
             lines,
             keep_spans,
-            &mut make,
+            horizon,
+            make,
             &mut entries,
             &mut diagnostics,
         )
@@ -253,7 +235,7 @@ pub(super) fn read_session_file<T>(
                     reason: raw.reason.clone(),
                 });
             }
-            entries.push(make(entry, None));
+            entries.push(make.whole(entry, None));
         }
         diagnostics.sort_by_key(|d| d.line);
         Some(version)
@@ -312,7 +294,7 @@ fn migrated_file_text(
 /// copies them: every JSON line after the header, verbatim (for an old
 /// file: migrated). `None` when an old file cannot be migrated unchanged.
 pub(super) fn current_entry_lines(path: &Path) -> Result<Option<Vec<String>>, SessionError> {
-    let read = read_session_file(path, false, 0, |_, _| ())?;
+    let read = read_session_file(path, false, 0, None, &mut |_, _| ())?;
     let text = match read.migrated_text {
         Some(Ok(text)) => text,
         Some(Err(_)) => return Ok(None),
@@ -477,34 +459,5 @@ pub fn migrate(entries: &mut [(usize, Value)], from_version: u32) {
                 message.insert("role".into(), Value::String("custom".into()));
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::count_lines;
-
-    #[test]
-    fn lines_are_counted_with_or_without_a_last_newline() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.jsonl");
-        let long = "x".repeat(70_000);
-        for (text, lines) in [
-            (String::new(), 0),
-            ("a\n".to_owned(), 1),
-            ("a\nb".to_owned(), 2),
-            ("\n\n".to_owned(), 2),
-            // Lines across the 64 KiB reads.
-            (format!("{long}\n{long}\n{long}"), 3),
-        ] {
-            std::fs::write(&path, &text).unwrap();
-            assert_eq!(
-                count_lines(&path).unwrap(),
-                lines,
-                "{:?}",
-                &text[..text.len().min(8)]
-            );
-        }
-        assert!(count_lines(&dir.path().join("missing.jsonl")).is_err());
     }
 }

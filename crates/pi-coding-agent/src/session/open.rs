@@ -6,12 +6,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::entry::{CURRENT_SESSION_VERSION, SessionEntry};
+use super::horizon::{find_horizon, scan_file};
 use super::ids::new_session_id;
 use super::lines::LineSource;
-use super::load::{
-    ReadFile, count_lines, current_entry_lines, load_session_file, read_session_file,
-};
+use super::lines::{LineSpan, MakeEntry};
+use super::load::{ReadFile, current_entry_lines, load_session_file, read_session_file};
 use super::manager::{io_error, new_header};
+use super::outline::MessageOutline;
 use super::paths::{agent_dir, default_session_dir, session_file_name};
 use super::store::{LoadedMessages, ModelRefs, Stored};
 use super::{SessionError, SessionManager, list};
@@ -52,31 +53,40 @@ impl SessionManager {
         }
     }
 
-    /// Reads a session file, message entries kept by their line.
+    /// Reads a session file, message entries kept by their line; those
+    /// before the horizon of its last compaction ([`super::horizon`]) as
+    /// outlines.
     fn read(path: &Path) -> Result<(ReadFile<Stored>, LoadedMessages), SessionError> {
+        let io = |source| SessionError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let started = std::time::Instant::now();
+        let scan = scan_file(path).map_err(io)?;
+        let horizon = match scan.last_compaction {
+            Some(at) => find_horizon(path, at).map_err(io)?,
+            None => None,
+        };
         // Both lists sized by the file's lines up front: grown by doubling,
         // a long session's message list was copied a dozen times. The
         // message list, which may become the agent's transcript as it is,
         // has room for a run's first messages besides (never touched, so
         // never resident, until used): without it the first reply of a
         // resume copied the whole transcript into a larger list.
-        let started = std::time::Instant::now();
-        let lines = count_lines(path).map_err(|source| SessionError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let mut messages = LoadedMessages::with_capacity(lines + super::context::RUN_ROOM);
-        let mut models = ModelRefs::default();
-        let loaded = read_session_file(path, true, lines, |entry, span| {
-            Stored::read(entry, span, &mut messages, &mut models)
-        })?;
+        let lines = scan.lines;
+        let mut maker = StoredMaker {
+            messages: LoadedMessages::with_capacity(lines + super::context::RUN_ROOM),
+            models: ModelRefs::default(),
+        };
+        let loaded = read_session_file(path, true, lines, horizon, &mut maker)?;
         tracing::debug!(
             path = %path.display(),
             lines,
+            horizon,
             elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
             "read the session file"
         );
-        Ok((loaded, messages))
+        Ok((loaded, maker.messages))
     }
 
     /// A manager for a file just read. A file in an old format is migrated
@@ -207,5 +217,23 @@ impl SessionManager {
         }
         fs::write(&path, content).map_err(io_error(&path))?;
         Self::open(&path, Some(&dir))
+    }
+}
+
+/// What a resume keeps of the entries it reads: message entries by their
+/// line, with their messages in file order in `messages` (or, for an
+/// outline, read again when needed).
+struct StoredMaker {
+    messages: LoadedMessages,
+    models: ModelRefs,
+}
+
+impl MakeEntry<Stored> for StoredMaker {
+    fn whole(&mut self, entry: SessionEntry, span: Option<LineSpan>) -> Stored {
+        Stored::read(entry, span, &mut self.messages, &mut self.models)
+    }
+
+    fn outline(&mut self, outline: MessageOutline, span: LineSpan) -> Option<Stored> {
+        Some(Stored::outline(outline, span, &mut self.models))
     }
 }

@@ -255,3 +255,84 @@ fn a_duplicated_id_resolves_to_its_last_entry_even_right_before_its_child() {
     let (_, context) = resume(&path);
     assert_eq!(user_texts(&context), ["root", "second a", "b", "c"]);
 }
+
+/// A long compacted session: 120 turns, a compaction keeping the last
+/// turn, then 10 more; its file's path and the first kept entry.
+fn compacted_session(dir: &Path) -> (SessionManager, PathBuf, String) {
+    let mut s = SessionManager::create("/w", Some(dir)).unwrap();
+    for i in 0..120 {
+        s.append_message(user(&format!("u{i}"))).unwrap();
+        s.append_message(assistant(&format!("a{i}"), "m")).unwrap();
+    }
+    let kept = s.entries()[s.entries().len() - 2].id().to_owned();
+    s.append_compaction("the first 119 turns", &kept, 10, None, None)
+        .unwrap();
+    for i in 0..10 {
+        s.append_message(user(&format!("v{i}"))).unwrap();
+    }
+    let path = file_of(&s);
+    (s, path, kept)
+}
+
+/// The context and the entries of a file read whole, without outlines.
+fn read_whole(
+    path: &Path,
+    leaf: Option<&str>,
+) -> (crate::context::SessionContext, Vec<SessionEntry>) {
+    let loaded = load_session_file(path).unwrap();
+    let context = crate::context::build_session_context(&loaded.entries, leaf);
+    (context, loaded.entries)
+}
+
+#[test]
+fn the_messages_a_compaction_summarized_are_read_as_outlines() {
+    let dir = tempfile::tempdir().unwrap();
+    let (s, path, _) = compacted_session(dir.path());
+    let leaf = s.leaf_id().map(str::to_owned);
+    drop(s);
+    let (whole_context, whole_entries) = read_whole(&path, leaf.as_deref());
+
+    let opened = SessionManager::open(&path, None).unwrap();
+    // The 238 messages before the first kept one are outlines.
+    assert_eq!(opened.line_only_entries(), 238);
+    let (mut resumed, context) = resume(&path);
+    assert_eq!(context, whole_context);
+    assert_eq!(user_texts(&context).len(), 13);
+    // Every entry reads back whole, as a load without outlines gives it.
+    assert_eq!(resumed.entries(), whole_entries.iter().collect::<Vec<_>>());
+    // A branch behind the compaction: the leaf's context is made of
+    // outlined messages, read again from their lines.
+    let a5 = whole_entries[11].id().to_owned();
+    resumed.branch(&a5).unwrap();
+    resumed.append_message(user("back again")).unwrap();
+    let leaf = resumed.leaf_id().map(str::to_owned);
+    drop(resumed);
+    let (whole_context, _) = read_whole(&path, leaf.as_deref());
+    let (_, context) = resume(&path);
+    assert_eq!(context, whole_context);
+    assert_eq!(
+        user_texts(&context)[10..],
+        ["u5".to_owned(), "a5".to_owned(), "back again".to_owned()]
+    );
+}
+
+#[test]
+fn an_outlined_entry_that_cannot_be_typed_reads_back_verbatim() {
+    let dir = tempfile::tempdir().unwrap();
+    let (s, path, _) = compacted_session(dir.path());
+    drop(s);
+    // An early answer with a content block this version does not know.
+    let text = fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let odd = lines[2].replace(r#""type":"text""#, r#""type":"hologram""#);
+    assert_ne!(odd, lines[2]);
+    lines[2] = odd.clone();
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+
+    let (resumed, _) = resume(&path);
+    let id = load_session_file(&path).unwrap().entries[1].id().to_owned();
+    match resumed.entry(&id).unwrap() {
+        SessionEntry::Raw(raw) => assert_eq!(raw.line(), odd),
+        other => panic!("expected the line kept verbatim, got {other:?}"),
+    }
+}

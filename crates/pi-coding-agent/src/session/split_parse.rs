@@ -12,8 +12,7 @@ use std::io::{self, BufRead};
 use std::sync::mpsc;
 use std::thread;
 
-use super::entry::SessionEntry;
-use super::lines::{EntrySink, Line, LineReader, LineSpan, ParsedLine, parse_entry};
+use super::lines::{EntrySink, Line, LineReader, MakeEntry, ParsedLine, parse_line};
 
 /// Files of fewer lines are parsed on the calling thread alone: starting a
 /// thread costs about as much as parsing a few dozen lines, and a short
@@ -64,19 +63,23 @@ impl Batch {
         Ok(())
     }
 
-    /// Every line of the batch, parsed.
-    fn parse(&self) -> Vec<ParsedLine> {
+    /// Every line of the batch, parsed ([`parse_line`]).
+    fn parse(&self, horizon: Option<u64>) -> Vec<ParsedLine> {
         self.lines
             .iter()
-            .map(|line| parse_entry(self.text.get(line.range.clone()).unwrap_or_default()))
+            .map(|line| {
+                let bytes = self.text.get(line.range.clone()).unwrap_or_default();
+                parse_line(bytes, line.span, horizon)
+            })
             .collect()
     }
 
     /// Hands what the lines parsed to to `sink`, in order.
-    fn drain_into<T, F>(&self, parsed: Vec<ParsedLine>, sink: &mut EntrySink<'_, T, F>)
-    where
-        F: FnMut(SessionEntry, Option<LineSpan>) -> T,
-    {
+    fn drain_into<T, M: MakeEntry<T>>(
+        &self,
+        parsed: Vec<ParsedLine>,
+        sink: &mut EntrySink<'_, T, M>,
+    ) {
         for (line, parsed) in self.lines.iter().zip(parsed) {
             sink.push(line, parsed, &self.text);
         }
@@ -96,20 +99,21 @@ enum Slot {
 /// reads the file, parses a batch of its own whenever the second thread
 /// has not finished the oldest one, and hands every batch to `sink` in
 /// file order. Each thread thus parses as much as it has time for.
-pub(super) fn read_entries<R, T, F>(
+pub(super) fn read_entries<R, T, M>(
     reader: &mut LineReader<R>,
-    sink: &mut EntrySink<'_, T, F>,
+    horizon: Option<u64>,
+    sink: &mut EntrySink<'_, T, M>,
 ) -> io::Result<()>
 where
     R: BufRead,
-    F: FnMut(SessionEntry, Option<LineSpan>) -> T,
+    M: MakeEntry<T>,
 {
     thread::scope(|scope| {
         let (to_helper, inbox) = mpsc::channel::<Batch>();
         let (to_caller, parsed_batches) = mpsc::channel::<(Batch, Vec<ParsedLine>)>();
         scope.spawn(move || {
             for batch in inbox {
-                let parsed = batch.parse();
+                let parsed = batch.parse(horizon);
                 if to_caller.send((batch, parsed)).is_err() {
                     break;
                 }
@@ -178,7 +182,7 @@ where
                 if batch.lines.is_empty() {
                     end = true;
                 } else {
-                    let parsed = batch.parse();
+                    let parsed = batch.parse(horizon);
                     queue.push_back(Slot::Own(batch, parsed));
                 }
             }
@@ -192,6 +196,8 @@ mod tests {
     use std::io::BufReader;
 
     use super::*;
+    use crate::session::entry::SessionEntry;
+    use crate::session::lines::LineSpan;
     use crate::session::load::LoadDiagnostic;
 
     /// What a pass over `text` gives: each entry's id and span, and the
@@ -202,17 +208,18 @@ mod tests {
         let mut reader = LineReader::new(BufReader::new(text.as_bytes()));
         let mut entries = Vec::new();
         let mut diagnostics = Vec::new();
-        let make = |entry: SessionEntry, span| (entry.id().to_owned(), span);
+        let mut make = |entry: SessionEntry, span| (entry.id().to_owned(), span);
         if two_threads {
-            let mut sink = EntrySink::new(true, make, &mut entries, &mut diagnostics);
-            read_entries(&mut reader, &mut sink).unwrap();
+            let mut sink = EntrySink::new(true, &mut make, &mut entries, &mut diagnostics);
+            read_entries(&mut reader, None, &mut sink).unwrap();
         } else {
             // 0 lines: unknown, so one thread.
             super::super::lines::read_entries(
                 &mut reader,
                 0,
                 true,
-                make,
+                None,
+                &mut make,
                 &mut entries,
                 &mut diagnostics,
             )

@@ -19,6 +19,7 @@ use pi_ai::ExtraFields;
 use super::context::{ModelRef, PathEntry, context_message};
 use super::entry::{CustomEntry, SessionEntry};
 use super::lines::{LineSource, LineSpan};
+use super::outline::MessageOutline;
 use super::walk::Shape;
 use crate::messages::{CodingAgentMessage, CodingMessage};
 
@@ -151,6 +152,22 @@ impl Stored {
             }
             (entry, _, _) => Self::new(entry),
         }
+    }
+
+    /// A message entry known by its outline only: its message is read
+    /// from the line at `span` when it is needed.
+    pub(super) fn outline(outline: MessageOutline, span: LineSpan, models: &mut ModelRefs) -> Self {
+        Self::Read(ReadMessage {
+            model: outline
+                .model
+                .map(|(provider, model)| models.get(&provider, &model)),
+            kind: outline.kind,
+            id: outline.id,
+            parent_id: outline.parent_id,
+            span,
+            slot: None,
+            entry: OnceLock::new(),
+        })
     }
 
     /// The entry id.

@@ -67,6 +67,16 @@ impl SessionManager {
     pub(crate) fn cached_read_entries(&self) -> usize {
         self.entries.iter().filter(|s| s.is_cached_read()).count()
     }
+
+    /// How many message entries are known by their line only, their
+    /// message neither loaded nor kept (outlines, and messages handed out).
+    #[cfg(test)]
+    pub(crate) fn line_only_entries(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|s| s.in_memory().is_none() && s.slot().is_none())
+            .count()
+    }
 }
 
 impl BranchWalk<'_> {
