@@ -42,7 +42,7 @@ use pi_coding_agent::convert_to_llm;
 use pi_coding_agent::session::{SessionManager, list_sessions_in};
 
 /// CPU time of this thread so far, seconds (`/proc/thread-self/schedstat`,
-/// nanoseconds on the CPU; every workload here runs on one thread): on a
+/// nanoseconds on the CPU; the workloads that use it run on one thread): on a
 /// shared machine a workload's wall time mostly measures the other
 /// processes.
 ///
@@ -69,13 +69,24 @@ fn vm_hwm_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// Child: resume `path` as `pi -c` does before its first request.
+/// CPU time of this process so far, every thread's (those that ended
+/// too), seconds: a resume parses a long file on two threads.
+fn process_cpu_seconds() -> f64 {
+    use nix::sys::resource::{UsageWho, getrusage};
+    getrusage(UsageWho::RUSAGE_SELF).map_or(0.0, |usage| {
+        let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 * 1e-6;
+        seconds(usage.user_time()) + seconds(usage.system_time())
+    })
+}
+
+/// Child: resume `path` as `pi -c` does before its first request (CPU of
+/// every thread).
 fn child_resume(path: &Path) {
-    let start = cpu_seconds();
+    let start = process_cpu_seconds();
     let mut session = SessionManager::open(path, None).unwrap();
     let context = session.take_session_context();
     let converted = convert_to_llm(&context.messages);
-    let seconds = cpu_seconds() - start;
+    let seconds = process_cpu_seconds() - start;
     assert!(!converted.is_empty());
     println!("{seconds}\t{}", vm_hwm_kib());
 }
