@@ -160,8 +160,8 @@ fn compare(
         let (p, r) = both(&scratch, &resume_args(&dir), reps)?;
         let goal = if shape == "issue" {
             format!(
-                "; goal >= 25x CPU: {}, RSS <= 1/8 of pi's: {}",
-                if p.cpu >= 25.0 * r.cpu {
+                "; goal >= 25x wall: {}, RSS <= 1/8 of pi's: {}",
+                if p.wall >= 25.0 * r.wall {
                     "met"
                 } else {
                     "NOT met"
