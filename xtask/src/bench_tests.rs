@@ -63,11 +63,11 @@ fn only_the_issue_shaped_20k_resume_is_marked_against_the_goal() {
     };
     assert_eq!(
         resume_goal("issue", 20_000, &m(0.050, 28)),
-        "; goal <= 60 ms wall: met, <= 28 MB: met"
+        "; goal <= 60 ms wall: met, <= 28 MiB: met"
     );
     assert_eq!(
         resume_goal("issue", 20_000, &m(0.159, 84)),
-        "; goal <= 60 ms wall: NOT met, <= 28 MB: NOT met"
+        "; goal <= 60 ms wall: NOT met, <= 28 MiB: NOT met"
     );
     assert_eq!(resume_goal("standard", 20_000, &m(0.05, 20)), "");
     assert_eq!(resume_goal("issue", 2_500, &m(0.05, 20)), "");

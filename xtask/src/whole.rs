@@ -276,7 +276,7 @@ pub fn bench_rows(bin: &Path, quick: bool) -> Result<Vec<crate::bench::Row>, Str
 }
 
 /// Issue 17's goal for `-c -p` of its 20,000-message session (8.4 MB):
-/// <= 60 ms of wall time and <= 28 MB on this machine (25x faster than pi
+/// <= 60 ms of wall time and <= 28 MiB on this machine (25x faster than pi
 /// 0.73.1, 1/8 of its peak RSS); a note for the size it applies to, else
 /// nothing. The wall time is the goal's (a long session is parsed on two
 /// threads, so the CPU time, the row's figure, is larger).
@@ -286,7 +286,7 @@ pub fn resume_goal(shape: &str, entries: usize, m: &Measured) -> String {
     }
     let verdict = |met: bool| if met { "met" } else { "NOT met" };
     format!(
-        "; goal <= 60 ms wall: {}, <= 28 MB: {}",
+        "; goal <= 60 ms wall: {}, <= 28 MiB: {}",
         verdict(m.wall <= 0.060),
         verdict(m.rss_kib <= 28 * 1024)
     )
