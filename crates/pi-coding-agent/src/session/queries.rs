@@ -10,6 +10,7 @@ use super::entry::{SessionEntry, SessionHeader};
 use super::load::LoadDiagnostic;
 use super::store::{Sources, Stored};
 use super::tree::SessionTree;
+use super::walk::Shape;
 
 impl SessionManager {
     /// The working directory of the session.
@@ -52,6 +53,33 @@ impl SessionManager {
     /// read from the file are read again from their lines (once).
     pub fn entries(&self) -> Vec<&SessionEntry> {
         self.entries.iter().map(|s| self.get(s)).collect()
+    }
+
+    /// Visits every entry in append order. An entry not in memory is read
+    /// again from its line and dropped after the visit, not kept, so a
+    /// pass over a long session holds one such entry at a time (where
+    /// [`Self::entries`] keeps them all).
+    pub fn for_each_entry(&self, mut visit: impl FnMut(&SessionEntry)) {
+        for stored in &self.entries {
+            visit(&stored.read_uncached(self.source.as_ref()));
+        }
+    }
+
+    /// How many entries of each kind the session holds, without reading
+    /// any line again (only message entries are ever out of memory):
+    /// `(messages, compactions)`.
+    pub fn message_and_compaction_counts(&self) -> (usize, usize) {
+        self.entries
+            .iter()
+            .fold((0, 0), |(messages, compactions), stored| {
+                match stored.shape() {
+                    Shape::Message(_) | Shape::Entry(SessionEntry::Message(_)) => {
+                        (messages + 1, compactions)
+                    }
+                    Shape::Entry(SessionEntry::Compaction(_)) => (messages, compactions + 1),
+                    Shape::Entry(_) => (messages, compactions),
+                }
+            })
     }
 
     /// A stored entry, read again from the file if it is not in memory.

@@ -295,6 +295,13 @@ fn the_messages_a_compaction_summarized_are_read_as_outlines() {
     let opened = SessionManager::open(&path, None).unwrap();
     // The 238 messages before the first kept one are outlines.
     assert_eq!(opened.line_only_entries(), 238);
+    // Counted and visited without keeping what is read again.
+    assert_eq!(opened.message_and_compaction_counts(), (250, 1));
+    let mut visited = Vec::new();
+    opened.for_each_entry(|entry| visited.push(entry.clone()));
+    assert_eq!(visited, whole_entries);
+    assert_eq!(opened.line_only_entries(), 238);
+    drop(opened);
     let (mut resumed, context) = resume(&path);
     assert_eq!(context, whole_context);
     assert_eq!(user_texts(&context).len(), 13);

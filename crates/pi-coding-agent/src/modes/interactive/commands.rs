@@ -126,13 +126,7 @@ impl Ui {
     }
 
     fn compact(&mut self, instructions: Option<&str>) {
-        let messages = self
-            .app
-            .session()
-            .entries()
-            .iter()
-            .filter(|e| matches!(e, crate::session::SessionEntry::Message(_)))
-            .count();
+        let (messages, _) = self.app.session().message_and_compaction_counts();
         if messages < 2 {
             self.transcript.notice(Notice::Warning(
                 "Nothing to compact (no messages yet)".to_owned(),

@@ -25,7 +25,6 @@ use super::format::shorten_home;
 use super::transcript::{Transcript, user_text};
 use crate::app::App;
 use crate::messages::CodingMessage;
-use crate::session::SessionEntry;
 
 /// Which queue a message waits in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,13 +163,7 @@ impl Ui {
                 }
             }
         });
-        let compactions = self
-            .app
-            .session()
-            .entries()
-            .iter()
-            .filter(|e| matches!(e, SessionEntry::Compaction(_)))
-            .count();
+        let (_, compactions) = self.app.session().message_and_compaction_counts();
         if compactions > 0 {
             let times = if compactions == 1 {
                 "1 time".to_owned()
@@ -187,11 +180,13 @@ impl Ui {
         let mut totals = UsageTotals::default();
         let (name, cwd) = {
             let session = self.app.session();
-            for entry in session.entries() {
+            // One entry at a time: a long resumed session is not read
+            // into memory whole for its totals.
+            session.for_each_entry(|entry| {
                 if let Some(AgentMessage::Standard(Message::Assistant(a))) = entry.as_message() {
                     totals.add(&a.usage);
                 }
-            }
+            });
             (
                 session.session_name().map(str::to_owned),
                 session.cwd().to_owned(),
