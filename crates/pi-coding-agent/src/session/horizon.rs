@@ -16,7 +16,7 @@
 //! line, so a wrong guess costs time, never an entry.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use memchr::memmem;
@@ -124,21 +124,11 @@ fn line_start(file: &mut File, offset: u64) -> io::Result<u64> {
 fn read_line(file: &mut File, start: u64) -> io::Result<Vec<u8>> {
     file.seek(SeekFrom::Start(start))?;
     let mut line = Vec::new();
-    let mut buffer = vec![0; WINDOW];
-    loop {
-        let read = match file.read(&mut buffer) {
-            Ok(0) => return Ok(line),
-            Ok(read) => read,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let chunk = buffer.get(..read).unwrap_or_default();
-        if let Some(at) = memchr::memchr(b'\n', chunk) {
-            line.extend_from_slice(chunk.get(..at).unwrap_or_default());
-            return Ok(line);
-        }
-        line.extend_from_slice(chunk);
+    BufReader::new(file).read_until(b'\n', &mut line)?;
+    if line.last() == Some(&b'\n') {
+        line.pop();
     }
+    Ok(line)
 }
 
 /// The offset of the last match of `pattern` that ends at or before `end`.

@@ -135,18 +135,16 @@ impl Stored {
     ) -> Self {
         match (entry, span, u32::try_from(loaded.len())) {
             (SessionEntry::Message(e), Some(span), Ok(slot)) => {
-                let read = ReadMessage {
-                    model: e
-                        .message
+                let read = ReadMessage::new(
+                    e.id.into_boxed_str(),
+                    e.parent_id.map(String::into_boxed_str),
+                    MessageKind::of(&e.message),
+                    e.message
                         .as_assistant()
                         .map(|a| models.get(a.provider.as_str(), &a.model)),
-                    kind: MessageKind::of(&e.message),
-                    id: e.id.into_boxed_str(),
-                    parent_id: e.parent_id.map(String::into_boxed_str),
                     span,
-                    slot: Some(slot),
-                    entry: OnceLock::new(),
-                };
+                    Some(slot),
+                );
                 loaded.push(Some(e.message));
                 Self::Read(read)
             }
@@ -157,17 +155,16 @@ impl Stored {
     /// A message entry known by its outline only: its message is read
     /// from the line at `span` when it is needed.
     pub(super) fn outline(outline: MessageOutline, span: LineSpan, models: &mut ModelRefs) -> Self {
-        Self::Read(ReadMessage {
-            model: outline
+        Self::Read(ReadMessage::new(
+            outline.id,
+            outline.parent_id,
+            outline.kind,
+            outline
                 .model
                 .map(|(provider, model)| models.get(&provider, &model)),
-            kind: outline.kind,
-            id: outline.id,
-            parent_id: outline.parent_id,
             span,
-            slot: None,
-            entry: OnceLock::new(),
-        })
+            None,
+        ))
     }
 
     /// The entry id.
@@ -320,6 +317,27 @@ impl Stored {
 }
 
 impl ReadMessage {
+    /// A message entry known by its line at `span`, its message at `slot`
+    /// of the loaded messages (`None`: read from the line when needed).
+    fn new(
+        id: Box<str>,
+        parent_id: Option<Box<str>>,
+        kind: MessageKind,
+        model: Option<Arc<ModelRef>>,
+        span: LineSpan,
+        slot: Option<u32>,
+    ) -> Self {
+        Self {
+            id,
+            parent_id,
+            model,
+            kind,
+            span,
+            slot,
+            entry: OnceLock::new(),
+        }
+    }
+
     /// Reads the entry again. A session file is only ever appended to, so
     /// this fails only if the file was changed behind our back; the entry
     /// then reads as a `custom` entry (never part of a context) naming the
