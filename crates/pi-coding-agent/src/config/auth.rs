@@ -12,7 +12,6 @@
 //! app runs.
 
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -231,25 +230,24 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     builder.create(dir)
 }
 
-/// Replaces `path` by `content`: a temporary file (mode 0600) in the same
-/// directory, flushed, renamed over it, then the directory flushed.
+/// Replaces `path` by `content` at its real path (a symlinked `auth.json`
+/// keeps its symlink; [`crate::file_replace`]), mode 0600.
 fn replace_private_file(path: &Path, content: &[u8]) -> std::io::Result<()> {
-    let dir = parent_dir(path);
-    create_private_dir(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".auth-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    create_private_dir(parent_dir(path))?;
+    let replaced = crate::file_replace::replace_file(
+        path,
+        crate::file_replace::ReplaceOptions::PRIVATE_FILE,
+        content,
+    )?;
+    // Secrets stay private even where the old file was not.
     #[cfg(unix)]
-    {
+    if replaced.strategy != crate::file_replace::Strategy::Special {
         use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
+        replaced
+            .file
             .set_permissions(std::fs::Permissions::from_mode(0o600))?;
     }
-    tmp.write_all(content)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    File::open(dir)?.sync_all()
+    Ok(())
 }
 
 #[cfg(test)]
@@ -323,7 +321,7 @@ mod tests {
         let names: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".tmp"))
+            .filter(|n| n.contains(".pi-tmp-"))
             .collect();
         assert!(names.is_empty(), "no temporary file left: {names:?}");
     }

@@ -52,16 +52,18 @@ pub fn branch_jsonl(session: &SessionManager, now: &str) -> Result<String, serde
     Ok(text)
 }
 
-/// Writes an export to `path`, creating its folder (pi creates it too). An existing
-/// file is replaced atomically (keeping its permissions); a new one is created with
-/// the process's umask, as any file the user asks for.
+/// Writes an export to `path`, creating its folder (pi creates it too). A
+/// regular file (or a new one, created with the process's umask) is replaced
+/// atomically at its real path, keeping its mode and owner; a FIFO, a device or
+/// `/dev/stdout` is written to as it is ([`crate::file_replace`]).
 pub fn write_file(path: &std::path::Path, content: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    if path.exists() {
-        crate::session::replace_file(path, content)
-    } else {
-        std::fs::write(path, content)
-    }
+    crate::file_replace::replace_file(
+        path,
+        crate::file_replace::ReplaceOptions::USER_FILE,
+        content,
+    )?;
+    Ok(())
 }

@@ -369,6 +369,19 @@ impl LineSource {
         }
     }
 
+    /// Reads from `file` (the session file as locked) from now on, unless
+    /// the file was opened already.
+    pub(super) fn pin(&self, file: File) {
+        let mut window = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        if window.is_none() {
+            *window = Some(Window {
+                file,
+                offset: 0,
+                bytes: Vec::with_capacity(WINDOW),
+            });
+        }
+    }
+
     /// The entry at `span`, parsed as when the file was loaded: a JSON
     /// line this version cannot type is kept verbatim ([`RawEntry`]).
     pub(super) fn read_entry(&self, span: LineSpan) -> Result<SessionEntry, String> {

@@ -5,7 +5,6 @@
 //! old formats (versions 1 and 2) are migrated to version 3, with the text
 //! of the migrated file for an atomic rewrite that keeps every line.
 
-use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
 use std::io::BufReader;
@@ -15,8 +14,8 @@ use serde_json::Value;
 
 use super::SessionError;
 use super::entry::{CURRENT_SESSION_VERSION, SessionEntry, SessionHeader};
-use super::ids::generate_entry_id;
 use super::lines::{self, LineReader, MakeEntry, json_diagnostic};
+use super::migrate_file::migrate;
 
 /// Why a line of a session file was skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -325,7 +324,7 @@ pub(super) fn current_entry_lines(path: &Path) -> Result<Option<Vec<String>>, Se
 /// escapes (which JavaScript writes, serde_json rejects) is retried with
 /// those escapes replaced by U+FFFD.
 /// The flag is true when escapes were replaced.
-fn parse_line(bytes: &[u8]) -> Result<(Value, bool), serde_json::Error> {
+pub(super) fn parse_line(bytes: &[u8]) -> Result<(Value, bool), serde_json::Error> {
     match parse_json(bytes) {
         Ok(value) => Ok((value, false)),
         Err(err) => match replace_lone_surrogates(bytes) {
@@ -399,65 +398,11 @@ pub(super) fn replace_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
     changed.then_some(out)
 }
 
-fn parse_header(value: Value) -> Option<SessionHeader> {
+pub(super) fn parse_header(value: Value) -> Option<SessionHeader> {
     let is_header = value.get("type").and_then(Value::as_str) == Some("session")
         && value.get("id").is_some_and(Value::is_string);
     if !is_header {
         return None;
     }
     serde_json::from_value(value).ok()
-}
-
-/// Brings version 1 and 2 entries (as raw JSON, in file order) to version 3,
-/// as pi's migrations do:
-/// - v1 -> v2: every entry gets a fresh short `id` and the previous entry's
-///   id as `parentId` (a linear chain); a compaction's `firstKeptEntryIndex`
-///   (an index into the file's parsed lines, header included) becomes
-///   `firstKeptEntryId`.
-/// - v2 -> v3: the message role `hookMessage` is renamed to `custom`.
-pub fn migrate(entries: &mut [(usize, Value)], from_version: u32) {
-    if from_version < 2 {
-        let mut taken: HashSet<String> = HashSet::new();
-        let mut ids: Vec<String> = Vec::with_capacity(entries.len());
-        let mut prev: Option<String> = None;
-        for (_, value) in entries.iter_mut() {
-            let id = generate_entry_id(|candidate| taken.contains(candidate));
-            taken.insert(id.clone());
-            ids.push(id.clone());
-            let Value::Object(map) = value else {
-                continue;
-            };
-            map.insert("id".into(), Value::String(id.clone()));
-            map.insert(
-                "parentId".into(),
-                prev.clone().map_or(Value::Null, Value::String),
-            );
-            prev = Some(id);
-            if map.get("type").and_then(Value::as_str) == Some("compaction")
-                && let Some(index) = map.get("firstKeptEntryIndex").and_then(Value::as_u64)
-            {
-                // Index 0 is the header, so entry `k` of the file is ids[k - 1].
-                let target = usize::try_from(index)
-                    .ok()
-                    .and_then(|i| i.checked_sub(1))
-                    .and_then(|i| ids.get(i));
-                if let Some(target) = target {
-                    map.insert("firstKeptEntryId".into(), Value::String(target.clone()));
-                }
-                map.shift_remove("firstKeptEntryIndex");
-            }
-        }
-    }
-    if from_version < 3 {
-        for (_, value) in entries.iter_mut() {
-            if value.get("type").and_then(Value::as_str) != Some("message") {
-                continue;
-            }
-            if let Some(message) = value.get_mut("message").and_then(Value::as_object_mut)
-                && message.get("role").and_then(Value::as_str) == Some("hookMessage")
-            {
-                message.insert("role".into(), Value::String("custom".into()));
-            }
-        }
-    }
 }

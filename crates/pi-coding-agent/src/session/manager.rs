@@ -1,8 +1,7 @@
 //! [`SessionManager`]: one session, its tree and its file.
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use pi_agent_core::AgentMessage;
@@ -21,6 +20,7 @@ use super::lines::LineSource;
 use super::load::LoadDiagnostic;
 use super::paths::{agent_dir, default_session_dir, session_file_name};
 use super::store::{LoadedMessages, Stored};
+use super::writer::SessionWriter;
 use crate::messages::{CodingAgentMessage, CodingMessage};
 
 /// Options of [`SessionManager::new_session`].
@@ -67,7 +67,7 @@ pub struct SessionManager {
     /// Entries already on disk; `None` while not even the header is.
     pub(super) written: Option<usize>,
     pub(super) needs_newline: bool,
-    pub(super) writer: Option<File>,
+    pub(super) writer: Option<SessionWriter>,
     /// Lines to write as they are instead of serializing their entries (by
     /// id): entries copied from a file into a branched session.
     pub(super) verbatim: HashMap<String, String>,
@@ -91,30 +91,6 @@ pub(super) fn new_header(id: String, cwd: &str, parent_session: Option<String>) 
         parent_session,
         extra: ExtraFields::new(),
     }
-}
-
-/// Opens a session file for appending, holding its exclusive advisory
-/// lock (`flock`), or fails with [`SessionError::Locked`] when another
-/// process holds it. A file system without locks is written unlocked.
-fn open_locked(path: &Path) -> Result<File, SessionError> {
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(io_error(path))?;
-    #[cfg(unix)]
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => {
-            return Err(SessionError::Locked {
-                path: path.to_path_buf(),
-            });
-        }
-        Err(fs::TryLockError::Error(e)) => {
-            tracing::warn!(path = %path.display(), "cannot lock the session file: {e}");
-        }
-    }
-    Ok(file)
 }
 
 impl SessionManager {
@@ -220,7 +196,7 @@ impl SessionManager {
     }
 
     /// Writes what is pending, if the session persists and has an assistant message.
-    fn persist(&mut self) -> Result<(), SessionError> {
+    pub(super) fn persist(&mut self) -> Result<(), SessionError> {
         let Some(path) = self.file.clone() else {
             return Ok(());
         };
@@ -253,12 +229,13 @@ impl SessionManager {
             content.push('\n');
         }
         if self.writer.is_none() {
-            self.writer = Some(open_locked(&path)?);
+            self.writer = Some(self.open_writer(&path)?);
         }
         if let Some(writer) = self.writer.as_mut() {
-            writer
-                .write_all(content.as_bytes())
-                .map_err(io_error(&path))?;
+            if let Err(lost) = writer.check(&path) {
+                return self.continue_after_loss(&path, lost);
+            }
+            writer.append(&path, content.as_bytes())?;
         }
         self.written = Some(self.entries.len());
         self.needs_newline = false;
@@ -276,11 +253,24 @@ impl SessionManager {
         }
         match self.file.clone() {
             Some(path) if path.exists() => {
-                self.writer = Some(open_locked(&path)?);
+                self.writer = Some(self.open_writer(&path)?);
                 Ok(())
             }
             _ => Ok(()),
         }
+    }
+
+    /// Locks the session file at `path` for writing; entries read from it
+    /// are read from the file locked from now on, even if another one takes
+    /// its place.
+    fn open_writer(&self, path: &Path) -> Result<SessionWriter, SessionError> {
+        let writer = SessionWriter::open_locked(path)?;
+        if let Some(source) = &self.source
+            && let Ok(file) = writer.reader()
+        {
+            source.pin(file);
+        }
+        Ok(writer)
     }
 
     /// Lets go of the session file's lock (it is taken again by

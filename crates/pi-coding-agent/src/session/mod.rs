@@ -11,8 +11,6 @@
 //! [`list_sessions`] and [`list_all_sessions`] describe the files of a
 //! project or of every project.
 
-mod atomic;
-pub(crate) use atomic::replace_file;
 pub mod context;
 mod entry;
 mod horizon;
@@ -22,6 +20,7 @@ mod lines;
 mod list;
 mod load;
 mod manager;
+mod migrate_file;
 mod open;
 mod outline;
 mod paths;
@@ -32,6 +31,7 @@ mod store;
 mod summary;
 mod tree;
 mod walk;
+mod writer;
 
 use std::path::PathBuf;
 
@@ -43,8 +43,9 @@ pub use entry::{
 };
 pub use ids::{generate_entry_id, new_session_id, now_iso};
 pub use list::{SessionInfo, list_all_sessions, list_sessions, list_sessions_in};
-pub use load::{DiagnosticKind, LoadDiagnostic, LoadedSession, load_session_file, migrate};
+pub use load::{DiagnosticKind, LoadDiagnostic, LoadedSession, load_session_file};
 pub use manager::{NewSessionOptions, SessionManager};
+pub use migrate_file::migrate;
 pub use paths::{
     AGENT_DIR_ENV, agent_dir, agent_dir_from, default_session_dir, encode_cwd, session_file_name,
     sessions_dir,
@@ -97,6 +98,22 @@ pub enum SessionError {
         /// The file.
         path: PathBuf,
     },
+    /// The session file was deleted or replaced while this process wrote
+    /// it. Nothing is lost: every entry was written to a new file, where the
+    /// session continues.
+    #[error(
+        "session file {} was {what} while in use; the session continues in {}",
+        path.display(),
+        continued_in.display()
+    )]
+    FileLost {
+        /// The file that was lost.
+        path: PathBuf,
+        /// What happened to it.
+        what: &'static str,
+        /// The new file.
+        continued_in: PathBuf,
+    },
     /// An entry could not be serialized.
     #[error("cannot serialize a session entry: {0}")]
     Serialize(#[from] serde_json::Error),
@@ -113,3 +130,7 @@ mod resume_tests;
 #[cfg(test)]
 #[path = "migration_tests.rs"]
 mod migration_tests;
+
+#[cfg(test)]
+#[path = "durability_tests.rs"]
+mod durability_tests;

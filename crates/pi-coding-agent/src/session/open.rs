@@ -2,32 +2,41 @@
 //! place when nothing is lost, else continued in a new file), continuing
 //! the most recent one, and forking one into a new file.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::entry::{CURRENT_SESSION_VERSION, SessionEntry};
+use super::entry::SessionEntry;
 use super::horizon::{find_horizon, scan_file};
 use super::ids::new_session_id;
 use super::lines::LineSource;
 use super::lines::{LineSpan, MakeEntry};
 use super::load::{ReadFile, current_entry_lines, load_session_file, read_session_file};
 use super::manager::{io_error, new_header};
+use super::migrate_file::{Migration, migrate_in_place};
 use super::outline::MessageOutline;
 use super::paths::{agent_dir, default_session_dir, session_file_name};
 use super::store::{LoadedMessages, ModelRefs, Stored};
+use super::writer::{Lost, SessionWriter};
 use super::{SessionError, SessionManager, list};
+use crate::file_replace::{ReplaceOptions, replace_file};
 
 impl SessionManager {
     /// Opens a session file. A missing or empty file becomes a new session
     /// that will be written at that path. `session_dir` (for later new or
-    /// forked sessions) defaults to the file's directory. Files in an older
-    /// format are migrated and rewritten.
+    /// forked sessions) defaults to the file's directory. A file in an older
+    /// format is migrated and rewritten under its lock, which this manager
+    /// then holds ([`migrate_in_place`]); one that cannot be rewritten is
+    /// left as it is and the session continues in a new file.
     pub fn open(path: &Path, session_dir: Option<&Path>) -> Result<Self, SessionError> {
         let dir = match session_dir {
             Some(dir) => dir.to_path_buf(),
             None => path
                 .parent()
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        };
+        let (writer, refused) = match migrate_in_place(path)? {
+            Migration::Current(writer) => (writer, None),
+            Migration::Rewritten(writer) => (Some(writer), None),
+            Migration::Refused(reason) => (None, Some(reason)),
         };
         let loaded = match Self::read(path) {
             Ok(loaded) => Some(loaded),
@@ -41,7 +50,18 @@ impl SessionManager {
         };
         Self::ensure_dir(&dir)?;
         match loaded {
-            Some((loaded, messages)) => Self::from_loaded(path, dir, loaded, messages),
+            Some((loaded, messages)) => {
+                let mut manager = Self::from_loaded(path, dir, loaded, messages, refused);
+                if let Some(writer) = writer
+                    && manager.file.as_deref() == Some(path)
+                {
+                    if let (Some(source), Ok(file)) = (&manager.source, writer.reader()) {
+                        source.pin(file);
+                    }
+                    manager.writer = Some(writer);
+                }
+                Ok(manager)
+            }
             None => {
                 let cwd = std::env::current_dir()
                     .map(|d| d.to_string_lossy().into_owned())
@@ -89,63 +109,81 @@ impl SessionManager {
         Ok((loaded, maker.messages))
     }
 
-    /// A manager for a file just read. A file in an old format is migrated
-    /// as pi does, and rewritten in place atomically when nothing is lost
-    /// by it (then read again); otherwise the file is left untouched and
-    /// the session continues in a new file.
+    /// A manager for a file just read. A file still in an old format (one
+    /// [`migrate_in_place`] could not rewrite, for the reason `refused`) is
+    /// left untouched and the session continues in a new file.
     fn from_loaded(
         path: &Path,
         dir: PathBuf,
         mut loaded: ReadFile<Stored>,
         messages: LoadedMessages,
-    ) -> Result<Self, SessionError> {
-        match loaded.migrated_text.take() {
-            Some(Ok(text)) => match super::atomic::replace_file(path, &text) {
-                Ok(()) => {
-                    tracing::info!(
-                        path = %path.display(),
-                        "migrated the session file from version {} to {CURRENT_SESSION_VERSION}",
-                        loaded.migrated_from.unwrap_or(1)
-                    );
-                    let (loaded, messages) = Self::read(path)?;
-                    Ok(Self::build(path, dir, loaded, messages))
-                }
-                Err(err) => {
-                    // The old file is intact (the rename never happened).
-                    let mut manager = Self::build(path, dir, loaded, messages);
-                    manager.continue_in_new_file(path, &format!("rewriting it failed: {err}"));
-                    Ok(manager)
-                }
-            },
-            Some(Err(reason)) => {
-                let mut manager = Self::build(path, dir, loaded, messages);
-                manager.continue_in_new_file(path, &reason);
-                Ok(manager)
-            }
-            None => Ok(Self::build(path, dir, loaded, messages)),
+        refused: Option<String>,
+    ) -> Self {
+        let migrated = loaded.migrated_text.take();
+        let mut manager = Self::build(path, dir, loaded, messages);
+        if let Some(text) = migrated {
+            let reason = match (text, refused) {
+                (Err(reason), _) | (Ok(_), Some(reason)) => reason,
+                (Ok(_), None) => "it changed while it was being migrated".to_owned(),
+            };
+            manager.continue_in_new_file(path, &reason);
         }
+        manager
     }
 
     /// Leaves an old-format file that cannot be rewritten untouched: the
     /// session (all its entries) continues in a new file naming it as
     /// `parentSession`, written with the next append.
     fn continue_in_new_file(&mut self, old: &Path, reason: &str) {
-        let parent = old.to_string_lossy().into_owned();
-        self.header = new_header(new_session_id(), &self.cwd, Some(parent));
-        self.file = self
-            .session_dir
-            .as_ref()
-            .map(|dir| dir.join(session_file_name(&self.header.timestamp, &self.header.id)));
+        self.start_new_file(old);
         tracing::warn!(
             path = %old.display(),
             "the session file is in an old format and is not migrated in place ({reason}); \
              it is left unchanged and the session continues in {}",
             self.file.as_deref().map_or_else(String::new, |p| p.display().to_string())
         );
+        // Every entry was read whole (migrated).
         self.source = None;
+    }
+
+    /// Moves the session (all its entries) to a new file naming `old` as
+    /// `parentSession`, written with the next append.
+    fn start_new_file(&mut self, old: &Path) {
+        let parent = old.to_string_lossy().into_owned();
+        self.header = new_header(new_session_id(), &self.cwd, Some(parent));
+        self.file = self
+            .session_dir
+            .as_ref()
+            .map(|dir| dir.join(session_file_name(&self.header.timestamp, &self.header.id)));
         self.written = None;
         self.needs_newline = false;
         self.writer = None;
+    }
+
+    /// The session file at `path` was deleted or replaced while this
+    /// process wrote it: every entry (those read from it through the file
+    /// still held) is written to a new file, where the session continues,
+    /// and the loss is reported as [`SessionError::FileLost`].
+    pub(super) fn continue_after_loss(
+        &mut self,
+        path: &Path,
+        lost: Lost,
+    ) -> Result<(), SessionError> {
+        tracing::error!(path = %path.display(), "the session file was {}", lost.verb());
+        // The old file stays readable through the handle held until now.
+        if let (Some(source), Some(Ok(file))) = (
+            &self.source,
+            self.writer.as_ref().map(SessionWriter::reader),
+        ) {
+            source.pin(file);
+        }
+        self.start_new_file(path);
+        self.persist()?;
+        Err(SessionError::FileLost {
+            path: path.to_path_buf(),
+            what: lost.verb(),
+            continued_in: self.file.clone().unwrap_or_default(),
+        })
     }
 
     fn build(
@@ -215,7 +253,8 @@ impl SessionManager {
             content.push_str(line);
             content.push('\n');
         }
-        fs::write(&path, content).map_err(io_error(&path))?;
+        replace_file(&path, ReplaceOptions::USER_FILE, content.as_bytes())
+            .map_err(|e| io_error(&path)(e.into()))?;
         Self::open(&path, Some(&dir))
     }
 }

@@ -2,7 +2,6 @@
 //! matched against the original file, keeping its line endings and BOM;
 //! `details` carry pi's numbered diff and the first changed line.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
@@ -19,7 +18,8 @@ use nix::unistd::{AccessFlags, access};
 
 use super::mutation_queue::lock_file;
 use super::path::resolve_to_cwd;
-use super::{node_io_error, parse_args, run_blocking};
+use super::{node_io_error, node_replace_error, parse_args, run_blocking};
+use crate::file_replace::{ReplaceError, ReplaceOptions, replace_file_with};
 
 /// The `edit` tool.
 #[derive(Debug)]
@@ -211,7 +211,7 @@ fn edit_file(absolute: &Path, path: &str, edits: &[Edit]) -> Result<AgentToolRes
     };
     let applied = apply_edits_to_normalized_content(&content, edits, path)?;
     write_file(absolute, bom, &applied.new_content, ending)
-        .map_err(|e| ToolError::new(node_io_error(&e, "open", absolute)))?;
+        .map_err(|e| ToolError::new(node_replace_error(&e)))?;
 
     let diff = generate_diff_string(
         &applied.base_content,
@@ -230,15 +230,19 @@ fn edit_file(absolute: &Path, path: &str, edits: &[Edit]) -> Result<AgentToolRes
     ))
 }
 
-/// Writes the edited file (BOM, then the text in its line ending) in
-/// place, as pi's `writeFile` does, streaming instead of building the
-/// converted copy.
-fn write_file(absolute: &Path, bom: &str, text: &str, ending: LineEnding) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::new(std::fs::File::create(absolute)?);
-    out.write_all(bom.as_bytes())?;
-    write_with_line_endings(&mut out, text, ending)?;
-    out.into_inner()
-        .map_err(std::io::IntoInnerError::into_error)?;
+/// Writes the edited file (BOM, then the text in its line ending), streamed
+/// into a temporary file beside it that replaces it atomically
+/// ([`crate::file_replace`]): a full disk or a kill leaves the old file.
+fn write_file(
+    absolute: &Path,
+    bom: &str,
+    text: &str,
+    ending: LineEnding,
+) -> Result<(), ReplaceError> {
+    replace_file_with(absolute, ReplaceOptions::USER_FILE, |mut out| {
+        out.write_all(bom.as_bytes())?;
+        write_with_line_endings(&mut out, text, ending)
+    })?;
     Ok(())
 }
 

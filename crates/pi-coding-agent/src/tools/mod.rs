@@ -225,12 +225,26 @@ pub(crate) fn node_io_error(error: &io::Error, syscall: &str, path: &Path) -> St
         io::ErrorKind::PermissionDenied => Some(("EACCES", "permission denied")),
         io::ErrorKind::IsADirectory => Some(("EISDIR", "illegal operation on a directory")),
         io::ErrorKind::NotADirectory => Some(("ENOTDIR", "not a directory")),
+        io::ErrorKind::StorageFull => Some(("ENOSPC", "no space left on device")),
+        io::ErrorKind::FileTooLarge => Some(("EFBIG", "file too large")),
+        io::ErrorKind::QuotaExceeded => Some(("EDQUOT", "disk quota exceeded")),
+        io::ErrorKind::ReadOnlyFilesystem => Some(("EROFS", "read-only file system")),
         _ => None,
     };
     match code {
         Some((code, text)) => format!("{code}: {text}, {syscall} '{}'", path.display()),
         None => format!("{error}: {syscall} '{}'", path.display()),
     }
+}
+
+/// A failed replacement of a file in Node's wording, naming the call and
+/// the path that failed and, when it is so, that the file was not changed.
+pub(crate) fn node_replace_error(error: &crate::file_replace::ReplaceError) -> String {
+    let mut text = node_io_error(&error.source, error.step.syscall(), &error.path);
+    if error.unchanged {
+        text.push_str(&format!(" ({} was not changed)", error.target.display()));
+    }
+    text
 }
 
 #[cfg(test)]

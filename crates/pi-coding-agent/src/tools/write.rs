@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 
 use super::mutation_queue::lock_file;
 use super::path::resolve_to_cwd;
-use super::{node_io_error, parse_args, run_blocking, text_result};
+use super::{node_io_error, node_replace_error, parse_args, run_blocking, text_result};
+use crate::file_replace::{ReplaceOptions, replace_file};
 
 /// The `write` tool.
 #[derive(Debug)]
@@ -89,8 +90,13 @@ impl AgentTool for WriteTool {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| ToolError::new(node_io_error(&e, "mkdir", parent)))?;
             }
-            std::fs::write(&absolute, args.content.as_bytes())
-                .map_err(|e| ToolError::new(node_io_error(&e, "open", &absolute)))?;
+            // Atomically at its real path: a full disk or a kill leaves the old file.
+            replace_file(
+                &absolute,
+                ReplaceOptions::USER_FILE,
+                args.content.as_bytes(),
+            )
+            .map_err(|e| ToolError::new(node_replace_error(&e)))?;
             Ok(text_result(format!(
                 "Successfully wrote {} bytes to {}",
                 args.content.len(),

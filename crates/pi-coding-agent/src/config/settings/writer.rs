@@ -1,9 +1,9 @@
 //! Writing changed settings back to the global `settings.json` as pi does:
 //! under the file's lock, the file is read again and only the changed keys
 //! are replaced, so keys another process wrote in the meantime survive; the
-//! result replaces the file atomically (temp file, fsync, rename).
+//! result replaces the file atomically (temp file, fsync, rename) at its real
+//! path.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -127,19 +127,10 @@ impl SettingsWriter {
     }
 }
 
-/// Replaces `path` with `bytes`: a temp file in the same directory, synced,
-/// given the old file's permissions, renamed over it.
+/// Replaces `path` with `bytes` at its real path (a symlinked settings file
+/// keeps its symlink): a temp file beside it, synced, given the old file's
+/// mode and owner, renamed over it ([`crate::file_replace`]).
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut temp = tempfile::Builder::new()
-        .prefix(".settings.")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        temp.as_file().set_permissions(meta.permissions())?;
-    }
-    temp.persist(path).map_err(|e| e.error)?;
+    crate::file_replace::replace_file(path, crate::file_replace::ReplaceOptions::USER_FILE, bytes)?;
     Ok(())
 }
