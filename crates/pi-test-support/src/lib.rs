@@ -16,6 +16,8 @@
 //!   answers with canned (or broken) responses.
 //! - [`event_stream`]: recorded answers as AWS event-stream messages, for
 //!   the mock server of a wire that is not SSE.
+//! - [`full_disk`]: a directory whose disk can be made full (a tmpfs, or
+//!   a file size limit on child processes).
 //! - [`e2e`]: the end-to-end scenarios every wire runs over real HTTP,
 //!   driven by a small per-wire [`e2e::WireAdapter`] through
 //!   [`wire_e2e_suite!`].
@@ -31,6 +33,7 @@ pub mod contract;
 pub mod e2e;
 pub mod event_stream;
 pub mod fixtures;
+pub mod full_disk;
 pub mod mock_server;
 pub mod parity;
 pub mod replay;

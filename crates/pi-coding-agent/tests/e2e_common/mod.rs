@@ -265,3 +265,33 @@ pub fn install_session(scenario: &Scenario, entries: &[Value]) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// An openai-completions answer that calls tool `name` with `arguments`
+/// (one chunk with the whole call, `finish_reason: tool_calls`, `[DONE]`).
+pub fn tool_call_answer(call_id: &str, name: &str, arguments: &Value) -> MockResponse {
+    let chunk = |choices: Value| {
+        let body = serde_json::json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk",
+                                      "created": 1_767_225_601, "model": "mock", "choices": choices});
+        format!("data: {body}\n\n")
+    };
+    MockResponse::sse([
+        chunk(
+            serde_json::json!([{"index": 0, "delta": {"role": "assistant", "tool_calls": [{
+            "index": 0, "id": call_id, "type": "function",
+            "function": {"name": name, "arguments": arguments.to_string()}
+        }]}, "finish_reason": null}]),
+        ),
+        chunk(serde_json::json!([{"index": 0, "delta": {}, "finish_reason": "tool_calls"}])),
+        "data: [DONE]\n\n".to_owned(),
+    ])
+}
+
+/// Points `scenario`'s models at `server` (a server started for one run).
+pub fn use_server(scenario: &Scenario, server: &MockServer) {
+    let models = std::fs::read_to_string(fixtures().join("models.json")).unwrap();
+    std::fs::write(
+        scenario.agent_dir.path().join("models.json"),
+        models.replace("http://127.0.0.1:18777", &server.url()),
+    )
+    .unwrap();
+}
