@@ -99,21 +99,26 @@ impl FullDisk {
         self.limit = None;
     }
 
-    /// `command` as it is, or run under the file size limit when there is
-    /// one (program, arguments, environment and directory carried over; set
-    /// its stdio after this call).
+    /// `command` as it is on the tmpfs, else run under the file size limit
+    /// (its soft limit: none until one is set) with `SIGXFSZ` ignored (program, arguments,
+    /// environment and directory carried over; set its stdio after this
+    /// call).
     pub fn wrap(&self, command: &Command) -> Command {
-        let Some(limit) = self.limit else {
+        if self.mounted {
             let mut same = Command::new(command.get_program());
             copy_setup(command, &mut same);
             return same;
-        };
+        }
+        let limit = self
+            .limit
+            .map_or_else(|| "unlimited".to_owned(), |l| l.to_string());
         let mut limited = Command::new("sh");
-        // An ignored signal stays ignored across exec.
+        // An ignored signal stays ignored across exec (also for a limit
+        // set later by `apply_to`).
         limited.args([
             "-c",
-            "trap '' XFSZ; exec prlimit --fsize=\"$0\" -- \"$@\"",
-            &limit.to_string(),
+            "trap '' XFSZ; exec prlimit --fsize=\"$0:\" -- \"$@\"",
+            &limit,
         ]);
         limited.arg(command.get_program());
         copy_setup(command, &mut limited);
@@ -131,7 +136,7 @@ impl FullDisk {
             .map_or_else(|| "unlimited".to_owned(), |l| l.to_string());
         let status = Command::new("prlimit")
             .arg(format!("--pid={pid}"))
-            .arg(format!("--fsize={limit}"))
+            .arg(format!("--fsize={limit}:"))
             .status()
             .unwrap();
         assert!(status.success(), "prlimit --pid {pid} failed");
