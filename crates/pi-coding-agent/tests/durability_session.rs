@@ -5,79 +5,15 @@
 
 mod e2e_common;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::process::Stdio;
 use std::time::Duration;
 
-use e2e_common::{Scenario, capture_answer, text, use_server};
+use e2e_common::{RpcProcess, Scenario, capture_answer, text, use_server};
 use pi_coding_agent::session::{SessionManager, load_session_file};
 use pi_test_support::full_disk::FullDisk;
 use pi_test_support::mock_server::MockServer;
 use serde_json::{Value, json};
-
-/// `pi --mode rpc`, its output lines read on a thread.
-struct Rpc {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<Value>,
-    next_id: usize,
-}
-
-impl Rpc {
-    fn start(mut command: std::process::Command) -> Self {
-        command.stdin(Stdio::piped()).stdout(Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (send, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Ok(value) = serde_json::from_str::<Value>(&line) {
-                    let _ = send.send(value);
-                }
-            }
-        });
-        Self {
-            child,
-            stdin,
-            lines,
-            next_id: 0,
-        }
-    }
-
-    /// Sends a prompt and returns every line up to its `agent_end`, and the
-    /// prompt's responses seen by then (or shortly after).
-    fn prompt(&mut self, message: &str) -> Vec<Value> {
-        self.next_id += 1;
-        let command = json!({"id": self.next_id.to_string(), "type": "prompt", "message": message});
-        writeln!(self.stdin, "{command}").unwrap();
-        let mut seen = Vec::new();
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(30))
-                .expect("an rpc line");
-            let done = line["type"] == "agent_end";
-            seen.push(line);
-            if done {
-                break;
-            }
-        }
-        // A failed save is a second response, right after the run.
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(300)) {
-            seen.push(line);
-        }
-        seen
-    }
-
-    fn finish(mut self) {
-        drop(self.stdin);
-        self.child.wait().unwrap();
-    }
-}
 
 fn prompt_responses(lines: &[Value]) -> Vec<&Value> {
     lines
@@ -144,14 +80,14 @@ async fn a_save_on_a_full_disk_fails_visibly_and_the_retry_starts_on_a_fresh_lin
     let mut disk = FullDisk::new();
     let path = disk.path().join("s.jsonl");
     tokio::task::block_in_place(|| {
-        let mut rpc = Rpc::start(disk.wrap(&rpc_on(&s, &path)));
+        let mut rpc = RpcProcess::start(disk.wrap(&rpc_on(&s, &path)));
         let first = rpc.prompt("one");
         assert_eq!(save_error(&first), None);
 
         // A few hundred bytes left: the long answer's line is cut.
         let len = std::fs::metadata(&path).unwrap().len();
         disk.fill_leaving(if disk.is_tmpfs() { 300 } else { len + 300 });
-        disk.apply_to(rpc.child.id());
+        disk.apply_to(rpc.id());
         let second = rpc.prompt("two");
         let error = save_error(&second).expect("the failed save is reported");
         assert!(error.contains("s.jsonl"), "{error}");
@@ -166,17 +102,28 @@ async fn a_save_on_a_full_disk_fails_visibly_and_the_retry_starts_on_a_fresh_lin
         );
 
         disk.free();
-        disk.apply_to(rpc.child.id());
+        disk.apply_to(rpc.id());
         let third = rpc.prompt("three");
         assert_eq!(save_error(&third), None, "{third:?}");
-        assert!(prompt_responses(&third).iter().all(|r| r["success"] == true));
+        assert!(
+            prompt_responses(&third)
+                .iter()
+                .all(|r| r["success"] == true)
+        );
         rpc.finish();
     });
     let (texts, skipped) = context_texts(&path);
     assert_eq!(skipped, 0, "no torn line is left in the file");
     assert_eq!(
         texts,
-        ["one", "first answer", "two", long.as_str(), "three", "third answer"]
+        [
+            "one",
+            "first answer",
+            "two",
+            long.as_str(),
+            "three",
+            "third answer"
+        ]
     );
 }
 
@@ -190,7 +137,7 @@ async fn a_session_file_deleted_under_a_run_is_reported_and_nothing_is_lost() {
     .await;
     let path = s.work.path().join("s.jsonl");
     let (second, third) = tokio::task::block_in_place(|| {
-        let mut rpc = Rpc::start(rpc_on(&s, &path));
+        let mut rpc = RpcProcess::start(rpc_on(&s, &path));
         rpc.prompt("one");
         std::fs::remove_file(&path).unwrap();
         let second = rpc.prompt("two");
@@ -207,7 +154,14 @@ async fn a_session_file_deleted_under_a_run_is_reported_and_nothing_is_lost() {
     assert_eq!(skipped, 0);
     assert_eq!(
         texts,
-        ["one", "first answer", "two", "second answer", "three", "third answer"]
+        [
+            "one",
+            "first answer",
+            "two",
+            "second answer",
+            "three",
+            "third answer"
+        ]
     );
 }
 
@@ -292,7 +246,13 @@ async fn two_processes_opening_one_v1_file_never_lose_a_turn() {
         assert_eq!(skipped, 0, "trial {trial}");
         assert_eq!(texts[..2], ["old question", "old answer"], "trial {trial}");
         let first_line = std::fs::read_to_string(&path).unwrap();
-        assert!(first_line.lines().next().unwrap().contains(r#""version":3"#));
+        assert!(
+            first_line
+                .lines()
+                .next()
+                .unwrap()
+                .contains(r#""version":3"#)
+        );
         let mut succeeded = 0;
         for (prompt, out) in &outputs {
             let stderr = text(&out.stderr);
@@ -303,7 +263,10 @@ async fn two_processes_opening_one_v1_file_never_lose_a_turn() {
                     "trial {trial}: {prompt} exited 0 but is not in the file: {texts:?}"
                 );
             } else {
-                assert!(stderr.contains("is in use by another pi process"), "{stderr}");
+                assert!(
+                    stderr.contains("is in use by another pi process"),
+                    "{stderr}"
+                );
             }
         }
         match succeeded {
@@ -312,5 +275,7 @@ async fn two_processes_opening_one_v1_file_never_lose_a_turn() {
             _ => panic!("trial {trial}: neither ran"),
         }
     }
-    eprintln!("{trials} races: {refused} refused the second process, {both} ran one after the other");
+    eprintln!(
+        "{trials} races: {refused} refused the second process, {both} ran one after the other"
+    );
 }

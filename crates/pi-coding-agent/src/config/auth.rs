@@ -327,6 +327,31 @@ mod tests {
     }
 
     #[test]
+    fn a_symlinked_auth_file_keeps_its_symlink_and_stays_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let dotfiles = dir.path().join("dotfiles");
+        std::fs::create_dir(&dotfiles).unwrap();
+        std::fs::write(dotfiles.join("auth.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(dotfiles.join("auth.json"), dir.path().join("auth.json"))
+            .unwrap();
+        let auth = AuthStorage::load(dir.path()).unwrap();
+        auth.set_api_key("openai", "sk-1").unwrap();
+        let link = std::fs::symlink_metadata(dir.path().join("auth.json")).unwrap();
+        assert!(link.file_type().is_symlink());
+        let real = std::fs::read_to_string(dotfiles.join("auth.json")).unwrap();
+        assert!(real.contains("sk-1"), "{real}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dotfiles.join("auth.json"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[test]
     fn logout_removes_only_that_provider() {
         let dir = tempfile::tempdir().unwrap();
         let auth = AuthStorage::load(dir.path()).unwrap();

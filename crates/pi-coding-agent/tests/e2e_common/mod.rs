@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -294,4 +295,97 @@ pub fn use_server(scenario: &Scenario, server: &MockServer) {
         models.replace("http://127.0.0.1:18777", &server.url()),
     )
     .unwrap();
+}
+
+/// A running `pi --mode rpc`, its output lines read on a thread.
+pub struct RpcProcess {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<Value>,
+    next_id: usize,
+}
+
+impl RpcProcess {
+    /// Starts `command` (a `pi --mode rpc` command line) with piped stdio.
+    pub fn start(mut command: std::process::Command) -> Self {
+        command.stdin(Stdio::piped()).stdout(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Ok(value) = serde_json::from_str::<Value>(&line) {
+                    let _ = send.send(value);
+                }
+            }
+        });
+        Self {
+            child,
+            stdin,
+            lines,
+            next_id: 0,
+        }
+    }
+
+    /// Sends a prompt and returns every line up to its `agent_end`, and the
+    /// prompt's responses seen by then (or shortly after).
+    pub fn prompt(&mut self, message: &str) -> Vec<Value> {
+        self.next_id += 1;
+        let command = serde_json::json!({"id": self.next_id.to_string(), "type": "prompt", "message": message});
+        writeln!(self.stdin, "{command}").unwrap();
+        let mut seen = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .expect("an rpc line");
+            let done = line["type"] == "agent_end";
+            seen.push(line);
+            if done {
+                break;
+            }
+        }
+        // A failed save is a second response, right after the run.
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(std::time::Duration::from_millis(300))
+        {
+            seen.push(line);
+        }
+        seen
+    }
+
+    /// The process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends `command` (an `id` is added) and returns the lines up to its
+    /// response.
+    pub fn send(&mut self, mut command: Value) -> Vec<Value> {
+        self.next_id += 1;
+        let id = self.next_id.to_string();
+        command["id"] = Value::String(id.clone());
+        writeln!(self.stdin, "{command}").unwrap();
+        let mut seen = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .expect("an rpc line");
+            let done = line["type"] == "response" && line["id"] == id.as_str();
+            seen.push(line);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    /// Closes stdin and waits for the process to exit.
+    pub fn finish(mut self) {
+        drop(self.stdin);
+        self.child.wait().unwrap();
+    }
 }
