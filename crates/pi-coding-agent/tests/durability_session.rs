@@ -189,9 +189,11 @@ async fn print_mode_fails_when_its_session_file_is_deleted_under_it() {
     command.stdout(Stdio::piped()).stderr(Stdio::piped());
     let out = tokio::task::block_in_place(|| {
         let child = command.spawn().unwrap();
-        // The prompt is written before its request; the answer comes slowly.
+        // The prompt (header and user message) is written before its
+        // request; the answer comes slowly.
         let start = std::time::Instant::now();
-        while !path.exists() {
+        let written = || std::fs::read_to_string(&path).is_ok_and(|t| t.lines().count() >= 2);
+        while !written() {
             assert!(start.elapsed() < Duration::from_secs(10), "no session file");
             std::thread::sleep(Duration::from_millis(5));
         }

@@ -186,8 +186,15 @@ pub fn replace_file_with(
     options: ReplaceOptions,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<Replaced, ReplaceError> {
-    let target = target::resolve(path)
-        .map_err(|source| ReplaceError::new(Step::Resolve, path, path, source))?;
+    let target = target::resolve(path).map_err(|source| {
+        // A directory fails where pi's `open` of it fails.
+        let step = if source.kind() == io::ErrorKind::IsADirectory {
+            Step::Open
+        } else {
+            Step::Resolve
+        };
+        ReplaceError::new(step, path, path, source)
+    })?;
     match target {
         Target::Special(real) => in_place::write_special(&real, options, write),
         Target::New(real) => replace_through_temp(&real, None, options, write),
@@ -218,7 +225,8 @@ fn replace_through_temp(
         (Err(e), Some(meta)) if e.kind() == io::ErrorKind::PermissionDenied => {
             return in_place::write_regular(real, meta, InPlaceReason::Directory, options, write);
         }
-        (Err(source), _) => return Err(ReplaceError::new(Step::CreateTemp, dir, real, source)),
+        // Named as pi's `open` of the file itself would fail.
+        (Err(source), _) => return Err(ReplaceError::new(Step::CreateTemp, real, real, source)),
     };
     let temp_path = temp.path().to_path_buf();
     let fail = |step, source| ReplaceError::new(step, &temp_path, real, source);

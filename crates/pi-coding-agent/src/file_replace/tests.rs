@@ -161,7 +161,7 @@ fn the_owner_is_kept_where_the_process_may_set_it() {
 fn a_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let err = replace_file(dir.path(), ReplaceOptions::USER_FILE, b"x").unwrap_err();
-    assert_eq!(err.step, Step::Resolve);
+    assert_eq!(err.step, Step::Open);
     assert_eq!(err.source.kind(), io::ErrorKind::IsADirectory);
 }
 
