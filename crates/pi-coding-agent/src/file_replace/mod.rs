@@ -3,19 +3,19 @@
 //! disk, a kill or a crash leaves either the old content or the new, never
 //! a mix, and never turns a symlink, a FIFO or a device into a regular file.
 //!
-//! What happens depends on what the path names ([`target`]):
+//! What happens depends on what the path names (`target.rs`):
 //!
 //! - **A regular file, or none yet**: the new content goes to a temporary
 //!   file beside the real file (symlinks followed), named
 //!   `.<name>.pi-tmp-<pid>-<random>`; it is flushed to disk (`fsync`), given
 //!   the old file's mode and owner, and renamed over the real file; then the
 //!   directory is flushed. A temporary file left by a killed process is
-//!   removed the next time the same file is written ([`leftovers`]).
+//!   removed the next time the same file is written (`leftovers.rs`).
 //! - **A regular file that cannot be replaced without changing what it
 //!   is**: more than one hard link (a rename would split them), an owner
 //!   this process cannot give the new file (a rename would change it), or a
 //!   directory where no file can be created. It is written in place
-//!   ([`in_place`]): the room the new content needs is reserved first, so a
+//!   (`in_place.rs`): the room the new content needs is reserved first, so a
 //!   full disk fails before a byte changes; only a kill during the write
 //!   itself can leave a mix there.
 //! - **Not a regular file** (a FIFO, a character device, `/dev/stdout` and

@@ -24,7 +24,7 @@ impl SessionManager {
     /// that will be written at that path. `session_dir` (for later new or
     /// forked sessions) defaults to the file's directory. A file in an older
     /// format is migrated and rewritten under its lock, which this manager
-    /// then holds ([`migrate_in_place`]); one that cannot be rewritten is
+    /// then holds (docs/durability.md); one that cannot be rewritten is
     /// left as it is and the session continues in a new file.
     pub fn open(path: &Path, session_dir: Option<&Path>) -> Result<Self, SessionError> {
         let dir = match session_dir {
