@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use e2e_common::{Scenario, capture_answer, text, tool_call_answer, use_server};
+use e2e_common::{Rng, Scenario, capture_answer, text, tool_call_answer, use_server};
 use pi_test_support::full_disk::FullDisk;
 use pi_test_support::mock_server::MockServer;
 use serde_json::json;
@@ -140,18 +140,6 @@ async fn write_on_a_full_disk_leaves_the_file_as_it_was() {
     the_failure_is_named(&sent, disk.path(), &disk);
     assert!(std::fs::read_to_string(disk.path().join("big.txt")).unwrap() == original);
     assert_eq!(temp_files(disk.path()), Vec::<String>::new());
-}
-
-/// A small deterministic generator (xorshift), so a failure can be re-run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
-    }
 }
 
 /// What the killed edits put in place of `MARKER-OLD`.

@@ -19,7 +19,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use e2e_common::{Scenario, fixtures, recorded_responses};
+use e2e_common::{Rng, Scenario, fixtures, recorded_responses};
 use pi_coding_agent::session::load_session_file;
 use pi_test_support::mock_server::{MockResponse, MockServer};
 use serde_json::Value;
@@ -48,18 +48,6 @@ async fn fresh_server(s: &Scenario) -> MockServer {
     )
     .unwrap();
     server
-}
-
-/// A small deterministic generator (xorshift), so a failure can be re-run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
 }
 
 /// Runs `pi --mode json --continue`, kills it after `kill_after` (or lets

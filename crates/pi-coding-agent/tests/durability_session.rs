@@ -58,14 +58,7 @@ fn continued_in(report: &str) -> PathBuf {
 }
 
 fn rpc_on(s: &Scenario, session: &Path) -> std::process::Command {
-    s.command(&[
-        "--mode",
-        "rpc",
-        "--model",
-        "mock-oai/mock-gpt",
-        "--session",
-        session.to_str().unwrap(),
-    ])
+    s.on_session(session, &["--mode", "rpc"])
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -178,14 +171,7 @@ async fn print_mode_fails_when_its_session_file_is_deleted_under_it() {
     };
     let s = Scenario::start(vec![slow]).await;
     let path = s.work.path().join("s.jsonl");
-    let mut command = s.command(&[
-        "-p",
-        "--model",
-        "mock-oai/mock-gpt",
-        "--session",
-        path.to_str().unwrap(),
-        "one",
-    ]);
+    let mut command = s.on_session(&path, &["-p", "one"]);
     command.stdout(Stdio::piped()).stderr(Stdio::piped());
     let out = tokio::task::block_in_place(|| {
         let child = command.spawn().unwrap();
@@ -228,14 +214,7 @@ async fn two_processes_opening_one_v1_file_never_lose_a_turn() {
             .unwrap();
         use_server(&s, &server);
         let run = |prompt: &str| {
-            let mut command = s.command(&[
-                "-p",
-                "--model",
-                "mock-oai/mock-gpt",
-                "--session",
-                path.to_str().unwrap(),
-                prompt,
-            ]);
+            let mut command = s.on_session(&path, &["-p", prompt]);
             command.stdout(Stdio::null()).stderr(Stdio::piped());
             command.spawn().unwrap()
         };

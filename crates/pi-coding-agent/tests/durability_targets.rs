@@ -17,16 +17,10 @@ use serde_json::{Value, json};
 async fn with_session() -> (Scenario, PathBuf) {
     let s = Scenario::start(vec![capture_answer("the answer")]).await;
     let session = s.work.path().join("s.jsonl");
-    let out = s
-        .run(&[
-            "-p",
-            "--model",
-            "mock-oai/mock-gpt",
-            "--session",
-            session.to_str().unwrap(),
-            "the question",
-        ])
-        .await;
+    let mut command = s.on_session(&session, &["-p", "the question"]);
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     (s, session)
 }
@@ -130,14 +124,7 @@ async fn an_export_to_a_full_device_fails_and_leaves_the_device() {
         eprintln!("skipped: cannot make a device node here ({made:?})");
         return;
     }
-    let mut rpc = RpcProcess::start(s.command(&[
-        "--mode",
-        "rpc",
-        "--model",
-        "mock-oai/mock-gpt",
-        "--session",
-        session.to_str().unwrap(),
-    ]));
+    let mut rpc = RpcProcess::start(s.on_session(&session, &["--mode", "rpc"]));
     let lines = tokio::task::block_in_place(|| {
         let lines = rpc.send(json!({"type": "export_html", "outputPath": device}));
         rpc.finish();
@@ -170,14 +157,7 @@ async fn a_symlinked_settings_file_keeps_its_symlink() {
         s.agent_dir.path().join("settings.json"),
     )
     .unwrap();
-    let mut rpc = RpcProcess::start(s.command(&[
-        "--mode",
-        "rpc",
-        "--model",
-        "mock-oai/mock-gpt",
-        "--session",
-        session.to_str().unwrap(),
-    ]));
+    let mut rpc = RpcProcess::start(s.on_session(&session, &["--mode", "rpc"]));
     let lines = tokio::task::block_in_place(|| {
         let lines = rpc.send(
             json!({"type": "set_model", "provider": "mock-oai", "modelId": "mock-gpt-think"}),

@@ -4,30 +4,12 @@
 use std::fs;
 use std::path::Path;
 
-use pi_agent_core::AgentMessage;
-use pi_ai::{AssistantContent, AssistantMessage, Message, UserContent, UserMessage};
 use serde_json::Value;
 
 use super::load::read_session_file;
+use super::tests::{assistant, user};
 use super::writer::SessionWriter;
 use super::*;
-use crate::messages::CodingAgentMessage;
-
-fn user(text: &str) -> CodingAgentMessage {
-    AgentMessage::Standard(Message::User(UserMessage {
-        content: UserContent::Text(text.into()),
-        timestamp: 1,
-        ..UserMessage::default()
-    }))
-}
-
-fn assistant(text: &str) -> CodingAgentMessage {
-    let mut m =
-        AssistantMessage::empty("anthropic-messages".into(), "anthropic".into(), "claude", 2);
-    m.stop_reason = pi_ai::StopReason::Stop;
-    m.content.push(AssistantContent::text(text));
-    AgentMessage::Standard(Message::Assistant(m))
-}
 
 fn texts(path: &Path) -> Vec<String> {
     load_session_file(path)

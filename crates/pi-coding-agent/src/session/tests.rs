@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::messages::{CodingAgentMessage, CodingMessage};
 
-fn user(text: &str) -> CodingAgentMessage {
+pub(super) fn user(text: &str) -> CodingAgentMessage {
     AgentMessage::Standard(Message::User(UserMessage {
         content: UserContent::Text(text.into()),
         timestamp: 1,
@@ -25,7 +25,7 @@ fn user_at(text: &str, timestamp: i64) -> CodingAgentMessage {
     }))
 }
 
-fn assistant(text: &str) -> CodingAgentMessage {
+pub(super) fn assistant(text: &str) -> CodingAgentMessage {
     let mut m =
         AssistantMessage::empty("anthropic-messages".into(), "anthropic".into(), "claude", 2);
     m.stop_reason = pi_ai::StopReason::Stop;

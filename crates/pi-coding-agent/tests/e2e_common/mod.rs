@@ -120,6 +120,18 @@ impl Scenario {
             .unwrap()
     }
 
+    /// `pi --model mock-oai/mock-gpt --session SESSION ARGS` (not run).
+    pub fn on_session(&self, session: &Path, args: &[&str]) -> Command {
+        let mut full = vec![
+            "--model",
+            "mock-oai/mock-gpt",
+            "--session",
+            session.to_str().unwrap(),
+        ];
+        full.extend_from_slice(args);
+        self.command(&full)
+    }
+
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.server.requests()
     }
@@ -332,21 +344,8 @@ impl RpcProcess {
     /// Sends a prompt and returns every line up to its `agent_end`, and the
     /// prompt's responses seen by then (or shortly after).
     pub fn prompt(&mut self, message: &str) -> Vec<Value> {
-        self.next_id += 1;
-        let command = serde_json::json!({"id": self.next_id.to_string(), "type": "prompt", "message": message});
-        writeln!(self.stdin, "{command}").unwrap();
-        let mut seen = Vec::new();
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(std::time::Duration::from_secs(30))
-                .expect("an rpc line");
-            let done = line["type"] == "agent_end";
-            seen.push(line);
-            if done {
-                break;
-            }
-        }
+        self.write(serde_json::json!({"type": "prompt", "message": message}));
+        let mut seen = self.read_until(|line| line["type"] == "agent_end");
         // A failed save is a second response, right after the run.
         while let Ok(line) = self
             .lines
@@ -357,25 +356,24 @@ impl RpcProcess {
         seen
     }
 
-    /// The process id.
-    pub fn id(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Sends `command` (an `id` is added) and returns the lines up to its
-    /// response.
-    pub fn send(&mut self, mut command: Value) -> Vec<Value> {
+    /// Writes `command` with the next `id`; returns that id.
+    fn write(&mut self, mut command: Value) -> String {
         self.next_id += 1;
         let id = self.next_id.to_string();
         command["id"] = Value::String(id.clone());
         writeln!(self.stdin, "{command}").unwrap();
+        id
+    }
+
+    /// The lines up to the first that `last` accepts.
+    fn read_until(&mut self, last: impl Fn(&Value) -> bool) -> Vec<Value> {
         let mut seen = Vec::new();
         loop {
             let line = self
                 .lines
                 .recv_timeout(std::time::Duration::from_secs(30))
                 .expect("an rpc line");
-            let done = line["type"] == "response" && line["id"] == id.as_str();
+            let done = last(&line);
             seen.push(line);
             if done {
                 return seen;
@@ -383,9 +381,34 @@ impl RpcProcess {
         }
     }
 
+    /// The process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends `command` (an `id` is added) and returns the lines up to its
+    /// response.
+    pub fn send(&mut self, command: Value) -> Vec<Value> {
+        let id = self.write(command);
+        self.read_until(|line| line["type"] == "response" && line["id"] == id.as_str())
+    }
+
     /// Closes stdin and waits for the process to exit.
     pub fn finish(mut self) {
         drop(self.stdin);
         self.child.wait().unwrap();
+    }
+}
+
+/// A small deterministic generator (xorshift), so a failure can be re-run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
     }
 }
