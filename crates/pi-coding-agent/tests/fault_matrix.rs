@@ -158,6 +158,24 @@ async fn a_429_waits_for_retry_after_then_succeeds() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_retry_after_too_long_for_a_duration_is_over_the_cap() {
+    let limited = MockResponse::Body {
+        status: 429,
+        headers: vec![("retry-after".into(), "99999999999999999999".into())],
+        body: json!({"error": {"message": "slow down"}}).to_string(),
+    };
+    let out = run_case(vec![limited], false).await;
+    // It panicked ("cannot convert float seconds to Duration").
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    out.assert_failed("429 slow down", QUICK, "");
+    assert!(
+        out.stderr.contains("server requested a retry after"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn connection_refused_and_reset_are_reported() {
     let refused = run_case(vec![MockResponse::sse(finish())], true).await;
     refused.assert_failed("Connection error", QUICK, "");

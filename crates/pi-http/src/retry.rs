@@ -82,17 +82,23 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         && ms.is_finite()
         && ms >= 0.0
     {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+        return Some(seconds(ms / 1000.0));
     }
     let value = text("retry-after")?;
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        return (secs.is_finite() && secs >= 0.0).then(|| seconds(secs));
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(
         when.duration_since(SystemTime::now())
             .unwrap_or(Duration::ZERO),
     )
+}
+
+/// `secs` (finite, not negative) as a duration; one too long for a
+/// `Duration` is the longest there is (then over any cap).
+fn seconds(secs: f64) -> Duration {
+    Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
 }
 
 #[cfg(test)]
@@ -135,6 +141,15 @@ mod tests {
             "a past date means now"
         );
         assert_eq!(retry_after(&HeaderMap::new()), None);
+        // Too long for a Duration: the longest one, over any cap (it panicked).
+        let mut huge = HeaderMap::new();
+        huge.insert(
+            "retry-after",
+            HeaderValue::from_static("99999999999999999999"),
+        );
+        assert_eq!(retry_after(&huge), Some(Duration::MAX));
+        huge.insert("retry-after-ms", HeaderValue::from_static("1e300"));
+        assert_eq!(retry_after(&huge), Some(Duration::MAX));
     }
 
     #[test]
