@@ -82,9 +82,9 @@ fn adapter() -> WireAdapter {
             Ending {
                 file: "no-terminal-event.sse",
                 frames: None,
-                stop: StopReason::Stop,
+                stop: StopReason::Error,
                 text: Some("The body just ends"),
-                error: ErrorText::None,
+                error: ErrorText::Exact("mock-az: Stream ended without response.completed"),
                 total_tokens: Some(0),
             },
             Ending {

@@ -81,7 +81,11 @@ async fn a_priority_tier_is_not_priced_up() {
 async fn endings_decode_as_openai_responses_does() {
     let model = catalog("gpt-4.1");
     for (name, stop, error) in [
-        ("no-terminal-event", StopReason::Stop, None),
+        (
+            "no-terminal-event",
+            StopReason::Error,
+            Some("azure-openai-responses: Stream ended without response.completed"),
+        ),
         (
             "failed",
             StopReason::Error,

@@ -85,12 +85,22 @@ fn adapter() -> WireAdapter {
         },
         rate_limit_body: r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#,
         endings: vec![
-            // pi treats a body that ends without `response.completed` as done.
+            // A body that ends mid-answer without `response.completed` is an
+            // error keeping the text (pi treats it as done).
             Ending {
                 file: "a-text-resp-1.sse",
                 frames: Some(6),
-                stop: StopReason::Stop,
+                stop: StopReason::Error,
                 text: Some("Hello! I am a mock model"),
+                error: ErrorText::Exact("mock-resp: Stream ended without response.completed"),
+                total_tokens: Some(0),
+            },
+            // `data: [DONE]` without a terminal event: a stop, as pi.
+            Ending {
+                file: "done-without-terminal-event.sse",
+                frames: None,
+                stop: StopReason::Stop,
+                text: Some("The server says it is done"),
                 error: ErrorText::None,
                 total_tokens: Some(0),
             },
