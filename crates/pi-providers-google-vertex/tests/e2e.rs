@@ -91,9 +91,9 @@ fn adapter() -> WireAdapter {
             Ending {
                 file: "no-finish-reason.sse",
                 frames: None,
-                stop: StopReason::Stop,
+                stop: StopReason::Error,
                 text: Some("The stream ends without a finish reason."),
-                error: ErrorText::None,
+                error: ErrorText::Exact("mock-vtx: Stream ended without finishReason"),
                 total_tokens: None,
             },
             Ending {

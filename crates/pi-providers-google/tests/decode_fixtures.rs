@@ -222,8 +222,8 @@ async fn finish_reasons_and_stream_errors_settle_the_message() {
         ),
         (
             "no-finish-reason.sse",
-            StopReason::Stop,
-            None,
+            StopReason::Error,
+            Some("google: Stream ended without finishReason"),
             "The stream ends without a finish reason.",
         ),
         (

@@ -81,13 +81,14 @@ fn adapter() -> WireAdapter {
         },
         rate_limit_body: r#"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}"#,
         endings: vec![
-            // pi reads a stream without a finish reason as a stop.
+            // A stream without any finish reason is an error keeping the text
+            // (pi reads it as a stop).
             Ending {
                 file: "no-finish-reason.sse",
                 frames: None,
-                stop: StopReason::Stop,
+                stop: StopReason::Error,
                 text: Some("The stream ends without a finish reason."),
-                error: ErrorText::None,
+                error: ErrorText::Exact("mock-goog: Stream ended without finishReason"),
                 total_tokens: None,
             },
             Ending {
