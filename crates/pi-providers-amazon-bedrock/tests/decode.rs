@@ -93,7 +93,11 @@ async fn pi_recordings_decode_to_the_messages_pi_stored() {
 #[tokio::test]
 async fn endings_and_usage() {
     let cases = [
-        ("no-message-stop.sse", StopReason::Stop, None),
+        (
+            "no-message-stop.sse",
+            StopReason::Error,
+            Some("mock-bed: Stream ended without messageStop"),
+        ),
         (
             "unknown-stop-reason.sse",
             StopReason::Error,

@@ -94,9 +94,9 @@ fn adapter() -> WireAdapter {
             Ending {
                 file: "no-message-stop.sse",
                 frames: None,
-                stop: StopReason::Stop,
+                stop: StopReason::Error,
                 text: Some("No stop event follows."),
-                error: ErrorText::None,
+                error: ErrorText::Exact("mock-bed: Stream ended without messageStop"),
                 total_tokens: None,
             },
             Ending {
