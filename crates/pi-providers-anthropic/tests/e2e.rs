@@ -98,7 +98,7 @@ fn adapter() -> WireAdapter {
                 frames: None,
                 stop: StopReason::Error,
                 text: Some("Almost done"),
-                error: ErrorText::Exact("Anthropic stream ended before message_stop"),
+                error: ErrorText::Exact("Anthropic stream ended without message_stop"),
                 total_tokens: None,
             },
             Ending {
