@@ -148,6 +148,22 @@ async fn a_default_response_tier_prices_at_the_requested_tier() {
     assert!((plain.usage.cost.total - list).abs() < 1e-9);
 }
 
+/// pi's recorded text answer cut just before `response.completed`: an error
+/// keeping the text (pi 0.73.1 ends it done).
+#[tokio::test]
+async fn eof_before_the_terminal_event_is_an_error() {
+    let events = decode("eof-before-terminal-event", &common::model("mock-cdx")).await;
+    snapshot("eof-before-terminal-event", &events);
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("mock-cdx: Stream ended without response.completed")
+    );
+    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
+}
+
 /// `data: [DONE]` without a completion: the server closed the answer
 /// itself, a stop (as pi), as on openai-responses.
 #[tokio::test]

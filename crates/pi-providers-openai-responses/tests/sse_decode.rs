@@ -191,6 +191,22 @@ async fn a_stream_without_completed_is_an_error_keeping_the_text() {
     assert_eq!(message.text(), "No terminal event follows");
 }
 
+/// pi's recorded text answer cut just before `response.completed`: every
+/// item is done, but the answer is not complete.
+#[tokio::test]
+async fn eof_before_the_terminal_event_is_an_error() {
+    let events = decode("eof-before-terminal-event", &mock_resp()).await;
+    snapshot("eof-before-terminal-event", &events);
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("mock-resp: Stream ended without response.completed")
+    );
+    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
+}
+
 /// `data: [DONE]` without a terminal event: the server closed the answer
 /// itself, a stop (as pi).
 #[tokio::test]
