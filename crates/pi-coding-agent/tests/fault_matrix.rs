@@ -229,6 +229,14 @@ async fn a_cut_stream_keeps_the_partial_text() {
     abort.assert_failed("Stream error", QUICK, "Cut by reset");
 }
 
+/// A body that ends cleanly (no transport error) before the finish reason:
+/// the answer is incomplete, not a stop as pi 0.73.1 would save it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_clean_end_of_body_before_the_finish_reason_is_an_error() {
+    let out = run_case(vec![MockResponse::sse(vec![chunk("Ends cleanly")])], false).await;
+    out.assert_failed("Stream ended without finish_reason", QUICK, "Ends cleanly");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn invalid_utf8_in_the_stream_is_an_error() {
     let mut body = chunk("Before").into_bytes();

@@ -5,11 +5,14 @@
 //! tool use); `contentBlockStop` ends the block. `messageStop` gives the
 //! stop reason (an unknown one fails the call once the body ends, as pi's
 //! "An unknown error occurred"), `metadata` the usage. Exceptions end the
-//! call with pi's prefixed text (`Throttling error: ...`); a body that ends
-//! without `messageStop` is a stop, as in pi.
+//! call with pi's prefixed text (`Throttling error: ...`). A body that ends
+//! without `messageStop` is an error ([`NO_MESSAGE_STOP`]), since nothing
+//! tells it from an answer cut short (pi 0.73.1 calls it a stop; see
+//! docs/payload-differences.md, "Streams that end before their terminal
+//! event"); one that ends after it without `metadata` only lacks the usage.
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
-use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd};
+use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, named};
 use serde::Deserialize;
 
 use crate::eventstream::{ERROR_PREFIX, EXCEPTION_PREFIX};
@@ -20,6 +23,9 @@ use crate::wire::{
 
 /// pi's text for a stream whose stop reason it could not map.
 pub const UNKNOWN_ERROR: &str = "An unknown error occurred";
+/// Error text (after the provider's name) of a body that ended without
+/// `messageStop`.
+pub const NO_MESSAGE_STOP: &str = "Stream ended without messageStop";
 
 /// The kind of an open block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -309,7 +315,7 @@ impl SseDecoder for BedrockDecoder {
 
     fn end_of_stream(&mut self, _sink: &mut EventSink) -> StreamEnd {
         match &self.stop {
-            None => StreamEnd::Done(DoneReason::Stop),
+            None => StreamEnd::Error(named(self.model.provider.as_str(), NO_MESSAGE_STOP)),
             Some(Ok(reason)) => StreamEnd::Done(*reason),
             Some(Err(_)) => StreamEnd::Error(UNKNOWN_ERROR.to_owned()),
         }

@@ -31,8 +31,8 @@ use pi_ai::Api;
 
 pub use credentials::{Auth, AwsCredentials, CredentialsError, profile_region, resolve_auth};
 pub use decode::{
-    BedrockDecoder, UNKNOWN_ERROR, error_prefix, exception_message, http_error_message,
-    map_stop_reason,
+    BedrockDecoder, NO_MESSAGE_STOP, UNKNOWN_ERROR, error_prefix, exception_message,
+    http_error_message, map_stop_reason,
 };
 pub use endpoint::{
     RegionError, Target, configured_region, converse_stream_url, resolve_target,

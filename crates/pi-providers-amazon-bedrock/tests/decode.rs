@@ -93,7 +93,11 @@ async fn pi_recordings_decode_to_the_messages_pi_stored() {
 #[tokio::test]
 async fn endings_and_usage() {
     let cases = [
-        ("no-message-stop.sse", StopReason::Stop, None),
+        (
+            "no-message-stop.sse",
+            StopReason::Error,
+            Some("mock-bed: Stream ended without messageStop"),
+        ),
         (
             "unknown-stop-reason.sse",
             StopReason::Error,
@@ -160,4 +164,20 @@ async fn reasoning_signatures_join_and_text_follows() {
             {"type": "text", "text": "Answer."}
         ])
     );
+}
+
+/// pi's recorded text answer cut before `messageStop` (and `metadata`): an
+/// error keeping the text, where pi 0.73.1 would settle it as a stop.
+#[tokio::test]
+async fn eof_before_the_terminal_event_is_an_error() {
+    let events = decode("eof-before-terminal-event.sse").await;
+    assert_stream_contract(&events);
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("mock-bed: Stream ended without messageStop")
+    );
+    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
 }

@@ -13,7 +13,7 @@ mod common;
 use pi_ai::{Api, Model, StopReason, ThinkingLevel};
 use pi_providers_amazon_bedrock::{AwsEnvironment, BedrockProvider, BedrockWire, SOURCE_ID};
 use pi_test_support::e2e::{
-    self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
+    self, CallId, Ending, EofCase, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
 };
 use pi_test_support::event_stream::AWS_EVENT_STREAM;
@@ -94,9 +94,9 @@ fn adapter() -> WireAdapter {
             Ending {
                 file: "no-message-stop.sse",
                 frames: None,
-                stop: StopReason::Stop,
+                stop: StopReason::Error,
                 text: Some("No stop event follows."),
-                error: ErrorText::None,
+                error: ErrorText::Exact("mock-bed: Stream ended without messageStop"),
                 total_tokens: None,
             },
             Ending {
@@ -134,6 +134,13 @@ fn adapter() -> WireAdapter {
                 total_tokens: Some(4106),
             },
         ],
+        // A recorded answer cut just before its terminal event: an error
+        // (pi 0.73.1 calls it complete; see docs/payload-differences.md).
+        eof: EofCase {
+            file: "eof-before-terminal-event.sse",
+            text: "Hello! I am a mock model. 2 + 2 = 4.",
+            error: "mock-bed: Stream ended without messageStop",
+        },
         thinking: ThinkingCase {
             file: "t-think-bed-1.sse",
             model: served_sonnet,

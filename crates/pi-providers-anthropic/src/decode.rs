@@ -16,8 +16,9 @@ use crate::wire::{BlockDelta, BlockStart, StreamEvent, WireUsage};
 pub const REDACTED_THINKING_TEXT: &str = "[Reasoning redacted]";
 /// pi's error text when the model stopped for a reason that is a failure.
 pub const UNKNOWN_ERROR: &str = "An unknown error occurred";
-/// The error of a body that ends without `message_stop`.
-pub const MISSING_MESSAGE_STOP: &str = "Anthropic stream ended before message_stop";
+/// The error of a body that ends without `message_stop` (worded to match
+/// pi's retryable `ended without` pattern, so auto-retry retries it).
+pub const MISSING_MESSAGE_STOP: &str = "Anthropic stream ended without message_stop";
 
 /// What kind of content block a wire index opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -130,3 +130,20 @@ async fn usage_is_priced_and_totalled() {
         usage.cost.input + usage.cost.output + usage.cost.cache_read + usage.cost.cache_write
     ));
 }
+
+/// pi's recorded text answer cut just before `message_stop` (the
+/// `message_delta` with `end_turn` arrived): an error keeping the text, where
+/// pi 0.73.1 would settle it as a stop.
+#[tokio::test]
+async fn eof_before_the_terminal_event_is_an_error() {
+    let model = mock_model("mock-ant", "mock-claude");
+    let events = decode_file("eof-before-terminal-event.sse", &model).await;
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = events.last().unwrap().final_message().unwrap();
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("Anthropic stream ended without message_stop")
+    );
+    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
+}

@@ -10,7 +10,7 @@ mod common;
 use pi_ai::{Api, AssistantMessageEvent, Model, StopReason, ThinkingLevel};
 use pi_providers_anthropic::AnthropicWire;
 use pi_test_support::e2e::{
-    self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
+    self, CallId, Ending, EofCase, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
 };
 use pi_test_support::summary::stream_summary;
@@ -98,7 +98,7 @@ fn adapter() -> WireAdapter {
                 frames: None,
                 stop: StopReason::Error,
                 text: Some("Almost done"),
-                error: ErrorText::Exact("Anthropic stream ended before message_stop"),
+                error: ErrorText::Exact("Anthropic stream ended without message_stop"),
                 total_tokens: None,
             },
             Ending {
@@ -122,6 +122,13 @@ fn adapter() -> WireAdapter {
                 total_tokens: None,
             },
         ],
+        // A recorded answer cut just before its terminal event: an error
+        // (pi 0.73.1 calls it complete; see docs/payload-differences.md).
+        eof: EofCase {
+            file: "eof-before-terminal-event.sse",
+            text: "Hello! I am a mock model. 2 + 2 = 4.",
+            error: "Anthropic stream ended without message_stop",
+        },
         thinking: ThinkingCase {
             file: "pi-h-json-thinking-ant-2.sse",
             model: served_thinking,

@@ -14,7 +14,7 @@ use pi_providers_azure_openai_responses::{
     AzureOpenAiResponsesOptions, AzureOpenAiResponsesProvider, AzureOpenAiResponsesWire,
 };
 use pi_test_support::e2e::{
-    self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
+    self, CallId, Ending, EofCase, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
 };
 use pi_test_support::final_message;
@@ -82,9 +82,9 @@ fn adapter() -> WireAdapter {
             Ending {
                 file: "no-terminal-event.sse",
                 frames: None,
-                stop: StopReason::Stop,
+                stop: StopReason::Error,
                 text: Some("The body just ends"),
-                error: ErrorText::None,
+                error: ErrorText::Exact("mock-az: Stream ended without response.completed"),
                 total_tokens: Some(0),
             },
             Ending {
@@ -104,6 +104,13 @@ fn adapter() -> WireAdapter {
                 total_tokens: None,
             },
         ],
+        // A recorded answer cut just before its terminal event: an error
+        // (pi 0.73.1 calls it complete; see docs/payload-differences.md).
+        eof: EofCase {
+            file: "eof-before-terminal-event.sse",
+            text: "Hello! I am a mock model. 2 + 2 = 4.",
+            error: "mock-az: Stream ended without response.completed",
+        },
         thinking: ThinkingCase {
             file: "t-think-az-1.sse",
             model: served_think,

@@ -81,7 +81,11 @@ async fn a_priority_tier_is_not_priced_up() {
 async fn endings_decode_as_openai_responses_does() {
     let model = catalog("gpt-4.1");
     for (name, stop, error) in [
-        ("no-terminal-event", StopReason::Stop, None),
+        (
+            "no-terminal-event",
+            StopReason::Error,
+            Some("azure-openai-responses: Stream ended without response.completed"),
+        ),
         (
             "failed",
             StopReason::Error,
@@ -99,4 +103,20 @@ async fn endings_decode_as_openai_responses_does() {
         assert_eq!(message.stop_reason, stop, "{name}");
         assert_eq!(message.error_message.as_deref(), error, "{name}");
     }
+}
+
+/// pi's recorded text answer cut just before `response.completed`: an error
+/// keeping the text (pi 0.73.1 ends it done).
+#[tokio::test]
+async fn eof_before_the_terminal_event_is_an_error() {
+    let events = decode("eof-before-terminal-event", &common::model("mock-az")).await;
+    snapshot("eof-before-terminal-event", &events);
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("mock-az: Stream ended without response.completed")
+    );
+    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
 }

@@ -7,7 +7,9 @@
 
 mod common;
 
-use pi_ai::{AssistantContent, AssistantMessage, AssistantMessageEvent, Message, Model};
+use pi_ai::{
+    AssistantContent, AssistantMessage, AssistantMessageEvent, Message, Model, StopReason,
+};
 use pi_providers_google_vertex::VertexDecoder;
 use pi_test_support::parity::read_jsonl;
 use pi_test_support::{
@@ -29,7 +31,7 @@ async fn decode(model: &Model, name: &str) -> Vec<AssistantMessageEvent> {
 #[tokio::test]
 async fn every_recording_decodes_to_its_snapshot() {
     let names = sse_file_names(WIRE);
-    assert_eq!(names.len(), 13, "{names:?}");
+    assert_eq!(names.len(), 14, "{names:?}");
     let model = common::model("mock-vtx", "mock-vertex");
     for name in names {
         let events = decode(&model, &name).await;
@@ -81,4 +83,21 @@ async fn pi_recordings_decode_to_the_messages_pi_stored() {
         }
     }
     assert_eq!(compared, 9);
+}
+
+/// pi's recorded text answer cut before its last chunk, the one carrying
+/// `finishReason: STOP`: an error keeping the text, where pi 0.73.1 would
+/// settle it as a stop (the Gemini decoder's rule).
+#[tokio::test]
+async fn eof_before_the_terminal_event_is_an_error() {
+    let model = common::model("mock-vtx", "mock-vertex");
+    let events = decode(&model, "eof-before-terminal-event.sse").await;
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("mock-vtx: Stream ended without finishReason")
+    );
+    assert_eq!(message.text(), "Hello! I am a mock");
 }

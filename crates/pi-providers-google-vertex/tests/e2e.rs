@@ -13,7 +13,7 @@ mod common;
 use pi_ai::{Api, Model, StopReason, ThinkingLevel};
 use pi_providers_google_vertex::VertexWire;
 use pi_test_support::e2e::{
-    self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
+    self, CallId, Ending, EofCase, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
 };
 use pi_test_support::fixtures::rebase;
@@ -91,9 +91,9 @@ fn adapter() -> WireAdapter {
             Ending {
                 file: "no-finish-reason.sse",
                 frames: None,
-                stop: StopReason::Stop,
+                stop: StopReason::Error,
                 text: Some("The stream ends without a finish reason."),
-                error: ErrorText::None,
+                error: ErrorText::Exact("mock-vtx: Stream ended without finishReason"),
                 total_tokens: None,
             },
             Ending {
@@ -113,6 +113,13 @@ fn adapter() -> WireAdapter {
                 total_tokens: None,
             },
         ],
+        // A recorded answer cut just before its terminal event: an error
+        // (pi 0.73.1 calls it complete; see docs/payload-differences.md).
+        eof: EofCase {
+            file: "eof-before-terminal-event.sse",
+            text: "Hello! I am a mock",
+            error: "mock-vtx: Stream ended without finishReason",
+        },
         // A model id outside pi's budget tables: dynamic (-1). Vertex's own
         // table is checked against pi's capture in `parity.rs` (t-think-vtx).
         thinking: ThinkingCase {
@@ -138,5 +145,6 @@ pi_test_support::wire_e2e_suite!(@tests adapter();
     headers_merge_and_the_payload_hook_replaces_the_body,
     registered_in_the_global_registry,
     streams_end_as_the_wire_says,
+    eof_before_the_terminal_event_is_an_error,
     reasoning_call_maps_the_level,
 );

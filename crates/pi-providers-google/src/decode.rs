@@ -11,16 +11,24 @@
 //!
 //! The wire has no terminal event: the stream simply ends. The last
 //! `finishReason` seen decides the outcome (`STOP` stop, `MAX_TOKENS` length,
-//! tool calls present toolUse, every other known reason an error); a stream
-//! that ends without any finish reason counts as a normal stop, as in pi.
+//! tool calls present toolUse, every other known reason an error). A stream
+//! that ends without any finish reason is an error ([`NO_FINISH_REASON`]):
+//! nothing tells it from an answer cut short (pi 0.73.1 calls it a stop; see
+//! docs/payload-differences.md, "Streams that end before their terminal event").
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, Usage, calculate_cost, now_ms};
-use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, error_text_from_body};
+use pi_http::{
+    DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, error_text_from_body, named,
+};
 
 use crate::fast_chunk::{self, Chunk, Part};
 use crate::wire::{StreamChunk, StreamError, UsageMetadata};
+
+/// Error text (after the provider's name) of a stream that ended without
+/// any `finishReason`.
+pub const NO_FINISH_REASON: &str = "Stream ended without finishReason";
 
 /// pi's process-wide counter behind generated tool-call ids.
 static TOOL_CALL_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -47,7 +55,9 @@ const ERROR_FINISH_REASONS: &[&str] = &[
 /// What the last finish reason said.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Outcome {
-    /// A normal end (also the state before any finish reason).
+    /// No finish reason yet: the stream is not complete.
+    Unannounced,
+    /// A normal end.
     Stop,
     /// `MAX_TOKENS`.
     Length,
@@ -93,7 +103,7 @@ impl GoogleDecoder {
         Self {
             model: model.clone(),
             open: None,
-            outcome: Outcome::Stop,
+            outcome: Outcome::Unannounced,
             has_tool_calls: false,
             has_response_id: false,
             ids: IdSource::System,
@@ -304,6 +314,9 @@ impl SseDecoder for GoogleDecoder {
     fn end_of_stream(&mut self, sink: &mut EventSink) -> StreamEnd {
         self.close_block(sink);
         match &self.outcome {
+            Outcome::Unannounced => {
+                StreamEnd::Error(named(self.model.provider.as_str(), NO_FINISH_REASON))
+            }
             Outcome::Stop => StreamEnd::Done(DoneReason::Stop),
             Outcome::Length => StreamEnd::Done(DoneReason::Length),
             Outcome::ToolUse => StreamEnd::Done(DoneReason::ToolUse),

@@ -22,7 +22,7 @@ pub mod wire;
 
 use pi_ai::Api;
 
-pub use decode::GoogleDecoder;
+pub use decode::{GoogleDecoder, NO_FINISH_REASON};
 pub use options::{
     GoogleOptions, ThinkingSetting, is_gemini3, is_gemma4, simple_options, thinking_budget,
     thinking_config, thinking_level,

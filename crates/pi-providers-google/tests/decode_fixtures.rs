@@ -222,8 +222,8 @@ async fn finish_reasons_and_stream_errors_settle_the_message() {
         ),
         (
             "no-finish-reason.sse",
-            StopReason::Stop,
-            None,
+            StopReason::Error,
+            Some("google: Stream ended without finishReason"),
             "The stream ends without a finish reason.",
         ),
         (
@@ -292,4 +292,20 @@ async fn kind_switches_open_new_blocks() {
             ("text", "Final part.", None),
         ]
     );
+}
+
+/// pi's recorded text answer cut before its last chunk, the one carrying
+/// `finishReason: STOP`: an error keeping the text, where pi 0.73.1 would
+/// settle it as a stop.
+#[tokio::test]
+async fn eof_before_the_terminal_event_is_an_error() {
+    let events = decode("eof-before-terminal-event.sse").await;
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("google: Stream ended without finishReason")
+    );
+    assert_eq!(message.text(), "Hello! I am a mock model");
 }

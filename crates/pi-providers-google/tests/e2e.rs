@@ -8,7 +8,7 @@
 use pi_ai::{Api, Model, StopReason, ThinkingLevel};
 use pi_providers_google::GoogleWire;
 use pi_test_support::e2e::{
-    self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
+    self, CallId, Ending, EofCase, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
 };
 use pi_test_support::fixtures::{mock_api_key, mock_model_at};
@@ -81,13 +81,14 @@ fn adapter() -> WireAdapter {
         },
         rate_limit_body: r#"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}"#,
         endings: vec![
-            // pi reads a stream without a finish reason as a stop.
+            // A stream without any finish reason is an error keeping the text
+            // (pi reads it as a stop).
             Ending {
                 file: "no-finish-reason.sse",
                 frames: None,
-                stop: StopReason::Stop,
+                stop: StopReason::Error,
                 text: Some("The stream ends without a finish reason."),
-                error: ErrorText::None,
+                error: ErrorText::Exact("mock-goog: Stream ended without finishReason"),
                 total_tokens: None,
             },
             Ending {
@@ -107,6 +108,13 @@ fn adapter() -> WireAdapter {
                 total_tokens: None,
             },
         ],
+        // A recorded answer cut just before its terminal event: an error
+        // (pi 0.73.1 calls it complete; see docs/payload-differences.md).
+        eof: EofCase {
+            file: "eof-before-terminal-event.sse",
+            text: "Hello! I am a mock model",
+            error: "mock-goog: Stream ended without finishReason",
+        },
         thinking: ThinkingCase {
             file: "thinking-then-text.sse",
             model: served,

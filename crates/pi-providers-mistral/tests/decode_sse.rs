@@ -143,3 +143,20 @@ async fn finish_reasons_and_usage() {
     let usage = final_message(&decode("usage-without-total.sse").await).usage;
     assert_eq!((usage.input, usage.output, usage.total_tokens), (7, 3, 10));
 }
+
+/// pi's recorded text answer cut before the chunk with its `finish_reason`
+/// (and `[DONE]`): an error keeping the text, where pi 0.73.1 would settle
+/// it as a stop.
+#[tokio::test]
+async fn eof_before_the_terminal_event_is_an_error() {
+    let events = decode("eof-before-terminal-event.sse").await;
+    assert_stream_contract(&events);
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("Stream ended without finish_reason")
+    );
+    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
+}

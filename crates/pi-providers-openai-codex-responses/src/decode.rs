@@ -9,6 +9,9 @@
 //! - a frame that is not JSON is `Invalid Codex SSE JSON: ..`; JSON without
 //!   a string `type` is skipped.
 //!
+//! A body that ends before a completion, a failure or an error is an error,
+//! as on openai-responses (`Stream ended without response.completed`).
+//!
 //! HTTP errors are worded by [`http_error_message`] (pi's
 //! `parseErrorResponse`, with its usage-limit text).
 
@@ -135,7 +138,11 @@ impl SseDecoder for OpenAiCodexDecoder {
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
         let data = frame.data.trim();
-        if data.is_empty() || data == "[DONE]" {
+        if data.is_empty() {
+            return Ok(None);
+        }
+        if data == "[DONE]" {
+            self.inner.saw_done_line();
             return Ok(None);
         }
         if !may_be_special(data.as_bytes()) {
@@ -175,7 +182,8 @@ impl SseDecoder for OpenAiCodexDecoder {
         }
     }
 
-    /// A body that ends without a completion is a normal stop, as in pi.
+    /// A body that ends without a completion is an error (pi calls it a
+    /// stop), unless `data: [DONE]` closed it: openai-responses' rule.
     fn end_of_stream(&mut self, sink: &mut EventSink) -> StreamEnd {
         self.inner.end_of_stream(sink)
     }

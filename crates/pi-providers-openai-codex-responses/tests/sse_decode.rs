@@ -81,9 +81,9 @@ async fn codex_endings_and_errors() {
         ("incomplete", StopReason::Length, "Cut at the limit", None),
         (
             "no-terminal-event",
-            StopReason::Stop,
+            StopReason::Error,
             "The body just ends",
-            None,
+            Some("openai-codex: Stream ended without response.completed"),
         ),
         (
             "untyped-frames-skipped",
@@ -146,4 +146,39 @@ async fn a_default_response_tier_prices_at_the_requested_tier() {
     );
     let plain = final_message(&decode("flex-tier-default-response", &model).await);
     assert!((plain.usage.cost.total - list).abs() < 1e-9);
+}
+
+/// pi's recorded text answer cut just before `response.completed`: an error
+/// keeping the text (pi 0.73.1 ends it done).
+#[tokio::test]
+async fn eof_before_the_terminal_event_is_an_error() {
+    let events = decode("eof-before-terminal-event", &common::model("mock-cdx")).await;
+    snapshot("eof-before-terminal-event", &events);
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("mock-cdx: Stream ended without response.completed")
+    );
+    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
+}
+
+/// `data: [DONE]` without a completion: the server closed the answer
+/// itself, a stop (as pi), as on openai-responses.
+#[tokio::test]
+async fn done_without_a_terminal_event_is_a_stop() {
+    let mut frames = sse_file(WIRE, "no-terminal-event.sse");
+    frames.push(pi_http::SseFrame {
+        event: String::new(),
+        data: "[DONE]".to_owned(),
+    });
+    let model = catalog("gpt-5.4-mini");
+    let decoder = OpenAiCodexDecoder::new(model.clone(), None);
+    let events = replay_events(&model, frames, decoder).await;
+    assert_stream_contract(&events);
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    assert_eq!(message.error_message, None);
+    assert_eq!(message.text(), "The body just ends");
 }

@@ -343,6 +343,35 @@ async fn a_socket_closed_after_the_start_fails_the_call_with_pi_diagnostic() {
     );
 }
 
+/// The socket's clean end: every event of pi's text answer but
+/// `response.completed`, then a normal close (1000). The answer is not
+/// complete: an error keeping the text, as pi's WebSocket transport says
+/// too (its text matches the retryable `websocket closed` pattern).
+#[tokio::test]
+async fn a_socket_closed_cleanly_before_the_terminal_event_is_an_error() {
+    let mock = WsMock::start([Reply {
+        events: events_of("eof-before-terminal-event.sse"),
+        then: Then::Close(1000, ""),
+    }])
+    .await;
+    let model = common::model_at("mock-cdx", &mock.url());
+    let events = call(
+        &model,
+        &context(vec![user("hi")]),
+        options("ws-clean-close", Transport::Websocket),
+    )
+    .await;
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("WebSocket closed 1000")
+    );
+    assert_eq!(text_of(&message), "Hello! I am a mock model. 2 + 2 = 4.");
+    assert_eq!(message.diagnostics.map(|d| d.len()), Some(1));
+}
+
 #[tokio::test]
 async fn cancel_ends_the_call_and_drops_the_socket() {
     let mut first = events_of("a-text-cdx-1.sse");

@@ -9,7 +9,7 @@
 //! stop (as pi 0.73.1; some OpenAI-compatible local servers never send a
 //! finish reason) but a body that just ends is an error, since nothing
 //! tells it from a truncated answer (see docs/payload-differences.md,
-//! "Streams that end without a finish reason").
+//! "Streams that end before their terminal event").
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
 use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, is_truthy, named};

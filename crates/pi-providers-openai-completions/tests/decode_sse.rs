@@ -332,3 +332,18 @@ async fn keepalives_and_null_deltas_are_ignored() {
     assert_eq!(message.text(), "ok");
     assert_eq!(message.stop_reason, StopReason::Stop);
 }
+
+/// pi's recorded text answer cut before the chunk with its `finish_reason`
+/// (and the usage chunk and `[DONE]`): an error keeping the text, where pi
+/// 0.73.1 would settle it as a stop.
+#[tokio::test]
+async fn eof_before_the_terminal_event_is_an_error() {
+    let events = decode("eof-before-terminal-event.sse").await;
+    assert_stream_contract(&events);
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    let expected = format!("{}: Stream ended without finish_reason", message.provider);
+    assert_eq!(message.error_message, Some(expected));
+    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
+}

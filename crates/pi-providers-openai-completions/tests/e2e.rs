@@ -11,7 +11,7 @@ mod common;
 use pi_ai::{Api, Model, StopReason, ThinkingLevel};
 use pi_providers_openai_completions::OpenAiCompletionsWire;
 use pi_test_support::e2e::{
-    self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
+    self, CallId, Ending, EofCase, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
 };
 use pretty_assertions::assert_eq;
@@ -110,6 +110,13 @@ fn adapter() -> WireAdapter {
                 total_tokens: None,
             },
         ],
+        // A recorded answer cut just before its terminal event: an error
+        // (pi 0.73.1 calls it complete; see docs/payload-differences.md).
+        eof: EofCase {
+            file: "eof-before-terminal-event.sse",
+            text: "Hello! I am a mock model. 2 + 2 = 4.",
+            error: "mock-oai: Stream ended without finish_reason",
+        },
         thinking: ThinkingCase {
             file: "thinking-reasoning-content.sse",
             model: served,

@@ -7,10 +7,13 @@
 //! `{"v":1,"id":…,"phase"?:…}`; a function call becomes a tool call with the
 //! id `call_id|item_id`. `response.completed` and `response.incomplete`
 //! carry usage and the status; `response.failed` and `error` end the stream
-//! with an error.
+//! with an error. A body that ends before any of these four is an error
+//! ([`NO_TERMINAL_EVENT`]), since nothing tells it from an answer cut
+//! short, unless the server closed it with `data: [DONE]` (see
+//! docs/payload-differences.md, "Streams that end before their terminal event").
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, calculate_cost, parse_partial_json};
-use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, is_truthy};
+use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, is_truthy, named};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -22,6 +25,11 @@ use crate::wire::{
 
 /// What pi reports when a response ends with status `failed` or `cancelled`.
 const UNKNOWN_ERROR: &str = "An unknown error occurred";
+
+/// Error text (after the provider's name) of a body that ended before a
+/// terminal event (`response.completed`, `response.incomplete`,
+/// `response.failed`, `error`) and without `data: [DONE]`.
+pub const NO_TERMINAL_EVENT: &str = "Stream ended without response.completed";
 
 /// The output item being streamed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +53,8 @@ pub struct OpenAiResponsesDecoder {
     model: Model,
     service_tier: Option<String>,
     current: Current,
+    /// Whether `data: [DONE]` arrived (the server closed the answer itself).
+    done_line: bool,
 }
 
 impl OpenAiResponsesDecoder {
@@ -55,7 +65,15 @@ impl OpenAiResponsesDecoder {
             model,
             service_tier,
             current: Current::None,
+            done_line: false,
         }
+    }
+
+    /// Records a `data: [DONE]` line, for wires that read the frames
+    /// themselves: a body that ends after it without a terminal event is a
+    /// stop, not a cut.
+    pub fn saw_done_line(&mut self) {
+        self.done_line = true;
     }
 
     /// Applies one of the five delta events.
@@ -377,7 +395,11 @@ impl SseDecoder for OpenAiResponsesDecoder {
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
         let data = frame.data;
-        if data.trim().is_empty() || data.starts_with("[DONE]") {
+        if data.trim().is_empty() {
+            return Ok(None);
+        }
+        if data.starts_with("[DONE]") {
+            self.saw_done_line();
             return Ok(None);
         }
         if let Some((kind, delta)) = delta_event(data) {
@@ -390,11 +412,15 @@ impl SseDecoder for OpenAiResponsesDecoder {
         }
     }
 
-    /// pi ends a stream that closes without `response.completed` as done
-    /// (the SDK sees a clean end of body), with stop reason `stop`.
+    /// The body ended before a terminal event. pi 0.73.1 calls that a
+    /// stop (its SDK sees a clean end of body); here it is an error keeping
+    /// the content so far, which auto-retry retries, unless `data: [DONE]`
+    /// closed the answer (a stop, as in pi).
     fn end_of_stream(&mut self, _sink: &mut EventSink) -> StreamEnd {
-        tracing::warn!("openai-responses stream ended without response.completed");
-        StreamEnd::Done(DoneReason::Stop)
+        if self.done_line {
+            return StreamEnd::Done(DoneReason::Stop);
+        }
+        StreamEnd::Error(named(self.model.provider.as_str(), NO_TERMINAL_EVENT))
     }
 }
 

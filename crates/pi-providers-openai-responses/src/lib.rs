@@ -29,7 +29,7 @@ pub mod wire;
 
 use pi_ai::Api;
 
-pub use decode::OpenAiResponsesDecoder;
+pub use decode::{NO_TERMINAL_EVENT, OpenAiResponsesDecoder};
 pub use options::{
     LevelMapping, OpenAiResponsesOptions, ReasoningSummary, clamp_thinking_level, level_mapping,
 };

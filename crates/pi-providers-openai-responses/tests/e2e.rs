@@ -11,7 +11,7 @@ mod common;
 use pi_ai::{Api, Model, StopReason, ThinkingLevel};
 use pi_providers_openai_responses::OpenAiResponsesWire;
 use pi_test_support::e2e::{
-    self, CallId, Ending, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
+    self, CallId, Ending, EofCase, ErrorText, PartialCase, ServerErrorCase, TextCase, ThinkingCase,
     ToolCallCase, WireAdapter,
 };
 use pi_test_support::fixtures::mock_model_at;
@@ -85,12 +85,22 @@ fn adapter() -> WireAdapter {
         },
         rate_limit_body: r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#,
         endings: vec![
-            // pi treats a body that ends without `response.completed` as done.
+            // A body that ends mid-answer without `response.completed` is an
+            // error keeping the text (pi treats it as done).
             Ending {
                 file: "a-text-resp-1.sse",
                 frames: Some(6),
-                stop: StopReason::Stop,
+                stop: StopReason::Error,
                 text: Some("Hello! I am a mock model"),
+                error: ErrorText::Exact("mock-resp: Stream ended without response.completed"),
+                total_tokens: Some(0),
+            },
+            // `data: [DONE]` without a terminal event: a stop, as pi.
+            Ending {
+                file: "done-without-terminal-event.sse",
+                frames: None,
+                stop: StopReason::Stop,
+                text: Some("The server says it is done"),
                 error: ErrorText::None,
                 total_tokens: Some(0),
             },
@@ -111,6 +121,13 @@ fn adapter() -> WireAdapter {
                 total_tokens: None,
             },
         ],
+        // A recorded answer cut just before its terminal event: an error
+        // (pi 0.73.1 calls it complete; see docs/payload-differences.md).
+        eof: EofCase {
+            file: "eof-before-terminal-event.sse",
+            text: "Hello! I am a mock model. 2 + 2 = 4.",
+            error: "mock-resp: Stream ended without response.completed",
+        },
         thinking: ThinkingCase {
             file: "reasoning-summary.sse",
             model: served_gpt5_mini,

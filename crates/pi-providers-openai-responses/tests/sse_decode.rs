@@ -176,13 +176,47 @@ async fn arguments_from_the_done_events() {
     );
 }
 
+/// A body that ends mid-answer without `response.completed` is an error
+/// keeping the text (pi 0.73.1 ends it done).
 #[tokio::test]
-async fn a_stream_without_completed_ends_done_like_pi() {
+async fn a_stream_without_completed_is_an_error_keeping_the_text() {
     let events = decode("no-terminal-event", &mock_resp()).await;
     snapshot("no-terminal-event", &events);
     let message = final_message(&events);
-    assert_eq!(message.stop_reason, StopReason::Stop);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("mock-resp: Stream ended without response.completed")
+    );
     assert_eq!(message.text(), "No terminal event follows");
+}
+
+/// pi's recorded text answer cut just before `response.completed`: every
+/// item is done, but the answer is not complete.
+#[tokio::test]
+async fn eof_before_the_terminal_event_is_an_error() {
+    let events = decode("eof-before-terminal-event", &mock_resp()).await;
+    snapshot("eof-before-terminal-event", &events);
+    assert_eq!(events.last().unwrap().kind(), "error");
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("mock-resp: Stream ended without response.completed")
+    );
+    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
+}
+
+/// `data: [DONE]` without a terminal event: the server closed the answer
+/// itself, a stop (as pi).
+#[tokio::test]
+async fn done_without_a_terminal_event_is_a_stop() {
+    let events = decode("done-without-terminal-event", &mock_resp()).await;
+    snapshot("done-without-terminal-event", &events);
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    assert_eq!(message.error_message, None);
+    assert_eq!(message.text(), "The server says it is done");
 }
 
 #[tokio::test]

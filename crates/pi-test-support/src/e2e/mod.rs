@@ -52,6 +52,9 @@ pub struct WireAdapter {
     /// Streams that end in a wire-specific way (missing terminal events,
     /// invalid JSON, in-stream errors).
     pub endings: Vec<Ending>,
+    /// A recorded answer whose body ends cleanly just before the wire's
+    /// terminal event.
+    pub eof: EofCase,
     /// A call with a reasoning level.
     pub thinking: ThinkingCase,
 }
@@ -138,6 +141,18 @@ pub struct Ending {
     pub total_tokens: Option<u64>,
 }
 
+/// A recorded answer cut before the wire's terminal event (the event, or
+/// for Google the chunk with a `finishReason`, that says the answer is
+/// complete), the body then ending without a transport error.
+pub struct EofCase {
+    /// The cut recording (`eof-before-terminal-event.sse`).
+    pub file: &'static str,
+    /// The text kept.
+    pub text: &'static str,
+    /// The exact `errorMessage`.
+    pub error: &'static str,
+}
+
 /// A call with a reasoning level.
 pub struct ThinkingCase {
     /// The recorded body.
@@ -170,6 +185,7 @@ macro_rules! wire_e2e_suite {
             headers_merge_and_the_payload_hook_replaces_the_body,
             registered_in_the_global_registry,
             streams_end_as_the_wire_says,
+            eof_before_the_terminal_event_is_an_error,
             reasoning_call_maps_the_level,
         );
     };

@@ -428,6 +428,32 @@ pub async fn streams_end_as_the_wire_says(wire: &WireAdapter) {
     }
 }
 
+/// A body that ends cleanly before the wire's terminal event (a server or
+/// proxy that died mid-answer and closed the connection) is no complete
+/// answer: an `error` event with stop reason `error`, an `errorMessage`
+/// matching pi's retryable `ended without` pattern (auto-retry retries it),
+/// the content so far kept; the transport does not retry a started stream.
+pub async fn eof_before_the_terminal_event_is_an_error(wire: &WireAdapter) {
+    let case = &wire.eof;
+    let server = serve([MockResponse::sse(recorded(wire, case.file))]).await;
+    let model = (wire.model)(&server.url());
+    let events = run(wire, &model, options(wire)).await;
+    assert_eq!(
+        kinds(&events).last(),
+        Some(&"error"),
+        "{:?}",
+        kinds(&events)
+    );
+    let message = final_message(&events);
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(message.error_message.as_deref(), Some(case.error));
+    assert!(case.error.contains("ended without"), "{}", case.error);
+    assert_eq!(message.text(), case.text);
+    // Not a transport failure: the text decides whether it is retried.
+    assert_eq!(message.error_class, None);
+    assert_eq!(server.requests().len(), 1);
+}
+
 /// A reasoning level reaches the request as the wire maps it, and the
 /// thinking comes back as a thinking block.
 pub async fn reasoning_call_maps_the_level(wire: &WireAdapter) {
