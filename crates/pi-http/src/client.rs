@@ -6,6 +6,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
+use crate::redirect;
 use crate::retry::retry_after;
 use crate::sse::describe;
 use crate::{HttpError, RetryPolicy, error_text_from_body};
@@ -29,10 +30,13 @@ pub struct HttpClient {
 }
 
 impl HttpClient {
-    /// A new client with a 30 s connect timeout.
+    /// A new client with a 30 s connect timeout. Redirects are followed by
+    /// [`Self::post`] itself, which drops every header that may carry a key
+    /// before a request goes to another origin.
     pub fn new() -> Result<Self, HttpError> {
         reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(30))
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map(|inner| Self { inner })
             .map_err(|e| HttpError::InvalidRequest(describe(&e)))
@@ -106,22 +110,54 @@ impl HttpClient {
                 request.url
             ))
         };
-        let url = reqwest::Url::parse(&request.url).map_err(|e| invalid(e.to_string()))?;
+        let mut url = reqwest::Url::parse(&request.url).map_err(|e| invalid(e.to_string()))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(invalid("it must start with http:// or https://".to_owned()));
         }
-        let mut builder = self.inner.post(url).body(request.body.clone());
-        for (name, value) in &request.headers {
-            builder = builder.header(name.as_str(), value.as_str());
-        }
-        let response = tokio::select! {
-            () = cancel.cancelled() => return Err(HttpError::Aborted),
-            result = tokio::time::timeout(first_byte_timeout, builder.send()) => match result {
-                Err(_) => return Err(HttpError::Timeout(first_byte_timeout)),
-                Ok(result) => result.map_err(|e| {
-                    if e.is_builder() { HttpError::InvalidRequest(describe(&e)) } else { HttpError::Connection(describe(&e)) }
-                })?,
-            },
+        let mut method = reqwest::Method::POST;
+        let mut headers = request.headers.clone();
+        let mut body = Some(request.body.clone());
+        let mut redirects = 0;
+        let response = loop {
+            let mut builder = self.inner.request(method.clone(), url.clone());
+            if let Some(body) = &body {
+                builder = builder.body(body.clone());
+            }
+            for (name, value) in &headers {
+                builder = builder.header(name.as_str(), value.as_str());
+            }
+            let response = tokio::select! {
+                () = cancel.cancelled() => return Err(HttpError::Aborted),
+                result = tokio::time::timeout(first_byte_timeout, builder.send()) => match result {
+                    Err(_) => return Err(HttpError::Timeout(first_byte_timeout)),
+                    Ok(result) => result.map_err(|e| {
+                        if e.is_builder() { HttpError::InvalidRequest(describe(&e)) } else { HttpError::Connection(describe(&e)) }
+                    })?,
+                },
+            };
+            let hop = match redirect::next_hop(&url, &method, response.status(), response.headers())
+            {
+                None => break response,
+                Some(Err(why)) => return Err(HttpError::Connection(why)),
+                Some(Ok(hop)) => hop,
+            };
+            redirects += 1;
+            if redirects > redirect::MAX_REDIRECTS {
+                return Err(HttpError::Connection(format!(
+                    "more than {} redirects, the last to {}",
+                    redirect::MAX_REDIRECTS,
+                    hop.url
+                )));
+            }
+            if hop.cross_origin {
+                headers.retain(|(name, _)| !redirect::is_sensitive(name));
+            }
+            if hop.method != method {
+                body = None;
+                headers.retain(|(name, _)| !redirect::describes_body(name));
+            }
+            tracing::debug!(from = %url, to = %hop.url, cross_origin = hop.cross_origin, "following a redirect");
+            (url, method) = (hop.url, hop.method);
         };
         let status = response.status();
         if status.is_success() {

@@ -13,6 +13,7 @@ mod error;
 mod framing;
 mod headers;
 mod js;
+mod redirect;
 mod retry;
 mod sse;
 mod sse_parser;

@@ -147,4 +147,5 @@ pi_test_support::wire_e2e_suite!(@tests adapter();
     streams_end_as_the_wire_says,
     eof_before_the_terminal_event_is_an_error,
     reasoning_call_maps_the_level,
+    a_cross_origin_redirect_drops_the_key,
 );

@@ -153,6 +153,53 @@ pub async fn text_answer_and_the_request_sent(wire: &WireAdapter) {
     assert_body_holds(&requests[0], &case.body);
 }
 
+/// A 307 to another origin (another port) is followed with the same body,
+/// but without the wire's key header; a 308 on the same origin keeps it.
+pub async fn a_cross_origin_redirect_drops_the_key(wire: &WireAdapter) {
+    let case = &wire.text;
+    let target = serve([MockResponse::sse(recorded(wire, case.file))]).await;
+    let moved = |status: u16, to: String| MockResponse::Body {
+        status,
+        headers: vec![("location".to_owned(), to)],
+        body: String::new(),
+    };
+    let origin = serve([
+        moved(308, format!("/moved{}", wire.path)),
+        moved(307, format!("{}{}", target.url(), wire.path)),
+    ])
+    .await;
+    let model = (wire.model)(&origin.url());
+    let events = run(wire, &model, options(wire)).await;
+    let message = final_message(&events);
+    assert_eq!(
+        message.stop_reason,
+        StopReason::Stop,
+        "{:?}",
+        message.error_message
+    );
+    assert_eq!(message.text(), case.text);
+    let asked = origin.requests();
+    assert_eq!(asked.len(), 2, "the same-origin hop");
+    let key = format!("{}{}", wire.auth_prefix, wire.api_key);
+    for request in &asked {
+        assert_eq!(request.header(wire.auth_header), Some(key.as_str()));
+    }
+    assert_eq!(asked[1].path, format!("/moved{}", wire.path));
+    let sent = target.requests();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].method, "POST");
+    assert_eq!(sent[0].header(wire.auth_header), None, "the key stays home");
+    assert!(
+        sent[0]
+            .headers
+            .iter()
+            .all(|(name, _)| !name.contains("key") && name != "authorization"),
+        "{:?}",
+        sent[0].headers
+    );
+    assert_eq!(sent[0].body, asked[0].body, "a 307 keeps the body");
+}
+
 fn assert_body_holds(request: &RecordedRequest, values: &[(&str, Value)]) {
     let body = request.json();
     for (pointer, value) in values {
