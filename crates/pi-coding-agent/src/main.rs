@@ -80,12 +80,19 @@ async fn run(args: Args) -> ExitCode {
         eprintln!("No session selected");
         return ExitCode::SUCCESS;
     }
-    // Piped stdin is the start of the first prompt (pi: trimmed, `undefined` when empty).
+    // Piped stdin is the start of the first prompt (pi: trimmed, `undefined`
+    // when empty; bytes that are not UTF-8 become U+FFFD, as Node reads them).
     let mut stdin_text = None;
     if piped && mode != Mode::Rpc {
-        let mut text = String::new();
-        if stdin.lock().read_to_string(&mut text).is_ok() && !text.trim().is_empty() {
-            stdin_text = Some(text.trim().to_owned());
+        let mut bytes = Vec::new();
+        match stdin.lock().read_to_end(&mut bytes) {
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&bytes);
+                if !text.trim().is_empty() {
+                    stdin_text = Some(text.trim().to_owned());
+                }
+            }
+            Err(e) => tracing::warn!("cannot read stdin: {e}"),
         }
     }
     let interactive = mode == Mode::Text && !args.print && !piped;

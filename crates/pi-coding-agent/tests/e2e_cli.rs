@@ -375,6 +375,36 @@ async fn a_thinking_suffix_on_the_model_sets_the_level() {
 /// pi's initial message: piped stdin (trimmed), then `@file` texts, then the
 /// first message, joined without separator.
 #[tokio::test(flavor = "multi_thread")]
+async fn piped_stdin_that_is_not_utf8_is_read_with_replacement_characters() {
+    use std::io::Write as _;
+    let s = Scenario::fixture("a-text-oai").await;
+    let mut command = s.command(&["--no-session", "--model", "mock-oai/mock-gpt"]);
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let out = tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"hi \xff\xfe")
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    // It was dropped, and pi-rs exited 0 without sending anything.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let body = s.requests()[0].json();
+    assert_eq!(
+        body["messages"][1]["content"][0]["text"],
+        "hi \u{FFFD}\u{FFFD}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn piped_stdin_and_file_arguments_build_the_first_prompt() {
     use std::io::Write as _;
     let s = Scenario::fixture("a-text-oai").await;
