@@ -49,7 +49,7 @@ fn context_file_in(dir: &Path) -> Option<ContextFile> {
         if !path.exists() {
             return None;
         }
-        match std::fs::read_to_string(&path) {
+        match crate::file_read::read_regular_to_string(&path, crate::file_read::CONFIG_FILE_LIMIT) {
             Ok(content) => Some(ContextFile { path, content }),
             Err(e) => {
                 tracing::warn!("Could not read {}: {e}", path.display());

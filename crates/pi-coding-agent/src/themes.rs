@@ -125,7 +125,11 @@ impl ThemeCatalog {
             None => Err(not_found()),
             Some(None) => Theme::builtin(name, mode).ok_or_else(not_found),
             Some(Some(path)) => {
-                let text = std::fs::read_to_string(path).map_err(|source| ThemeLoadError::Io {
+                let text = crate::file_read::read_regular_to_string(
+                    path,
+                    crate::file_read::CONFIG_FILE_LIMIT,
+                )
+                .map_err(|source| ThemeLoadError::Io {
                     path: path.clone(),
                     source,
                 })?;
@@ -163,10 +167,11 @@ impl ThemeCatalog {
 
 /// The `name` of a theme file.
 fn theme_name(file: &Path) -> Result<String, ThemeLoadError> {
-    let text = std::fs::read_to_string(file).map_err(|source| ThemeLoadError::Io {
-        path: file.to_path_buf(),
-        source,
-    })?;
+    let text = crate::file_read::read_regular_to_string(file, crate::file_read::CONFIG_FILE_LIMIT)
+        .map_err(|source| ThemeLoadError::Io {
+            path: file.to_path_buf(),
+            source,
+        })?;
     let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| ThemeError::Json {
         label: file.display().to_string(),
         message: e.to_string(),

@@ -58,10 +58,12 @@ pub fn process_file_args_with(
         if !path.exists() {
             return Err(AppError::FileNotFound(path));
         }
-        let bytes = std::fs::read(&path).map_err(|source| AppError::ReadFile {
-            path: path.clone(),
-            source,
-        })?;
+        // A FIFO (`@<(git diff)`) or device is read too, within the bound.
+        let bytes = crate::file_read::read_input(&path, crate::file_read::INPUT_FILE_LIMIT)
+            .map_err(|source| AppError::ReadFile {
+                path: path.clone(),
+                source,
+            })?;
         if bytes.is_empty() {
             continue;
         }

@@ -148,7 +148,7 @@ impl AuthStorage {
 
 /// Reads the entries of `path`; a missing or blank file is empty.
 pub(crate) fn read_entries(path: &Path) -> Result<Map<String, Value>, ConfigError> {
-    match std::fs::read_to_string(path) {
+    match crate::file_read::read_regular_to_string(path, crate::file_read::CONFIG_FILE_LIMIT) {
         Ok(text) if text.trim().is_empty() => Ok(Map::new()),
         Ok(text) => serde_json::from_str(&text).map_err(|source| ConfigError::Json {
             path: path.to_path_buf(),

@@ -197,7 +197,7 @@ impl ModelsFile {
     /// comments and trailing commas is accepted, as pi does. Errors name
     /// the file and, for a wrong shape, the field (`providers.x.models.0.id`).
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        match std::fs::read_to_string(path) {
+        match crate::file_read::read_regular_to_string(path, crate::file_read::CONFIG_FILE_LIMIT) {
             Ok(text) => Self::parse(&text).map_err(|error| ConfigError::ModelsJson {
                 path: path.to_path_buf(),
                 message: error.to_string(),

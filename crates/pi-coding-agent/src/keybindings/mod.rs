@@ -84,7 +84,10 @@ pub fn user_entries(json: &Value) -> (BTreeMap<String, Vec<String>>, Vec<String>
 /// Loads `<agent_dir>/keybindings.json` (a missing file means the defaults).
 pub fn load(agent_dir: &Path) -> LoadedKeybindings {
     let path = agent_dir.join(FILE_NAME);
-    let (user, mut warnings) = match std::fs::read_to_string(&path) {
+    let (user, mut warnings) = match crate::file_read::read_regular_to_string(
+        &path,
+        crate::file_read::CONFIG_FILE_LIMIT,
+    ) {
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(json) => user_entries(&json),
             Err(e) => (

@@ -164,7 +164,10 @@ impl IgnoreRules {
             .unwrap_or_default();
         let before = self.lines.len();
         for name in IGNORE_FILE_NAMES {
-            let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
+            let Ok(text) = crate::file_read::read_regular_to_string(
+                dir.join(name),
+                crate::file_read::CONFIG_FILE_LIMIT,
+            ) else {
                 continue;
             };
             for line in text.lines() {
@@ -368,7 +371,9 @@ impl Discovered {
 /// The string entries of `key` in a settings file (missing or invalid:
 /// none). pi's older `skills` object form counts by its `customDirectories`.
 fn settings_entries(file: &Path, key: &str) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(file) else {
+    let Ok(text) =
+        crate::file_read::read_regular_to_string(file, crate::file_read::CONFIG_FILE_LIMIT)
+    else {
         return Vec::new();
     };
     let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {

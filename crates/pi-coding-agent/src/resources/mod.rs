@@ -136,8 +136,9 @@ pub struct Resources {
 fn text_or_file(input: &str, cwd: &Path) -> String {
     let path = cwd.join(input);
     if !input.is_empty() && path.exists() {
-        match std::fs::read_to_string(&path) {
-            Ok(text) => return text,
+        // Named by the user: a FIFO (`<(...)`) is read too, within the bound.
+        match crate::file_read::read_input(&path, crate::file_read::CONFIG_FILE_LIMIT) {
+            Ok(bytes) => return String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) => tracing::warn!("Could not read {}: {e}", path.display()),
         }
     }

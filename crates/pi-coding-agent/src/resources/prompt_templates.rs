@@ -44,7 +44,8 @@ fn js_prefix(text: &str, max: usize) -> (&str, bool) {
 }
 
 fn load_file(file: &Path, source_info: SourceInfo) -> Option<PromptTemplate> {
-    let content = std::fs::read_to_string(file).ok()?;
+    let content =
+        crate::file_read::read_regular_to_string(file, crate::file_read::CONFIG_FILE_LIMIT).ok()?;
     let frontmatter = match parse_frontmatter(&content) {
         Ok(f) => f,
         Err(e) => {

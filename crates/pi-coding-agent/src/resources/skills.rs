@@ -101,13 +101,14 @@ pub(crate) fn load_skill_file(
     let warn = |diagnostics: &mut Vec<Diagnostic>, message: String| {
         diagnostics.push(Diagnostic::warning(message, Some(file)));
     };
-    let content = match std::fs::read_to_string(file) {
-        Ok(content) => content,
-        Err(e) => {
-            warn(diagnostics, e.to_string());
-            return None;
-        }
-    };
+    let content =
+        match crate::file_read::read_regular_to_string(file, crate::file_read::CONFIG_FILE_LIMIT) {
+            Ok(content) => content,
+            Err(e) => {
+                warn(diagnostics, e.to_string());
+                return None;
+            }
+        };
     let frontmatter = match parse_frontmatter(&content) {
         Ok(f) => f,
         Err(e) => {
@@ -311,9 +312,12 @@ pub fn expand_skill_command(text: &str, skills: &[Skill]) -> String {
     let Some(skill) = skills.iter().find(|s| s.name == name) else {
         return text.to_owned();
     };
-    let body = std::fs::read_to_string(&skill.file_path)
-        .map_err(|e| e.to_string())
-        .and_then(|content| strip_frontmatter(&content).map_err(|e| e.to_string()));
+    let body = crate::file_read::read_regular_to_string(
+        &skill.file_path,
+        crate::file_read::CONFIG_FILE_LIMIT,
+    )
+    .map_err(|e| e.to_string())
+    .and_then(|content| strip_frontmatter(&content).map_err(|e| e.to_string()));
     match body {
         Ok(body) => {
             let block = format!(

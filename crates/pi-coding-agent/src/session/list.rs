@@ -1,7 +1,7 @@
 //! Describing session files for pickers (`--resume`): a bounded read per
 //! file (the whole of a small file, the head and tail of a large one).
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -44,7 +44,7 @@ pub struct SessionInfo {
 /// Reads at most a head and a tail window of a large file (see
 /// [`super::summary`]); [`SessionInfo::exact`] says whether every line was read.
 pub fn session_info(path: &Path) -> Option<SessionInfo> {
-    let file = File::open(path).ok()?;
+    let file = crate::file_read::open_regular(path).ok()?;
     let meta = file.metadata().ok()?;
     let mtime: DateTime<Utc> = meta.modified().ok()?.into();
     let summary = summarize(BufReader::new(file), meta.len()).ok()??;
@@ -150,7 +150,7 @@ pub fn list_all_sessions(sessions_root: Option<&Path>) -> Result<Vec<SessionInfo
 /// True when the first line of `path` (read from its first 512 bytes, as pi
 /// does) is a session header.
 fn is_valid_session_file(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else {
+    let Ok(file) = crate::file_read::open_regular(path) else {
         return false;
     };
     let mut head = Vec::with_capacity(512);

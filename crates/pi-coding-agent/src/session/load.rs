@@ -127,6 +127,7 @@ pub(super) fn read_session_file<T, M: MakeEntry<T>>(
         path: path.to_path_buf(),
         source,
     };
+    super::check_regular(path)?;
     let file = File::open(path).map_err(io)?;
     let mut reader = LineReader::new(BufReader::with_capacity(1 << 16, file));
     let mut text = Vec::new();

@@ -74,6 +74,15 @@ pub enum SessionError {
         /// The file.
         path: PathBuf,
     },
+    /// The path names something other than a regular file (a device, a
+    /// FIFO, a directory).
+    #[error("session file {} is not a regular file ({what})", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is.
+        what: String,
+    },
     /// The first line is not a `{"type":"session","id":...}` header.
     #[error("session file {path} has no valid session header (line {line})")]
     InvalidHeader {
@@ -117,6 +126,31 @@ pub enum SessionError {
     /// An entry could not be serialized.
     #[error("cannot serialize a session entry: {0}")]
     Serialize(#[from] serde_json::Error),
+}
+
+/// Refuses a session path that names something other than a regular file
+/// (reading `/dev/zero` or a FIFO as a session would never end).
+pub(crate) fn check_regular(path: &std::path::Path) -> Result<(), SessionError> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            let kind = meta.file_type();
+            use std::os::unix::fs::FileTypeExt;
+            let what = if kind.is_dir() {
+                "a directory"
+            } else if kind.is_fifo() {
+                "a FIFO"
+            } else if kind.is_char_device() {
+                "a character device"
+            } else {
+                "not a file"
+            };
+            Err(SessionError::NotAFile {
+                path: path.to_path_buf(),
+                what: what.to_owned(),
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ impl SessionManager {
                 .parent()
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         };
+        super::check_regular(path)?;
         let (writer, refused) = match migrate_in_place(path)? {
             Migration::Current(writer) => (writer, None),
             Migration::Rewritten(writer) => (Some(writer), None),

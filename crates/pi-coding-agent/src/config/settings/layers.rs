@@ -57,11 +57,12 @@ pub(super) fn read_layer(
         });
         None
     };
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(Map::new()),
-        Err(e) => return warn(e.to_string(), warnings),
-    };
+    let text =
+        match crate::file_read::read_regular_to_string(path, crate::file_read::CONFIG_FILE_LIMIT) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(Map::new()),
+            Err(e) => return warn(e.to_string(), warnings),
+        };
     if text.is_empty() {
         return Some(Map::new());
     }

@@ -98,7 +98,10 @@ impl SettingsWriter {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
         let _lock = FileLock::acquire(path).map_err(io)?;
-        let mut current = match std::fs::read_to_string(path) {
+        let mut current = match crate::file_read::read_regular_to_string(
+            path,
+            crate::file_read::CONFIG_FILE_LIMIT,
+        ) {
             Ok(text) if text.is_empty() => Map::new(),
             Ok(text) => match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(mut map)) => {
