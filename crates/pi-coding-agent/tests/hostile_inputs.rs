@@ -24,7 +24,7 @@ fn run_bounded(mut command: Command) -> (Output, Duration) {
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > Duration::from_secs(20) {
             child.kill().unwrap();
-            panic!("the run hung: {:?}", command);
+            panic!("the run hung: {command:?}");
         }
         std::thread::sleep(Duration::from_millis(10));
     }
