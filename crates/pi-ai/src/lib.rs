@@ -70,7 +70,7 @@ pub use registry::{
 };
 pub use stream::{
     ABORTED_MESSAGE, AssistantMessageEvent, AssistantMessageEventStream, DoneReason, ErrorReason,
-    EventSink, SharedMessage,
+    EventSink, MAX_ERROR_TEXT_BYTES, SharedMessage, bounded_error_text,
 };
 pub use tokio_util::sync::CancellationToken;
 pub use usage::{Cost, StopReason, Usage};

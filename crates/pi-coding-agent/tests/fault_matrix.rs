@@ -10,20 +10,11 @@ mod e2e_common;
 
 use std::time::{Duration, Instant};
 
-use e2e_common::Scenario;
+use e2e_common::{Scenario, completion_chunk as chunk};
 use pi_test_support::mock_server::MockResponse;
 use serde_json::{Value, json};
 
 const PROMPT: &str = "Say something.";
-
-/// One completions chunk with `content`.
-fn chunk(content: &str) -> String {
-    let data = json!({
-        "id": "chatcmpl-f", "object": "chat.completion.chunk", "created": 1, "model": "mock-gpt",
-        "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]
-    });
-    format!("data: {data}\n\n")
-}
 
 fn finish() -> Vec<String> {
     let data = json!({

@@ -23,6 +23,25 @@ pub struct HttpRequest {
     pub body: Bytes,
 }
 
+/// The most bytes of an error answer's body read (the rest is not read).
+pub const MAX_ERROR_BODY_BYTES: usize = 1024 * 1024;
+
+/// The start of an error answer's body, at most [`MAX_ERROR_BODY_BYTES`]
+/// (a 200 MB error page is not read whole), decoded lossily.
+pub(crate) async fn read_error_body(response: reqwest::Response) -> String {
+    use futures::StreamExt;
+    let mut body = std::pin::pin!(response.bytes_stream());
+    let mut bytes = Vec::new();
+    while let Some(Ok(chunk)) = body.next().await {
+        let room = MAX_ERROR_BODY_BYTES - bytes.len();
+        bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if bytes.len() >= MAX_ERROR_BODY_BYTES {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 /// A shared HTTP client (connection pool, rustls).
 #[derive(Debug, Clone)]
 pub struct HttpClient {
@@ -173,10 +192,9 @@ impl HttpClient {
             .collect();
         let body = tokio::select! {
             () = cancel.cancelled() => return Err(HttpError::Aborted),
-            body = tokio::time::timeout(first_byte_timeout, response.text()) => match body {
-                Ok(Ok(body)) => body,
-                _ => String::new(),
-            },
+            body = tokio::time::timeout(first_byte_timeout, read_error_body(response)) => {
+                body.unwrap_or_default()
+            }
         };
         Err(HttpError::Status {
             status: status.as_u16(),

@@ -234,7 +234,7 @@ pub fn drive_framed<D: SseDecoder>(
         // As pi: the stream starts once the provider has accepted the request.
         sink.start();
         let framer = Framer::new(framing);
-        let body = decode_body(response, idle_timeout, framer, &mut decoder, sink).await;
+        let body = decode_body(response, idle_timeout, &cancel, framer, &mut decoder, sink).await;
         end_body(body, &provider, &mut decoder);
     }
 }
@@ -452,21 +452,34 @@ impl Framer {
     }
 }
 
+/// The most bytes one response body may hold: an endless stream ends with
+/// an error here instead of filling memory (a real answer is a few MB).
+pub const MAX_RESPONSE_BYTES: u64 = 128 * 1024 * 1024;
+
 /// Reads `response`'s body chunk by chunk (each read bounded by
-/// `idle_timeout`), cuts it with `framer` and hands each frame to `decoder`
-/// borrowed from the chunk. Frames completed before bad bytes are decoded
-/// first.
+/// `idle_timeout`, the whole by [`MAX_RESPONSE_BYTES`]), cuts it with
+/// `framer` and hands each frame to `decoder` borrowed from the chunk.
+/// Frames completed before bad bytes are decoded first. After each chunk it
+/// yields, so that the consumer takes that chunk's events (and sees a
+/// cancellation) before the next one is read, however fast they come.
 async fn decode_body<D: SseDecoder>(
     response: reqwest::Response,
     idle_timeout: Duration,
+    cancel: &CancellationToken,
     mut framer: Framer,
     decoder: &mut D,
     mut sink: EventSink,
 ) -> Body {
     let mut body = pin!(response.bytes_stream());
     let mut seen = 0usize;
+    let mut total = 0u64;
     loop {
-        let chunk = match tokio::time::timeout(idle_timeout, body.next()).await {
+        let next = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Body::Failed(sink, HttpError::Aborted),
+            next = tokio::time::timeout(idle_timeout, body.next()) => next,
+        };
+        let chunk = match next {
             Err(_) => return Body::Failed(sink, HttpError::Idle(idle_timeout)),
             Ok(None) => {
                 return match framer.finish() {
@@ -479,6 +492,14 @@ async fn decode_body<D: SseDecoder>(
             }
             Ok(Some(Ok(chunk))) => chunk,
         };
+        total += chunk.len() as u64;
+        if total > MAX_RESPONSE_BYTES {
+            let text = format!(
+                "the response is larger than {} MiB; stopped reading it",
+                MAX_RESPONSE_BYTES >> 20
+            );
+            return Body::Failed(sink, HttpError::Stream(text));
+        }
         match framer.take(&chunk, decoder, &mut sink, &mut seen) {
             Chunk::Fed => {}
             Chunk::Ended(outcome) => {
@@ -487,6 +508,7 @@ async fn decode_body<D: SseDecoder>(
             }
             Chunk::Bad(text) => return Body::Failed(sink, HttpError::Stream(text)),
         }
+        tokio::task::yield_now().await;
     }
 }
 
@@ -523,10 +545,9 @@ async fn not_an_event_stream(
         return Ok(response);
     }
     let status = response.status().as_u16();
-    let body = match tokio::time::timeout(limit, response.text()).await {
-        Ok(Ok(body)) => body,
-        _ => String::new(),
-    };
+    let body = tokio::time::timeout(limit, crate::client::read_error_body(response))
+        .await
+        .unwrap_or_default();
     let snippet: String = body.trim().chars().take(200).collect();
     let shown = if snippet.is_empty() {
         "(no body)".to_owned()

@@ -19,11 +19,11 @@ mod sse;
 mod sse_parser;
 mod wire;
 
-pub use client::{HttpClient, HttpRequest};
+pub use client::{HttpClient, HttpRequest, MAX_ERROR_BODY_BYTES};
 pub use copilot::{copilot_dynamic_headers, set_copilot_dynamic_headers};
 pub use driver::{
-    DecodeError, EMPTY_STREAM_MESSAGE, SseCall, SseDecoder, StreamEnd, drive_sse, named,
-    replay_body, replay_sse, stream_framed, stream_sse,
+    DecodeError, EMPTY_STREAM_MESSAGE, MAX_RESPONSE_BYTES, SseCall, SseDecoder, StreamEnd,
+    drive_sse, named, replay_body, replay_sse, stream_framed, stream_sse,
 };
 pub use error::{HttpError, error_text_from_body, status_error_message};
 pub use framing::{BodyFraming, FramingError, framed_body};

@@ -51,6 +51,24 @@ pub enum MockResponse {
         /// Frames sent before the reset.
         frames: Vec<String>,
     },
+    /// Sends the SSE head and these frames, then `repeat` again and again,
+    /// as fast as the client reads, until it hangs up.
+    EndlessSse {
+        /// Frames sent first.
+        frames: Vec<String>,
+        /// The frame sent without end.
+        repeat: String,
+    },
+    /// A body of `len` bytes `x`, written as it goes (never held whole):
+    /// a huge error page.
+    Filler {
+        /// HTTP status code.
+        status: u16,
+        /// `content-type` header value.
+        content_type: String,
+        /// Body length.
+        len: usize,
+    },
     /// Any status, content type and body bytes (HTML pages, invalid UTF-8).
     Raw {
         /// HTTP status code.
@@ -352,6 +370,40 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<Shared>>) -> std::io::Res
         }
         MockResponse::StallHeaders => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+        MockResponse::Filler {
+            status,
+            content_type,
+            len,
+        } => {
+            let head = format!(
+                "HTTP/1.1 {status} Status\r\ncontent-type: {content_type}\r\ncontent-length: {len}\r\nconnection: close\r\n\r\n"
+            );
+            socket.write_all(head.as_bytes()).await?;
+            let block = vec![b'x'; 64 * 1024];
+            let mut left = len;
+            while left > 0 {
+                let n = left.min(block.len());
+                if socket.write_all(&block[..n]).await.is_err() {
+                    return Ok(());
+                }
+                left -= n;
+            }
+        }
+        MockResponse::EndlessSse { frames, repeat } => {
+            socket
+                .write_all(format!("{}\r\n", sse_head()).as_bytes())
+                .await?;
+            for frame in frames {
+                socket.write_all(&frame_bytes(&frame)).await?;
+            }
+            // Many frames per write: the client, not the server, is the limit.
+            let block = frame_bytes(&repeat).repeat(64 * 1024 / repeat.len().max(1) + 1);
+            loop {
+                if socket.write_all(&block).await.is_err() {
+                    return Ok(());
+                }
+            }
         }
         MockResponse::Reset => return reset(socket),
         MockResponse::ResetSse { frames } => {

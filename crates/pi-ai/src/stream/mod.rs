@@ -10,7 +10,7 @@ mod sink;
 pub use event::{AssistantMessageEvent, DoneReason, ErrorReason};
 pub use event_stream::{ABORTED_MESSAGE, AssistantMessageEventStream};
 pub use shared::SharedMessage;
-pub use sink::EventSink;
+pub use sink::{EventSink, MAX_ERROR_TEXT_BYTES, bounded_error_text};
 
 #[cfg(test)]
 #[path = "stream_tests.rs"]

@@ -340,6 +340,27 @@ impl EventSink {
     }
 }
 
+/// The most bytes of an error text kept in a message (and so in the
+/// session file): a provider that answers an error with a huge body (an
+/// HTML page, a dump) leaves its start and how much was cut.
+pub const MAX_ERROR_TEXT_BYTES: usize = 16 * 1024;
+
+/// `text` cut to [`MAX_ERROR_TEXT_BYTES`] at a character boundary, with a
+/// note of how many bytes were cut.
+pub fn bounded_error_text(mut text: String) -> String {
+    if text.len() <= MAX_ERROR_TEXT_BYTES {
+        return text;
+    }
+    let mut end = MAX_ERROR_TEXT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!("... [{cut} more bytes of the error cut]"));
+    text
+}
+
 /// The final message of a failed stream: the partial content (minus
 /// incomplete tool calls when aborted), the stop reason and the message.
 pub(crate) fn settle_failure(
@@ -355,7 +376,7 @@ pub(crate) fn settle_failure(
         ErrorReason::Aborted => StopReason::Aborted,
         ErrorReason::Error => StopReason::Error,
     };
-    message.error_message = Some(error_message);
+    message.error_message = Some(bounded_error_text(error_message));
     message.error_class = class;
     let mut settled = message.clone();
     drop(message);
@@ -377,5 +398,24 @@ impl From<DoneReason> for StopReason {
             DoneReason::Length => Self::Length,
             DoneReason::ToolUse => Self::ToolUse,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_error_text_is_cut_at_a_character_boundary() {
+        assert_eq!(bounded_error_text("short".into()), "short");
+        let long = "é".repeat(MAX_ERROR_TEXT_BYTES);
+        let cut = bounded_error_text(long.clone());
+        let (kept, note) = cut.split_once("... [").unwrap();
+        assert!(kept.len() <= MAX_ERROR_TEXT_BYTES);
+        assert!(long.starts_with(kept));
+        assert_eq!(
+            note,
+            format!("{} more bytes of the error cut]", long.len() - kept.len())
+        );
     }
 }

@@ -412,3 +412,12 @@ impl Rng {
         self.0 % n.max(1)
     }
 }
+
+/// One openai-completions chunk with `content` (as `data: ...` and a blank line).
+pub fn completion_chunk(content: &str) -> String {
+    let data = serde_json::json!({
+        "id": "chatcmpl-f", "object": "chat.completion.chunk", "created": 1, "model": "mock-gpt",
+        "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]
+    });
+    format!("data: {data}\n\n")
+}
