@@ -142,13 +142,31 @@ pub fn format_dimension_note(image: &ResizedImage) -> Option<String> {
 pub const IMAGE_OMITTED_NOTE: &str =
     "[Image omitted: could not be resized below the inline image size limit.]";
 
-/// Decodes `bytes`, applying its EXIF orientation.
+/// The most pixels (width x height) an image may have to be decoded: a
+/// small file can announce a huge image (a 10 MB PNG of 60,000 x 60,000
+/// pixels decoded to 11.7 GB); one above is omitted as undecodable.
+pub const MAX_DECODE_PIXELS: u64 = 64 * 1024 * 1024;
+
+/// The most memory the decoder may allocate (a 64-megapixel image in 16-bit
+/// RGBA is 512 MiB).
+const MAX_DECODE_ALLOC: u64 = 512 * 1024 * 1024;
+
+/// Decodes `bytes`, applying its EXIF orientation; `None` for an image
+/// above [`MAX_DECODE_PIXELS`], checked from its header before decoding.
 fn decode_oriented(bytes: &[u8]) -> Option<DynamicImage> {
     let mut decoder = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .ok()?
         .into_decoder()
         .ok()?;
+    let (width, height) = decoder.dimensions();
+    if u64::from(width) * u64::from(height) > MAX_DECODE_PIXELS {
+        tracing::warn!(width, height, "an image too large to decode is omitted");
+        return None;
+    }
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(MAX_DECODE_ALLOC);
+    decoder.set_limits(limits).ok()?;
     let orientation = decoder.orientation().ok();
     let mut image = DynamicImage::from_decoder(decoder).ok()?;
     if let Some(orientation) = orientation {

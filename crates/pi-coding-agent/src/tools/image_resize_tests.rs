@@ -94,3 +94,37 @@ fn undecodable_bytes_are_none() {
         None
     );
 }
+
+/// A PNG whose header announces `width` x `height` over the pixel data of
+/// a 1 x 1 image: what a decompression bomb shows before decoding.
+fn announced_png(width: u32, height: u32) -> Vec<u8> {
+    let mut png = test_png(1, 1);
+    // Signature (8), IHDR length (4) and type (4), then width and height.
+    png[16..20].copy_from_slice(&width.to_be_bytes());
+    png[20..24].copy_from_slice(&height.to_be_bytes());
+    let crc = crc32fast::hash(&png[12..29]);
+    png[29..33].copy_from_slice(&crc.to_be_bytes());
+    png
+}
+
+#[test]
+fn an_image_announcing_too_many_pixels_is_not_decoded() {
+    let started = std::time::Instant::now();
+    let bomb = announced_png(60_000, 60_000);
+    assert_eq!(
+        resize_image(&bomb, "image/png", ResizeLimits::default()),
+        None
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    // Just under the bound, the header is accepted and decoding goes on
+    // (and fails on the missing pixels, without allocating the image).
+    let side = (MAX_DECODE_PIXELS as f64).sqrt() as u32;
+    assert_eq!(
+        resize_image(
+            &announced_png(side, side),
+            "image/png",
+            ResizeLimits::default()
+        ),
+        None
+    );
+}
