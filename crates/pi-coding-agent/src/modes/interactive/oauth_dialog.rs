@@ -5,8 +5,6 @@
 //! flow is waiting for. Escape cancels (the task is aborted, which closes the
 //! callback server and stops polling).
 
-use std::sync::{Arc, Mutex, PoisonError};
-
 use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pi_tui::keybindings::Keybindings;
 use pi_tui::text::truncate_to_width;
@@ -14,39 +12,10 @@ use pi_tui::theme::{Theme, Token};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
-use super::events::UiEvent;
+use super::events::{LoginUpdate, OAuthUpdate, UiEvent};
 use super::extras::Dialog;
 use super::ui::Ui;
 use crate::auth::{LoginEvent, OAuthError, OAuthProvider, OAuthStore, login_events};
-
-/// What the login task reports.
-pub enum LoginUpdate {
-    /// Something to show or ask.
-    Event(LoginEvent),
-    /// The login ended.
-    Done(OAuthProvider, Result<(), OAuthError>),
-}
-
-/// A [`LoginUpdate`] in a shareable box, so that [`UiEvent`] stays `Clone`
-/// (the update is taken once).
-#[derive(Clone)]
-pub struct OAuthUpdate(Arc<Mutex<Option<LoginUpdate>>>);
-
-impl std::fmt::Debug for OAuthUpdate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("OAuthUpdate")
-    }
-}
-
-impl OAuthUpdate {
-    fn new(update: LoginUpdate) -> Self {
-        Self(Arc::new(Mutex::new(Some(update))))
-    }
-
-    fn take(&self) -> Option<LoginUpdate> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
-    }
-}
 
 /// One line of the dialog's content.
 enum Line {

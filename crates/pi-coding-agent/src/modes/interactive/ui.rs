@@ -14,7 +14,6 @@ use pi_tui::Component;
 use pi_tui::editor::Editor;
 use pi_tui::loader::Loader;
 use pi_tui::theme::{Theme, Token};
-use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::blocks::{BashBlock, Block, BlockKind, Notice, RenderCtx};
@@ -23,7 +22,7 @@ use super::events::UiEvent;
 use super::footer::{FooterInfo, UsageTotals, render_footer};
 use super::format::shorten_home;
 use super::transcript::{Transcript, user_text};
-use crate::app::App;
+use crate::app::{App, BashResult, CompactionReason, SessionEvent};
 use crate::messages::CodingMessage;
 
 /// Which queue a message waits in.
@@ -300,7 +299,7 @@ impl Ui {
             } => self
                 .transcript
                 .tool_result(&id, &result, is_error, false, now),
-            UiEvent::App(value) => self.handle_app_event(&value, now),
+            UiEvent::App(event) => self.handle_app_event(event, now),
             UiEvent::PromptDone(error) => {
                 self.running = false;
                 self.status = Status::Idle;
@@ -314,7 +313,8 @@ impl Ui {
                     self.start_prompt(text);
                 }
             }
-            UiEvent::BashDone(result) => self.bash_done(&result),
+            UiEvent::BashDone(result) => self.bash_done(Ok(&result)),
+            UiEvent::BashFailed(error) => self.bash_done(Err(&error)),
             UiEvent::Tree(done) => self.tree_done(*done),
             UiEvent::CompactDone => {
                 self.running = false;
@@ -325,77 +325,89 @@ impl Ui {
         }
     }
 
-    fn handle_app_event(&mut self, value: &Value, now: Instant) {
-        let text = |key: &str| value[key].as_str().unwrap_or_default().to_owned();
-        match value["type"].as_str().unwrap_or_default() {
-            "compaction_start" => {
-                let message = match value["reason"].as_str() {
-                    Some("manual") => "Compacting context... (escape to cancel)",
-                    Some("overflow") => {
+    /// One of the app's own events. Queue, thinking level and session name
+    /// changes show through the footer's next refresh.
+    fn handle_app_event(&mut self, event: SessionEvent, now: Instant) {
+        match event {
+            SessionEvent::CompactionStart { reason } => {
+                let message = match reason {
+                    CompactionReason::Manual => "Compacting context... (escape to cancel)",
+                    CompactionReason::Overflow => {
                         "Context overflow detected, Auto-compacting... (escape to cancel)"
                     }
-                    _ => "Auto-compacting... (escape to cancel)",
+                    CompactionReason::Threshold => "Auto-compacting... (escape to cancel)",
                 };
                 self.busy(message);
             }
-            "compaction_end" => {
+            SessionEvent::CompactionEnd {
+                reason,
+                result,
+                error_message,
+                ..
+            } => {
                 self.status = if self.app.agent.is_streaming() {
                     Status::Busy(Loader::new(Arc::clone(&self.theme), "Working..."))
                 } else {
                     Status::Idle
                 };
-                if let Some(result) = value.get("result").filter(|r| !r.is_null()) {
-                    let summary = result["summary"].as_str().unwrap_or_default();
-                    let tokens = result["tokensBefore"].as_u64().unwrap_or(0);
+                if let Some(result) = result {
                     let message = crate::messages::create_compaction_summary_message(
-                        summary,
-                        tokens,
+                        &result.summary,
+                        result.tokens_before,
                         &chrono::Utc::now().to_rfc3339(),
                     );
                     self.transcript.add_message(&message, now);
                     self.context_unknown = true;
                     self.refresh_footer();
-                } else if value["errorMessage"].is_string() {
-                    let message = text("errorMessage");
-                    if value["reason"] == "manual" {
+                } else if let Some(message) = error_message {
+                    if reason == CompactionReason::Manual {
                         self.transcript.notice(Notice::Error(message));
                     } else {
                         self.transcript.notice(Notice::ErrorText(message));
                     }
                 }
             }
-            "auto_retry_start" => {
-                let delay = Duration::from_millis(value["delayMs"].as_u64().unwrap_or(0));
+            SessionEvent::AutoRetryStart {
+                attempt,
+                max_attempts,
+                delay_ms,
+                ..
+            } => {
+                let delay = Duration::from_millis(delay_ms);
                 let mut loader = Loader::new(Arc::clone(&self.theme), "");
                 loader.set_spinner_token(Token::Warning);
                 self.status = Status::Retry {
                     loader,
-                    attempt: value["attempt"].as_u64().unwrap_or(1),
-                    max: value["maxAttempts"].as_u64().unwrap_or(1),
+                    attempt: u64::from(attempt),
+                    max: u64::from(max_attempts),
                     until: now + delay,
                 };
             }
-            "session_save_error" => {
-                let error = text("error");
+            SessionEvent::SessionSaveError { error } => {
                 if self.shown_save_error.as_deref() != Some(error.as_str()) {
                     self.transcript
                         .notice(Notice::Error(format!("Cannot save the session: {error}")));
                     self.shown_save_error = Some(error);
                 }
             }
-            "auto_retry_end" => {
+            SessionEvent::AutoRetryEnd {
+                success,
+                attempt,
+                final_error,
+            } => {
                 if let Status::Retry { .. } = self.status {
                     self.status = Status::Idle;
                 }
-                if value["success"] == false {
-                    let attempts = value["attempt"].as_u64().unwrap_or(0);
-                    let error = value["finalError"].as_str().unwrap_or("Unknown error");
+                if !success {
+                    let error = final_error.as_deref().unwrap_or("Unknown error");
                     self.transcript.notice(Notice::Error(format!(
-                        "Retry failed after {attempts} attempts: {error}"
+                        "Retry failed after {attempt} attempts: {error}"
                     )));
                 }
             }
-            _ => {}
+            SessionEvent::QueueUpdate { .. }
+            | SessionEvent::ThinkingLevelChanged { .. }
+            | SessionEvent::SessionInfoChanged { .. } => {}
         }
     }
 
@@ -433,12 +445,15 @@ impl Ui {
         let app = Arc::clone(&self.app);
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let result = app.run_user_bash(&command, exclude).await;
-            let _ = tx.send(UiEvent::BashDone(result.map_err(|e| e.to_string())));
+            let event = match app.run_user_bash(&command, exclude).await {
+                Ok(result) => UiEvent::BashDone(result),
+                Err(e) => UiEvent::BashFailed(e.to_string()),
+            };
+            let _ = tx.send(event);
         });
     }
 
-    fn bash_done(&mut self, result: &Result<Value, String>) {
+    fn bash_done(&mut self, result: Result<&BashResult, &str>) {
         let block = match self.bash_running.take() {
             Some(BashSlot::Chat(i)) => self.transcript.get_mut(i),
             Some(BashSlot::Pending(i)) => self.pending_bash.get_mut(i),
@@ -447,7 +462,7 @@ impl Ui {
         if let Some(block) = block {
             block.invalidate();
             if let BlockKind::Bash(bash) = &mut block.kind {
-                bash.complete(result);
+                bash.complete(result.ok());
             }
         }
         if let Err(e) = result {

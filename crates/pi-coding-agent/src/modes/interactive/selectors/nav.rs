@@ -20,9 +20,9 @@ use super::session::{SessionPicker, SessionStore};
 use super::tree::TreeSelector;
 use super::tree_rows::{Filter, build_items};
 use super::{Action, Outcome, Selector};
-use crate::app::{App, NavigateError, NavigateOptions, TreeNavigation};
+use crate::app::{App, NavigateError, NavigateOptions};
 use crate::modes::interactive::blocks::Notice;
-use crate::modes::interactive::events::UiEvent;
+use crate::modes::interactive::events::{TreeDone, TreeOutcome, UiEvent};
 use crate::modes::interactive::input::Effect;
 use crate::modes::interactive::transcript::{Transcript, user_text};
 use crate::modes::interactive::ui::{Status, Ui};
@@ -40,13 +40,6 @@ pub struct NavState {
     last_escape: Option<Instant>,
     /// Cancels the running branch summary.
     summary_cancel: Option<CancellationToken>,
-}
-
-/// The result of a tree move run in the background.
-#[derive(Debug, Clone)]
-pub struct TreeDone {
-    target: String,
-    result: Result<TreeNavigation, (bool, String)>,
 }
 
 /// The session picker's store: this app's session files.
@@ -529,11 +522,12 @@ impl Ui {
                 custom_instructions: instructions,
                 cancel,
             };
-            let result = app.navigate_tree(&target, options).await.map_err(|e| {
-                let aborted = matches!(e, NavigateError::Aborted);
-                (aborted, e.to_string())
-            });
-            let _ = tx.send(UiEvent::Tree(Box::new(TreeDone { target, result })));
+            let outcome = match app.navigate_tree(&target, options).await {
+                Ok(nav) => TreeOutcome::Moved(nav),
+                Err(NavigateError::Aborted) => TreeOutcome::Cancelled,
+                Err(e) => TreeOutcome::Failed(e.to_string()),
+            };
+            let _ = tx.send(UiEvent::Tree(Box::new(TreeDone { target, outcome })));
         });
     }
 
@@ -542,8 +536,8 @@ impl Ui {
         self.running = false;
         self.status = Status::Idle;
         self.nav.summary_cancel = None;
-        match done.result {
-            Ok(nav) => {
+        match done.outcome {
+            TreeOutcome::Moved(nav) => {
                 self.reload_chat();
                 if let Some(text) = nav.editor_text
                     && self.editor.text().trim().is_empty()
@@ -552,11 +546,11 @@ impl Ui {
                 }
                 self.status_line("Navigated to selected point");
             }
-            Err((true, _)) => {
+            TreeOutcome::Cancelled => {
                 self.status_line("Branch summarization cancelled");
                 self.open_tree(Some(&done.target));
             }
-            Err((false, message)) => self.error(message),
+            TreeOutcome::Failed(message) => self.error(message),
         }
     }
 }
