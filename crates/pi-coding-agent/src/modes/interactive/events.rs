@@ -3,7 +3,7 @@
 //! sent over a channel) and the results of the work the UI started (prompt
 //! runs, shell commands, compactions, tree moves, logins).
 //!
-//! The mode's bottom layer: it imports only the
+//! The mode's bottom layer (with [`super::action`]): it imports only the
 //! app's types, never the mode's screens.
 
 use std::sync::{Arc, Mutex, PoisonError};
