@@ -117,7 +117,7 @@ impl Ui {
 
     /// Switches to `theme`: every block, the editor and what takes input
     /// are drawn again with it.
-    pub(crate) fn set_theme(&mut self, theme: Theme) {
+    pub(super) fn set_theme(&mut self, theme: Theme) {
         let theme = Arc::new(theme);
         self.theme = Arc::clone(&theme);
         self.slot.set_theme(&theme);
@@ -133,7 +133,7 @@ impl Ui {
     }
 
     /// Shows the theme `name` (settings preview, or a change before it is saved).
-    pub(crate) fn preview_theme(&mut self, name: &str) {
+    pub(super) fn preview_theme(&mut self, name: &str) {
         if name == self.theme.name() {
             return;
         }

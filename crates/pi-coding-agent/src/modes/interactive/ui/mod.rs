@@ -180,7 +180,7 @@ impl Ui {
 
     /// Shows the current session from scratch (after a switch or a move in
     /// the tree): header, history, footer; the screen is printed again.
-    pub(crate) fn reload_chat(&mut self) {
+    pub(super) fn reload_chat(&mut self) {
         self.transcript = Transcript::new();
         self.transcript.notice(self.header.block());
         self.load_session();

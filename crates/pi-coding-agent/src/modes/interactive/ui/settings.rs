@@ -11,7 +11,7 @@ use crate::modes::interactive::settings_rows::storage;
 
 impl Ui {
     /// Applies and saves a changed setting.
-    pub(crate) fn apply_setting(&mut self, id: &'static str, value: &str) {
+    pub(super) fn apply_setting(&mut self, id: &'static str, value: &str) {
         let flag = value == "true";
         match id {
             "autocompact" => {
