@@ -45,7 +45,7 @@ struct Screen {
 impl Screen {
     fn draw(&mut self, ui: &mut Ui) -> io::Result<()> {
         let (width, rows) = (self.renderer.cols(), self.renderer.rows());
-        if ui.reprint {
+        if ui.view.reprint {
             self.renderer.clear_all()?;
         }
         let commits = ui.take_commits(width);
@@ -121,7 +121,7 @@ async fn run_inner(
         if ui.quit {
             break;
         }
-        if !ui.running
+        if !ui.work.running
             && let Some(next) = initial.pop_front()
         {
             ui.start_input(next);

@@ -59,7 +59,7 @@ impl Ui {
                 .tool_result(&id, &result, is_error, false, now),
             UiEvent::App(event) => self.session_event(event, now),
             UiEvent::PromptDone(error) => {
-                self.running = false;
+                self.work.running = false;
                 self.status = Status::Idle;
                 if let Some(error) = error {
                     self.transcript.notice(Notice::Error(error));
@@ -73,7 +73,7 @@ impl Ui {
             UiEvent::BashFailed(error) => self.bash_done(Err(&error)),
             UiEvent::Tree(done) => self.tree_done(*done),
             UiEvent::CompactDone => {
-                self.running = false;
+                self.work.running = false;
                 self.status = Status::Idle;
                 self.refresh_footer();
             }
@@ -167,7 +167,7 @@ impl Ui {
 
     /// A user shell command ended (or failed to run).
     fn bash_done(&mut self, result: Result<&BashResult, &str>) {
-        let block = match self.bash_running.take() {
+        let block = match self.work.bash.take() {
             Some(BashSlot::Chat(i)) => self.transcript.get_mut(i),
             Some(BashSlot::Pending(i)) => self.queue.bash_mut(i),
             None => None,
@@ -189,7 +189,7 @@ impl Ui {
 
     /// Moves finished deferred `!cmd` blocks into the chat.
     pub(super) fn flush_pending_bash(&mut self) {
-        if matches!(self.bash_running, Some(BashSlot::Pending(_))) {
+        if matches!(self.work.bash, Some(BashSlot::Pending(_))) {
             return;
         }
         for block in self.queue.take_bash() {
@@ -199,9 +199,9 @@ impl Ui {
 
     /// A tree move finished.
     fn tree_done(&mut self, done: TreeDone) {
-        self.running = false;
+        self.work.running = false;
         self.status = Status::Idle;
-        self.summary_cancel = None;
+        self.work.summary_cancel = None;
         match done.outcome {
             TreeOutcome::Moved(nav) => {
                 self.reload_chat();

@@ -20,8 +20,8 @@ impl Ui {
             Action::ExternalEditor => return Effect::ExternalEditor,
             Action::Quit => return Effect::Quit,
             Action::ToggleExpanded => {
-                self.expanded = !self.expanded;
-                self.reprint = true;
+                self.view.expanded = !self.view.expanded;
+                self.view.reprint = true;
             }
             Action::ToggleThinking => self.toggle_thinking(),
             Action::CycleModel { backward } => self.cycle_model(backward),

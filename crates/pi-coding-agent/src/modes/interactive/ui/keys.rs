@@ -25,7 +25,7 @@ impl Ui {
         let effect = if let Some(outcome) = self.slot.handle_key(&key) {
             self.outcome(outcome)
         } else if key.code == KeyCode::Esc
-            && let Some(cancel) = &self.summary_cancel
+            && let Some(cancel) = &self.work.summary_cancel
         {
             cancel.cancel();
             Effect::None

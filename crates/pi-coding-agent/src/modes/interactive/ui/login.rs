@@ -52,7 +52,7 @@ impl Ui {
         let store = OAuthStore::new(&self.app.agent_dir);
         let task = tokio::spawn(run_login(store, provider, self.tx.clone()));
         let dialog = Arc::new(Mutex::new(OAuthDialog::new(provider, task)));
-        self.oauth = Arc::downgrade(&dialog);
+        self.work.oauth = Arc::downgrade(&dialog);
         self.slot.show(Box::new(OAuthSlot::new(
             dialog,
             Arc::clone(&self.look.keys),
@@ -68,7 +68,7 @@ impl Ui {
         match update {
             LoginUpdate::Event(event) => {
                 // A closed dialog drops the event (and its reply: cancelled).
-                if let Some(dialog) = self.oauth.upgrade() {
+                if let Some(dialog) = self.work.oauth.upgrade() {
                     dialog
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
@@ -76,7 +76,7 @@ impl Ui {
                 }
             }
             LoginUpdate::Done(provider, result) => {
-                let shown = self.oauth.upgrade().is_some_and(|d| {
+                let shown = self.work.oauth.upgrade().is_some_and(|d| {
                     d.lock().unwrap_or_else(PoisonError::into_inner).provider() == provider
                 });
                 if shown {

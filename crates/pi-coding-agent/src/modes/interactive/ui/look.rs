@@ -50,12 +50,12 @@ impl Ui {
     /// are shown as warnings.
     pub fn install_look(&mut self, options: LookOptions) {
         self.look.options = options;
-        self.hide_thinking = self.app.settings.hide_thinking_block();
+        self.view.hide_thinking = self.app.settings.hide_thinking_block();
         let settings = self.app.settings.clone();
         self.apply_screen_settings(&settings);
         let warnings = self.load_look(&settings);
         // Nothing is on the screen yet: no need to clear it for the theme.
-        self.reprint = false;
+        self.view.reprint = false;
         for warning in warnings {
             self.transcript.notice(Notice::Warning(warning));
         }
@@ -129,7 +129,7 @@ impl Ui {
             }
         }
         self.queue.invalidate();
-        self.reprint = true;
+        self.view.reprint = true;
     }
 
     /// Shows the theme `name` (settings preview, or a change before it is saved).
@@ -145,19 +145,19 @@ impl Ui {
 
     /// `/reload`: key bindings, themes and the screen's settings read again.
     pub(super) fn reload(&mut self) {
-        if self.running {
+        if self.work.running {
             self.transcript.notice(Notice::Warning(
                 "Wait for the current response to finish before reloading.".to_owned(),
             ));
             return;
         }
         let settings = Settings::load(&self.app.agent_dir, &self.app.cwd).settings;
-        self.hide_thinking = settings.hide_thinking_block();
+        self.view.hide_thinking = settings.hide_thinking_block();
         self.apply_screen_settings(&settings);
         for warning in self.load_look(&settings) {
             self.transcript.notice(Notice::Warning(warning));
         }
-        self.reprint = true;
+        self.view.reprint = true;
         self.status_line("Reloaded keybindings and themes");
     }
 }

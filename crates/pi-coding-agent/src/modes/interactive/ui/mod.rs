@@ -75,15 +75,12 @@ pub struct Ui {
     pub(crate) slot: EditorSlot<Action>,
     /// Overlays drawn over the live region.
     pub(crate) overlays: OverlayStack<Action>,
-    /// Where the running `!cmd` block is: the chat (index) or the pending area.
-    pub(crate) bash_running: Option<BashSlot>,
-    pub(crate) expanded: bool,
-    pub(crate) hide_thinking: bool,
-    /// A prompt run (with its retries and compactions) is in progress.
-    pub(crate) running: bool,
+    /// How the chat is drawn.
+    pub(crate) view: View,
+    /// The work started that has not reported back.
+    pub(crate) work: Work,
+    /// Leave the mode.
     pub(crate) quit: bool,
-    /// The whole chat must be printed again (Ctrl+O, Ctrl+T).
-    pub(crate) reprint: bool,
     /// Context use is unknown until the first answer after a compaction.
     pub(crate) context_unknown: bool,
     /// The last session save error shown (a failing disk repeats it per entry).
@@ -92,12 +89,35 @@ pub struct Ui {
     last_ctrl_c: Option<Instant>,
     /// The last Esc on an empty editor (a second one opens the tree).
     last_escape: Option<Instant>,
-    /// Cancels the running branch summary.
-    summary_cancel: Option<CancellationToken>,
-    /// The running subscription login's dialog, while it is shown.
-    oauth: Weak<Mutex<OAuthDialog>>,
+    /// Where the started work reports back.
     pub(crate) tx: UnboundedSender<UiEvent>,
+    /// The home folder (shown as `~`).
     pub(crate) home: Option<PathBuf>,
+}
+
+/// How the chat is drawn (Ctrl+O, Ctrl+T).
+#[derive(Debug, Default)]
+pub(crate) struct View {
+    /// Every block expanded.
+    pub expanded: bool,
+    /// Thinking blocks hidden.
+    pub hide_thinking: bool,
+    /// The whole chat must be printed again.
+    pub reprint: bool,
+}
+
+/// The work the UI started that has not reported back.
+#[derive(Default)]
+pub(crate) struct Work {
+    /// A prompt run (with its retries and compactions), a compaction or a
+    /// tree move is in progress.
+    pub running: bool,
+    /// Where the running `!cmd` block is: the chat (index) or the pending area.
+    pub bash: Option<BashSlot>,
+    /// Cancels the running branch summary.
+    pub summary_cancel: Option<CancellationToken>,
+    /// The running subscription login's dialog, while it is shown.
+    pub oauth: Weak<Mutex<OAuthDialog>>,
 }
 
 impl Ui {
@@ -126,18 +146,13 @@ impl Ui {
             footer: FooterInfo::default(),
             slot: EditorSlot::new(),
             overlays: OverlayStack::new(),
-            bash_running: None,
-            expanded: false,
-            hide_thinking: false,
-            running: false,
+            view: View::default(),
+            work: Work::default(),
             quit: false,
-            reprint: false,
             context_unknown: false,
             shown_save_error: None,
             last_ctrl_c: None,
             last_escape: None,
-            summary_cancel: None,
-            oauth: Weak::new(),
             tx,
             home: dirs::home_dir(),
         };
@@ -186,7 +201,7 @@ impl Ui {
         self.load_session();
         self.init_footer();
         self.update_border();
-        self.reprint = true;
+        self.view.reprint = true;
     }
 
     /// The footer's session-wide data (totals over every assistant entry).
@@ -235,7 +250,7 @@ impl Ui {
         let theme = Arc::clone(&self.theme);
         let ctx = self.render_ctx(&theme);
         let mut lines = Vec::new();
-        if std::mem::take(&mut self.reprint) {
+        if std::mem::take(&mut self.view.reprint) {
             lines = self.transcript.committed_lines(&ctx, width);
         }
         lines.extend(self.transcript.take_committable(&ctx, width));
@@ -272,8 +287,8 @@ impl Ui {
     fn render_ctx<'a>(&self, theme: &'a Arc<Theme>) -> RenderCtx<'a> {
         RenderCtx {
             theme,
-            expanded: self.expanded,
-            hide_thinking: self.hide_thinking,
+            expanded: self.view.expanded,
+            hide_thinking: self.view.hide_thinking,
             home: self.home.clone(),
             now: Instant::now(),
         }

@@ -219,7 +219,7 @@ impl Ui {
             &self.app,
             Screen {
                 values: &self.look.values,
-                hide_thinking: self.hide_thinking,
+                hide_thinking: self.view.hide_thinking,
                 theme_name: self.theme.name(),
                 theme_names: self.look.themes.names(),
             },

@@ -36,7 +36,7 @@ impl Ui {
             let exclude = rest.starts_with('!');
             let command = rest.strip_prefix('!').unwrap_or(rest).trim();
             if !command.is_empty() {
-                if self.bash_running.is_some() {
+                if self.work.bash.is_some() {
                     self.transcript.notice(Notice::Warning(
                         "A bash command is already running. Press Esc to cancel it first."
                             .to_owned(),
@@ -60,7 +60,7 @@ impl Ui {
         if text.is_empty() {
             return Effect::None;
         }
-        if !self.running {
+        if !self.work.running {
             return self.submit(text);
         }
         self.editor.add_to_history(text);
@@ -78,7 +78,7 @@ impl Ui {
                 QueueKind::FollowUp => self.app.agent.follow_up(message),
             }
             self.queue.push(kind, text);
-        } else if self.running {
+        } else if self.work.running {
             self.queue.defer(text);
         } else {
             self.start_prompt(text);
@@ -93,7 +93,7 @@ impl Ui {
     /// Starts a prompt run with `input` (text and images).
     pub fn start_input(&mut self, input: PromptInput<CodingMessage>) {
         self.flush_pending_bash();
-        self.running = true;
+        self.work.running = true;
         let app = Arc::clone(&self.app);
         let tx = self.tx.clone();
         tokio::spawn(async move {
@@ -109,7 +109,7 @@ impl Ui {
             exclude,
             Instant::now(),
         )));
-        self.bash_running = Some(if self.app.agent.is_streaming() {
+        self.work.bash = Some(if self.app.agent.is_streaming() {
             BashSlot::Pending(self.queue.add_bash(block))
         } else {
             BashSlot::Chat(self.transcript.push(block.kind))
@@ -145,9 +145,9 @@ impl Ui {
         if self.app.agent.is_streaming() {
             self.restore_queue();
             self.app.agent.abort();
-        } else if self.bash_running.is_some() {
+        } else if self.work.bash.is_some() {
             self.app.abort_user_bash();
-        } else if self.running {
+        } else if self.work.running {
             self.app.abort_retry();
             self.app.agent.abort();
         } else if self.editor.text().trim_start().starts_with('!') {
@@ -212,9 +212,9 @@ impl Ui {
     /// Ctrl+T: hides or shows thinking blocks; saved as `hideThinkingBlock`
     /// (the /settings row), as pi does.
     pub(super) fn toggle_thinking(&mut self) {
-        let hide = !self.hide_thinking;
+        let hide = !self.view.hide_thinking;
         self.apply_setting("hide-thinking", if hide { "true" } else { "false" });
-        let state = if self.hide_thinking {
+        let state = if self.view.hide_thinking {
             "hidden"
         } else {
             "visible"
@@ -285,13 +285,13 @@ impl Ui {
             ));
             return;
         }
-        if self.running {
+        if self.work.running {
             self.transcript.notice(Notice::Warning(
                 "Wait for the current run to finish before compacting".to_owned(),
             ));
             return;
         }
-        self.running = true;
+        self.work.running = true;
         let app = Arc::clone(&self.app);
         let tx = self.tx.clone();
         tokio::spawn(async move {

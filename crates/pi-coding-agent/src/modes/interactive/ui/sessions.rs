@@ -187,9 +187,9 @@ impl Ui {
                 "Summarizing branch... (escape to cancel)",
                 Token::Accent,
             );
-            self.summary_cancel = Some(cancel.clone());
+            self.work.summary_cancel = Some(cancel.clone());
         }
-        self.running = true;
+        self.work.running = true;
         let app = Arc::clone(&self.app);
         let tx = self.tx.clone();
         tokio::spawn(async move {

@@ -41,8 +41,8 @@ impl Ui {
                 return;
             }
             "hide-thinking" => {
-                self.hide_thinking = flag;
-                self.reprint = true;
+                self.view.hide_thinking = flag;
+                self.view.reprint = true;
             }
             "editor-padding" => self.editor.set_padding_x(value.parse().unwrap_or(0)),
             "autocomplete-max-visible" => self
