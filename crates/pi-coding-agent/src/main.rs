@@ -156,7 +156,7 @@ async fn run(args: Args) -> ExitCode {
     }
     let code = match mode {
         Mode::Text if interactive => {
-            let look = modes::interactive::extras::LookOptions {
+            let look = modes::interactive::LookOptions {
                 theme_paths: args.themes.clone(),
                 no_themes: args.no_themes,
             };

@@ -16,7 +16,7 @@ use pi_coding_agent::modes::interactive::blocks::cards::SummaryKind;
 use pi_coding_agent::modes::interactive::blocks::{
     AssistantBlock, BashBlock, BlockKind, CustomCard, Notice, RenderCtx, SummaryCard, UserBlock,
 };
-use pi_coding_agent::modes::interactive::footer::{FooterInfo, UsageTotals, render_footer};
+use pi_coding_agent::modes::interactive::parts::footer::{FooterInfo, UsageTotals, render_footer};
 use pi_coding_agent::modes::interactive::transcript::Transcript;
 use serde_json::{Value, json};
 

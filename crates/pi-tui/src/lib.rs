@@ -24,6 +24,15 @@
 //! (incremental, with [`highlight`]ed code blocks), [`loader::Loader`] (spinner),
 //! [`boxed::BoxComponent`] (padding and background), [`select::SelectList`],
 //! [`input::Input`] (one-line input of the selectors) and [`fuzzy`] matching.
+//!
+//! # The two places that take input instead of the editor
+//!
+//! A screen shows its input components in pi's two UI slots: the **editor slot**
+//! ([`slot::EditorSlot`]: one component in the editor's place, as pi's selectors, dialogs
+//! and `custom()`) and the **overlay stack** ([`overlay::OverlayStack`]: components drawn
+//! on top at an anchor, pi's `showOverlay` / `hideOverlay`). Both hold
+//! [`slot::SlotComponent`]s, which answer each key with an [`slot::Outcome`] carrying the
+//! screen's own action type.
 
 mod ansi;
 pub mod boxed;
@@ -35,8 +44,10 @@ pub mod input;
 pub mod keybindings;
 pub mod loader;
 pub mod markdown;
+pub mod overlay;
 pub mod renderer;
 pub mod select;
+pub mod slot;
 pub mod terminal;
 pub mod text;
 pub mod theme;

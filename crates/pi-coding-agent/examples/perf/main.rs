@@ -103,7 +103,7 @@ fn child_list(dir: &Path) {
 /// Child: the session picker's first paint over `dir` (list, build the
 /// picker, render one frame), as `/resume` and `pi -r` do.
 fn child_picker(dir: &Path) {
-    use pi_coding_agent::modes::interactive::selectors::Selector;
+    use pi_coding_agent::modes::interactive::selectors::SlotComponent;
     use pi_coding_agent::modes::interactive::selectors::session::{SessionPicker, SessionStore};
     struct NoStore;
     impl SessionStore for NoStore {

@@ -6,20 +6,38 @@
 
 use pi_agent_core::AgentMessage;
 use pi_ai::CancellationToken;
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::{App, AppError, lock};
 use crate::messages::{BashExecutionMessage, CodingMessage};
 use crate::tools::{ShellConfig, run_shell_command};
 
+/// What a user shell command gave (pi's `BashResult`; serialized as rpc's
+/// `bash` answer: `{output, exitCode?, cancelled, truncated, fullOutputPath?}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BashResult {
+    /// The output (its tail when truncated).
+    pub output: String,
+    /// The exit code; none when the command was killed (pi leaves it out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// Cancelled by the user.
+    pub cancelled: bool,
+    /// The output was cut.
+    pub truncated: bool,
+    /// Where the full output was saved, when it was cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_output_path: Option<String>,
+}
+
 impl App {
-    /// Runs a user shell command and records it; returns pi's `BashResult`
-    /// (`{output, exitCode, cancelled, truncated, fullOutputPath?}`).
+    /// Runs a user shell command and records it.
     pub async fn run_user_bash(
         &self,
         command: &str,
         exclude_from_context: bool,
-    ) -> Result<Value, AppError> {
+    ) -> Result<BashResult, AppError> {
         let custom_shell = self.settings.shell_path.as_deref();
         let shell = ShellConfig::resolve(custom_shell)
             .map_err(|_| AppError::ShellNotFound(custom_shell.unwrap_or_default().to_owned()))?;
@@ -53,17 +71,13 @@ impl App {
         } else {
             self.record(message);
         }
-        // pi leaves `exitCode` out when the command was killed.
-        let mut result = json!({"output": run.output});
-        if let Some(code) = run.exit_code {
-            result["exitCode"] = json!(code);
-        }
-        result["cancelled"] = json!(run.cancelled);
-        result["truncated"] = json!(run.truncated);
-        if let Some(path) = full_output_path {
-            result["fullOutputPath"] = json!(path);
-        }
-        Ok(result)
+        Ok(BashResult {
+            output: run.output,
+            exit_code: run.exit_code,
+            cancelled: run.cancelled,
+            truncated: run.truncated,
+            full_output_path,
+        })
     }
 
     /// Cancels the running user shell command, if any.
@@ -87,5 +101,36 @@ impl App {
         for message in pending {
             self.record(message);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BashResult;
+
+    #[test]
+    fn results_serialize_as_pi_writes_them() {
+        let killed = BashResult {
+            output: "x\n".into(),
+            exit_code: None,
+            cancelled: true,
+            truncated: false,
+            full_output_path: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&killed).unwrap(),
+            r#"{"output":"x\n","cancelled":true,"truncated":false}"#
+        );
+        let cut = BashResult {
+            exit_code: Some(2),
+            cancelled: false,
+            truncated: true,
+            full_output_path: Some("/tmp/out".into()),
+            ..killed
+        };
+        assert_eq!(
+            serde_json::to_string(&cut).unwrap(),
+            r#"{"output":"x\n","exitCode":2,"cancelled":false,"truncated":true,"fullOutputPath":"/tmp/out"}"#
+        );
     }
 }

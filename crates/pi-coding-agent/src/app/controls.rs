@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 
 use pi_agent_core::AgentMessage;
 use pi_ai::{ImageContent, Message, Model, ThinkingLevel};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{App, AppError, SessionEvent, lock};
@@ -42,6 +43,24 @@ pub fn js_number(value: f64) -> Value {
         return json!(value as i64);
     }
     json!(value)
+}
+
+/// pi's `ContextUsage` (rpc `get_session_stats`' `contextUsage`:
+/// `{tokens, contextWindow, percent}`, tokens and percent `null` when unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextUsage {
+    /// Estimated context tokens (`None` after a compaction, until an answer reports usage).
+    pub tokens: Option<u64>,
+    /// The model's context window.
+    pub context_window: u64,
+    /// `tokens` in percent of the window, written as JavaScript writes numbers.
+    #[serde(serialize_with = "percent_number")]
+    pub percent: Option<f64>,
+}
+
+fn percent_number<S: serde::Serializer>(percent: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    percent.map(js_number).serialize(s)
 }
 
 fn user_message(text: &str, images: Vec<ImageContent>) -> AgentMessage<CodingMessage> {
@@ -182,9 +201,9 @@ impl App {
     }
 
     /// pi's `getContextUsage`: estimated context tokens, the model's window
-    /// and the percentage; tokens unknown (`null`) after a compaction until
-    /// an answer reports usage; `None` without a context window.
-    pub fn context_usage(&self) -> Option<Value> {
+    /// and the percentage; tokens unknown after a compaction until an answer
+    /// reports usage; `None` without a context window.
+    pub fn context_usage(&self) -> Option<ContextUsage> {
         let window = self.agent.model().context_window;
         if window == 0 {
             return None;
@@ -208,14 +227,22 @@ impl App {
                 })
         };
         if unknown_since_compaction {
-            return Some(json!({"tokens": null, "contextWindow": window, "percent": null}));
+            return Some(ContextUsage {
+                tokens: None,
+                context_window: window,
+                percent: None,
+            });
         }
         let tokens = self
             .agent
             .with_state(|s| estimate_context_tokens(&s.messages).tokens);
         #[allow(clippy::cast_precision_loss)]
-        let percent = js_number(tokens as f64 / window as f64 * 100.0);
-        Some(json!({"tokens": tokens, "contextWindow": window, "percent": percent}))
+        let percent = tokens as f64 / window as f64 * 100.0;
+        Some(ContextUsage {
+            tokens: Some(tokens),
+            context_window: window,
+            percent: Some(percent),
+        })
     }
 }
 
@@ -281,5 +308,34 @@ mod tests {
         assert_eq!(js_number(0.0).to_string(), "0");
         assert_eq!(js_number(12.0).to_string(), "12");
         assert_eq!(js_number(0.40625).to_string(), "0.40625");
+    }
+
+    #[test]
+    fn context_usage_is_written_as_pi_writes_it() {
+        let line = |usage: ContextUsage| serde_json::to_string(&usage).unwrap();
+        assert_eq!(
+            line(ContextUsage {
+                tokens: None,
+                context_window: 1000,
+                percent: None
+            }),
+            r#"{"tokens":null,"contextWindow":1000,"percent":null}"#
+        );
+        assert_eq!(
+            line(ContextUsage {
+                tokens: Some(250),
+                context_window: 1000,
+                percent: Some(25.0)
+            }),
+            r#"{"tokens":250,"contextWindow":1000,"percent":25}"#
+        );
+        assert_eq!(
+            line(ContextUsage {
+                tokens: Some(125),
+                context_window: 1000,
+                percent: Some(12.5)
+            }),
+            r#"{"tokens":125,"contextWindow":1000,"percent":12.5}"#
+        );
     }
 }

@@ -1,11 +1,11 @@
 //! The app's own events (pi's `AgentSessionEvent`s besides the agent's):
 //! queue changes, compactions, auto-retries, thinking level and session
 //! name changes, and pi-rs's `session_save_error`. Each serializes to the
-//! JSON line pi writes in json and rpc mode, keys in pi's order.
+//! JSON line pi writes in json and rpc mode, keys in pi's order; only those
+//! modes serialize them (the interactive mode matches on the typed events).
 
 use pi_ai::ThinkingLevel;
 use serde::{Serialize, Serializer};
-use serde_json::Value;
 
 use crate::compaction::CompactionResult;
 
@@ -97,13 +97,6 @@ pub enum SessionEvent {
 
 fn level_name<S: Serializer>(level: &Option<ThinkingLevel>, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(ThinkingLevel::setting_name(*level))
-}
-
-impl SessionEvent {
-    /// The event as pi's JSON object.
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
 }
 
 #[cfg(test)]

@@ -32,7 +32,8 @@ use crate::messages::CodingMessage;
 use crate::resources::Resources;
 use crate::session::SessionManager;
 
-pub use controls::{clamp_level, js_number, supported_levels};
+pub use bash::BashResult;
+pub use controls::{ContextUsage, clamp_level, js_number, supported_levels};
 pub use cycle::CycledModel;
 pub use error::{AppError, SaveError};
 pub use events::{CompactionReason, SessionEvent};

@@ -1,16 +1,20 @@
 //! What reaches the event loop besides the terminal: the app's agent and
 //! app events (turned into owned values by a listener on the agent's task,
 //! sent over a channel) and the results of the work the UI started (prompt
-//! runs, shell commands, compactions).
+//! runs, shell commands, compactions, tree moves, logins).
+//!
+//! The mode's bottom layer (with [`super::action`]): it imports only the
+//! app's types, never the mode's screens.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use pi_agent_core::{AgentEvent, AgentMessage, AgentToolResult};
 use pi_ai::AssistantMessageEvent;
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::app::{App, AppEvent};
+use crate::app::{App, AppEvent, BashResult, SessionEvent, TreeNavigation};
+use crate::auth::{LoginEvent, OAuthError, OAuthProvider};
 use crate::messages::CodingMessage;
 
 /// One event for the UI.
@@ -52,18 +56,71 @@ pub enum UiEvent {
         /// True on failure.
         is_error: bool,
     },
-    /// An app event (`auto_retry_start`, `compaction_end`, ...) as pi's JSON.
-    App(Value),
-    /// A prompt run the UI started has ended.
+    /// One of the app's own events (retries, compactions, save errors, ...).
+    App(SessionEvent),
+    /// A prompt run the UI started has ended (with the error to show).
     PromptDone(Option<String>),
-    /// A user shell command ended with pi's `BashResult` (or an error).
-    BashDone(Result<Value, String>),
+    /// A user shell command ended.
+    BashDone(BashResult),
+    /// A user shell command could not run (the error to show).
+    BashFailed(String),
     /// A move in the session tree (`/tree`) ended.
-    Tree(Box<super::selectors::nav::TreeDone>),
+    Tree(Box<TreeDone>),
     /// A manual compaction ended (its cards come from the app events).
     CompactDone,
     /// A `/login` subscription flow needs the dialog or has ended.
-    OAuth(super::oauth_dialog::OAuthUpdate),
+    OAuth(OAuthUpdate),
+}
+
+/// The result of a tree move run in the background.
+#[derive(Debug, Clone)]
+pub struct TreeDone {
+    /// The entry moved to.
+    pub target: String,
+    /// How it went.
+    pub outcome: TreeOutcome,
+}
+
+/// How a tree move went.
+#[derive(Debug, Clone)]
+pub enum TreeOutcome {
+    /// The leaf moved.
+    Moved(TreeNavigation),
+    /// The branch summary was cancelled (Esc): back to the tree.
+    Cancelled,
+    /// It failed (the error to show).
+    Failed(String),
+}
+
+/// What a subscription login's task reports.
+pub enum LoginUpdate {
+    /// Something to show or ask.
+    Event(LoginEvent),
+    /// The login ended.
+    Done(OAuthProvider, Result<(), OAuthError>),
+}
+
+/// A [`LoginUpdate`] in a shareable box, so that [`UiEvent`] stays `Clone`
+/// (the update is taken once).
+#[derive(Clone)]
+pub struct OAuthUpdate(Arc<Mutex<Option<LoginUpdate>>>);
+
+impl std::fmt::Debug for OAuthUpdate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OAuthUpdate")
+    }
+}
+
+impl OAuthUpdate {
+    /// Boxes `update`.
+    pub fn new(update: LoginUpdate) -> Self {
+        Self(Arc::new(Mutex::new(Some(update))))
+    }
+
+    /// The update, the first time only.
+    pub fn take(&self) -> Option<LoginUpdate> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
 }
 
 impl UiEvent {
@@ -71,7 +128,7 @@ impl UiEvent {
     /// copied (the transcript already has them).
     pub fn from_app(event: AppEvent<'_>) -> Option<Self> {
         let event = match event {
-            AppEvent::App(event) => return Some(Self::App(event.to_json())),
+            AppEvent::App(event) => return Some(Self::App(event.clone())),
             AppEvent::Agent(event) => event,
         };
         Some(match event {

@@ -8,10 +8,15 @@
 //! any, `/login` first asks for the authentication method as pi does, and choosing an
 //! OAuth provider yields [`LoginOutcome::StartOauth`] for the app to run its flow.
 
+use std::sync::Arc;
+
 use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pi_tui::keybindings::Keybindings;
+use pi_tui::slot::{Outcome, SlotComponent};
 use pi_tui::text::truncate_to_width;
 use pi_tui::theme::{Theme, Token};
+
+use super::action::Action;
 
 /// How a provider is logged into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +58,17 @@ impl LoginProvider {
 /// The subscription (OAuth) logins the project offers (`crate::auth`'s
 /// providers), `configured` when `stored_oauth` says auth.json has one.
 pub fn oauth_providers(stored_oauth: &dyn Fn(&str) -> bool) -> Vec<LoginProvider> {
-    super::oauth_dialog::oauth_provider_entries(stored_oauth)
+    crate::auth::OAuthProvider::ALL
+        .iter()
+        .map(|p| {
+            let mut entry = LoginProvider::oauth(p.id(), p.name());
+            if stored_oauth(p.id()) {
+                entry.status = "✓ configured".to_owned();
+                entry.configured = true;
+            }
+            entry
+        })
+        .collect()
 }
 
 /// The API-key providers among `provider_ids` (those pi has a key variable for),
@@ -402,6 +417,46 @@ impl LoginView {
     }
 }
 
+/// `/login` or `/logout` in the editor slot.
+pub(crate) struct LoginDialog {
+    view: LoginView,
+    keys: Arc<Keybindings>,
+    theme: Arc<Theme>,
+}
+
+impl LoginDialog {
+    /// Shows `view` with the key bindings `keys` in `theme`.
+    pub(crate) fn new(view: LoginView, keys: Arc<Keybindings>, theme: Arc<Theme>) -> Self {
+        Self { view, keys, theme }
+    }
+}
+
+impl SlotComponent<Action> for LoginDialog {
+    fn handle_key(&mut self, key: &KeyEvent) -> Outcome<Action> {
+        match self.view.handle_key(key, &self.keys) {
+            LoginOutcome::None => Outcome::Stay,
+            LoginOutcome::Close => Outcome::Cancel,
+            LoginOutcome::SaveKey { provider, key } => {
+                Outcome::Done(Action::SaveApiKey { provider, key })
+            }
+            LoginOutcome::Logout(provider) => Outcome::Done(Action::Logout(provider)),
+            LoginOutcome::StartOauth(provider) => Outcome::Done(Action::StartOauth(provider)),
+        }
+    }
+
+    fn render(&mut self, width: usize, _rows: usize) -> Vec<String> {
+        self.view.render(&self.theme, width, &self.keys)
+    }
+
+    fn paste(&mut self, text: &str) {
+        self.view.paste(text);
+    }
+
+    fn set_theme(&mut self, theme: &Arc<Theme>) {
+        self.theme = Arc::clone(theme);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -493,6 +548,27 @@ mod tests {
         assert_eq!(
             view.handle_key(&key(KeyCode::Esc), &kb),
             LoginOutcome::Close
+        );
+    }
+
+    #[test]
+    fn subscriptions_are_listed_with_their_status() {
+        let entries = oauth_providers(&|p| p == "openai-codex");
+        let rows: Vec<(&str, &str, bool)> = entries
+            .iter()
+            .map(|e| (e.id.as_str(), e.name.as_str(), e.configured))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("anthropic", "Anthropic (Claude Pro/Max)", false),
+                ("github-copilot", "GitHub Copilot", false),
+                (
+                    "openai-codex",
+                    "ChatGPT Plus/Pro (Codex Subscription)",
+                    true
+                ),
+            ]
         );
     }
 }

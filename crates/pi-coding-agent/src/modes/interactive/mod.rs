@@ -4,38 +4,48 @@
 //! answer, running tools, queued messages, spinner, editor and footer) is
 //! redrawn by line diff, at most once per 16 ms.
 //!
-//! - [`ui`]: the state (transcript, editor, queue, spinner, footer) and the
-//!   app events applied to it; [`input`] and `commands`: keys and slash
-//!   commands; [`mod@run`]: the terminal loop.
-//! - [`transcript`] and [`blocks`]: the chat's blocks, rendered from the
-//!   app's rich messages into lines.
+//! Layers, bottom up (a module imports only from the layers below it):
+//!
+//! 1. [`action`] (what the mode is asked to do) and [`events`] (what the app
+//!    and started work report): data only.
+//! 2. Components and parts that own their state and know nothing of the
+//!    [`ui::Ui`]: [`transcript`] and [`blocks`] (the chat), [`parts`]
+//!    (header, queue, status, widgets, footer), [`selectors`] and the
+//!    dialogs (`settings_view`, `login_view`, `oauth_dialog`), which are
+//!    `pi_tui::slot::SlotComponent`s answering [`action::Action`]s;
+//!    [`commands`] reads slash commands into actions.
+//! 3. [`ui`]: the `Ui` joining the parts, the editor slot and the overlay
+//!    stack, with the one dispatcher of actions.
+//! 4. [`mod@run`]: the terminal loop.
 //!
 //! When stdout is not a terminal the old line mode ([`mod@line`]) runs instead:
 //! prompts are read line by line and answers streamed as plain text.
 
+pub mod action;
 pub mod blocks;
 mod clipboard;
-mod commands;
+pub mod commands;
 pub mod complete;
 pub mod events;
-pub mod extras;
 pub mod files;
-pub mod footer;
 pub mod format;
 pub mod git;
 mod hotkeys;
-pub mod input;
 mod layout;
 pub mod line;
 mod login_view;
 mod md;
 mod oauth_dialog;
+pub mod parts;
 pub mod run;
 pub mod selectors;
-mod settings_apply;
+mod session_info;
+mod settings_rows;
 mod settings_view;
 pub mod transcript;
 pub mod ui;
+
+pub use ui::LookOptions;
 
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -52,7 +62,7 @@ use crate::messages::CodingMessage;
 pub async fn run(
     app: Arc<App>,
     prompts: Vec<PromptInput<CodingMessage>>,
-    look: extras::LookOptions,
+    look: LookOptions,
     pick_session: bool,
 ) -> i32 {
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
@@ -66,3 +76,7 @@ pub async fn run(
     let input = tokio::io::BufReader::new(tokio::io::stdin());
     line::run(app, input, super::shared_writer(std::io::stdout())).await
 }
+
+#[cfg(test)]
+#[path = "layers_tests.rs"]
+mod layers_tests;

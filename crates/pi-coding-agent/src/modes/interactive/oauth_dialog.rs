@@ -9,44 +9,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pi_tui::keybindings::Keybindings;
+use pi_tui::slot::{Outcome, SlotComponent};
 use pi_tui::text::truncate_to_width;
 use pi_tui::theme::{Theme, Token};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
-use super::events::UiEvent;
-use super::extras::Dialog;
-use super::ui::Ui;
-use crate::auth::{LoginEvent, OAuthError, OAuthProvider, OAuthStore, login_events};
-
-/// What the login task reports.
-pub enum LoginUpdate {
-    /// Something to show or ask.
-    Event(LoginEvent),
-    /// The login ended.
-    Done(OAuthProvider, Result<(), OAuthError>),
-}
-
-/// A [`LoginUpdate`] in a shareable box, so that [`UiEvent`] stays `Clone`
-/// (the update is taken once).
-#[derive(Clone)]
-pub struct OAuthUpdate(Arc<Mutex<Option<LoginUpdate>>>);
-
-impl std::fmt::Debug for OAuthUpdate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("OAuthUpdate")
-    }
-}
-
-impl OAuthUpdate {
-    fn new(update: LoginUpdate) -> Self {
-        Self(Arc::new(Mutex::new(Some(update))))
-    }
-
-    fn take(&self) -> Option<LoginUpdate> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
-    }
-}
+use super::action::Action;
+use super::events::{LoginUpdate, OAuthUpdate, UiEvent};
+use crate::auth::{LoginEvent, OAuthProvider, OAuthStore, login_events};
 
 /// One line of the dialog's content.
 enum Line {
@@ -78,7 +49,25 @@ impl Drop for OAuthDialog {
 }
 
 impl OAuthDialog {
-    fn event(&mut self, event: LoginEvent) {
+    /// The dialog of the login `task` for `provider`.
+    pub(crate) fn new(provider: OAuthProvider, task: tokio::task::JoinHandle<()>) -> Self {
+        Self {
+            provider,
+            lines: Vec::new(),
+            input: String::new(),
+            reply: None,
+            task,
+            open_browser: true,
+        }
+    }
+
+    /// The provider logged in to.
+    pub(crate) fn provider(&self) -> OAuthProvider {
+        self.provider
+    }
+
+    /// Shows what the login reported (or asks what it asks).
+    pub(crate) fn event(&mut self, event: LoginEvent) {
         match event {
             LoginEvent::Auth(info) => {
                 self.lines.clear();
@@ -213,26 +202,62 @@ impl OAuthDialog {
     }
 }
 
-/// The OAuth providers for `/login`'s list (`configured` when auth.json
-/// has an OAuth login for them).
-pub(crate) fn oauth_provider_entries(
-    stored_oauth: &dyn Fn(&str) -> bool,
-) -> Vec<super::login_view::LoginProvider> {
-    OAuthProvider::ALL
-        .iter()
-        .map(|p| {
-            let mut entry = super::login_view::LoginProvider::oauth(p.id(), p.name());
-            if stored_oauth(p.id()) {
-                entry.status = "✓ configured".to_owned();
-                entry.configured = true;
-            }
-            entry
-        })
-        .collect()
+/// The dialog in the editor slot. The dialog is shared with the UI, which
+/// passes it the login's events while it is shown; closing the slot drops
+/// it, which aborts the login.
+pub(crate) struct OAuthSlot {
+    dialog: Arc<Mutex<OAuthDialog>>,
+    keys: Arc<Keybindings>,
+    theme: Arc<Theme>,
+}
+
+impl OAuthSlot {
+    /// Shows `dialog` with the key bindings `keys` in `theme`.
+    pub(crate) fn new(
+        dialog: Arc<Mutex<OAuthDialog>>,
+        keys: Arc<Keybindings>,
+        theme: Arc<Theme>,
+    ) -> Self {
+        Self {
+            dialog,
+            keys,
+            theme,
+        }
+    }
+
+    fn dialog(&self) -> std::sync::MutexGuard<'_, OAuthDialog> {
+        self.dialog.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl SlotComponent<Action> for OAuthSlot {
+    fn handle_key(&mut self, key: &KeyEvent) -> Outcome<Action> {
+        if self.dialog().handle_key(key, &self.keys) {
+            Outcome::Cancel
+        } else {
+            Outcome::Stay
+        }
+    }
+
+    fn render(&mut self, width: usize, _rows: usize) -> Vec<String> {
+        self.dialog().render(&self.theme, width, &self.keys)
+    }
+
+    fn paste(&mut self, text: &str) {
+        self.dialog().paste(text);
+    }
+
+    fn set_theme(&mut self, theme: &Arc<Theme>) {
+        self.theme = Arc::clone(theme);
+    }
 }
 
 /// Runs the login, forwarding its events to the UI loop.
-async fn run_login(store: OAuthStore, provider: OAuthProvider, tx: UnboundedSender<UiEvent>) {
+pub(crate) async fn run_login(
+    store: OAuthStore,
+    provider: OAuthProvider,
+    tx: UnboundedSender<UiEvent>,
+) {
     let (callbacks, mut events) = login_events(provider);
     let send = |update| {
         let _ = tx.send(UiEvent::OAuth(OAuthUpdate::new(update)));
@@ -249,63 +274,6 @@ async fn run_login(store: OAuthStore, provider: OAuthProvider, tx: UnboundedSend
         send(LoginUpdate::Event(event));
     }
     send(LoginUpdate::Done(provider, result.map(|_| ())));
-}
-
-impl Ui {
-    /// `/login` chose a subscription: open its dialog and start the flow.
-    pub(crate) fn start_oauth(&mut self, provider_id: &str) {
-        let Some(provider) = OAuthProvider::from_id(provider_id) else {
-            self.error(format!("Unknown OAuth provider: {provider_id}"));
-            return;
-        };
-        let store = OAuthStore::new(&self.app.agent_dir);
-        let task = tokio::spawn(run_login(store, provider, self.tx.clone()));
-        self.extras.dialog = Some(Dialog::OAuth(OAuthDialog {
-            provider,
-            lines: Vec::new(),
-            input: String::new(),
-            reply: None,
-            task,
-            open_browser: true,
-        }));
-    }
-
-    /// An update of the running login.
-    pub(crate) fn oauth_update(&mut self, update: &OAuthUpdate) {
-        let Some(update) = update.take() else {
-            return;
-        };
-        match update {
-            LoginUpdate::Event(event) => {
-                // A closed dialog drops the event (and its reply: cancelled).
-                if let Some(Dialog::OAuth(dialog)) = &mut self.extras.dialog {
-                    dialog.event(event);
-                }
-            }
-            LoginUpdate::Done(provider, result) => {
-                if matches!(&self.extras.dialog, Some(Dialog::OAuth(d)) if d.provider == provider) {
-                    self.extras.dialog = None;
-                }
-                match result {
-                    Ok(()) => {
-                        if let Err(e) = self.app.auth.reload() {
-                            tracing::warn!("cannot reload auth.json: {e}");
-                        }
-                        // The login applies now (Copilot's API base), not at the next start.
-                        self.app.reload_models();
-                        self.init_footer();
-                        let path = self.app.auth.path().display().to_string();
-                        self.status_line(&format!(
-                            "Logged in to {}. Credentials saved to {path}",
-                            provider.name()
-                        ));
-                    }
-                    Err(OAuthError::Cancelled) => {}
-                    Err(e) => self.error(format!("Failed to login to {}: {e}", provider.name())),
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -355,26 +323,5 @@ mod tests {
             dialog.render(&theme, 60, &kb).join("\n")
         );
         assert!(dialog.handle_key(&key(KeyCode::Esc), &kb), "escape cancels");
-    }
-
-    #[test]
-    fn subscriptions_are_listed_with_their_status() {
-        let entries = oauth_provider_entries(&|p| p == "openai-codex");
-        let rows: Vec<(&str, &str, bool)> = entries
-            .iter()
-            .map(|e| (e.id.as_str(), e.name.as_str(), e.configured))
-            .collect();
-        assert_eq!(
-            rows,
-            [
-                ("anthropic", "Anthropic (Claude Pro/Max)", false),
-                ("github-copilot", "GitHub Copilot", false),
-                (
-                    "openai-codex",
-                    "ChatGPT Plus/Pro (Codex Subscription)",
-                    true
-                ),
-            ]
-        );
     }
 }

@@ -17,9 +17,9 @@ use pi_tui::theme::{ColorMode, Theme};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
+use super::action::{Action, Effect};
 use super::events::forward_app_events;
-use super::input::Effect;
-use super::ui::Ui;
+use super::ui::{LookOptions, Ui};
 use crate::app::App;
 use crate::messages::CodingMessage;
 
@@ -45,7 +45,7 @@ struct Screen {
 impl Screen {
     fn draw(&mut self, ui: &mut Ui) -> io::Result<()> {
         let (width, rows) = (self.renderer.cols(), self.renderer.rows());
-        if ui.reprint {
+        if ui.view.reprint {
             self.renderer.clear_all()?;
         }
         let commits = ui.take_commits(width);
@@ -64,7 +64,7 @@ impl Screen {
 pub async fn run_tui(
     app: Arc<App>,
     prompts: Vec<PromptInput<CodingMessage>>,
-    look: super::extras::LookOptions,
+    look: LookOptions,
     pick_session: bool,
 ) -> i32 {
     match run_inner(app, prompts, look, pick_session).await {
@@ -81,7 +81,7 @@ pub async fn run_tui(
 async fn run_inner(
     app: Arc<App>,
     prompts: Vec<PromptInput<CodingMessage>>,
-    look: super::extras::LookOptions,
+    look: LookOptions,
     pick_session: bool,
 ) -> io::Result<()> {
     let theme = detect_theme();
@@ -90,7 +90,7 @@ async fn run_inner(
     let mut ui = Ui::new(Arc::clone(&app), theme, tx);
     ui.install_look(look);
     if pick_session {
-        ui.open_session_picker(true);
+        ui.dispatch(Action::OpenSessions { startup: true });
     }
     let mut initial: VecDeque<_> = prompts.into();
     let mut session =
@@ -121,7 +121,7 @@ async fn run_inner(
         if ui.quit {
             break;
         }
-        if !ui.running
+        if !ui.work.running
             && let Some(next) = initial.pop_front()
         {
             ui.start_input(next);
@@ -138,9 +138,7 @@ async fn run_inner(
                         let effect = ui.handle_key(key);
                         apply(effect, &mut ui, &mut screen, &mut session, &mut events)?;
                     }
-                    Event::Paste(text) if !ui.dialog_paste(&text) && !ui.nav_paste(&text) => {
-                        ui.editor.handle_paste(&text);
-                    }
+                    Event::Paste(text) => ui.handle_paste(&text),
                     Event::Resize(cols, rows) => {
                         let width = usize::from(cols).max(1);
                         let commits = ui.take_commits(width);

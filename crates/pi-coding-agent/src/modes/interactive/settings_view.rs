@@ -9,8 +9,11 @@ use pi_tui::Component;
 use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pi_tui::keybindings::Keybindings;
 use pi_tui::select::{SelectItem, SelectList};
+use pi_tui::slot::{Outcome, SlotComponent};
 use pi_tui::text::{truncate_to_width, visible_width, wrap};
 use pi_tui::theme::{Theme, Token};
+
+use super::action::Action;
 
 const MAX_VISIBLE: usize = 10;
 
@@ -304,6 +307,40 @@ impl SettingsView {
             }
         }
         hint(lines);
+    }
+}
+
+/// `/settings` in the editor slot: the list with the key bindings and the
+/// screen's theme (a previewed theme redraws it).
+pub(crate) struct SettingsDialog {
+    view: SettingsView,
+    keys: Arc<Keybindings>,
+    theme: Arc<Theme>,
+}
+
+impl SettingsDialog {
+    /// Shows `view` with the key bindings `keys` in `theme`.
+    pub(crate) fn new(view: SettingsView, keys: Arc<Keybindings>, theme: Arc<Theme>) -> Self {
+        Self { view, keys, theme }
+    }
+}
+
+impl SlotComponent<Action> for SettingsDialog {
+    fn handle_key(&mut self, key: &KeyEvent) -> Outcome<Action> {
+        match self.view.handle_key(key, &self.keys, &self.theme) {
+            SettingsOutcome::None => Outcome::Stay,
+            SettingsOutcome::Close => Outcome::Cancel,
+            SettingsOutcome::Change(id, value) => Outcome::Emit(Action::Setting(id, value)),
+            SettingsOutcome::Preview(id, value) => Outcome::Emit(Action::PreviewSetting(id, value)),
+        }
+    }
+
+    fn render(&mut self, width: usize, _rows: usize) -> Vec<String> {
+        self.view.render(&self.theme, width)
+    }
+
+    fn set_theme(&mut self, theme: &Arc<Theme>) {
+        self.theme = Arc::clone(theme);
     }
 }
 

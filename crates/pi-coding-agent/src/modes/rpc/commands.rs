@@ -124,7 +124,8 @@ async fn abort(app: &App) -> Reply {
 
 /// A user shell command; answers pi's `BashResult`.
 async fn bash(app: &App, command: &str) -> Reply {
-    Ok(Some(app.run_user_bash(command, false).await?))
+    let result = app.run_user_bash(command, false).await?;
+    Ok(Some(serde_json::to_value(&result)?))
 }
 
 async fn compact(app: &App, custom_instructions: Option<&str>) -> Reply {

@@ -117,6 +117,11 @@ pub(super) fn session_stats(app: &App) -> Value {
         json!({"input": usage.input, "output": usage.output, "cacheRead": usage.cache_read, "cacheWrite": usage.cache_write, "total": tokens}),
     );
     stats.insert("cost".to_owned(), js_number(usage.cost.total));
-    insert_some(&mut stats, "contextUsage", app.context_usage());
+    let usage = app.context_usage();
+    insert_some(
+        &mut stats,
+        "contextUsage",
+        usage.and_then(|u| serde_json::to_value(u).ok()),
+    );
     Value::Object(stats)
 }

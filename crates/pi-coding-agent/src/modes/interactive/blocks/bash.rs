@@ -10,10 +10,10 @@ use std::time::Instant;
 use pi_tui::loader::{FRAMES, INTERVAL};
 use pi_tui::text::wrap;
 use pi_tui::theme::Token;
-use serde_json::Value;
 
 use super::RenderCtx;
 use super::tool_views::last_visual_lines;
+use crate::app::BashResult;
 use crate::modes::interactive::layout::{clamp, padded, rule};
 
 /// What a shell command block shows.
@@ -84,19 +84,19 @@ impl BashBlock {
         }
     }
 
-    /// Completes a running command with pi's `BashResult` JSON (or an error text).
-    pub fn complete(&mut self, result: &Result<Value, String>) {
+    /// Completes a running command with what it gave (`None`: it could not run).
+    pub fn complete(&mut self, result: Option<&BashResult>) {
         self.running_since = None;
         self.cache = None;
         match result {
-            Ok(r) => {
-                self.record.output = r["output"].as_str().unwrap_or_default().to_owned();
-                self.record.exit_code = r["exitCode"].as_i64();
-                self.record.cancelled = r["cancelled"].as_bool().unwrap_or(false);
-                self.record.truncated = r["truncated"].as_bool().unwrap_or(false);
-                self.record.full_output_path = r["fullOutputPath"].as_str().map(str::to_owned);
+            Some(r) => {
+                self.record.output.clone_from(&r.output);
+                self.record.exit_code = r.exit_code.map(i64::from);
+                self.record.cancelled = r.cancelled;
+                self.record.truncated = r.truncated;
+                self.record.full_output_path.clone_from(&r.full_output_path);
             }
-            Err(_) => self.record.exit_code = None,
+            None => self.record.exit_code = None,
         }
     }
 

@@ -1,30 +1,14 @@
 //! pi's generic dialogs: a list of options (`select`, `confirm`) and a
 //! one-line text prompt (`input`), framed by borders.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pi_tui::input::Input;
 use pi_tui::theme::{Theme, Token};
 
-use super::{Action, Outcome, Selector, border, fit, key_hint, padded};
-
-/// What a [`Choice`] decides.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChoiceKind {
-    /// "Summarize branch?" before moving to this tree entry.
-    Summarize(String),
-    /// "Import session": replace the current session with this file.
-    Import(PathBuf),
-}
-
-/// What a [`TextPrompt`] asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TextKind {
-    /// Custom instructions for the summary before moving to this entry.
-    SummaryInstructions(String),
-}
+use super::{Action, Outcome, SlotComponent, border, fit, key_hint, padded};
+use crate::modes::interactive::action::{ChoiceKind, TextKind};
 
 fn is_cancel(key: &KeyEvent) -> bool {
     key.code == KeyCode::Esc
@@ -63,7 +47,7 @@ impl Choice {
     }
 }
 
-impl Selector for Choice {
+impl SlotComponent<Action> for Choice {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         let plain = key.modifiers.is_empty();
         match key.code {
@@ -132,7 +116,7 @@ impl TextPrompt {
     }
 }
 
-impl Selector for TextPrompt {
+impl SlotComponent<Action> for TextPrompt {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         if key.code == KeyCode::Enter {
             return Outcome::Done(Action::Text(

@@ -7,7 +7,7 @@ use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pi_tui::text::truncate_to_width;
 use pi_tui::theme::{Theme, Token};
 
-use super::{Action, Outcome, Selector, border, fit, one_line, padded, window_start};
+use super::{Action, Outcome, SlotComponent, border, fit, one_line, padded, window_start};
 
 /// Entries shown at once.
 const VISIBLE: usize = 10;
@@ -33,7 +33,7 @@ impl ForkSelector {
     }
 }
 
-impl Selector for ForkSelector {
+impl SlotComponent<Action> for ForkSelector {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         let len = self.messages.len();
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);

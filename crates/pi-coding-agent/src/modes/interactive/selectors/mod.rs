@@ -1,13 +1,13 @@
 //! pi's selectors and dialogs: components that take the editor's place in
 //! the live region until they are done (model selector, scoped models,
-//! session picker, session tree, fork selector, confirmations). Each one
-//! handles the keys while it is open and reports an [`Outcome`]; the
-//! [`Ui`](super::ui::Ui) carries out the chosen [`Action`] (in `nav`).
+//! session picker, session tree, fork selector, confirmations). Each one is
+//! a [`SlotComponent`] of the editor slot: it handles the keys while it is
+//! open and answers an [`Outcome`] with the [`Action`] the UI carries out.
 
+pub mod app_store;
 pub mod choice;
 pub mod fork;
 pub mod model;
-pub(crate) mod nav;
 pub mod scoped;
 pub mod session;
 pub mod session_search;
@@ -15,53 +15,14 @@ pub mod tree;
 pub mod tree_items;
 pub mod tree_rows;
 
-use std::path::PathBuf;
-
-use pi_tui::crossterm::event::KeyEvent;
 use pi_tui::text::truncate_to_width;
 use pi_tui::theme::{Theme, Token};
 
+pub use super::action::Action;
+pub use pi_tui::slot::SlotComponent;
+
 /// What a key did to a selector.
-#[derive(Debug)]
-pub enum Outcome {
-    /// It stays open (redraw).
-    Stay,
-    /// It closes with nothing to do.
-    Cancel,
-    /// It closes; the UI carries out the action.
-    Done(Action),
-}
-
-/// Something a selector asks the UI to do once it has closed.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Action {
-    /// Switch to this model (and save it as the default).
-    Model(Box<pi_ai::Model>),
-    /// Resume the session file.
-    Resume(PathBuf),
-    /// The startup picker (`pi -r`) was cancelled: leave.
-    Quit,
-    /// Move the leaf to this entry (asks about a summary first).
-    TreeTarget(String),
-    /// Fork into a new session at this user message.
-    Fork(String),
-    /// An answer to a [`choice::Choice`] (`None`: cancelled).
-    Choice(choice::ChoiceKind, Option<usize>),
-    /// Text entered in a [`choice::TextPrompt`] (`None`: cancelled).
-    Text(choice::TextKind, Option<String>),
-    /// A message for the chat (status line).
-    Status(String),
-}
-
-/// A component shown instead of the editor.
-pub trait Selector {
-    /// Handles a key press.
-    fn handle_key(&mut self, key: &KeyEvent) -> Outcome;
-    /// The lines for a terminal `width` x `rows`.
-    fn render(&mut self, width: usize, rows: usize) -> Vec<String>;
-    /// Pasted text (into the search field, when there is one).
-    fn paste(&mut self, _text: &str) {}
-}
+pub type Outcome = pi_tui::slot::Outcome<Action>;
 
 /// pi's `DynamicBorder`: a full-width rule in the border colour.
 pub fn border(theme: &Theme, width: usize) -> String {

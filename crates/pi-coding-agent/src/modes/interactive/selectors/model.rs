@@ -10,7 +10,7 @@ use pi_tui::fuzzy::fuzzy_filter;
 use pi_tui::input::Input;
 use pi_tui::theme::{Theme, Token};
 
-use super::{Action, Outcome, Selector, border, fit, key_hint, window_start};
+use super::{Action, Outcome, SlotComponent, border, fit, key_hint, window_start};
 
 /// Rows shown at once.
 const VISIBLE: usize = 10;
@@ -163,7 +163,7 @@ impl ModelSelector {
     }
 }
 
-impl Selector for ModelSelector {
+impl SlotComponent<Action> for ModelSelector {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let len = self.filtered.len();

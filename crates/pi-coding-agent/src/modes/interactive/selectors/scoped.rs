@@ -11,7 +11,7 @@ use pi_tui::fuzzy::fuzzy_filter;
 use pi_tui::input::Input;
 use pi_tui::theme::{Theme, Token};
 
-use super::{Outcome, Selector, border, fit, window_start};
+use super::{Action, Outcome, SlotComponent, border, fit, window_start};
 
 /// Rows shown at once.
 const VISIBLE: usize = 8;
@@ -196,7 +196,7 @@ impl ScopedModels {
     }
 }
 
-impl Selector for ScopedModels {
+impl SlotComponent<Action> for ScopedModels {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);

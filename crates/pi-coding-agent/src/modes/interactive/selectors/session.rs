@@ -15,7 +15,7 @@ use pi_tui::text::{truncate_to_width, visible_width};
 use pi_tui::theme::{Theme, Token};
 
 use super::session_search::filter_sessions;
-use super::{Action, Outcome, Selector, fit, key_hint, one_line, window_start};
+use super::{Action, Outcome, SlotComponent, fit, key_hint, one_line, window_start};
 use crate::session::SessionInfo;
 
 /// Rows shown at once.
@@ -496,7 +496,7 @@ fn threaded(sessions: &[SessionInfo], candidates: &[usize]) -> Vec<Row> {
     rows
 }
 
-impl Selector for SessionPicker {
+impl SlotComponent<Action> for SessionPicker {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         if self.rename.is_some() {
             return self.rename_key(key);

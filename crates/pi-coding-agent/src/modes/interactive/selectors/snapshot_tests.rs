@@ -8,13 +8,14 @@ use pi_tui::text::visible_width;
 use pi_tui::theme::{ColorMode, Theme};
 use serde_json::json;
 
-use super::choice::{Choice, ChoiceKind, TextKind, TextPrompt};
+use super::choice::{Choice, TextPrompt};
 use super::fork::ForkSelector;
 use super::model::ModelSelector;
 use super::scoped::ScopedModels;
 use super::tree::TreeSelector;
 use super::tree_rows::{Filter, build_items};
-use super::{Action, Outcome, Selector};
+use super::{Action, Outcome, SlotComponent};
+use crate::modes::interactive::action::{ChoiceKind, TextKind};
 use crate::session::SessionEntry;
 
 fn theme() -> Arc<Theme> {
@@ -47,13 +48,13 @@ fn ctrl(c: char) -> KeyEvent {
     KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
 }
 
-fn typed(s: &mut dyn Selector, text: &str) {
+fn typed(s: &mut dyn SlotComponent<Action>, text: &str) {
     for c in text.chars() {
         s.handle_key(&key(KeyCode::Char(c)));
     }
 }
 
-fn screen(s: &mut dyn Selector, width: usize, rows: usize) -> String {
+fn screen(s: &mut dyn SlotComponent<Action>, width: usize, rows: usize) -> String {
     let lines = s.render(width, rows);
     for line in &lines {
         assert!(visible_width(line) <= width, "{line:?} wider than {width}");
@@ -286,7 +287,7 @@ fn dialogs() {
     c.handle_key(&key(KeyCode::Down));
     insta::assert_snapshot!("choice_summarize", screen(&mut c, 60, 24));
     assert_eq!(
-        c.handle_key(&key(KeyCode::Esc)).done(),
+        done(c.handle_key(&key(KeyCode::Esc))),
         Some(Action::Choice(ChoiceKind::Summarize("x".into()), None))
     );
     let mut c = Choice::confirm(
@@ -304,7 +305,7 @@ fn dialogs() {
     typed(&mut p, "focus on tests");
     insta::assert_snapshot!("prompt_instructions", screen(&mut p, 60, 24));
     assert_eq!(
-        p.handle_key(&key(KeyCode::Enter)).done(),
+        done(p.handle_key(&key(KeyCode::Enter))),
         Some(Action::Text(
             TextKind::SummaryInstructions("x".into()),
             Some("focus on tests".into())
@@ -343,11 +344,9 @@ fn scoped_models_states() {
     insta::assert_snapshot!("scoped_no_match_narrow", screen(&mut s, 40, 24));
 }
 
-impl Outcome {
-    fn done(self) -> Option<Action> {
-        match self {
-            Outcome::Done(action) => Some(action),
-            _ => None,
-        }
+fn done(outcome: Outcome) -> Option<Action> {
+    match outcome {
+        Outcome::Done(action) => Some(action),
+        _ => None,
     }
 }

@@ -13,7 +13,7 @@ use pi_tui::text::truncate_to_width;
 use pi_tui::theme::{Theme, Token};
 
 use super::tree_rows::{Display, Filter, Item, Layout, View, display_order, layout};
-use super::{Action, Outcome, Selector, border, fit, key_hint};
+use super::{Action, Outcome, SlotComponent, border, fit, key_hint};
 
 /// Saves a label (`None` clears it).
 pub type Labeler = Box<dyn FnMut(&str, Option<&str>) -> Result<(), String>>;
@@ -322,7 +322,7 @@ fn label_time(iso: &str) -> String {
     }
 }
 
-impl Selector for TreeSelector {
+impl SlotComponent<Action> for TreeSelector {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         if self.label_edit.is_some() {
             self.label_key(key);

@@ -6,11 +6,15 @@
 //! right the model id with ` • <thinking level>` for reasoning models,
 //! prefixed with `(<provider>) ` when several providers have models.
 
-use pi_ai::Usage;
+use std::path::Path;
+
+use pi_agent_core::AgentMessage;
+use pi_ai::{Message, Usage};
 use pi_tui::text::{truncate_to_width, visible_width};
 use pi_tui::theme::{Theme, Token};
 
-use super::format::{fixed, format_tokens};
+use crate::app::App;
+use crate::modes::interactive::format::{fixed, format_tokens, shorten_home};
 
 /// Token and cost sums over every assistant message of the session.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -65,6 +69,67 @@ pub struct FooterInfo {
     pub thinking: String,
     /// More than one provider has available models.
     pub several_providers: bool,
+}
+
+impl FooterInfo {
+    /// The footer of `app`'s session: its totals over every assistant
+    /// entry, its name, cwd (`~` for `home`) and git branch.
+    pub fn for_session(app: &App, home: Option<&Path>) -> Self {
+        let mut totals = UsageTotals::default();
+        let (name, cwd) = {
+            let session = app.session();
+            // One entry at a time: a long resumed session is not read
+            // into memory whole for its totals.
+            session.for_each_entry(|entry| {
+                if let Some(AgentMessage::Standard(Message::Assistant(a))) = entry.as_message() {
+                    totals.add(&a.usage);
+                }
+            });
+            (
+                session.session_name().map(str::to_owned),
+                session.cwd().to_owned(),
+            )
+        };
+        let providers: std::collections::BTreeSet<String> = app
+            .registry()
+            .available_models(app.cli_api_key.as_deref(), &app.auth)
+            .iter()
+            .map(|m| m.provider.as_str().to_owned())
+            .collect();
+        Self {
+            cwd: shorten_home(&cwd, home),
+            branch: crate::modes::interactive::git::current_branch(&app.cwd),
+            session_name: name,
+            totals,
+            auto_compact: app.auto_compaction(),
+            several_providers: providers.len() > 1,
+            ..Self::default()
+        }
+    }
+
+    /// Model, thinking level, context use (unknown right after a
+    /// compaction), auto-compaction and session name, read again.
+    pub fn refresh(&mut self, app: &App, context_unknown: bool) {
+        let model = app.agent.model();
+        let (level, tokens) = app.agent.with_state(|s| {
+            (
+                s.thinking_level,
+                crate::compaction::estimate_context_tokens(&s.messages).tokens,
+            )
+        });
+        let window = model.context_window;
+        self.context_window = window;
+        // Token counts are far below 2^52.
+        #[allow(clippy::cast_precision_loss)]
+        let percent = (window > 0).then(|| tokens as f64 / window as f64 * 100.0);
+        self.context_percent = if context_unknown { None } else { percent };
+        self.model = Some(model.id.clone());
+        self.provider = model.provider.as_str().to_owned();
+        self.reasoning = model.reasoning;
+        self.thinking = pi_ai::ThinkingLevel::setting_name(level).to_owned();
+        self.auto_compact = app.auto_compaction();
+        self.session_name = app.session().session_name().map(str::to_owned);
+    }
 }
 
 /// The footer's lines for `width`.

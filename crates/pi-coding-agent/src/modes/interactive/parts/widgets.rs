@@ -1,0 +1,87 @@
+//! The widget part (pi's `widgetContainerAbove` / `widgetContainerBelow`):
+//! lines set under a key, shown above or below the editor, in the order
+//! they were first set. Above the editor an empty set is one blank line
+//! (pi's `Spacer(1)`). Extensions fill it (pi's `setWidget`); a widget of
+//! text is cut to 10 lines, as pi does.
+
+use pi_tui::text::truncate_to_width;
+
+/// The most lines of a text widget.
+const MAX_LINES: usize = 10;
+
+/// Where a widget is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Between the status and the editor (pi's default).
+    AboveEditor,
+    /// Between the editor and the footer.
+    BelowEditor,
+}
+
+/// The widgets shown around the editor.
+#[derive(Debug, Default)]
+pub struct Widgets {
+    entries: Vec<(String, Placement, Vec<String>)>,
+}
+
+impl Widgets {
+    /// Sets the widget `key` to `lines` (replacing its lines, keeping its place).
+    pub fn set(&mut self, key: &str, placement: Placement, mut lines: Vec<String>) {
+        if lines.len() > MAX_LINES {
+            lines.truncate(MAX_LINES);
+            lines.push("... (widget truncated)".to_owned());
+        }
+        match self.entries.iter_mut().find(|(k, _, _)| k == key) {
+            Some(entry) => *entry = (key.to_owned(), placement, lines),
+            None => self.entries.push((key.to_owned(), placement, lines)),
+        }
+    }
+
+    /// Removes the widget `key`.
+    pub fn remove(&mut self, key: &str) {
+        self.entries.retain(|(k, _, _)| k != key);
+    }
+
+    /// The lines of the widgets at `placement`, each cut to `width`; above
+    /// the editor, no widget is one blank line.
+    pub fn render(&self, placement: Placement, width: usize, lines: &mut Vec<String>) {
+        let before = lines.len();
+        for (_, _, widget) in self.entries.iter().filter(|(_, p, _)| *p == placement) {
+            lines.extend(widget.iter().map(|l| truncate_to_width(l, width, "")));
+        }
+        if lines.len() == before && placement == Placement::AboveEditor {
+            lines.push(String::new());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widgets_are_cut_and_keep_their_place() {
+        let mut widgets = Widgets::default();
+        let mut lines = Vec::new();
+        widgets.render(Placement::AboveEditor, 10, &mut lines);
+        widgets.render(Placement::BelowEditor, 10, &mut lines);
+        assert_eq!(lines, [""], "no widget: one blank line above the editor");
+        widgets.set("a", Placement::AboveEditor, vec!["first".into()]);
+        widgets.set(
+            "b",
+            Placement::AboveEditor,
+            (0..12).map(|i| i.to_string()).collect(),
+        );
+        widgets.set("a", Placement::AboveEditor, vec!["again, too long".into()]);
+        let mut lines = Vec::new();
+        widgets.render(Placement::AboveEditor, 10, &mut lines);
+        assert_eq!(lines.len(), 12);
+        assert_eq!(lines[0], "again, too");
+        assert_eq!(lines[11], "... (widge");
+        widgets.remove("a");
+        widgets.remove("b");
+        let mut lines = Vec::new();
+        widgets.render(Placement::AboveEditor, 10, &mut lines);
+        assert_eq!(lines, [""]);
+    }
+}

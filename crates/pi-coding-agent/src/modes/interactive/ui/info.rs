@@ -1,0 +1,72 @@
+//! The [`Ui`]'s commands that show or hand out what the session holds:
+//! `/name`, `/session`, `/copy` and `/export`.
+
+use super::Ui;
+use crate::modes::interactive::action::Effect;
+use crate::modes::interactive::blocks::Notice;
+use crate::modes::interactive::clipboard;
+use crate::modes::interactive::session_info::session_info;
+
+impl Ui {
+    /// `/name [name]`: shows or sets the session's name.
+    pub(super) fn name(&mut self, name: Option<&str>) {
+        let Some(name) = name else {
+            let current = self.app.session().session_name().map(str::to_owned);
+            match current {
+                Some(current) => self.dim_text(&format!("Session name: {current}")),
+                None => self
+                    .transcript
+                    .notice(Notice::Warning("Usage: /name <name>".to_owned())),
+            }
+            return;
+        };
+        let saved = self.app.session().append_session_info(name);
+        if let Err(e) = saved {
+            self.error(e.to_string());
+            return;
+        }
+        self.refresh_footer();
+        self.dim_text(&format!("Session name set: {name}"));
+    }
+
+    fn dim_text(&mut self, text: &str) {
+        let line = self.theme.fg(pi_tui::theme::Token::Dim, text);
+        self.transcript.notice(Notice::Text(line));
+    }
+
+    /// `/copy`: the last answer to the clipboard (OSC 52 when no tool can).
+    pub(super) fn copy(&mut self) -> Effect {
+        let Some(text) = self.app.last_assistant_text().filter(|t| !t.is_empty()) else {
+            self.error("No agent messages to copy yet.");
+            return Effect::None;
+        };
+        let copied = clipboard::copy_with_tools(&text);
+        self.status_line("Copied last agent message to clipboard");
+        if copied && !clipboard::is_remote() {
+            Effect::None
+        } else {
+            Effect::Copy(text)
+        }
+    }
+
+    /// `/export [path]`: HTML, or JSONL when the path ends in `.jsonl`.
+    pub(super) fn export(&mut self, path: Option<&str>) {
+        let result = match path {
+            Some(path) if path.ends_with(".jsonl") => {
+                self.app.export_jsonl(std::path::Path::new(path))
+            }
+            Some(path) => self.app.export_html(Some(std::path::Path::new(path))),
+            None => self.app.export_html(None),
+        };
+        match result {
+            Ok(path) => self.status_line(&format!("Session exported to: {}", path.display())),
+            Err(e) => self.error(format!("Failed to export session: {e}")),
+        }
+    }
+
+    /// `/session`: file, id, message counts, tokens and cost.
+    pub(super) fn session_info(&mut self) {
+        let info = session_info(&self.app, &self.theme);
+        self.transcript.notice(Notice::Text(info));
+    }
+}

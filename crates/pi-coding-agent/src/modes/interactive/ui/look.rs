@@ -1,0 +1,163 @@
+//! The look of the [`Ui`]: key bindings (`keybindings.json`), themes, the
+//! settings the screen uses (editor padding, autocomplete rows, hidden
+//! thinking), a theme switch, and `/reload`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pi_tui::keybindings::Keybindings;
+use pi_tui::theme::Theme;
+
+use super::Ui;
+use crate::config::Settings;
+use crate::modes::interactive::blocks::Notice;
+use crate::themes::{ThemeCatalog, ThemeSources};
+
+/// Command-line options of the look (`--theme`, `--no-themes`).
+#[derive(Debug, Clone, Default)]
+pub struct LookOptions {
+    /// `--theme` paths.
+    pub theme_paths: Vec<PathBuf>,
+    /// `--no-themes`.
+    pub no_themes: bool,
+}
+
+/// Key bindings, themes and the settings changed in this run.
+pub(crate) struct Look {
+    /// The effective key bindings.
+    pub keys: Arc<Keybindings>,
+    /// The known themes.
+    pub themes: ThemeCatalog,
+    /// Settings changed in `/settings` during this run (row id to value).
+    pub values: BTreeMap<&'static str, String>,
+    options: LookOptions,
+}
+
+impl Default for Look {
+    fn default() -> Self {
+        Self {
+            keys: Arc::new(crate::keybindings::defaults()),
+            themes: ThemeCatalog::default(),
+            values: BTreeMap::new(),
+            options: LookOptions::default(),
+        }
+    }
+}
+
+impl Ui {
+    /// Loads key bindings and themes and applies the settings the screen uses; problems
+    /// are shown as warnings.
+    pub fn install_look(&mut self, options: LookOptions) {
+        self.look.options = options;
+        self.view.hide_thinking = self.app.settings.hide_thinking_block();
+        let settings = self.app.settings.clone();
+        self.apply_screen_settings(&settings);
+        let warnings = self.load_look(&settings);
+        // Nothing is on the screen yet: no need to clear it for the theme.
+        self.view.reprint = false;
+        for warning in warnings {
+            self.transcript.notice(Notice::Warning(warning));
+        }
+    }
+
+    fn apply_screen_settings(&mut self, settings: &Settings) {
+        self.editor
+            .set_padding_x(usize::try_from(settings.editor_padding_x()).unwrap_or(0));
+        self.editor.set_autocomplete_max_visible(
+            usize::try_from(settings.autocomplete_max_visible()).unwrap_or(5),
+        );
+    }
+
+    /// Reads keybindings.json and the themes; returns the warnings.
+    fn load_look(&mut self, settings: &Settings) -> Vec<String> {
+        let loaded = crate::keybindings::load(&self.app.agent_dir);
+        self.look.keys = Arc::clone(&loaded.bindings);
+        self.editor.set_keybindings(loaded.bindings);
+        let home = dirs::home_dir().unwrap_or_default();
+        let sources = ThemeSources {
+            agent_dir: self.app.agent_dir.clone(),
+            cwd: self.app.cwd.clone(),
+            setting_paths: settings
+                .string_list("themes")
+                .iter()
+                .map(|p| crate::config::expand_tilde(p, &home))
+                .map(|p| self.app.cwd.join(p))
+                .collect(),
+            cli_paths: self
+                .look
+                .options
+                .theme_paths
+                .iter()
+                .map(|p| self.app.cwd.join(p))
+                .collect(),
+            no_themes: self.look.options.no_themes,
+        };
+        self.look.themes = ThemeCatalog::discover(&sources);
+        let mut warnings = loaded.warnings;
+        warnings.extend(self.look.themes.warnings.iter().cloned());
+        let wanted = self
+            .look
+            .values
+            .get("theme")
+            .cloned()
+            .or_else(|| settings.theme().map(str::to_owned));
+        let colorfgbg = std::env::var("COLORFGBG").ok();
+        let mode = self.theme.mode();
+        let (theme, warning) =
+            self.look
+                .themes
+                .initial(wanted.as_deref(), colorfgbg.as_deref(), mode);
+        warnings.extend(warning);
+        if theme != *self.theme {
+            self.set_theme(theme);
+        }
+        warnings
+    }
+
+    /// Switches to `theme`: every block, the editor and what takes input
+    /// are drawn again with it.
+    pub(super) fn set_theme(&mut self, theme: Theme) {
+        let theme = Arc::new(theme);
+        self.theme = Arc::clone(&theme);
+        self.slot.set_theme(&theme);
+        self.overlays.set_theme(&theme);
+        self.editor.set_theme(theme);
+        for i in 0..self.transcript.len() {
+            if let Some(block) = self.transcript.get_mut(i) {
+                block.invalidate();
+            }
+        }
+        self.queue.invalidate();
+        self.view.reprint = true;
+    }
+
+    /// Shows the theme `name` (settings preview, or a change before it is saved).
+    pub(super) fn preview_theme(&mut self, name: &str) {
+        if name == self.theme.name() {
+            return;
+        }
+        match self.look.themes.load(name, self.theme.mode()) {
+            Ok(theme) => self.set_theme(theme),
+            Err(e) => self.error(format!("Failed to load theme \"{name}\": {e}")),
+        }
+    }
+
+    /// `/reload`: key bindings, themes and the screen's settings read again.
+    pub(super) fn reload(&mut self) {
+        if self.work.running {
+            self.transcript.notice(Notice::Warning(
+                "Wait for the current response to finish before reloading.".to_owned(),
+            ));
+            return;
+        }
+        let settings = Settings::load(&self.app.agent_dir, &self.app.cwd).settings;
+        self.view.hide_thinking = settings.hide_thinking_block();
+        self.apply_screen_settings(&settings);
+        for warning in self.load_look(&settings) {
+            self.transcript.notice(Notice::Warning(warning));
+        }
+        self.view.reprint = true;
+        self.status_line("Reloaded keybindings and themes");
+    }
+}

@@ -1,0 +1,310 @@
+//! The interactive mode's one object: [`Ui`] joins the parts (header,
+//! transcript, queue, status, widgets, editor, footer), the two slots that
+//! take input instead of the editor (the editor slot and the overlay stack)
+//! and the app. Every `impl Ui` is in this folder:
+//!
+//! - this file: construction, the chat's reload, and each frame's lines;
+//! - `app_events`: the app's events and the results of started work;
+//! - `keys`: where a key or paste goes (overlay, slot, key bindings, editor);
+//! - `dispatch`: the one dispatcher of [`Action`]s, and what they do to
+//!   prompts (`prompts`), sessions (`sessions`), the selectors and
+//!   dialogs (`open`), what the session holds (`info`), the look
+//!   (`look`), settings (`settings`) and logins (`login`).
+
+mod app_events;
+mod dispatch;
+mod info;
+mod keys;
+mod login;
+mod look;
+mod open;
+mod prompts;
+mod sessions;
+mod settings;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Instant;
+
+use pi_agent_core::AgentMessage;
+use pi_ai::{CancellationToken, Message};
+use pi_tui::editor::Editor;
+use pi_tui::overlay::OverlayStack;
+use pi_tui::slot::EditorSlot;
+use pi_tui::theme::{Theme, Token};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::action::Action;
+use super::blocks::{Notice, RenderCtx};
+use super::complete::Completer;
+use super::events::UiEvent;
+use super::oauth_dialog::OAuthDialog;
+use super::parts::footer::FooterInfo;
+use super::parts::header::Header;
+use super::parts::queue::Queue;
+use super::parts::status::Status;
+use super::parts::widgets::{Placement, Widgets};
+use super::transcript::{Transcript, user_text};
+use crate::app::App;
+
+pub use look::LookOptions;
+
+/// Where a running `!cmd` block lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BashSlot {
+    /// In the chat, at this block index.
+    Chat(usize),
+    /// In the pending area, at this index.
+    Pending(usize),
+}
+
+/// The interactive mode's state.
+pub struct Ui {
+    pub(crate) app: Arc<App>,
+    pub(crate) theme: Arc<Theme>,
+    /// Key bindings, themes and the settings changed in this run.
+    pub(crate) look: look::Look,
+    pub(crate) header: Header,
+    pub(crate) transcript: Transcript,
+    pub(crate) queue: Queue,
+    pub(crate) status: Status,
+    pub(crate) widgets: Widgets,
+    pub(crate) editor: Editor,
+    pub(crate) footer: FooterInfo,
+    /// The selector or dialog shown instead of the editor.
+    pub(crate) slot: EditorSlot<Action>,
+    /// Overlays drawn over the live region.
+    pub(crate) overlays: OverlayStack<Action>,
+    /// How the chat is drawn.
+    pub(crate) view: View,
+    /// The work started that has not reported back.
+    pub(crate) work: Work,
+    /// Leave the mode.
+    pub(crate) quit: bool,
+    /// Context use is unknown until the first answer after a compaction.
+    pub(crate) context_unknown: bool,
+    /// The last session save error shown (a failing disk repeats it per entry).
+    shown_save_error: Option<String>,
+    /// The last Ctrl+C (a second one within 500 ms quits).
+    last_ctrl_c: Option<Instant>,
+    /// The last Esc on an empty editor (a second one opens the tree).
+    last_escape: Option<Instant>,
+    /// Where the started work reports back.
+    pub(crate) tx: UnboundedSender<UiEvent>,
+    /// The home folder (shown as `~`).
+    pub(crate) home: Option<PathBuf>,
+}
+
+/// How the chat is drawn (Ctrl+O, Ctrl+T).
+#[derive(Debug, Default)]
+pub(crate) struct View {
+    /// Every block expanded.
+    pub expanded: bool,
+    /// Thinking blocks hidden.
+    pub hide_thinking: bool,
+    /// The whole chat must be printed again.
+    pub reprint: bool,
+}
+
+/// The work the UI started that has not reported back.
+#[derive(Default)]
+pub(crate) struct Work {
+    /// A prompt run (with its retries and compactions), a compaction or a
+    /// tree move is in progress.
+    pub running: bool,
+    /// Where the running `!cmd` block is: the chat (index) or the pending area.
+    pub bash: Option<BashSlot>,
+    /// Cancels the running branch summary.
+    pub summary_cancel: Option<CancellationToken>,
+    /// The running subscription login's dialog, while it is shown.
+    pub oauth: Weak<Mutex<OAuthDialog>>,
+}
+
+impl Ui {
+    /// The state for `app`, with the chat of its session so far.
+    pub fn new(app: Arc<App>, theme: Arc<Theme>, tx: UnboundedSender<UiEvent>) -> Self {
+        let mut editor = Editor::new(Arc::clone(&theme));
+        let models = app
+            .registry()
+            .available_models(app.cli_api_key.as_deref(), &app.auth)
+            .iter()
+            .map(|m| format!("{}/{}", m.provider.as_str(), m.id))
+            .collect();
+        editor.set_autocomplete(Box::new(
+            Completer::new(app.cwd.clone()).with_models(models),
+        ));
+        let mut ui = Self {
+            app,
+            theme,
+            look: look::Look::default(),
+            header: Header::default(),
+            transcript: Transcript::new(),
+            queue: Queue::default(),
+            status: Status::Idle,
+            widgets: Widgets::default(),
+            editor,
+            footer: FooterInfo::default(),
+            slot: EditorSlot::new(),
+            overlays: OverlayStack::new(),
+            view: View::default(),
+            work: Work::default(),
+            quit: false,
+            context_unknown: false,
+            shown_save_error: None,
+            last_ctrl_c: None,
+            last_escape: None,
+            tx,
+            home: dirs::home_dir(),
+        };
+        ui.transcript.notice(ui.header.block());
+        ui.load_session();
+        ui.init_footer();
+        ui.update_border();
+        ui
+    }
+
+    /// Shows the current session's chat (a resumed session's history), seeds
+    /// the editor's history with its prompts and notes its compactions.
+    pub fn load_session(&mut self) {
+        let now = Instant::now();
+        let app = Arc::clone(&self.app);
+        let editor = &mut self.editor;
+        let transcript = &mut self.transcript;
+        app.agent.with_state(|state| {
+            transcript.load_history(state.messages.iter(), now);
+            for message in &state.messages {
+                if let AgentMessage::Standard(Message::User(user)) = message {
+                    let text = user_text(&user.content);
+                    if !text.is_empty() {
+                        editor.add_to_history(&text);
+                    }
+                }
+            }
+        });
+        let (_, compactions) = self.app.session().message_and_compaction_counts();
+        if compactions > 0 {
+            let times = if compactions == 1 {
+                "1 time".to_owned()
+            } else {
+                format!("{compactions} times")
+            };
+            self.transcript
+                .status(&format!("Session compacted {times}"));
+        }
+    }
+
+    /// Shows the current session from scratch (after a switch or a move in
+    /// the tree): header, history, footer; the screen is printed again.
+    pub(super) fn reload_chat(&mut self) {
+        self.transcript = Transcript::new();
+        self.transcript.notice(self.header.block());
+        self.load_session();
+        self.init_footer();
+        self.update_border();
+        self.view.reprint = true;
+    }
+
+    /// The footer's session-wide data (totals over every assistant entry).
+    pub fn init_footer(&mut self) {
+        self.footer = FooterInfo::for_session(&self.app, self.home.as_deref());
+        self.refresh_footer();
+    }
+
+    /// Model, thinking level and context use, read again.
+    pub fn refresh_footer(&mut self) {
+        self.footer.refresh(&self.app, self.context_unknown);
+    }
+
+    /// The editor's rule colour: bash mode, else the thinking level's.
+    pub fn update_border(&mut self) {
+        let token = if self.editor.text().trim_start().starts_with('!') {
+            Token::BashMode
+        } else {
+            match self.footer.thinking.as_str() {
+                "minimal" => Token::ThinkingMinimal,
+                "low" => Token::ThinkingLow,
+                "medium" => Token::ThinkingMedium,
+                "high" => Token::ThinkingHigh,
+                "xhigh" => Token::ThinkingXhigh,
+                _ => Token::ThinkingOff,
+            }
+        };
+        self.editor.set_border_token(token);
+    }
+
+    /// True while something on screen animates (the tick timer runs).
+    pub fn is_animating(&self) -> bool {
+        self.status.is_shown() || self.transcript.is_animating() || self.queue.is_animating()
+    }
+
+    /// Advances spinners and countdowns; true when the frame changed.
+    pub fn tick(&mut self, now: Instant) -> bool {
+        let spinner = self.status.tick(now);
+        spinner
+            || self.transcript.is_animating()
+            || (!self.status.is_shown() && self.queue.is_animating())
+    }
+
+    /// The lines to commit into the scrollback now (all of them after a reprint request).
+    pub fn take_commits(&mut self, width: usize) -> Vec<String> {
+        let theme = Arc::clone(&self.theme);
+        let ctx = self.render_ctx(&theme);
+        let mut lines = Vec::new();
+        if std::mem::take(&mut self.view.reprint) {
+            lines = self.transcript.committed_lines(&ctx, width);
+        }
+        lines.extend(self.transcript.take_committable(&ctx, width));
+        lines
+    }
+
+    /// The live region for a terminal `width` x `rows`: the unfinished
+    /// chat, the queue, the status, the widgets, the editor (or what takes
+    /// its place) and the footer, with the overlays drawn over them.
+    pub fn live_lines(&mut self, width: usize, rows: usize) -> Vec<String> {
+        let theme = Arc::clone(&self.theme);
+        let ctx = self.render_ctx(&theme);
+        let mut lines = Vec::new();
+        self.transcript.live_lines(&ctx, width, rows, &mut lines);
+        self.queue.render(&ctx, width, &mut lines);
+        self.status.render(width, &mut lines);
+        self.widgets
+            .render(Placement::AboveEditor, width, &mut lines);
+        match self.slot.render(width, rows) {
+            Some(in_place) => lines.extend(in_place),
+            None => lines.extend(self.editor.render(width, (rows * 3 / 10).max(5))),
+        }
+        self.widgets
+            .render(Placement::BelowEditor, width, &mut lines);
+        lines.extend(super::parts::footer::render_footer(
+            &theme,
+            &self.footer,
+            width,
+        ));
+        self.overlays.composite(&mut lines, width, rows);
+        lines
+    }
+
+    fn render_ctx<'a>(&self, theme: &'a Arc<Theme>) -> RenderCtx<'a> {
+        RenderCtx {
+            theme,
+            expanded: self.view.expanded,
+            hide_thinking: self.view.hide_thinking,
+            home: self.home.clone(),
+            now: Instant::now(),
+        }
+    }
+
+    /// Adds an error line to the chat.
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.transcript.notice(Notice::Error(text.into()));
+    }
+
+    /// Adds a status line to the chat.
+    pub fn status_line(&mut self, text: &str) {
+        self.transcript.status(text);
+    }
+}
+
+#[cfg(test)]
+#[path = "slots_tests.rs"]
+mod slots_tests;
