@@ -204,6 +204,22 @@ async fn cancel_aborts_the_command_quickly() {
 }
 
 #[tokio::test]
+async fn the_full_output_log_stops_at_its_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = run(&bash(dir.path()), "head -c 300000000 /dev/zero; echo end")
+        .await
+        .unwrap();
+    let path = result.details["fullOutputPath"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let len = fs::metadata(&path).unwrap().len();
+    let note = "\n[pi: the log stops here, at 256 MiB; the command's later output is not kept]\n";
+    assert_eq!(len, (256 << 20) + note.len() as u64);
+    fs::remove_file(&path).unwrap();
+}
+
+#[tokio::test]
 async fn long_output_keeps_the_tail_and_saves_everything() {
     let dir = tempfile::tempdir().unwrap();
     let result = run(&bash(dir.path()), "seq 1 5000").await.unwrap();
@@ -221,6 +237,9 @@ async fn long_output_keeps_the_tail_and_saves_everything() {
     );
     let full: String = (1..=5000).map(|i| format!("{i}\n")).collect();
     assert_eq!(fs::read_to_string(&path).unwrap(), full);
+    // Private: a command's output may hold secrets (it was 0644).
+    let mode = std::os::unix::fs::PermissionsExt::mode(&fs::metadata(&path).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600);
 
     // pi counts lines with split("\n"): 5000 lines plus the empty one after
     // the final newline; the last 2000 of those are kept.

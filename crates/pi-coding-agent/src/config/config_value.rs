@@ -78,7 +78,7 @@ fn run_cached(spec: &str) -> Option<String> {
     {
         return hit.clone();
     }
-    let result = run_command(&spec[1..]);
+    let result = run_command(&spec[1..], COMMAND_TIMEOUT);
     cache
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -87,11 +87,16 @@ fn run_cached(spec: &str) -> Option<String> {
 }
 
 /// Runs `command` through `sh -c` with stdin and stderr closed; its
-/// trimmed stdout, or `None` on failure, timeout or empty output.
-fn run_command(command: &str) -> Option<String> {
+/// trimmed stdout, or `None` on failure, timeout or empty output. It runs
+/// in a process group of its own, killed whole at the timeout: a process it
+/// started (`sleep 100; echo key`) would otherwise keep stdout open, and
+/// the read, past the timeout.
+fn run_command(command: &str, timeout: Duration) -> Option<String> {
+    use std::os::unix::process::CommandExt;
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -108,11 +113,15 @@ fn run_command(command: &str) -> Option<String> {
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() < COMMAND_TIMEOUT => {
+            Ok(None) if started.elapsed() < timeout => {
                 std::thread::sleep(Duration::from_millis(5));
             }
             _ => {
-                tracing::warn!("`{command}` took longer than 10 s; stopped");
+                tracing::warn!("`{command}` took longer than {timeout:?}; stopped");
+                if let Ok(pid) = i32::try_from(child.id()) {
+                    let group = nix::unistd::Pid::from_raw(pid);
+                    let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+                }
                 let _ = child.kill();
                 let _ = child.wait();
                 break None;
@@ -130,6 +139,22 @@ fn run_command(command: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_that_outlives_its_timeout_is_stopped_with_what_it_started() {
+        let started = Instant::now();
+        let result = run_command("sleep 30; echo key", Duration::from_millis(200));
+        assert_eq!(result, None);
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(
+            run_command("echo key", Duration::from_secs(5)).as_deref(),
+            Some("key")
+        );
+    }
 
     fn no_env(_: &str) -> Option<String> {
         None

@@ -14,8 +14,16 @@ use super::truncate::{TruncatedBy, TruncationOptions, TruncationResult, truncate
 /// limit once it grows past twice that.
 const ROLLING_FACTOR: usize = 2;
 
-/// The complete output, written by a blocking task so the runtime never
-/// waits on the disk.
+/// The most bytes of output the full-output log keeps; what comes after
+/// is dropped (the model's tail still follows the output to its end).
+pub(crate) const MAX_LOG_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The line that ends a log that reached [`MAX_LOG_BYTES`].
+const LOG_FULL_NOTE: &str =
+    "\n[pi: the log stops here, at 256 MiB; the command's later output is not kept]\n";
+
+/// The complete output (up to [`MAX_LOG_BYTES`]), written by a blocking
+/// task so the runtime never waits on the disk; mode 0600.
 #[derive(Debug)]
 struct TempLog {
     path: PathBuf,
@@ -30,9 +38,28 @@ impl TempLog {
         let (chunks, receiver) = mpsc::channel::<Vec<u8>>();
         let file_path = path.clone();
         let writer = tokio::task::spawn_blocking(move || {
-            let mut file = std::io::BufWriter::new(std::fs::File::create(&file_path)?);
+            // Private: a command's output may hold secrets.
+            let created = {
+                use std::os::unix::fs::OpenOptionsExt;
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .open(&file_path)?
+            };
+            let mut file = std::io::BufWriter::new(created);
+            let mut written = 0u64;
             while let Ok(chunk) = receiver.recv() {
-                file.write_all(&chunk)?;
+                if written >= MAX_LOG_BYTES {
+                    continue;
+                }
+                let room = usize::try_from(MAX_LOG_BYTES - written).unwrap_or(usize::MAX);
+                let part = &chunk[..chunk.len().min(room)];
+                file.write_all(part)?;
+                written += part.len() as u64;
+                if written >= MAX_LOG_BYTES {
+                    file.write_all(LOG_FULL_NOTE.as_bytes())?;
+                }
             }
             file.flush()
         });

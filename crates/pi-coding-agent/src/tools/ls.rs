@@ -113,10 +113,21 @@ fn list(dir: &Path, limit: usize) -> Result<AgentToolResult, ToolError> {
             dir.display()
         )));
     }
+    // Each name as the file system has it (to stat) and as shown: a name that
+    // is not UTF-8 is shown with U+FFFD, never hidden.
+    let mut shown: std::collections::HashMap<String, std::ffi::OsString> =
+        std::collections::HashMap::new();
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map_err(|e| ToolError::new(format!("Cannot read directory: {e}")))?
         .filter_map(|entry| entry.ok())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .map(|entry| {
+            let raw = entry.file_name();
+            let name = raw.to_string_lossy().into_owned();
+            if raw.to_str().is_none() {
+                shown.insert(name.clone(), raw);
+            }
+            name
+        })
         .collect();
     sort_names(&mut names);
 
@@ -127,8 +138,11 @@ fn list(dir: &Path, limit: usize) -> Result<AgentToolResult, ToolError> {
             limit_reached = true;
             break;
         }
+        let on_disk = shown
+            .get(&name)
+            .map_or_else(|| dir.join(&name), |raw| dir.join(raw));
         // Entries that cannot be stat'ed (dangling links) are skipped, as pi does.
-        let Ok(meta) = std::fs::metadata(dir.join(&name)) else {
+        let Ok(meta) = std::fs::metadata(on_disk) else {
             continue;
         };
         entries.push(if meta.is_dir() {
@@ -193,7 +207,19 @@ fn sort_names(names: &mut [String]) {
 
 #[cfg(test)]
 mod tests {
-    use super::sort_names;
+    use super::{list, sort_names};
+
+    #[test]
+    fn a_name_that_is_not_utf8_is_listed_with_a_replacement_character() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let raw = std::ffi::OsStr::from_bytes(b"bad\xffname");
+        std::fs::write(dir.path().join(raw), "x").unwrap();
+        std::fs::create_dir(dir.path().join(std::ffi::OsStr::from_bytes(b"dir\xfe"))).unwrap();
+        let result = list(dir.path(), 500).unwrap();
+        let text = serde_json::to_value(&result.content).unwrap()[0]["text"].clone();
+        assert_eq!(text, "bad\u{FFFD}name\ndir\u{FFFD}/");
+    }
 
     #[test]
     fn names_sort_in_collation_order_ignoring_case() {

@@ -12,8 +12,10 @@ use super::protocol::{RpcCommand, RpcError};
 pub enum Line {
     /// Empty or only whitespace: no response.
     Blank,
-    /// Not a command object: the error of the `parse` response.
-    Invalid(RpcError),
+    /// Not a command object: the error of the `parse` response, with the
+    /// `id` when one could be read (a line that is not UTF-8 is read lossily
+    /// for it).
+    Invalid(Option<Value>, RpcError),
     /// A command object.
     Command {
         /// The client's `id`, echoed in the response.
@@ -30,7 +32,11 @@ pub fn decode_line(bytes: &[u8]) -> Line {
     // A line that is not UTF-8 gets an error response; the next lines
     // are read as usual.
     let Ok(line) = std::str::from_utf8(bytes) else {
-        return Line::Invalid(RpcError::NotUtf8);
+        let lossy = String::from_utf8_lossy(bytes);
+        let id = serde_json::from_str::<Value>(lossy.trim())
+            .ok()
+            .and_then(|value| value.get("id").cloned());
+        return Line::Invalid(id, RpcError::NotUtf8);
     };
     let line = line.strip_suffix('\n').unwrap_or(line);
     let line = line.trim_end_matches('\r');
@@ -39,8 +45,8 @@ pub fn decode_line(bytes: &[u8]) -> Line {
     }
     let value = match serde_json::from_str(line) {
         Ok(value @ Value::Object(_)) => value,
-        Ok(_) => return Line::Invalid(RpcError::NotAnObject),
-        Err(e) => return Line::Invalid(RpcError::BadJson(e)),
+        Ok(_) => return Line::Invalid(None, RpcError::NotAnObject),
+        Err(e) => return Line::Invalid(None, RpcError::BadJson(e)),
     };
     let id = value.get("id").cloned();
     let (kind, command) = RpcCommand::from_json(&value);
@@ -54,7 +60,7 @@ mod tests {
 
     fn invalid(bytes: &[u8]) -> String {
         match decode_line(bytes) {
-            Line::Invalid(error) => error.to_string(),
+            Line::Invalid(_, error) => error.to_string(),
             other => panic!("not invalid: {other:?}"),
         }
     }
@@ -71,6 +77,11 @@ mod tests {
             "Failed to parse command: the line is not valid UTF-8"
         );
         assert!(invalid(b"{\"type\":").starts_with("Failed to parse command: EOF"));
+        // The id of a line that is not UTF-8 is answered when it can be read.
+        let Line::Invalid(id, _) = decode_line(b"{\"id\":\"q\",\"type\":\"x\xff\"}\n") else {
+            panic!("not invalid");
+        };
+        assert_eq!(id, Some(json!("q")));
         let Line::Command { id, kind, command } =
             decode_line(b"{\"id\":7,\"type\":\"get_state\"}\r\n")
         else {

@@ -105,13 +105,8 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
         }
         match line::decode_line(&buffer) {
             Line::Blank => {}
-            Line::Invalid(error) => respond(&out, None, "parse", Err(error)),
-            // pi answers an unknown command without its id.
-            Line::Command {
-                kind,
-                command: Err(error @ RpcError::UnknownCommand(_)),
-                ..
-            } => respond(&out, None, &kind, Err(error)),
+            // Unlike pi, which answers these without the request's id.
+            Line::Invalid(id, error) => respond(&out, id.as_ref(), "parse", Err(error)),
             Line::Command {
                 id,
                 kind,
