@@ -57,3 +57,24 @@ async fn a_base_url_that_is_not_a_url_names_the_provider_and_the_value() {
     assert_eq!(out.status.code(), Some(1));
     assert!(s.requests().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_that_fails_before_writing_leaves_no_session_directory() {
+    let s = Scenario::start(Vec::new()).await;
+    let mut command = s.command(&["-p", "--model", "no-such-provider/none", "hi"]);
+    command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    // It made `<agent dir>/sessions/--<cwd>--/` and left it empty.
+    assert!(
+        !s.agent_dir.path().join("sessions").exists(),
+        "{:?}",
+        std::fs::read_dir(s.agent_dir.path())
+            .unwrap()
+            .collect::<Vec<_>>()
+    );
+}

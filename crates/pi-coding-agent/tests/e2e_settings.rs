@@ -89,6 +89,31 @@ async fn an_unreadable_settings_file_warns_naming_it_and_the_run_goes_on() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_settings_file_that_is_no_object_warns_and_is_left_as_it_is() {
+    for (content, what) in [("[1, 2]", "an array"), ("null", "null")] {
+        let s = answering(2).await;
+        let path = write_file(&s, "agent/settings.json", content);
+        let out = s.run(&["-p", "--model", "mock-oai/mock-gpt", "Hi"]).await;
+        assert_eq!(out.status.code(), Some(0));
+        let stderr = text(&out.stderr);
+        assert_eq!(
+            stderr,
+            format!(
+                "Warning: (global settings) {}: not a JSON object but {what}; using the default settings instead of this file\n",
+                path.display()
+            )
+        );
+        // pi writes an object over it on the next change; here it stays.
+        rpc(
+            &s,
+            &[json!({"id": "1", "type": "set_model", "provider": "mock-oai", "modelId": "mock-gpt-think"})],
+        )
+        .await;
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), content);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn wrongly_typed_settings_are_ignored_silently_as_pi() {
     let pi = pi_capture("settings-invalid/wrong-types.json");
     let s = answering(1).await;

@@ -215,6 +215,16 @@ impl ModelsFile {
     pub fn parse(text: &str) -> Result<Self, ModelsJsonError> {
         let value: Value = serde_json::from_str(&super::json_lenient::strip(text))
             .map_err(ModelsJsonError::Syntax)?;
+        if !value.is_object() {
+            // serde's own words here name a Rust type ("struct ModelsFile").
+            return Err(ModelsJsonError::Schema {
+                field: "root".to_owned(),
+                message: format!(
+                    "expected an object like {{\"providers\": {{...}}}}, found {}",
+                    json_kind(&value)
+                ),
+            });
+        }
         let file: Self =
             serde_path_to_error::deserialize(&value).map_err(|e| ModelsJsonError::Schema {
                 field: pi_path(e.path()),
@@ -470,6 +480,18 @@ fn merge_compat(base: Option<&Value>, overlay: Option<&Value>) -> Option<Value> 
         }
     }
     Some(Value::Object(merged))
+}
+
+/// What a JSON value is, for an error message.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// A serde path as pi prints schema paths: keys and indexes joined by dots.

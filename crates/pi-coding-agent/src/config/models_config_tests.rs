@@ -71,6 +71,12 @@ fn schema_errors_name_the_file_and_the_field() {
     );
     let err = load_text(r#"{"nope":1}"#).unwrap_err();
     assert!(err.contains("  - root: missing field `providers`"), "{err}");
+    // Not "expected struct ModelsFile": what the file should hold.
+    let err = load_text("[]").unwrap_err();
+    assert!(
+        err.contains("  - root: expected an object like {\"providers\": {...}}, found an array"),
+        "{err}"
+    );
     let err = load_text("{not json").unwrap_err();
     assert!(err.starts_with("Failed to parse models.json: "), "{err}");
 }

@@ -120,11 +120,11 @@ impl SessionManager {
     }
 
     /// A new session for `cwd`, stored in `session_dir` or in the default
-    /// directory of `cwd` under the agent directory.
+    /// directory of `cwd` under the agent directory (created with the first
+    /// write: a run that fails before it leaves no directory behind).
     pub fn create(cwd: &str, session_dir: Option<&Path>) -> Result<Self, SessionError> {
         let dir =
             session_dir.map_or_else(|| default_session_dir(&agent_dir(), cwd), Path::to_path_buf);
-        Self::ensure_dir(&dir)?;
         let mut manager = Self::blank(cwd, Some(dir));
         manager.new_session(NewSessionOptions::default());
         Ok(manager)
@@ -229,6 +229,12 @@ impl SessionManager {
             content.push('\n');
         }
         if self.writer.is_none() {
+            // The session directory is made with the first file written in it.
+            if let Some(dir) = self.session_dir.as_deref()
+                && path.starts_with(dir)
+            {
+                Self::ensure_dir(dir)?;
+            }
             self.writer = Some(self.open_writer(&path)?);
         }
         if let Some(writer) = self.writer.as_mut() {

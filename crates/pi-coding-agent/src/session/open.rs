@@ -49,7 +49,6 @@ impl SessionManager {
             }
             Err(err) => return Err(err),
         };
-        Self::ensure_dir(&dir)?;
         match loaded {
             Some((loaded, messages)) => {
                 let mut manager = Self::from_loaded(path, dir, loaded, messages, refused);

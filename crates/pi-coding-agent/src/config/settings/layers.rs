@@ -76,8 +76,18 @@ pub(super) fn read_layer(
 pub(super) fn parse(text: &str) -> Result<Map<String, Value>, String> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
-        // pi reads a non-object as no keys at all.
-        Ok(_) => Ok(Map::new()),
+        // pi reads a non-object as no keys at all, silently (and writes over
+        // it); here it is a warning, and the file is left as it is.
+        Ok(other) => Err(format!(
+            "not a JSON object but {}",
+            match other {
+                Value::Array(_) => "an array",
+                Value::Null => "null",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                _ => "a boolean",
+            }
+        )),
         Err(e) => Err(format!("invalid JSON: {e}")),
     }
 }
