@@ -23,7 +23,8 @@ def put(target, data):
         f.write(data)
 
 
-for target in list(SSE) + ["eventstream_bedrock", "partial_json", "session_load", "rpc_command", "edit_match"]:
+for target in list(SSE) + ["eventstream_bedrock", "partial_json", "session_load", "rpc_command", "edit_match",
+                          "image_read"]:
     shutil.rmtree(os.path.join("seeds", target), ignore_errors=True)
 
 for target, wire in SSE.items():
@@ -91,3 +92,25 @@ for fields in [
     ["  \n\t\n", " ", "y"],
 ]:
     put("edit_match", "\0".join(fields).encode())
+
+
+# Images: small valid PNGs (gray, RGB, RGBA, 16-bit), a GIF, and a PNG whose
+# header announces 60,000 x 60,000 pixels over one pixel of data.
+def png(width, height, color_type, depth, pixel):
+    import struct, zlib
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    row = b"\x00" + pixel * width
+    ihdr = struct.pack(">IIBBBBB", width, height, depth, color_type, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(row * height)) + chunk(b"IEND", b"")
+
+for image in [png(2, 2, 0, 8, b"\x80"), png(3, 2, 2, 8, b"\x10\x20\x30"), png(20, 20, 6, 8, b"\x01\x02\x03\xff"),
+              png(2, 2, 2, 16, b"\x00\x10\x00\x20\x00\x30")]:
+    put("image_read", bytes([0]) + image)
+    put("image_read", bytes([1]) + image)
+bomb = bytearray(png(1, 1, 0, 8, b"\x00"))
+import struct as _struct, zlib as _zlib
+bomb[16:24] = _struct.pack(">II", 60000, 60000)
+bomb[29:33] = _struct.pack(">I", _zlib.crc32(bytes(bomb[12:29])))
+put("image_read", bytes([0]) + bytes(bomb))
+put("image_read", bytes([0]) + b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")

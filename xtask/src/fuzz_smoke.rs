@@ -20,6 +20,7 @@ pub const TARGETS: &[&str] = &[
     "session_load",
     "rpc_command",
     "edit_match",
+    "image_read",
 ];
 
 /// Runs the smoke fuzzing; `args` may hold the seconds per target.
