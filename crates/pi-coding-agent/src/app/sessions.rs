@@ -107,20 +107,27 @@ impl App {
             return Err(AppError::MissingSessionDir(parent.to_path_buf()));
         }
         let dir = self.session().session_dir().map(Path::to_path_buf);
-        let opened = SessionManager::open(path, dir.as_deref())?;
-        if let Some(message) = super::setup::missing_session_cwd(&opened, &self.cwd) {
-            return Err(AppError::MissingSessionCwd(message));
-        }
-        let mut opened = opened;
         {
             let mut current = self.session();
-            // The current file may be the one asked for: its lock goes first.
+            // The current file may be the one asked for: its lock goes first,
+            // and the new file is read under its own lock.
             current.release_lock();
-            if let Err(e) = opened.lock() {
+            let relock = |current: &mut SessionManager| {
                 if let Err(relock) = current.lock() {
                     tracing::error!("cannot lock the current session file again: {relock}");
                 }
-                return Err(e.into());
+            };
+            let opened = match SessionManager::open_locked(path, dir.as_deref()) {
+                Ok(opened) => opened,
+                Err(e) => {
+                    relock(&mut current);
+                    return Err(e.into());
+                }
+            };
+            if let Some(message) = super::setup::missing_session_cwd(&opened, &self.cwd) {
+                drop(opened);
+                relock(&mut current);
+                return Err(AppError::MissingSessionCwd(message));
             }
             *current = opened;
         }

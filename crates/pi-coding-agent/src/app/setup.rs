@@ -189,7 +189,7 @@ fn open_session(
         SessionChoice::New => SessionManager::create(cwd, dir)?,
         SessionChoice::Continue => SessionManager::continue_recent(cwd, dir)?,
         SessionChoice::Open(target) => {
-            SessionManager::open(&resolve_session_target(target, cwd, dir, agent_dir)?, dir)?
+            SessionManager::open_locked(&resolve_session_target(target, cwd, dir, agent_dir)?, dir)?
         }
         SessionChoice::Fork(target) => SessionManager::fork_from(
             &resolve_session_target(target, cwd, dir, agent_dir)?,

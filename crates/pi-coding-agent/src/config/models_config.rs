@@ -228,7 +228,7 @@ impl ModelsFile {
         let file: Self =
             serde_path_to_error::deserialize(&value).map_err(|e| ModelsJsonError::Schema {
                 field: pi_path(e.path()),
-                message: e.inner().to_string(),
+                message: plain_message(&e.inner().to_string()),
             })?;
         file.validate().map_err(ModelsJsonError::Invalid)?;
         Ok(file)
@@ -480,6 +480,19 @@ fn merge_compat(base: Option<&Value>, overlay: Option<&Value>) -> Option<Value> 
         }
     }
     Some(Value::Object(merged))
+}
+
+/// serde's words for a wrong shape without the Rust type names it holds
+/// (`invalid length 0, expected struct ProviderConfig with 9 elements`
+/// becomes `expected an object, found an array`).
+fn plain_message(message: &str) -> String {
+    let Some(at) = message.find("expected struct ") else {
+        return message.to_owned();
+    };
+    if message.starts_with("invalid length ") {
+        return "expected an object, found an array".to_owned();
+    }
+    format!("{}expected an object", &message[..at])
 }
 
 /// What a JSON value is, for an error message.

@@ -71,6 +71,16 @@ fn schema_errors_name_the_file_and_the_field() {
     );
     let err = load_text(r#"{"nope":1}"#).unwrap_err();
     assert!(err.contains("  - root: missing field `providers`"), "{err}");
+    let err = load_text(r#"{"providers":{"x":[]}}"#).unwrap_err();
+    assert!(
+        err.contains("  - providers.x: expected an object, found an array"),
+        "{err}"
+    );
+    let err = load_text(r#"{"providers":{"x":{"models":[5]}}}"#).unwrap_err();
+    assert!(
+        err.contains("  - providers.x.models.0: invalid type: integer `5`, expected an object"),
+        "{err}"
+    );
     // Not "expected struct ModelsFile": what the file should hold.
     let err = load_text("[]").unwrap_err();
     assert!(

@@ -112,16 +112,23 @@ pub(super) enum Migration {
 struct Refusal(String);
 
 /// Rewrites an old session file at `path` in the current version, under
-/// its lock ([`SessionError::Locked`] when another process holds it).
+/// its lock (`held`, when the caller has taken it; else taken here:
+/// [`SessionError::Locked`] when another process holds it).
 /// Every line keeps its place: entries are migrated, lines that are not
 /// JSON are kept byte for byte. A file with lines this version cannot write
 /// back unchanged, or that cannot be rewritten (a full disk), is left as it
 /// is ([`Migration::Refused`]).
-pub(super) fn migrate_in_place(path: &Path) -> Result<Migration, SessionError> {
+pub(super) fn migrate_in_place(
+    path: &Path,
+    held: Option<SessionWriter>,
+) -> Result<Migration, SessionError> {
     if header_version(path).is_none_or(|v| v >= CURRENT_SESSION_VERSION) {
-        return Ok(Migration::Current(None));
+        return Ok(Migration::Current(held));
     }
-    let writer = SessionWriter::open_locked(path)?;
+    let writer = match held {
+        Some(writer) => writer,
+        None => SessionWriter::open_locked(path)?,
+    };
     // Another process may have migrated it before the lock was ours.
     let version = match header_version(path) {
         Some(version) if version < CURRENT_SESSION_VERSION => version,

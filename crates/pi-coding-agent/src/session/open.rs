@@ -27,6 +27,23 @@ impl SessionManager {
     /// then holds (docs/durability.md); one that cannot be rewritten is
     /// left as it is and the session continues in a new file.
     pub fn open(path: &Path, session_dir: Option<&Path>) -> Result<Self, SessionError> {
+        Self::open_with(path, session_dir, false)
+    }
+
+    /// [`Self::open`] for writing: the file's lock is taken before it is
+    /// read ([`SessionError::Locked`] when another process holds it), so
+    /// that what is read is what this process appends to. Opened unlocked
+    /// and locked afterwards, a file another process appended to in between
+    /// would be continued from a stale leaf, on a branch of its own.
+    pub fn open_locked(path: &Path, session_dir: Option<&Path>) -> Result<Self, SessionError> {
+        Self::open_with(path, session_dir, true)
+    }
+
+    fn open_with(
+        path: &Path,
+        session_dir: Option<&Path>,
+        lock: bool,
+    ) -> Result<Self, SessionError> {
         let dir = match session_dir {
             Some(dir) => dir.to_path_buf(),
             None => path
@@ -34,7 +51,11 @@ impl SessionManager {
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         };
         super::check_regular(path)?;
-        let (writer, refused) = match migrate_in_place(path)? {
+        let held = match lock && path.exists() {
+            true => Some(SessionWriter::open_locked(path)?),
+            false => None,
+        };
+        let (writer, refused) = match migrate_in_place(path, held)? {
             Migration::Current(writer) => (writer, None),
             Migration::Rewritten(writer) => (Some(writer), None),
             Migration::Refused(reason) => (None, Some(reason)),
@@ -209,13 +230,13 @@ impl SessionManager {
         manager
     }
 
-    /// Opens the most recently modified valid session of `cwd`, or creates
+    /// Opens (locked, as [`Self::open_locked`]) the most recently modified valid session of `cwd`, or creates
     /// a new one when there is none.
     pub fn continue_recent(cwd: &str, session_dir: Option<&Path>) -> Result<Self, SessionError> {
         let dir =
             session_dir.map_or_else(|| default_session_dir(&agent_dir(), cwd), Path::to_path_buf);
         match list::find_most_recent_session(&dir) {
-            Some(path) => Self::open(&path, Some(&dir)),
+            Some(path) => Self::open_locked(&path, Some(&dir)),
             None => Self::create(cwd, Some(&dir)),
         }
     }
