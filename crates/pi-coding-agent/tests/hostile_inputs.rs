@@ -188,3 +188,30 @@ async fn a_session_that_is_a_device_or_fifo_is_refused() {
     );
     assert_eq!(state.last().unwrap()["success"], true);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_png_of_60000_by_60000_pixels_is_never_decoded() {
+    let s = Scenario::start(vec![capture_answer("seen")]).await;
+    // 437 KB of deflated 1-bit rows (fixtures/images): decoding it reached
+    // 5.4 GB in 39 s (11.7 GB in the probe).
+    let bomb = e2e_common::fixtures().join("../images/bomb-60000x60000.png");
+    std::fs::copy(bomb, s.work.path().join("bomb.png")).unwrap();
+    let command = s.command(&[
+        "--no-session",
+        "-p",
+        "--model",
+        "mock-oai/mock-gpt",
+        "@bomb.png",
+        "what is this?",
+    ]);
+    let (out, took) = tokio::task::block_in_place(|| run_bounded(command));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let body = s.requests()[0].json().to_string();
+    assert!(body.contains("Image omitted"), "{body}");
+    // Every child of this test binary reads at most 64 MiB (`@/dev/zero`).
+    let usage =
+        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
+    let peak_mib = usage.max_rss() / 1024;
+    assert!(peak_mib < 300, "peak {peak_mib} MiB");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
