@@ -374,27 +374,30 @@ async fn a_thinking_suffix_on_the_model_sets_the_level() {
 
 /// pi's initial message: piped stdin (trimmed), then `@file` texts, then the
 /// first message, joined without separator.
-#[tokio::test(flavor = "multi_thread")]
-async fn piped_stdin_that_is_not_utf8_is_read_with_replacement_characters() {
+/// Runs `command` with `input` piped to its stdin; its output.
+async fn with_stdin(
+    mut command: std::process::Command,
+    input: &'static [u8],
+) -> std::process::Output {
     use std::io::Write as _;
-    let s = Scenario::fixture("a-text-oai").await;
-    let mut command = s.command(&["--no-session", "--model", "mock-oai/mock-gpt"]);
     command
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    let out = tokio::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         let mut child = command.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(b"hi \xff\xfe")
-            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
         child.wait_with_output().unwrap()
     })
     .await
-    .unwrap();
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn piped_stdin_that_is_not_utf8_is_read_with_replacement_characters() {
+    let s = Scenario::fixture("a-text-oai").await;
+    let command = s.command(&["--no-session", "--model", "mock-oai/mock-gpt"]);
+    let out = with_stdin(command, b"hi \xff\xfe").await;
     // It was dropped, and pi-rs exited 0 without sending anything.
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let body = s.requests()[0].json();
@@ -406,10 +409,9 @@ async fn piped_stdin_that_is_not_utf8_is_read_with_replacement_characters() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn piped_stdin_and_file_arguments_build_the_first_prompt() {
-    use std::io::Write as _;
     let s = Scenario::fixture("a-text-oai").await;
     let dir = s.sessions_dir();
-    let mut command = s.command(&[
+    let command = s.command(&[
         "--session-dir",
         dir.to_str().unwrap(),
         "--model",
@@ -417,22 +419,7 @@ async fn piped_stdin_and_file_arguments_build_the_first_prompt() {
         "@notes.txt",
         "Summarize.",
     ]);
-    command
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let out = tokio::task::spawn_blocking(move || {
-        let mut child = command.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(b"  Context first.\n\n")
-            .unwrap();
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap();
+    let out = with_stdin(command, b"  Context first.\n\n").await;
     assert_eq!(
         out.status.code(),
         Some(0),

@@ -35,13 +35,7 @@ impl Ui {
             self.open_model_selector(None);
             return;
         };
-        let models: Vec<pi_ai::Model> = self
-            .app
-            .registry()
-            .available_models(self.app.cli_api_key.as_deref(), &self.app.auth)
-            .into_iter()
-            .cloned()
-            .collect();
+        let models = self.available_models();
         let exact = models.iter().find(|m| {
             format!("{}/{}", m.provider.as_str(), m.id).eq_ignore_ascii_case(search)
                 || m.id.eq_ignore_ascii_case(search)
@@ -52,15 +46,19 @@ impl Ui {
         }
     }
 
-    /// Opens the model selector, pre-filtered by `search`.
-    pub(super) fn open_model_selector(&mut self, search: Option<&str>) {
-        let available: Vec<pi_ai::Model> = self
-            .app
+    /// The models that have a key (or need none).
+    fn available_models(&self) -> Vec<pi_ai::Model> {
+        self.app
             .registry()
             .available_models(self.app.cli_api_key.as_deref(), &self.app.auth)
             .into_iter()
             .cloned()
-            .collect();
+            .collect()
+    }
+
+    /// Opens the model selector, pre-filtered by `search`.
+    pub(super) fn open_model_selector(&mut self, search: Option<&str>) {
+        let available = self.available_models();
         let scoped = self
             .app
             .scoped_models()
@@ -175,13 +173,7 @@ impl Ui {
     }
 
     pub(super) fn open_scoped_models(&mut self) {
-        let available: Vec<pi_ai::Model> = self
-            .app
-            .registry()
-            .available_models(self.app.cli_api_key.as_deref(), &self.app.auth)
-            .into_iter()
-            .cloned()
-            .collect();
+        let available = self.available_models();
         let enabled: Vec<String> = self
             .app
             .scoped_models()
