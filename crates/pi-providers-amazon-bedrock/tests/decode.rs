@@ -12,6 +12,7 @@ use common::WIRE;
 use futures::StreamExt;
 use pi_ai::{AssistantMessage, AssistantMessageEvent, Model, StopReason};
 use pi_providers_amazon_bedrock::BedrockDecoder;
+use pi_test_support::assert_failed_keeping_text;
 use pi_test_support::{
     assert_stream_contract, event_summary, final_message, replay_from, sse_file_names,
 };
@@ -172,12 +173,9 @@ async fn reasoning_signatures_join_and_text_follows() {
 async fn eof_before_the_terminal_event_is_an_error() {
     let events = decode("eof-before-terminal-event.sse").await;
     assert_stream_contract(&events);
-    assert_eq!(events.last().unwrap().kind(), "error");
-    let message = final_message(&events);
-    assert_eq!(message.stop_reason, StopReason::Error);
-    assert_eq!(
-        message.error_message.as_deref(),
-        Some("mock-bed: Stream ended without messageStop")
+    assert_failed_keeping_text(
+        &events,
+        "mock-bed: Stream ended without messageStop",
+        "Hello! I am a mock model. 2 + 2 = 4.",
     );
-    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
 }

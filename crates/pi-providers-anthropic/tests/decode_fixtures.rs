@@ -9,6 +9,7 @@ mod common;
 use common::model;
 use pi_ai::{AssistantMessageEvent, Model, StopReason};
 use pi_providers_anthropic::AnthropicDecoder;
+use pi_test_support::assert_failed_keeping_text;
 use pi_test_support::fixtures::session_assistant_messages;
 use pi_test_support::summary::stream_summary;
 use pi_test_support::{assert_stream_contract, fixture, mock_model, replay_events, sse_file};
@@ -138,12 +139,9 @@ async fn usage_is_priced_and_totalled() {
 async fn eof_before_the_terminal_event_is_an_error() {
     let model = mock_model("mock-ant", "mock-claude");
     let events = decode_file("eof-before-terminal-event.sse", &model).await;
-    assert_eq!(events.last().unwrap().kind(), "error");
-    let message = events.last().unwrap().final_message().unwrap();
-    assert_eq!(message.stop_reason, StopReason::Error);
-    assert_eq!(
-        message.error_message.as_deref(),
-        Some("Anthropic stream ended without message_stop")
+    assert_failed_keeping_text(
+        &events,
+        "Anthropic stream ended without message_stop",
+        "Hello! I am a mock model. 2 + 2 = 4.",
     );
-    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
 }

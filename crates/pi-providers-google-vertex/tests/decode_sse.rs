@@ -7,10 +7,9 @@
 
 mod common;
 
-use pi_ai::{
-    AssistantContent, AssistantMessage, AssistantMessageEvent, Message, Model, StopReason,
-};
+use pi_ai::{AssistantContent, AssistantMessage, AssistantMessageEvent, Message, Model};
 use pi_providers_google_vertex::VertexDecoder;
+use pi_test_support::assert_failed_keeping_text;
 use pi_test_support::parity::read_jsonl;
 use pi_test_support::{
     assert_stream_contract, event_summary, final_message, replay_events, sse_file, sse_file_names,
@@ -92,12 +91,9 @@ async fn pi_recordings_decode_to_the_messages_pi_stored() {
 async fn eof_before_the_terminal_event_is_an_error() {
     let model = common::model("mock-vtx", "mock-vertex");
     let events = decode(&model, "eof-before-terminal-event.sse").await;
-    assert_eq!(events.last().unwrap().kind(), "error");
-    let message = final_message(&events);
-    assert_eq!(message.stop_reason, StopReason::Error);
-    assert_eq!(
-        message.error_message.as_deref(),
-        Some("mock-vtx: Stream ended without finishReason")
+    assert_failed_keeping_text(
+        &events,
+        "mock-vtx: Stream ended without finishReason",
+        "Hello! I am a mock",
     );
-    assert_eq!(message.text(), "Hello! I am a mock");
 }

@@ -13,6 +13,7 @@ use pi_ai::{
     AssistantContent, AssistantMessage, AssistantMessageEvent, Cost, Model, StopReason, Usage,
 };
 use pi_providers_openai_completions::OpenAiCompletionsDecoder;
+use pi_test_support::assert_failed_keeping_text;
 use pi_test_support::{
     assert_stream_contract, event_summary, replay_from, sse_file, sse_file_names,
 };
@@ -340,10 +341,7 @@ async fn keepalives_and_null_deltas_are_ignored() {
 async fn eof_before_the_terminal_event_is_an_error() {
     let events = decode("eof-before-terminal-event.sse").await;
     assert_stream_contract(&events);
-    assert_eq!(events.last().unwrap().kind(), "error");
-    let message = final_message(&events);
-    assert_eq!(message.stop_reason, StopReason::Error);
-    let expected = format!("{}: Stream ended without finish_reason", message.provider);
-    assert_eq!(message.error_message, Some(expected));
-    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
+    let provider = &final_message(&events).provider;
+    let expected = format!("{provider}: Stream ended without finish_reason");
+    assert_failed_keeping_text(&events, &expected, "Hello! I am a mock model. 2 + 2 = 4.");
 }

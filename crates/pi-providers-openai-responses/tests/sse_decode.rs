@@ -9,6 +9,7 @@ mod common;
 use common::{gpt5_mini, mock_resp};
 use pi_ai::{AssistantMessageEvent, Message, Model, StopReason};
 use pi_providers_openai_responses::OpenAiResponsesDecoder;
+use pi_test_support::assert_failed_keeping_text;
 use pi_test_support::fixtures::session_assistant_messages;
 use pi_test_support::summary::stream_summary;
 use pi_test_support::{assert_stream_contract, final_message, replay_events, sse_file};
@@ -197,14 +198,11 @@ async fn a_stream_without_completed_is_an_error_keeping_the_text() {
 async fn eof_before_the_terminal_event_is_an_error() {
     let events = decode("eof-before-terminal-event", &mock_resp()).await;
     snapshot("eof-before-terminal-event", &events);
-    assert_eq!(events.last().unwrap().kind(), "error");
-    let message = final_message(&events);
-    assert_eq!(message.stop_reason, StopReason::Error);
-    assert_eq!(
-        message.error_message.as_deref(),
-        Some("mock-resp: Stream ended without response.completed")
+    assert_failed_keeping_text(
+        &events,
+        "mock-resp: Stream ended without response.completed",
+        "Hello! I am a mock model. 2 + 2 = 4.",
     );
-    assert_eq!(message.text(), "Hello! I am a mock model. 2 + 2 = 4.");
 }
 
 /// `data: [DONE]` without a terminal event: the server closed the answer

@@ -44,4 +44,4 @@ pub use contract::assert_stream_contract;
 pub use fixtures::{fixture, fixtures_dir, mock_api_key, mock_model, sse_dir, sse_file_names};
 pub use replay::{REPLAY_TIMESTAMP, replay, replay_events, replay_from};
 pub use sse::{parse_sse, raw_frames, read_sse, sse_file, sse_file_raw_frames};
-pub use summary::{event_summary, final_message};
+pub use summary::{assert_failed_keeping_text, event_summary, final_message};

@@ -47,3 +47,21 @@ pub fn final_message(events: &[AssistantMessageEvent]) -> AssistantMessage {
         .cloned()
         .unwrap_or_else(|| panic!("the stream does not end with done or error: {events:?}"))
 }
+
+/// Asserts that `events` ended in an `error` event whose settled message has
+/// stop reason `error`, `error_text` as its error, and the text streamed
+/// before the failure (`partial_text`) kept.
+pub fn assert_failed_keeping_text(
+    events: &[AssistantMessageEvent],
+    error_text: &str,
+    partial_text: &str,
+) {
+    assert_eq!(
+        events.last().map(AssistantMessageEvent::kind),
+        Some("error")
+    );
+    let message = final_message(events);
+    assert_eq!(message.stop_reason, pi_ai::StopReason::Error);
+    assert_eq!(message.error_message.as_deref(), Some(error_text));
+    assert_eq!(message.text(), partial_text);
+}
