@@ -40,7 +40,7 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
 }
 
 /// What a file that is not a regular one is, for an error message.
-fn kind_of(file_type: std::fs::FileType) -> &'static str {
+pub(crate) fn kind_of(file_type: std::fs::FileType) -> &'static str {
     if file_type.is_dir() {
         "a directory"
     } else if file_type.is_fifo() {

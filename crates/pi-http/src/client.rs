@@ -134,7 +134,8 @@ impl HttpClient {
             return Err(invalid("it must start with http:// or https://".to_owned()));
         }
         let mut method = reqwest::Method::POST;
-        let mut headers = request.headers.clone();
+        // Copied only when a redirect drops some of them.
+        let mut headers = std::borrow::Cow::Borrowed(request.headers.as_slice());
         let mut body = Some(request.body.clone());
         let mut redirects = 0;
         let response = loop {
@@ -142,7 +143,7 @@ impl HttpClient {
             if let Some(body) = &body {
                 builder = builder.body(body.clone());
             }
-            for (name, value) in &headers {
+            for (name, value) in headers.iter() {
                 builder = builder.header(name.as_str(), value.as_str());
             }
             let response = tokio::select! {
@@ -169,11 +170,15 @@ impl HttpClient {
                 )));
             }
             if hop.cross_origin {
-                headers.retain(|(name, _)| !redirect::is_sensitive(name));
+                headers
+                    .to_mut()
+                    .retain(|(name, _)| !redirect::is_sensitive(name));
             }
             if hop.method != method {
                 body = None;
-                headers.retain(|(name, _)| !redirect::describes_body(name));
+                headers
+                    .to_mut()
+                    .retain(|(name, _)| !redirect::describes_body(name));
             }
             tracing::debug!(from = %url, to = %hop.url, cross_origin = hop.cross_origin, "following a redirect");
             (url, method) = (hop.url, hop.method);

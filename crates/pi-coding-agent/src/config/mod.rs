@@ -64,3 +64,16 @@ pub enum ConfigError {
     #[error("{0}")]
     ModelNotFound(String),
 }
+
+/// What a JSON value is, for an error message ("an array", "null", ...).
+pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

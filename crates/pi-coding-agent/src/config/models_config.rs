@@ -221,7 +221,7 @@ impl ModelsFile {
                 field: "root".to_owned(),
                 message: format!(
                     "expected an object like {{\"providers\": {{...}}}}, found {}",
-                    json_kind(&value)
+                    super::json_kind(&value)
                 ),
             });
         }
@@ -493,18 +493,6 @@ fn plain_message(message: &str) -> String {
         return "expected an object, found an array".to_owned();
     }
     format!("{}expected an object", &message[..at])
-}
-
-/// What a JSON value is, for an error message.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A serde path as pi prints schema paths: keys and indexes joined by dots.

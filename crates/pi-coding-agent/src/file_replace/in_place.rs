@@ -66,7 +66,6 @@ pub(super) fn write_regular(
 /// as it is: opened for appending, never created or replaced.
 pub(super) fn write_special(
     real: &Path,
-    _options: ReplaceOptions,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<Replaced, ReplaceError> {
     let fail = |step, source| ReplaceError {

@@ -196,7 +196,7 @@ pub fn replace_file_with(
         ReplaceError::new(step, path, path, source)
     })?;
     match target {
-        Target::Special(real) => in_place::write_special(&real, options, write),
+        Target::Special(real) => in_place::write_special(&real, write),
         Target::New(real) => replace_through_temp(&real, None, options, write),
         Target::Regular(real, meta) if meta.nlink() > 1 => {
             in_place::write_regular(&real, &meta, InPlaceReason::HardLinks, options, write)

@@ -81,7 +81,7 @@ pub enum SessionError {
         /// The path.
         path: PathBuf,
         /// What it is.
-        what: String,
+        what: &'static str,
     },
     /// The first line is not a `{"type":"session","id":...}` header.
     #[error("session file {path} has no valid session header (line {line})")]
@@ -132,23 +132,10 @@ pub enum SessionError {
 /// (reading `/dev/zero` or a FIFO as a session would never end).
 pub(crate) fn check_regular(path: &std::path::Path) -> Result<(), SessionError> {
     match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() => {
-            let kind = meta.file_type();
-            use std::os::unix::fs::FileTypeExt;
-            let what = if kind.is_dir() {
-                "a directory"
-            } else if kind.is_fifo() {
-                "a FIFO"
-            } else if kind.is_char_device() {
-                "a character device"
-            } else {
-                "not a file"
-            };
-            Err(SessionError::NotAFile {
-                path: path.to_path_buf(),
-                what: what.to_owned(),
-            })
-        }
+        Ok(meta) if !meta.is_file() => Err(SessionError::NotAFile {
+            path: path.to_path_buf(),
+            what: crate::file_read::kind_of(meta.file_type()),
+        }),
         _ => Ok(()),
     }
 }

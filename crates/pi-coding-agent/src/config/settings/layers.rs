@@ -80,13 +80,7 @@ pub(super) fn parse(text: &str) -> Result<Map<String, Value>, String> {
         // it); here it is a warning, and the file is left as it is.
         Ok(other) => Err(format!(
             "not a JSON object but {}",
-            match other {
-                Value::Array(_) => "an array",
-                Value::Null => "null",
-                Value::String(_) => "a string",
-                Value::Number(_) => "a number",
-                _ => "a boolean",
-            }
+            crate::config::json_kind(&other)
         )),
         Err(e) => Err(format!("invalid JSON: {e}")),
     }
