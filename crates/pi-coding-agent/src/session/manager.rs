@@ -235,7 +235,7 @@ impl SessionManager {
             {
                 Self::ensure_dir(dir)?;
             }
-            self.writer = Some(self.open_writer(&path)?);
+            self.hold(SessionWriter::open_locked(&path)?);
         }
         if let Some(writer) = self.writer.as_mut() {
             if let Err(lost) = writer.check(&path) {
@@ -259,24 +259,23 @@ impl SessionManager {
         }
         match self.file.clone() {
             Some(path) if path.exists() => {
-                self.writer = Some(self.open_writer(&path)?);
+                self.hold(SessionWriter::open_locked(&path)?);
                 Ok(())
             }
             _ => Ok(()),
         }
     }
 
-    /// Locks the session file at `path` for writing; entries read from it
-    /// are read from the file locked from now on, even if another one takes
-    /// its place.
-    fn open_writer(&self, path: &Path) -> Result<SessionWriter, SessionError> {
-        let writer = SessionWriter::open_locked(path)?;
+    /// Writes through `writer` (the session file, locked) from now on;
+    /// entries read from the file are read from the locked one, even if
+    /// another file takes its place.
+    pub(super) fn hold(&mut self, writer: SessionWriter) {
         if let Some(source) = &self.source
             && let Ok(file) = writer.reader()
         {
             source.pin(file);
         }
-        Ok(writer)
+        self.writer = Some(writer);
     }
 
     /// Lets go of the session file's lock (it is taken again by

@@ -51,9 +51,10 @@ impl SessionManager {
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         };
         super::check_regular(path)?;
-        let held = match lock && path.exists() {
-            true => Some(SessionWriter::open_locked(path)?),
-            false => None,
+        let held = if lock && path.exists() {
+            Some(SessionWriter::open_locked(path)?)
+        } else {
+            None
         };
         let (writer, refused) = match migrate_in_place(path, held)? {
             Migration::Current(writer) => (writer, None),
@@ -76,10 +77,7 @@ impl SessionManager {
                 if let Some(writer) = writer
                     && manager.file.as_deref() == Some(path)
                 {
-                    if let (Some(source), Ok(file)) = (&manager.source, writer.reader()) {
-                        source.pin(file);
-                    }
-                    manager.writer = Some(writer);
+                    manager.hold(writer);
                 }
                 Ok(manager)
             }
