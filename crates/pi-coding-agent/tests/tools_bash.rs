@@ -203,16 +203,21 @@ async fn cancel_aborts_the_command_quickly() {
     assert_eq!(err.message(), "working\n\n\nCommand aborted");
 }
 
+/// The `fullOutputPath` of a result's details.
+fn full_output_path(result: &pi_agent_core::AgentToolResult) -> String {
+    result.details["fullOutputPath"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 #[tokio::test]
 async fn the_full_output_log_stops_at_its_bound() {
     let dir = tempfile::tempdir().unwrap();
     let result = run(&bash(dir.path()), "head -c 300000000 /dev/zero; echo end")
         .await
         .unwrap();
-    let path = result.details["fullOutputPath"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let path = full_output_path(&result);
     let len = fs::metadata(&path).unwrap().len();
     let note = "\n[pi: the log stops here, at 256 MiB; the command's later output is not kept]\n";
     assert_eq!(len, (256 << 20) + note.len() as u64);
@@ -223,10 +228,7 @@ async fn the_full_output_log_stops_at_its_bound() {
 async fn long_output_keeps_the_tail_and_saves_everything() {
     let dir = tempfile::tempdir().unwrap();
     let result = run(&bash(dir.path()), "seq 1 5000").await.unwrap();
-    let path = result.details["fullOutputPath"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let path = full_output_path(&result);
     let name = Path::new(&path).file_name().unwrap().to_str().unwrap();
     assert!(
         name.len() == "pi-bash-.log".len() + 16
@@ -261,10 +263,7 @@ async fn an_overlong_last_line_keeps_its_end() {
     let result = run(&bash(dir.path()), "head -c 100000 /dev/zero | tr '\\0' a")
         .await
         .unwrap();
-    let path = result.details["fullOutputPath"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let path = full_output_path(&result);
     assert_eq!(
         text(&result),
         format!(
@@ -282,10 +281,7 @@ async fn very_long_output_is_bounded_in_memory_and_complete_on_disk() {
     let dir = tempfile::tempdir().unwrap();
     // About 2.9 MB, far past the in-memory tail.
     let result = run(&bash(dir.path()), "seq 1 400000").await.unwrap();
-    let path = result.details["fullOutputPath"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let path = full_output_path(&result);
     let kept: String = (398_002..=400_000).map(|i| format!("{i}\n")).collect();
     assert_eq!(
         text(&result),
