@@ -255,11 +255,11 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                     return Ok(());
                 }
 
-                has_more_tool_calls = message.tool_calls().next().is_some();
+                has_more_tool_calls = false;
                 let mut message = message;
                 let mut tool_results = Vec::new();
                 let mut steering = Vec::new();
-                if has_more_tool_calls {
+                if message.tool_calls().next().is_some() {
                     let batch = ToolBatch {
                         config,
                         tools: &self.tools,
@@ -271,6 +271,9 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                     if !outcome.prepared_arguments.is_empty() {
                         self.record_prepared_arguments(&mut message, outcome.prepared_arguments);
                     }
+                    // A batch whose results all ask to terminate makes no
+                    // further model call (queued messages still do).
+                    has_more_tool_calls = !outcome.terminate;
                     steering = outcome.steering;
                     tool_results = outcome.results;
                     for result in &tool_results {

@@ -227,6 +227,8 @@ pub struct AfterToolCallResult {
     pub details: Option<Value>,
     /// Replaces the error flag.
     pub is_error: Option<bool>,
+    /// Replaces the early-termination hint ([`AgentToolResult::terminate`]).
+    pub terminate: Option<bool>,
 }
 
 /// Runs after a tool executed, before `tool_execution_end`; may rewrite the result.

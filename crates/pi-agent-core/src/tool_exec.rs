@@ -73,13 +73,20 @@ enum Prepared {
 }
 
 /// What a batch produced: results in call order, steering messages that
-/// arrived during it (to inject before the next model call), and the
+/// arrived during it (to inject before the next model call), the
 /// arguments that tools' preparation changed in place, by the call's
-/// position among the message's tool calls.
+/// position among the message's tool calls, and whether every finalized
+/// result asked the loop to stop ([`AgentToolResult::terminate`]).
 pub(crate) struct BatchOutcome<C> {
     pub(crate) results: Vec<ToolResultMessage>,
     pub(crate) steering: Vec<AgentMessage<C>>,
     pub(crate) prepared_arguments: Vec<(usize, serde_json::Value)>,
+    pub(crate) terminate: bool,
+}
+
+/// Whether a finalized result asks the loop to stop after its batch.
+fn terminates(outcome: &Outcome) -> bool {
+    outcome.0.terminate == Some(true)
 }
 
 /// The tool calls of one assistant message.
@@ -123,6 +130,8 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         let mut results = Vec::with_capacity(calls.len());
         let mut steering = Vec::new();
         let mut prepared_arguments = Vec::new();
+        // pi: a non-empty batch whose finalized results all set `terminate`.
+        let mut terminate = !calls.is_empty();
         let (tx, mut rx) = mpsc::unbounded_channel();
         for (index, call) in calls.iter().enumerate() {
             emit_start(call, emit).await;
@@ -157,6 +166,7 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
                     }
                 }
             };
+            terminate &= terminates(&outcome);
             let message = result_message(call, outcome);
             emit_result_message(&message, emit).await;
             results.push(message);
@@ -171,6 +181,7 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
             results,
             steering,
             prepared_arguments,
+            terminate,
         }
     }
 
@@ -211,9 +222,11 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         self.drive(calls, started, &mut rx, &mut outcomes, emit)
             .await;
         let mut results = Vec::with_capacity(calls.len());
+        let mut terminate = !calls.is_empty();
         for (call, outcome) in calls.iter().zip(outcomes) {
             let outcome =
                 outcome.unwrap_or_else(|| (AgentToolResult::error(TOOL_ABORTED_MESSAGE), true));
+            terminate &= terminates(&outcome);
             let message = result_message(call, outcome);
             emit_result_message(&message, emit).await;
             results.push(message);
@@ -222,6 +235,7 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
             results,
             steering: self.poll_steering(),
             prepared_arguments,
+            terminate,
         }
     }
 
@@ -323,6 +337,9 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
                     }
                     if let Some(flag) = overrides.is_error {
                         is_error = flag;
+                    }
+                    if let Some(terminate) = overrides.terminate {
+                        result.terminate = Some(terminate);
                     }
                 }
             }

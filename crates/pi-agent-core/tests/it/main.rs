@@ -13,4 +13,5 @@ mod hooks;
 mod lifecycle;
 mod prepare;
 mod queues;
+mod terminate;
 mod tools;
