@@ -10,12 +10,12 @@ use futures::StreamExt;
 use pi_ai::{
     AssistantContent, AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream,
     CancellationToken, Context, ContextRef, Message, MessagesRef, Model, SimpleStreamOptions,
-    StopReason, StreamOptions, now_ms,
+    StopReason, StreamOptions, ToolResultMessage, now_ms,
 };
 
 use crate::agent::lock;
 use crate::agent_types::AgentState;
-use crate::hooks::HookError;
+use crate::hooks::{HookError, ShouldStopAfterTurnContext};
 
 use crate::config::{AgentContext, AgentLoopConfig, AgentLoopError};
 use crate::events::{AgentEvent, AgentEventSink};
@@ -60,8 +60,9 @@ pub(crate) struct SharedPrefix<'a, C> {
 /// [`run_agent_loop`], where `context.messages` follows the transcript
 /// `prefix` points at. A prefix is given only for a converter that converts
 /// in place ([`crate::ConvertToLlm::convert_borrowed`]), without
-/// `transform_context` and without tool-call hooks (which get the whole
-/// transcript): nothing else in the loop reads the messages before the run.
+/// `transform_context`, without tool-call hooks and without
+/// `should_stop_after_turn` (which get the whole transcript): nothing else
+/// in the loop reads the messages before the run.
 pub(crate) async fn run_prompts<'a, C: CustomMessage>(
     prompts: Vec<AgentMessage<C>>,
     context: AgentContext<C>,
@@ -282,11 +283,13 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                         self.new_messages.push(result);
                     }
                 }
-                emit.emit(AgentEvent::TurnEnd {
-                    message,
-                    tool_results,
-                })
-                .await;
+                if self.end_turn(message, tool_results, emit).await {
+                    emit.emit(AgentEvent::AgentEnd {
+                        messages: self.new_messages.clone(),
+                    })
+                    .await;
+                    return Ok(());
+                }
                 pending = if steering.is_empty() {
                     Self::poll(config.get_steering_messages.as_ref())
                 } else {
@@ -304,6 +307,36 @@ impl<'a, C: CustomMessage> Run<'a, C> {
         })
         .await;
         Ok(())
+    }
+
+    /// Emits `turn_end`, then asks `should_stop_after_turn` (if set)
+    /// whether the run stops here.
+    async fn end_turn(
+        &self,
+        message: AssistantMessage,
+        tool_results: Vec<ToolResultMessage>,
+        emit: &mut impl AgentEventSink<C>,
+    ) -> bool {
+        let Some(hook) = &self.config.should_stop_after_turn else {
+            emit.emit(AgentEvent::TurnEnd {
+                message,
+                tool_results,
+            })
+            .await;
+            return false;
+        };
+        emit.emit(AgentEvent::TurnEnd {
+            message: message.clone(),
+            tool_results: tool_results.clone(),
+        })
+        .await;
+        let context = ShouldStopAfterTurnContext {
+            message: &message,
+            tool_results: &tool_results,
+            messages: &self.messages,
+            new_messages: &self.new_messages,
+        };
+        hook.should_stop(context).await
     }
 
     /// One model call: transform, convert, stream, and settle the message

@@ -88,7 +88,8 @@ impl<C: CustomMessage> Agent<C> {
         let config = self.loop_config(skip_initial_steering);
         let in_place = config.transform_context.is_none()
             && config.before_tool_call.is_none()
-            && config.after_tool_call.is_none();
+            && config.after_tool_call.is_none()
+            && config.should_stop_after_turn.is_none();
         let state = lock(&self.state);
         // Whether the converter converts in place, asked of no messages (a
         // failing conversion is reported at the call, as a copy's would be).
@@ -147,6 +148,7 @@ impl<C: CustomMessage> Agent<C> {
             tool_execution: settings.tool_execution,
             before_tool_call: settings.before_tool_call.clone(),
             after_tool_call: settings.after_tool_call.clone(),
+            should_stop_after_turn: settings.should_stop_after_turn.clone(),
         }
     }
 

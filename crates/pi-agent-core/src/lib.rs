@@ -38,8 +38,8 @@ pub use config::{
 pub use events::{AgentEvent, AgentEventSink};
 pub use hooks::{
     AfterToolCall, AfterToolCallResult, BeforeToolCall, BeforeToolCallResult, ConvertToLlm,
-    DefaultConvertToLlm, GetApiKey, HookError, PerMessageConvert, ToolCallContext,
-    TransformContext,
+    DefaultConvertToLlm, GetApiKey, HookError, PerMessageConvert, ShouldStopAfterTurn,
+    ShouldStopAfterTurnContext, ToolCallContext, TransformContext,
 };
 pub use message::{AgentMessage, CustomMessage, NoCustom, default_convert_to_llm};
 pub use queue::QueueMode;

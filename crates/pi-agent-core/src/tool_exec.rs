@@ -112,7 +112,13 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         }
     }
 
+    /// Steering queued during the batch. With `should_stop_after_turn`
+    /// set, none: the loop polls after the hook let the turn go on (pi
+    /// 0.73.1's order), so a run that stops leaves the messages queued.
     fn poll_steering(&self) -> Vec<AgentMessage<C>> {
+        if self.config.should_stop_after_turn.is_some() {
+            return Vec::new();
+        }
         self.config
             .get_steering_messages
             .as_ref()

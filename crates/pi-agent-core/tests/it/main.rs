@@ -13,5 +13,6 @@ mod hooks;
 mod lifecycle;
 mod prepare;
 mod queues;
+mod stop_after_turn;
 mod terminate;
 mod tools;
