@@ -10,17 +10,19 @@ use futures::StreamExt;
 use pi_ai::{
     AssistantContent, AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream,
     CancellationToken, Context, ContextRef, Message, MessagesRef, Model, SimpleStreamOptions,
-    StopReason, StreamOptions, ToolResultMessage, now_ms,
+    StopReason, StreamOptions, now_ms,
 };
 
 use crate::agent::lock;
 use crate::agent_types::AgentState;
-use crate::hooks::{HookError, ShouldStopAfterTurnContext};
+use crate::hooks::HookError;
 
 use crate::config::{AgentContext, AgentLoopConfig, AgentLoopError};
 use crate::events::{AgentEvent, AgentEventSink};
 use crate::message::{AgentMessage, CustomMessage};
 use crate::tool_exec::{ToolBatch, ToolSet, panic_text};
+
+mod records;
 
 /// The `errorMessage` of a model call that is not made because the run
 /// was already aborted (pi's OpenAI and Anthropic clients word it so).
@@ -76,16 +78,7 @@ pub(crate) async fn run_prompts<'a, C: CustomMessage>(
     emit.emit(AgentEvent::AgentStart).await;
     emit.emit(AgentEvent::TurnStart).await;
     for prompt in prompts {
-        emit.emit(AgentEvent::MessageStart {
-            message: prompt.clone(),
-        })
-        .await;
-        emit.emit(AgentEvent::MessageEnd {
-            message: prompt.clone(),
-        })
-        .await;
-        run.messages.push(prompt.clone());
-        run.new_messages.push(prompt);
+        run.add_message(prompt, emit).await;
     }
     run.run(emit).await?;
     Ok(run.new_messages)
@@ -228,16 +221,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                     emit.emit(AgentEvent::TurnStart).await;
                 }
                 for message in std::mem::take(&mut pending) {
-                    emit.emit(AgentEvent::MessageStart {
-                        message: message.clone(),
-                    })
-                    .await;
-                    emit.emit(AgentEvent::MessageEnd {
-                        message: message.clone(),
-                    })
-                    .await;
-                    self.messages.push(message.clone());
-                    self.new_messages.push(message);
+                    self.add_message(message, emit).await;
                 }
 
                 let message = self.stream_assistant_response(emit).await?;
@@ -307,36 +291,6 @@ impl<'a, C: CustomMessage> Run<'a, C> {
         })
         .await;
         Ok(())
-    }
-
-    /// Emits `turn_end`, then asks `should_stop_after_turn` (if set)
-    /// whether the run stops here.
-    async fn end_turn(
-        &self,
-        message: AssistantMessage,
-        tool_results: Vec<ToolResultMessage>,
-        emit: &mut impl AgentEventSink<C>,
-    ) -> bool {
-        let Some(hook) = &self.config.should_stop_after_turn else {
-            emit.emit(AgentEvent::TurnEnd {
-                message,
-                tool_results,
-            })
-            .await;
-            return false;
-        };
-        emit.emit(AgentEvent::TurnEnd {
-            message: message.clone(),
-            tool_results: tool_results.clone(),
-        })
-        .await;
-        let context = ShouldStopAfterTurnContext {
-            message: &message,
-            tool_results: &tool_results,
-            messages: &self.messages,
-            new_messages: &self.new_messages,
-        };
-        hook.should_stop(context).await
     }
 
     /// One model call: transform, convert, stream, and settle the message
@@ -539,29 +493,5 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                 *last = recorded.clone();
             }
         }
-    }
-
-    /// Appends the settled assistant message to the transcript (replacing
-    /// the streaming partial) and emits `message_end` (and `message_start`
-    /// if the stream never started).
-    async fn settle(
-        &mut self,
-        message: AssistantMessage,
-        started: bool,
-        emit: &mut impl AgentEventSink<C>,
-    ) -> AssistantMessage {
-        let agent_message = AgentMessage::from(Message::Assistant(message.clone()));
-        if !started {
-            emit.emit(AgentEvent::MessageStart {
-                message: agent_message.clone(),
-            })
-            .await;
-        }
-        self.messages.push(agent_message.clone());
-        emit.emit(AgentEvent::MessageEnd {
-            message: agent_message,
-        })
-        .await;
-        message
     }
 }

@@ -10,8 +10,8 @@ use pi_ai::{
 };
 
 use crate::hooks::{
-    AfterToolCall, BeforeToolCall, ConvertToLlm, DefaultConvertToLlm, GetApiKey, HookError,
-    ShouldStopAfterTurn, TransformContext,
+    AfterToolCall, BeforeToolCall, ConvertToLlm, DefaultConvertToLlm, FinalizeMessage, GetApiKey,
+    HookError, ShouldStopAfterTurn, TransformContext,
 };
 use crate::message::{AgentMessage, CustomMessage, NoCustom};
 use crate::tool::{AgentTool, ToolExecutionMode};
@@ -109,6 +109,8 @@ pub struct AgentLoopConfig<C = NoCustom> {
     pub after_tool_call: Option<Arc<dyn AfterToolCall<C>>>,
     /// Asked after every `turn_end`; `true` ends the run there.
     pub should_stop_after_turn: Option<Arc<dyn ShouldStopAfterTurn<C>>>,
+    /// Runs before every `message_end`; may replace the message.
+    pub finalize_message: Option<Arc<dyn FinalizeMessage<C>>>,
 }
 
 impl<C: CustomMessage> AgentLoopConfig<C> {
@@ -130,6 +132,7 @@ impl<C: CustomMessage> AgentLoopConfig<C> {
             before_tool_call: None,
             after_tool_call: None,
             should_stop_after_turn: None,
+            finalize_message: None,
         }
     }
 }
@@ -146,6 +149,7 @@ impl<C> fmt::Debug for AgentLoopConfig<C> {
                 "should_stop_after_turn",
                 &self.should_stop_after_turn.is_some(),
             )
+            .field("finalize_message", &self.finalize_message.is_some())
             .finish_non_exhaustive()
     }
 }

@@ -1,6 +1,6 @@
 //! The loop's hooks: `transform_context` (rich to rich), `convert_to_llm`
-//! (rich to narrow), `get_api_key`, `before_tool_call`, `after_tool_call`
-//! and `should_stop_after_turn`. Each is an async trait
+//! (rich to narrow), `get_api_key`, `before_tool_call`, `after_tool_call`,
+//! `should_stop_after_turn` and `finalize_message`. Each is an async trait
 //! object; plain closures implement the traits too.
 
 use std::future::Future;
@@ -278,5 +278,43 @@ where
 {
     async fn should_stop(&self, context: ShouldStopAfterTurnContext<'_, C>) -> bool {
         self(&context)
+    }
+}
+
+/// `finalize_message(message, cancel)`: called for every message of a run
+/// right before its `message_end` (prompts, steering and follow-up
+/// messages, each settled assistant message, each tool result, and the
+/// [`crate::Agent`]'s normalized error message).
+///
+/// A returned message of the same role (the same [`AgentMessage`] variant
+/// and the same `role`) replaces the message from then on: `message_end`
+/// carries it, the transcript of the run (and so the next model call, the
+/// tools of an assistant message, `turn_end` and `agent_end`) holds it, and
+/// so does the [`crate::Agent`]'s state; its `message_start`, emitted
+/// before, carried the original. A message of another role is ignored
+/// (with a warning); `None` keeps the message. Replacing the assistant
+/// message also replaces the tool calls the loop then runs.
+#[async_trait]
+pub trait FinalizeMessage<C>: Send + Sync {
+    /// The replacement of `message`, if any.
+    async fn finalize(
+        &self,
+        message: &AgentMessage<C>,
+        cancel: &CancellationToken,
+    ) -> Option<AgentMessage<C>>;
+}
+
+#[async_trait]
+impl<C, F> FinalizeMessage<C> for F
+where
+    C: CustomMessage,
+    F: Fn(&AgentMessage<C>) -> Option<AgentMessage<C>> + Send + Sync,
+{
+    async fn finalize(
+        &self,
+        message: &AgentMessage<C>,
+        _cancel: &CancellationToken,
+    ) -> Option<AgentMessage<C>> {
+        self(message)
     }
 }

@@ -15,6 +15,7 @@ use pi_ai::{AssistantMessage, CancellationToken, Message, ToolCall, ToolResultMe
 
 use crate::config::AgentLoopConfig;
 use crate::events::{AgentEvent, AgentEventSink};
+use crate::finalize;
 use crate::hooks::ToolCallContext;
 use crate::message::{AgentMessage, CustomMessage};
 use crate::tool::{
@@ -173,9 +174,8 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
                 }
             };
             terminate &= terminates(&outcome);
-            let message = result_message(call, outcome);
-            emit_result_message(&message, emit).await;
-            results.push(message);
+            let message = self.emit_result_message(result_message(call, outcome), emit);
+            results.push(message.await);
             if steering.is_empty() && index + 1 < calls.len() {
                 steering = self.poll_steering();
             }
@@ -233,9 +233,8 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
             let outcome =
                 outcome.unwrap_or_else(|| (AgentToolResult::error(TOOL_ABORTED_MESSAGE), true));
             terminate &= terminates(&outcome);
-            let message = result_message(call, outcome);
-            emit_result_message(&message, emit).await;
-            results.push(message);
+            let message = self.emit_result_message(result_message(call, outcome), emit);
+            results.push(message.await);
         }
         BatchOutcome {
             results,
@@ -354,6 +353,32 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         .boxed()
     }
 
+    /// Emits a tool result's `message_start` and `message_end`; returns it,
+    /// or `finalize_message`'s replacement (what the transcript records).
+    async fn emit_result_message(
+        &self,
+        mut message: ToolResultMessage,
+        emit: &mut impl AgentEventSink<C>,
+    ) -> ToolResultMessage {
+        let mut agent_message = AgentMessage::from(Message::ToolResult(message.clone()));
+        emit.emit(AgentEvent::MessageStart {
+            message: agent_message.clone(),
+        })
+        .await;
+        let hook = self.config.finalize_message.as_ref();
+        if let Some(replacement) = finalize::replacement(hook, &agent_message, self.cancel).await {
+            if let AgentMessage::Standard(Message::ToolResult(result)) = &replacement {
+                message = result.clone();
+            }
+            agent_message = replacement;
+        }
+        emit.emit(AgentEvent::MessageEnd {
+            message: agent_message,
+        })
+        .await;
+        message
+    }
+
     /// Polls the running calls and forwards their updates until all are done
     /// or the run is cancelled. A call's updates are emitted before its
     /// `tool_execution_end`. On cancellation, calls that do not finish in the
@@ -465,16 +490,4 @@ fn result_message(call: &ToolCall, (result, is_error): Outcome) -> ToolResultMes
         timestamp: now_ms(),
         ..ToolResultMessage::default()
     }
-}
-
-async fn emit_result_message<C: CustomMessage>(
-    message: &ToolResultMessage,
-    emit: &mut impl AgentEventSink<C>,
-) {
-    let message = AgentMessage::from(Message::ToolResult(message.clone()));
-    emit.emit(AgentEvent::MessageStart {
-        message: message.clone(),
-    })
-    .await;
-    emit.emit(AgentEvent::MessageEnd { message }).await;
 }

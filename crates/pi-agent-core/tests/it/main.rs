@@ -8,6 +8,7 @@ mod common;
 mod custom_roles;
 mod errors;
 mod events;
+mod finalize;
 mod fixture;
 mod hooks;
 mod lifecycle;
