@@ -22,6 +22,8 @@ use crate::events::{AgentEvent, AgentEventSink};
 use crate::message::{AgentMessage, CustomMessage};
 use crate::tool_exec::{ToolBatch, ToolSet, panic_text};
 
+mod records;
+
 /// The `errorMessage` of a model call that is not made because the run
 /// was already aborted (pi's OpenAI and Anthropic clients word it so).
 pub const PRE_ABORTED_MESSAGE: &str = "Request was aborted.";
@@ -60,8 +62,9 @@ pub(crate) struct SharedPrefix<'a, C> {
 /// [`run_agent_loop`], where `context.messages` follows the transcript
 /// `prefix` points at. A prefix is given only for a converter that converts
 /// in place ([`crate::ConvertToLlm::convert_borrowed`]), without
-/// `transform_context` and without tool-call hooks (which get the whole
-/// transcript): nothing else in the loop reads the messages before the run.
+/// `transform_context`, without tool-call hooks and without
+/// `should_stop_after_turn` (which get the whole transcript): nothing else
+/// in the loop reads the messages before the run.
 pub(crate) async fn run_prompts<'a, C: CustomMessage>(
     prompts: Vec<AgentMessage<C>>,
     context: AgentContext<C>,
@@ -75,16 +78,7 @@ pub(crate) async fn run_prompts<'a, C: CustomMessage>(
     emit.emit(AgentEvent::AgentStart).await;
     emit.emit(AgentEvent::TurnStart).await;
     for prompt in prompts {
-        emit.emit(AgentEvent::MessageStart {
-            message: prompt.clone(),
-        })
-        .await;
-        emit.emit(AgentEvent::MessageEnd {
-            message: prompt.clone(),
-        })
-        .await;
-        run.messages.push(prompt.clone());
-        run.new_messages.push(prompt);
+        run.add_message(prompt, emit).await;
     }
     run.run(emit).await?;
     Ok(run.new_messages)
@@ -227,16 +221,7 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                     emit.emit(AgentEvent::TurnStart).await;
                 }
                 for message in std::mem::take(&mut pending) {
-                    emit.emit(AgentEvent::MessageStart {
-                        message: message.clone(),
-                    })
-                    .await;
-                    emit.emit(AgentEvent::MessageEnd {
-                        message: message.clone(),
-                    })
-                    .await;
-                    self.messages.push(message.clone());
-                    self.new_messages.push(message);
+                    self.add_message(message, emit).await;
                 }
 
                 let message = self.stream_assistant_response(emit).await?;
@@ -255,11 +240,11 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                     return Ok(());
                 }
 
-                has_more_tool_calls = message.tool_calls().next().is_some();
+                has_more_tool_calls = false;
                 let mut message = message;
                 let mut tool_results = Vec::new();
                 let mut steering = Vec::new();
-                if has_more_tool_calls {
+                if message.tool_calls().next().is_some() {
                     let batch = ToolBatch {
                         config,
                         tools: &self.tools,
@@ -271,6 +256,9 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                     if !outcome.prepared_arguments.is_empty() {
                         self.record_prepared_arguments(&mut message, outcome.prepared_arguments);
                     }
+                    // A batch whose results all ask to terminate makes no
+                    // further model call (queued messages still do).
+                    has_more_tool_calls = !outcome.terminate;
                     steering = outcome.steering;
                     tool_results = outcome.results;
                     for result in &tool_results {
@@ -279,11 +267,13 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                         self.new_messages.push(result);
                     }
                 }
-                emit.emit(AgentEvent::TurnEnd {
-                    message,
-                    tool_results,
-                })
-                .await;
+                if self.end_turn(message, tool_results, emit).await {
+                    emit.emit(AgentEvent::AgentEnd {
+                        messages: self.new_messages.clone(),
+                    })
+                    .await;
+                    return Ok(());
+                }
                 pending = if steering.is_empty() {
                     Self::poll(config.get_steering_messages.as_ref())
                 } else {
@@ -503,29 +493,5 @@ impl<'a, C: CustomMessage> Run<'a, C> {
                 *last = recorded.clone();
             }
         }
-    }
-
-    /// Appends the settled assistant message to the transcript (replacing
-    /// the streaming partial) and emits `message_end` (and `message_start`
-    /// if the stream never started).
-    async fn settle(
-        &mut self,
-        message: AssistantMessage,
-        started: bool,
-        emit: &mut impl AgentEventSink<C>,
-    ) -> AssistantMessage {
-        let agent_message = AgentMessage::from(Message::Assistant(message.clone()));
-        if !started {
-            emit.emit(AgentEvent::MessageStart {
-                message: agent_message.clone(),
-            })
-            .await;
-        }
-        self.messages.push(agent_message.clone());
-        emit.emit(AgentEvent::MessageEnd {
-            message: agent_message,
-        })
-        .await;
-        message
     }
 }

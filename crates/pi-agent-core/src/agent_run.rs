@@ -17,6 +17,8 @@ use crate::agent_loop::{SharedPrefix, run_continue, run_prompts};
 use crate::agent_types::{AgentError, AgentState};
 use crate::config::{AgentContext, AgentLoopConfig, AgentLoopError};
 use crate::events::{AgentEvent, AgentEventSink};
+use crate::finalize;
+use crate::hooks::FinalizeMessage;
 use crate::message::{AgentMessage, CustomMessage};
 use crate::tool_exec::panic_text;
 
@@ -66,7 +68,8 @@ impl<C: CustomMessage> Agent<C> {
             None => run_continue(context, prefix, &config, &mut sink, cancel.clone()).await,
         };
         if let Err(error) = result {
-            self.normalize_failure(&error, cancel.is_cancelled(), &mut sink)
+            let finalize = config.finalize_message.as_ref();
+            self.normalize_failure(&error, cancel.is_cancelled(), finalize, &mut sink)
                 .await;
         }
     }
@@ -86,9 +89,15 @@ impl<C: CustomMessage> Agent<C> {
         AgentLoopConfig<C>,
     ) {
         let config = self.loop_config(skip_initial_steering);
+        // `finalize_message` does not need the copy: it sees only the
+        // message about to end, which the run holds itself, and its
+        // replacement reaches the state through that message's
+        // `message_end`, so the shared prefix (the messages before the run)
+        // is never changed by it.
         let in_place = config.transform_context.is_none()
             && config.before_tool_call.is_none()
-            && config.after_tool_call.is_none();
+            && config.after_tool_call.is_none()
+            && config.should_stop_after_turn.is_none();
         let state = lock(&self.state);
         // Whether the converter converts in place, asked of no messages (a
         // failing conversion is reported at the call, as a copy's would be).
@@ -147,17 +156,20 @@ impl<C: CustomMessage> Agent<C> {
             tool_execution: settings.tool_execution,
             before_tool_call: settings.before_tool_call.clone(),
             after_tool_call: settings.after_tool_call.clone(),
+            should_stop_after_turn: settings.should_stop_after_turn.clone(),
+            finalize_message: settings.finalize_message.clone(),
         }
     }
 
     /// pi 0.85's error path: an assistant message with empty text, stop
     /// reason `aborted` (if the run was cancelled) or `error`, and the
     /// error's text, emitted as `message_start`, `message_end`, `turn_end`,
-    /// `agent_end`.
+    /// `agent_end` (with `finalize`'s replacement from `message_end` on).
     async fn normalize_failure(
         &self,
         error: &AgentLoopError,
         aborted: bool,
+        finalize: Option<&Arc<dyn FinalizeMessage<C>>>,
         sink: &mut AgentSink<'_, C>,
     ) {
         tracing::warn!("agent run failed: {error}");
@@ -170,11 +182,18 @@ impl<C: CustomMessage> Agent<C> {
             StopReason::Error
         };
         message.error_message = Some(error.to_string());
-        let agent_message = AgentMessage::from(Message::Assistant(message.clone()));
+        let mut agent_message = AgentMessage::from(Message::Assistant(message.clone()));
         sink.emit(AgentEvent::MessageStart {
             message: agent_message.clone(),
         })
         .await;
+        let cancel = sink.cancel.clone();
+        if let Some(replacement) = finalize::replacement(finalize, &agent_message, &cancel).await {
+            if let Some(assistant) = replacement.as_assistant() {
+                message = assistant.clone();
+            }
+            agent_message = replacement;
+        }
         sink.emit(AgentEvent::MessageEnd {
             message: agent_message.clone(),
         })

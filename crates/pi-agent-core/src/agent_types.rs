@@ -14,7 +14,8 @@ use pi_ai::{
 use crate::config::GlobalRegistryStream;
 use crate::events::AgentEvent;
 use crate::hooks::{
-    AfterToolCall, BeforeToolCall, ConvertToLlm, DefaultConvertToLlm, GetApiKey, TransformContext,
+    AfterToolCall, BeforeToolCall, ConvertToLlm, DefaultConvertToLlm, FinalizeMessage, GetApiKey,
+    ShouldStopAfterTurn, TransformContext,
 };
 use crate::message::{AgentMessage, CustomMessage, NoCustom};
 use crate::queue::QueueMode;
@@ -78,6 +79,13 @@ pub struct AgentSettings<C = NoCustom> {
     pub before_tool_call: Option<Arc<dyn BeforeToolCall<C>>>,
     /// Runs after each tool call.
     pub after_tool_call: Option<Arc<dyn AfterToolCall<C>>>,
+    /// Asked after every `turn_end`; `true` ends the run there (see
+    /// [`AgentLoopConfig::should_stop_after_turn`](crate::AgentLoopConfig::should_stop_after_turn)).
+    pub should_stop_after_turn: Option<Arc<dyn ShouldStopAfterTurn<C>>>,
+    /// Runs before every `message_end`, the normalized error message's
+    /// included; its replacement is what the state keeps (see
+    /// [`FinalizeMessage`](crate::FinalizeMessage)).
+    pub finalize_message: Option<Arc<dyn FinalizeMessage<C>>>,
     /// Parallel (default) or sequential tools.
     pub tool_execution: ToolExecutionMode,
     /// Options for every model call (api key fallback, session id, retry cap, payload hook).
@@ -95,6 +103,8 @@ impl<C: CustomMessage> Default for AgentSettings<C> {
             get_api_key: None,
             before_tool_call: None,
             after_tool_call: None,
+            should_stop_after_turn: None,
+            finalize_message: None,
             tool_execution: ToolExecutionMode::Parallel,
             stream_options: StreamOptions::default(),
             thinking_budgets: None,
@@ -109,6 +119,11 @@ impl<C> fmt::Debug for AgentSettings<C> {
             .field("get_api_key", &self.get_api_key.is_some())
             .field("before_tool_call", &self.before_tool_call.is_some())
             .field("after_tool_call", &self.after_tool_call.is_some())
+            .field(
+                "should_stop_after_turn",
+                &self.should_stop_after_turn.is_some(),
+            )
+            .field("finalize_message", &self.finalize_message.is_some())
             .field("tool_execution", &self.tool_execution)
             .field("stream_options", &self.stream_options)
             .finish_non_exhaustive()

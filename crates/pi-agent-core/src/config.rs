@@ -10,8 +10,8 @@ use pi_ai::{
 };
 
 use crate::hooks::{
-    AfterToolCall, BeforeToolCall, ConvertToLlm, DefaultConvertToLlm, GetApiKey, HookError,
-    TransformContext,
+    AfterToolCall, BeforeToolCall, ConvertToLlm, DefaultConvertToLlm, FinalizeMessage, GetApiKey,
+    HookError, ShouldStopAfterTurn, TransformContext,
 };
 use crate::message::{AgentMessage, CustomMessage, NoCustom};
 use crate::tool::{AgentTool, ToolExecutionMode};
@@ -94,7 +94,10 @@ pub struct AgentLoopConfig<C = NoCustom> {
     /// Per-call api key resolution; falls back to `stream_options.api_key`.
     pub get_api_key: Option<Arc<dyn GetApiKey>>,
     /// Steering messages: polled at the start, after each tool (sequential)
-    /// or after the batch (parallel), and after every turn.
+    /// or after the batch (parallel), and after every turn. With
+    /// `should_stop_after_turn` set, only at the start and after every turn
+    /// the hook lets go on (pi 0.73.1's order): a run that stops leaves
+    /// them queued, and a sequential batch runs all its calls.
     pub get_steering_messages: Option<MessageSource<C>>,
     /// Follow-up messages: polled when the agent would stop.
     pub get_follow_up_messages: Option<MessageSource<C>>,
@@ -104,6 +107,10 @@ pub struct AgentLoopConfig<C = NoCustom> {
     pub before_tool_call: Option<Arc<dyn BeforeToolCall<C>>>,
     /// Runs after each tool call; may rewrite its result.
     pub after_tool_call: Option<Arc<dyn AfterToolCall<C>>>,
+    /// Asked after every `turn_end`; `true` ends the run there.
+    pub should_stop_after_turn: Option<Arc<dyn ShouldStopAfterTurn<C>>>,
+    /// Runs before every `message_end`; may replace the message.
+    pub finalize_message: Option<Arc<dyn FinalizeMessage<C>>>,
 }
 
 impl<C: CustomMessage> AgentLoopConfig<C> {
@@ -124,6 +131,8 @@ impl<C: CustomMessage> AgentLoopConfig<C> {
             tool_execution: ToolExecutionMode::Parallel,
             before_tool_call: None,
             after_tool_call: None,
+            should_stop_after_turn: None,
+            finalize_message: None,
         }
     }
 }
@@ -136,6 +145,11 @@ impl<C> fmt::Debug for AgentLoopConfig<C> {
             .field("tool_execution", &self.tool_execution)
             .field("transform_context", &self.transform_context.is_some())
             .field("get_api_key", &self.get_api_key.is_some())
+            .field(
+                "should_stop_after_turn",
+                &self.should_stop_after_turn.is_some(),
+            )
+            .field("finalize_message", &self.finalize_message.is_some())
             .finish_non_exhaustive()
     }
 }

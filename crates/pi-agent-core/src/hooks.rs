@@ -1,7 +1,7 @@
 //! The loop's hooks: `transform_context` (rich to rich), `convert_to_llm`
-//! (rich to narrow), `get_api_key`, `before_tool_call` and
-//! `after_tool_call`. Each is an async trait object; plain closures
-//! implement the traits too.
+//! (rich to narrow), `get_api_key`, `before_tool_call`, `after_tool_call`,
+//! `should_stop_after_turn` and `finalize_message`. Each is an async trait
+//! object; plain closures implement the traits too.
 
 use std::future::Future;
 
@@ -9,7 +9,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use pi_ai::{
-    AssistantMessage, CancellationToken, Message, Provider, ToolCall, TransformedMessage, UserBlock,
+    AssistantMessage, CancellationToken, Message, Provider, ToolCall, ToolResultMessage,
+    TransformedMessage, UserBlock,
 };
 
 use crate::message::{AgentMessage, CustomMessage};
@@ -227,6 +228,8 @@ pub struct AfterToolCallResult {
     pub details: Option<Value>,
     /// Replaces the error flag.
     pub is_error: Option<bool>,
+    /// Replaces the early-termination hint ([`AgentToolResult::terminate`]).
+    pub terminate: Option<bool>,
 }
 
 /// Runs after a tool executed, before `tool_execution_end`; may rewrite the result.
@@ -240,4 +243,78 @@ pub trait AfterToolCall<C>: Send + Sync {
         is_error: bool,
         cancel: &CancellationToken,
     ) -> Option<AfterToolCallResult>;
+}
+
+/// What `should_stop_after_turn` sees: the turn that just ended.
+#[derive(Debug)]
+pub struct ShouldStopAfterTurnContext<'a, C> {
+    /// The turn's assistant message (as `turn_end` carried it).
+    pub message: &'a AssistantMessage,
+    /// The turn's tool results, in call order (as `turn_end` carried them).
+    pub tool_results: &'a [ToolResultMessage],
+    /// The run's transcript after the turn's assistant message and tool
+    /// results were appended.
+    pub messages: &'a [AgentMessage<C>],
+    /// The messages the run returns (and `agent_end` carries) if it stops
+    /// here: the prompts and everything added since.
+    pub new_messages: &'a [AgentMessage<C>],
+}
+
+/// `should_stop_after_turn(context)`: asked right after every `turn_end`
+/// (not after a turn that failed or was aborted, which ends the run
+/// anyway). `true` ends the run there: `agent_end` follows at once, and
+/// no steering or follow-up message is polled.
+#[async_trait]
+pub trait ShouldStopAfterTurn<C>: Send + Sync {
+    /// Whether the run stops after this turn.
+    async fn should_stop(&self, context: ShouldStopAfterTurnContext<'_, C>) -> bool;
+}
+
+#[async_trait]
+impl<C, F> ShouldStopAfterTurn<C> for F
+where
+    C: CustomMessage,
+    F: Fn(&ShouldStopAfterTurnContext<'_, C>) -> bool + Send + Sync,
+{
+    async fn should_stop(&self, context: ShouldStopAfterTurnContext<'_, C>) -> bool {
+        self(&context)
+    }
+}
+
+/// `finalize_message(message, cancel)`: called for every message of a run
+/// right before its `message_end` (prompts, steering and follow-up
+/// messages, each settled assistant message, each tool result, and the
+/// [`crate::Agent`]'s normalized error message).
+///
+/// A returned message of the same role (the same [`AgentMessage`] variant
+/// and the same `role`) replaces the message from then on: `message_end`
+/// carries it, the transcript of the run (and so the next model call, the
+/// tools of an assistant message, `turn_end` and `agent_end`) holds it, and
+/// so does the [`crate::Agent`]'s state; its `message_start`, emitted
+/// before, carried the original. A message of another role is ignored
+/// (with a warning); `None` keeps the message. Replacing the assistant
+/// message also replaces the tool calls the loop then runs.
+#[async_trait]
+pub trait FinalizeMessage<C>: Send + Sync {
+    /// The replacement of `message`, if any.
+    async fn finalize(
+        &self,
+        message: &AgentMessage<C>,
+        cancel: &CancellationToken,
+    ) -> Option<AgentMessage<C>>;
+}
+
+#[async_trait]
+impl<C, F> FinalizeMessage<C> for F
+where
+    C: CustomMessage,
+    F: Fn(&AgentMessage<C>) -> Option<AgentMessage<C>> + Send + Sync,
+{
+    async fn finalize(
+        &self,
+        message: &AgentMessage<C>,
+        _cancel: &CancellationToken,
+    ) -> Option<AgentMessage<C>> {
+        self(message)
+    }
 }

@@ -18,6 +18,7 @@ mod agent_run;
 mod agent_types;
 mod config;
 mod events;
+mod finalize;
 mod hooks;
 mod message;
 mod queue;
@@ -38,8 +39,8 @@ pub use config::{
 pub use events::{AgentEvent, AgentEventSink};
 pub use hooks::{
     AfterToolCall, AfterToolCallResult, BeforeToolCall, BeforeToolCallResult, ConvertToLlm,
-    DefaultConvertToLlm, GetApiKey, HookError, PerMessageConvert, ToolCallContext,
-    TransformContext,
+    DefaultConvertToLlm, FinalizeMessage, GetApiKey, HookError, PerMessageConvert,
+    ShouldStopAfterTurn, ShouldStopAfterTurnContext, ToolCallContext, TransformContext,
 };
 pub use message::{AgentMessage, CustomMessage, NoCustom, default_convert_to_llm};
 pub use queue::QueueMode;

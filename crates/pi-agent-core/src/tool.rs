@@ -27,7 +27,7 @@ pub const TOOL_ABORTED_MESSAGE: &str = "Tool execution was aborted";
 /// `details` for the app (UI, logs; never sent to the model).
 ///
 /// Serialized as pi writes it: `{"content":[...],"details":...}`, where a
-/// `null` `details` is left out (pi's `undefined`).
+/// `null` `details` and an unset `terminate` are left out (pi's `undefined`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct AgentToolResult {
     /// Text and image blocks shown to the model.
@@ -35,6 +35,12 @@ pub struct AgentToolResult {
     /// Tool-specific structured data; `Value::Null` means none.
     #[serde(default, skip_serializing_if = "Value::is_null")]
     pub details: Value,
+    /// pi's early-termination hint: when every finalized result of a tool
+    /// batch sets it to `true`, the loop makes no further model call for
+    /// that batch (queued steering and follow-up messages still start
+    /// another turn). `None` and `Some(false)` keep the loop going.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminate: Option<bool>,
 }
 
 impl AgentToolResult {
@@ -43,6 +49,7 @@ impl AgentToolResult {
         Self {
             content: vec![UserBlock::text(text)],
             details: Value::Null,
+            terminate: None,
         }
     }
 
@@ -53,7 +60,19 @@ impl AgentToolResult {
             tracing::warn!("tool details do not serialize ({e}); dropping them");
             Value::Null
         });
-        Self { content, details }
+        Self {
+            content,
+            details,
+            terminate: None,
+        }
+    }
+
+    /// This result with the early-termination hint set (see
+    /// [`AgentToolResult::terminate`]).
+    #[must_use]
+    pub fn terminating(mut self) -> Self {
+        self.terminate = Some(true);
+        self
     }
 
     /// The result the loop records for a failed call: the message as text and
@@ -62,6 +81,7 @@ impl AgentToolResult {
         Self {
             content: vec![UserBlock::text(message)],
             details: Value::Object(serde_json::Map::new()),
+            terminate: None,
         }
     }
 }

@@ -15,6 +15,7 @@ use pi_ai::{AssistantMessage, CancellationToken, Message, ToolCall, ToolResultMe
 
 use crate::config::AgentLoopConfig;
 use crate::events::{AgentEvent, AgentEventSink};
+use crate::finalize;
 use crate::hooks::ToolCallContext;
 use crate::message::{AgentMessage, CustomMessage};
 use crate::tool::{
@@ -73,13 +74,20 @@ enum Prepared {
 }
 
 /// What a batch produced: results in call order, steering messages that
-/// arrived during it (to inject before the next model call), and the
+/// arrived during it (to inject before the next model call), the
 /// arguments that tools' preparation changed in place, by the call's
-/// position among the message's tool calls.
+/// position among the message's tool calls, and whether every finalized
+/// result asked the loop to stop ([`AgentToolResult::terminate`]).
 pub(crate) struct BatchOutcome<C> {
     pub(crate) results: Vec<ToolResultMessage>,
     pub(crate) steering: Vec<AgentMessage<C>>,
     pub(crate) prepared_arguments: Vec<(usize, serde_json::Value)>,
+    pub(crate) terminate: bool,
+}
+
+/// Whether a finalized result asks the loop to stop after its batch.
+fn terminates(outcome: &Outcome) -> bool {
+    outcome.0.terminate == Some(true)
 }
 
 /// The tool calls of one assistant message.
@@ -105,7 +113,13 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         }
     }
 
+    /// Steering queued during the batch. With `should_stop_after_turn`
+    /// set, none: the loop polls after the hook let the turn go on (pi
+    /// 0.73.1's order), so a run that stops leaves the messages queued.
     fn poll_steering(&self) -> Vec<AgentMessage<C>> {
+        if self.config.should_stop_after_turn.is_some() {
+            return Vec::new();
+        }
         self.config
             .get_steering_messages
             .as_ref()
@@ -123,6 +137,8 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         let mut results = Vec::with_capacity(calls.len());
         let mut steering = Vec::new();
         let mut prepared_arguments = Vec::new();
+        // pi: a non-empty batch whose finalized results all set `terminate`.
+        let mut terminate = !calls.is_empty();
         let (tx, mut rx) = mpsc::unbounded_channel();
         for (index, call) in calls.iter().enumerate() {
             emit_start(call, emit).await;
@@ -157,9 +173,9 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
                     }
                 }
             };
-            let message = result_message(call, outcome);
-            emit_result_message(&message, emit).await;
-            results.push(message);
+            terminate &= terminates(&outcome);
+            let message = self.emit_result_message(result_message(call, outcome), emit);
+            results.push(message.await);
             if steering.is_empty() && index + 1 < calls.len() {
                 steering = self.poll_steering();
             }
@@ -171,6 +187,7 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
             results,
             steering,
             prepared_arguments,
+            terminate,
         }
     }
 
@@ -211,17 +228,19 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         self.drive(calls, started, &mut rx, &mut outcomes, emit)
             .await;
         let mut results = Vec::with_capacity(calls.len());
+        let mut terminate = !calls.is_empty();
         for (call, outcome) in calls.iter().zip(outcomes) {
             let outcome =
                 outcome.unwrap_or_else(|| (AgentToolResult::error(TOOL_ABORTED_MESSAGE), true));
-            let message = result_message(call, outcome);
-            emit_result_message(&message, emit).await;
-            results.push(message);
+            terminate &= terminates(&outcome);
+            let message = self.emit_result_message(result_message(call, outcome), emit);
+            results.push(message.await);
         }
         BatchOutcome {
             results,
             steering: self.poll_steering(),
             prepared_arguments,
+            terminate,
         }
     }
 
@@ -324,11 +343,40 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
                     if let Some(flag) = overrides.is_error {
                         is_error = flag;
                     }
+                    if let Some(terminate) = overrides.terminate {
+                        result.terminate = Some(terminate);
+                    }
                 }
             }
             (result, is_error)
         }
         .boxed()
+    }
+
+    /// Emits a tool result's `message_start` and `message_end`; returns it,
+    /// or `finalize_message`'s replacement (what the transcript records).
+    async fn emit_result_message(
+        &self,
+        mut message: ToolResultMessage,
+        emit: &mut impl AgentEventSink<C>,
+    ) -> ToolResultMessage {
+        let mut agent_message = AgentMessage::from(Message::ToolResult(message.clone()));
+        emit.emit(AgentEvent::MessageStart {
+            message: agent_message.clone(),
+        })
+        .await;
+        let hook = self.config.finalize_message.as_ref();
+        if let Some(replacement) = finalize::replacement(hook, &agent_message, self.cancel).await {
+            if let AgentMessage::Standard(Message::ToolResult(result)) = &replacement {
+                message = result.clone();
+            }
+            agent_message = replacement;
+        }
+        emit.emit(AgentEvent::MessageEnd {
+            message: agent_message,
+        })
+        .await;
+        message
     }
 
     /// Polls the running calls and forwards their updates until all are done
@@ -442,16 +490,4 @@ fn result_message(call: &ToolCall, (result, is_error): Outcome) -> ToolResultMes
         timestamp: now_ms(),
         ..ToolResultMessage::default()
     }
-}
-
-async fn emit_result_message<C: CustomMessage>(
-    message: &ToolResultMessage,
-    emit: &mut impl AgentEventSink<C>,
-) {
-    let message = AgentMessage::from(Message::ToolResult(message.clone()));
-    emit.emit(AgentEvent::MessageStart {
-        message: message.clone(),
-    })
-    .await;
-    emit.emit(AgentEvent::MessageEnd { message }).await;
 }

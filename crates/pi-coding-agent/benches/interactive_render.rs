@@ -171,6 +171,7 @@ fn keystroke_with_bash_100k_lines(bencher: divan::Bencher) {
         partial: AgentToolResult {
             content: vec![UserBlock::text(output)],
             details: serde_json::Value::Null,
+            terminate: None,
         },
     });
     bench.frame();

@@ -119,6 +119,7 @@ fn bash() -> Arc<dyn pi_agent_core::AgentTool> {
             on_update(AgentToolResult {
                 content: vec![UserBlock::text(output)],
                 details: json!({}),
+                terminate: None,
             });
             Ok(AgentToolResult::text(output))
         })

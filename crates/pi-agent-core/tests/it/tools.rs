@@ -202,6 +202,7 @@ impl AfterToolCall<pi_agent_core::NoCustom> for Redact {
             content: Some(vec![UserBlock::text("[redacted]")]),
             details: None,
             is_error: Some(true),
+            terminate: None,
         })
     }
 }

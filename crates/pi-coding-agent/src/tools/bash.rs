@@ -226,6 +226,7 @@ impl AgentTool for BashTool {
         on_update(AgentToolResult {
             content: Vec::new(),
             details: Value::Null,
+            terminate: None,
         });
 
         let timeout = args

@@ -223,6 +223,7 @@ fn read_image(
     AgentToolResult {
         content,
         details: Value::Null,
+        terminate: None,
     }
 }
 

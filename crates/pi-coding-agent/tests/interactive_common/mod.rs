@@ -120,6 +120,7 @@ pub fn result(text: &str, details: Value) -> AgentToolResult {
     AgentToolResult {
         content: vec![pi_ai::UserBlock::text(text)],
         details,
+        terminate: None,
     }
 }
 

@@ -130,6 +130,7 @@ impl Transcript {
                 let tool_result = pi_agent_core::AgentToolResult {
                     content: result.content.clone(),
                     details: result.details.clone().unwrap_or(serde_json::Value::Null),
+                    terminate: None,
                 };
                 if let Some(card) = self.card(&result.tool_call_id) {
                     card.set_result(&tool_result, result.is_error, false, now);
