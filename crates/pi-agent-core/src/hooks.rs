@@ -206,6 +206,9 @@ pub struct BeforeToolCallResult {
     pub block: bool,
     /// The text of that result (default: `Tool execution was blocked`).
     pub reason: Option<String>,
+    /// Arguments to execute with instead (pi's in-place change of the
+    /// call's input in a `tool_call` handler); not validated again.
+    pub args: Option<Value>,
 }
 
 /// Runs after argument validation, before execution; may block the call.

@@ -271,7 +271,7 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
         validator: &ArgumentValidator,
         prepared: &serde_json::Value,
     ) -> Prepared {
-        let args = match validator.validate(prepared) {
+        let mut args = match validator.validate(prepared) {
             Ok(args) => args,
             Err(error) => return Prepared::Immediate(AgentToolResult::error(error.message())),
         };
@@ -282,11 +282,14 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
                 args: &args,
                 messages: self.messages,
             };
-            if let Some(verdict) = hook.before_tool_call(context, self.cancel).await
-                && verdict.block
-            {
-                let reason = verdict.reason.unwrap_or_else(|| BLOCKED_MESSAGE.to_owned());
-                return Prepared::Immediate(AgentToolResult::error(reason));
+            if let Some(verdict) = hook.before_tool_call(context, self.cancel).await {
+                if verdict.block {
+                    let reason = verdict.reason.unwrap_or_else(|| BLOCKED_MESSAGE.to_owned());
+                    return Prepared::Immediate(AgentToolResult::error(reason));
+                }
+                if let Some(changed) = verdict.args {
+                    args = changed;
+                }
             }
         }
         Prepared::Run(Arc::clone(tool), args)

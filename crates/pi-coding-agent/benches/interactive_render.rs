@@ -105,7 +105,7 @@ fn setup() -> Bench {
     .unwrap();
     let theme = Arc::new(Theme::dark(ColorMode::TrueColor));
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let ui = Ui::new(Arc::new(app), theme, tx);
+    let ui = Ui::new(app, theme, tx);
     let mut bench = Bench {
         ui,
         renderer: InlineRenderer::new(Vec::new(), COLS, ROWS),

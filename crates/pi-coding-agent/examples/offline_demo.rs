@@ -15,7 +15,6 @@
 )]
 
 use std::path::Path;
-use std::sync::Arc;
 
 use pi_agent_core::AgentEvent;
 use pi_coding_agent::app::{SessionChoice, StartOptions, build_app};
@@ -74,7 +73,6 @@ async fn main() {
         ..StartOptions::default()
     })
     .expect("app");
-    let app = Arc::new(app);
     app.agent
         .subscribe(|event: &AgentEvent<CodingMessage>| match event {
             AgentEvent::ToolExecutionStart {

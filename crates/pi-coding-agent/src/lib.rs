@@ -22,6 +22,7 @@ pub mod cli;
 pub mod compaction;
 pub mod config;
 pub mod export;
+pub mod extensions;
 pub mod file_read;
 pub mod file_replace;
 #[cfg(feature = "cli")]

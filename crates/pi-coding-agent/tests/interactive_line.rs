@@ -29,17 +29,15 @@ impl Write for Captured {
 #[tokio::test(flavor = "multi_thread")]
 async fn prompts_shell_commands_and_slash_commands() {
     let s = Scenario::fixture("b-bash-oai").await;
-    let app = Arc::new(
-        build_app(StartOptions {
-            cwd: s.work.path().to_path_buf(),
-            model: Some("mock-oai/mock-gpt".to_owned()),
-            session: SessionChoice::New,
-            session_dir: Some(s.sessions_dir()),
-            agent_dir: Some(s.agent_dir.path().to_path_buf()),
-            ..StartOptions::default()
-        })
-        .unwrap(),
-    );
+    let app = build_app(StartOptions {
+        cwd: s.work.path().to_path_buf(),
+        model: Some("mock-oai/mock-gpt".to_owned()),
+        session: SessionChoice::New,
+        session_dir: Some(s.sessions_dir()),
+        agent_dir: Some(s.agent_dir.path().to_path_buf()),
+        ..StartOptions::default()
+    })
+    .unwrap();
     let captured = Captured::default();
     let out: Arc<Mutex<Box<dyn Write + Send>>> = Arc::new(Mutex::new(Box::new(captured.clone())));
     let input: &[u8] = b"List the files in the current directory.\n!echo shell-says-hi\n/session\n/quit\nnever read\n";

@@ -7,7 +7,12 @@ use std::path::Path;
 
 use pi_coding_agent::app::{App, SessionChoice, StartOptions, build_app};
 
-fn app_with(agent_dir: &Path, cwd: &Path, models: Option<&[&str]>, settings: &str) -> App {
+fn app_with(
+    agent_dir: &Path,
+    cwd: &Path,
+    models: Option<&[&str]>,
+    settings: &str,
+) -> std::sync::Arc<App> {
     let fixture =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi-0.73.1/models.json");
     std::fs::copy(fixture, agent_dir.join("models.json")).unwrap();

@@ -175,6 +175,7 @@ impl BeforeToolCall<pi_agent_core::NoCustom> for Guard {
         (command.starts_with("rm") || command == "sudo").then(|| BeforeToolCallResult {
             block: true,
             reason: (command == "sudo").then(|| "no sudo here".to_owned()),
+            args: None,
         })
     }
 }

@@ -14,7 +14,7 @@ use crate::tools::{ShellConfig, run_shell_command};
 
 /// What a user shell command gave (pi's `BashResult`; serialized as rpc's
 /// `bash` answer: `{output, exitCode?, cancelled, truncated, fullOutputPath?}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BashResult {
     /// The output (its tail when truncated).

@@ -189,7 +189,7 @@ impl App {
         custom_instructions: Option<&str>,
     ) -> Result<CompactionResult, Refused> {
         let settings = self.settings.compaction();
-        let preparation = {
+        let (preparation, branch_entries) = {
             let session = self.session();
             // One entry at a time, none kept: the session stays as small
             // as its resume left it.
@@ -197,35 +197,104 @@ impl App {
             if compaction::ends_with_compaction(&branch) {
                 return Err(Refused::NoPreparation(CompactionError::AlreadyCompacted));
             }
-            compaction::prepare_branch_compaction(&branch, &settings)
-                .ok_or(Refused::NoPreparation(CompactionError::NothingToCompact))?
+            let preparation = compaction::prepare_branch_compaction(&branch, &settings)
+                .ok_or(Refused::NoPreparation(CompactionError::NothingToCompact))?;
+            // The entries go to extensions only when one listens.
+            let entries = if self.extensions.has_handlers("session_before_compact") {
+                session
+                    .branch_path(None)
+                    .iter()
+                    .filter_map(|e| serde_json::to_value(e).ok())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            (preparation, entries)
         };
         if preparation.messages_to_summarize.is_empty()
             && preparation.turn_prefix_messages.is_empty()
         {
             return Err(Refused::Failed(CompactionError::NothingToCompact));
         }
-        let model = self.agent.model();
-        let mut summarizer = Summarizer::new(&model);
-        summarizer.api_key = self.api_key_for(&model);
-        let result = compaction::compact(preparation, &summarizer, custom_instructions)
-            .await
-            .map_err(Refused::Failed)?;
-        let context = {
+        let from_extension = self
+            .extension_compaction(&preparation, branch_entries, custom_instructions)
+            .await?;
+        let result = match from_extension.clone() {
+            Some(result) => result,
+            None => {
+                let model = self.agent.model();
+                let mut summarizer = Summarizer::new(&model);
+                summarizer.api_key = self.api_key_for(&model);
+                compaction::compact(preparation, &summarizer, custom_instructions)
+                    .await
+                    .map_err(Refused::Failed)?
+            }
+        };
+        let (context, entry) = {
             let mut session = self.session();
             session
                 .append_compaction(
                     &result.summary,
                     &result.first_kept_entry_id,
                     result.tokens_before,
-                    Some(result.details.clone()),
-                    // pi records whether an extension made it: never here.
-                    Some(false),
+                    (!result.details.is_null()).then(|| result.details.clone()),
+                    // pi records whether an extension made it.
+                    Some(from_extension.is_some()),
                 )
                 .map_err(|e| Refused::Failed(e.into()))?;
-            session.build_session_context()
+            let entry = session
+                .leaf_id()
+                .and_then(|id| session.entry(id))
+                .and_then(|e| serde_json::to_value(e).ok());
+            (session.build_session_context(), entry)
         };
         self.agent.replace_messages(context.messages);
+        if let Some(entry) = entry {
+            self.extensions
+                .emit(crate::extensions::SessionCompactEvent {
+                    compaction_entry: entry,
+                    from_extension: from_extension.is_some(),
+                })
+                .await;
+        }
         Ok(result)
+    }
+
+    /// `session_before_compact`: a cancel refuses the compaction; a
+    /// compaction an extension made replaces the model's summary.
+    async fn extension_compaction(
+        &self,
+        preparation: &compaction::CompactionPreparation,
+        branch_entries: Vec<serde_json::Value>,
+        custom_instructions: Option<&str>,
+    ) -> Result<Option<CompactionResult>, Refused> {
+        if !self.extensions.has_handlers("session_before_compact") {
+            return Ok(None);
+        }
+        let event = crate::extensions::SessionBeforeCompactEvent {
+            preparation: serde_json::json!({
+                "firstKeptEntryId": preparation.first_kept_entry_id,
+                "conversationText": preparation.messages_to_summarize.text(),
+                "turnPrefixText": preparation.turn_prefix_messages.text(),
+                "isSplitTurn": preparation.is_split_turn,
+                "tokensBefore": preparation.tokens_before,
+                "previousSummary": preparation.previous_summary,
+                "settings": preparation.settings,
+            }),
+            branch_entries,
+            custom_instructions: custom_instructions.map(str::to_owned),
+        };
+        let Some(answer) = self.extensions.emit_before_compact(event).await else {
+            return Ok(None);
+        };
+        if answer.cancel {
+            return Err(Refused::Failed(CompactionError::Cancelled));
+        }
+        Ok(answer.compaction.map(|c| CompactionResult {
+            summary: c.summary,
+            first_kept_entry_id: c.first_kept_entry_id,
+            tokens_before: c.tokens_before,
+            details: c.details.unwrap_or(serde_json::Value::Null),
+        }))
     }
 }

@@ -78,6 +78,13 @@ impl App {
     /// carries over, clamped to the new model (coming from a model without
     /// reasoning, it starts from the default level, as in pi).
     pub fn set_model(&self, model: Model) {
+        self.select_model(model, "set");
+    }
+
+    /// [`App::set_model`], telling extensions (`model_select`) where the
+    /// change came from (`set`, `cycle`).
+    pub(super) fn select_model(&self, model: Model, source: &str) {
+        let previous = self.agent.model();
         let level = if self.agent.model().reasoning {
             self.agent.with_state(|s| s.thinking_level)
         } else {
@@ -96,8 +103,13 @@ impl App {
         ]) {
             tracing::error!("cannot save the default model: {e}");
         }
-        self.agent.set_model(model);
+        self.agent.set_model(model.clone());
         self.set_thinking_level(level);
+        self.extensions.notify(crate::extensions::ModelSelectEvent {
+            model,
+            previous_model: Some(previous),
+            source: source.to_owned(),
+        });
     }
 
     /// Sets the thinking level, clamped to what the model supports; a
@@ -130,6 +142,11 @@ impl App {
             tracing::error!("cannot save the default thinking level: {e}");
         }
         self.emit(&SessionEvent::ThinkingLevelChanged { level });
+        self.extensions
+            .notify(crate::extensions::ThinkingLevelSelectEvent {
+                level: ThinkingLevel::setting_name(level).to_owned(),
+                previous_level: ThinkingLevel::setting_name(previous).to_owned(),
+            });
     }
 
     /// The next supported level after the current one (`None` when the

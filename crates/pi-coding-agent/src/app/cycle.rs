@@ -41,7 +41,7 @@ impl App {
                 .position(|s| is_current(&s.model))
                 .unwrap_or(0);
             let next = usable[step(at, usable.len())];
-            self.set_model(next.model.clone());
+            self.select_model(next.model.clone(), "cycle");
             if let Some(level) = next
                 .thinking_level
                 .as_deref()
@@ -61,7 +61,7 @@ impl App {
         }
         let at = usable.iter().position(|m| is_current(m)).unwrap_or(0);
         let next = usable[step(at, usable.len())].clone();
-        self.set_model(next.clone());
+        self.select_model(next.clone(), "cycle");
         Some(CycledModel {
             model: next,
             is_scoped: false,

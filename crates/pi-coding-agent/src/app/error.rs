@@ -19,6 +19,9 @@ pub enum AppError {
     /// A compaction was refused or failed.
     #[error(transparent)]
     Compaction(#[from] CompactionError),
+    /// A run an extension started could not start.
+    #[error("{0}")]
+    Prompt(String),
     /// The session cannot change while the agent runs.
     #[error("Cannot change the session while the agent is running")]
     Streaming,

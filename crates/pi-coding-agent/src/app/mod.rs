@@ -10,6 +10,8 @@ mod cycle;
 mod error;
 mod events;
 mod export;
+mod extension_flow;
+mod extension_hooks;
 pub mod files;
 mod navigate;
 mod persist;
@@ -38,6 +40,7 @@ pub use cycle::CycledModel;
 pub use error::{AppError, SaveError};
 pub use events::{CompactionReason, SessionEvent};
 pub use export::export_from_file;
+pub use extension_flow::InputSource;
 pub use navigate::{NavigateError, NavigateOptions, TreeNavigation};
 use persist::EventHub;
 pub use persist::{AppEvent, AppListener};
@@ -88,6 +91,19 @@ pub struct App {
     /// no scope); model cycling goes through these. `/scoped-models`
     /// replaces it while pi runs.
     scoped_models: Mutex<Vec<crate::config::ScopedModel>>,
+    /// The loaded extensions.
+    pub extensions: Arc<crate::extensions::ExtensionRunner>,
+    /// Extension files that could not be loaded, one line each (the mode
+    /// shows them).
+    pub extension_warnings: Vec<String>,
+    /// Where this mode's prompts come from (`input` events name it).
+    input_source: Mutex<InputSource>,
+    /// Messages extensions queued for the next prompt (`deliverAs: "nextTurn"`).
+    next_turn: Mutex<Vec<AgentMessage<CodingMessage>>>,
+    /// The system prompt before `before_agent_start` changes.
+    base_system_prompt: Mutex<String>,
+    /// Every tool that can be active (built-in and from extensions).
+    available_tools: Mutex<Vec<Arc<dyn pi_agent_core::AgentTool>>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -249,17 +265,29 @@ impl App {
     /// Sends a prompt (its text expanded by [`App::expand_input`]) and runs
     /// it to completion, retrying transient errors and compacting as
     /// configured.
+    ///
+    /// Text goes through pi's preflight first: an extension command runs
+    /// instead, `input` handlers may transform or handle it, and
+    /// `before_agent_start` handlers may add messages and change the
+    /// system prompt.
     pub async fn prompt(
         &self,
         input: impl Into<PromptInput<CodingMessage>>,
     ) -> Result<(), AgentError> {
         let input = match input.into() {
-            PromptInput::Text { text, images } => PromptInput::Text {
-                text: self.expand_input(&text),
-                images,
-            },
+            PromptInput::Text { text, images } => {
+                match self.prompt_messages(text, images, None).await {
+                    Some(messages) => PromptInput::Messages(messages),
+                    None => return Ok(()),
+                }
+            }
             other => other,
         };
+        self.run_prompt(input).await
+    }
+
+    /// Runs prepared prompt messages to completion (retries, compaction).
+    async fn run_prompt(&self, input: PromptInput<CodingMessage>) -> Result<(), AgentError> {
         if !self.agent.is_streaming() {
             self.check_compaction_before_prompt().await;
         }
@@ -284,6 +312,12 @@ impl App {
             self.agent.wait_for_idle().await;
         }
         self.flush_pending_bash();
+        self.extensions
+            .emit(crate::extensions::SessionShutdownEvent {
+                reason: "quit".to_owned(),
+                target_session_file: None,
+            })
+            .await;
         self.session().release_lock();
     }
 

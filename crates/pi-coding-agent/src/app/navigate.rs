@@ -51,6 +51,8 @@ pub struct TreeNavigation {
     pub summarized: bool,
     /// True when the target was already the leaf (nothing changed).
     pub unchanged: bool,
+    /// True when an extension cancelled the move (`session_before_tree`).
+    pub cancelled: bool,
 }
 
 fn content_text(content: &UserContent) -> String {
@@ -94,7 +96,7 @@ impl App {
         if self.agent.is_streaming() {
             return Err(NavigateError::Streaming);
         }
-        let (target, entries) = {
+        let (target, entries, old_leaf) = {
             let session = self.session();
             let old_leaf = session.leaf_id().map(str::to_owned);
             if old_leaf.as_deref() == Some(target_id) {
@@ -117,9 +119,47 @@ impl App {
             } else {
                 Vec::new()
             };
-            (target, entries)
+            (target, entries, old_leaf)
         };
-        let summary = if entries.is_empty() {
+        let mut options = options;
+        let mut extension_summary = None;
+        if self.extensions.has_handlers("session_before_tree") {
+            let event = crate::extensions::SessionBeforeTreeEvent {
+                preparation: crate::extensions::TreePreparation {
+                    target_id: target_id.to_owned(),
+                    old_leaf_id: old_leaf.clone(),
+                    common_ancestor_id: None,
+                    entries_to_summarize: entries
+                        .iter()
+                        .filter_map(|e| serde_json::to_value(e).ok())
+                        .collect(),
+                    user_wants_summary: options.summarize,
+                    custom_instructions: options.custom_instructions.clone(),
+                    replace_instructions: None,
+                    label: None,
+                },
+            };
+            if let Some(answer) = self.extensions.emit_before_tree(event).await {
+                if answer.cancel {
+                    return Ok(TreeNavigation {
+                        cancelled: true,
+                        ..TreeNavigation::default()
+                    });
+                }
+                if answer.custom_instructions.is_some() {
+                    options.custom_instructions = answer.custom_instructions;
+                }
+                extension_summary = answer.summary;
+            }
+        }
+        let from_extension = extension_summary.is_some();
+        let summary = if let Some(given) = extension_summary {
+            Some(crate::compaction::BranchSummaryResult {
+                summary: given.summary,
+                read_files: Vec::new(),
+                modified_files: Vec::new(),
+            })
+        } else if entries.is_empty() {
             None
         } else {
             let model = self.agent.model();
@@ -156,19 +196,37 @@ impl App {
                         leaf,
                         &result.summary,
                         Some(details),
-                        Some(false),
+                        Some(from_extension),
                     )?;
                 }
                 (None, None) => session.reset_leaf(),
                 (None, Some(leaf)) => session.branch(leaf)?,
             }
-            session.build_session_context()
+            let summary_entry = summarized
+                .then(|| session.leaf_id().and_then(|id| session.entry(id)))
+                .flatten()
+                .and_then(|e| serde_json::to_value(e).ok());
+            (
+                session.build_session_context(),
+                summary_entry,
+                session.leaf_id().map(str::to_owned),
+            )
         };
+        let (context, summary_entry, new_leaf_id) = context;
         self.agent.replace_messages(context.messages);
+        self.extensions
+            .emit(crate::extensions::SessionTreeEvent {
+                new_leaf_id,
+                old_leaf_id: old_leaf,
+                summary_entry,
+                from_extension: summarized.then_some(from_extension),
+            })
+            .await;
         Ok(TreeNavigation {
             editor_text,
             summarized,
             unchanged: false,
+            cancelled: false,
         })
     }
 

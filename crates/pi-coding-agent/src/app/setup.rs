@@ -138,6 +138,12 @@ pub struct StartOptions {
     pub no_builtin_tools: bool,
     /// `--http-timeout`: first-byte and idle timeout of provider calls.
     pub http_timeout: Option<std::time::Duration>,
+    /// Rust extensions, loaded in this order (before any found on disk).
+    pub extensions: crate::extensions::ExtensionSet,
+    /// `-e` / `--extension` paths.
+    pub extension_paths: Vec<String>,
+    /// `--no-extensions`: only `-e` paths and Rust extensions load.
+    pub no_extensions: bool,
 }
 
 /// The environment variable naming the session directory (below `--session-dir`).
@@ -311,7 +317,7 @@ pub(crate) fn default_thinking_level(settings: &Settings) -> Option<ThinkingLeve
 }
 
 /// Builds the app for `options`.
-pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
+pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     register_providers();
     let agent_dir = options.agent_dir.clone().unwrap_or_else(agent_dir);
     let cwd_text = options.cwd.to_string_lossy().into_owned();
@@ -442,8 +448,15 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         shell_path: settings.shell_path.clone(),
         command_prefix: settings.shell_command_prefix.clone(),
     };
-    let tools = tools::create_tools_with_options(&options.cwd, &name_refs, &tool_options)?;
-    let summaries = names
+    let mut tools = tools::create_tools_with_options(&options.cwd, &name_refs, &tool_options)?;
+    let mut available =
+        tools::create_tools_with_options(&options.cwd, &tools::ALL_TOOLS, &tool_options)?;
+    let extensions = Arc::new(crate::extensions::load(
+        &options.extensions,
+        options.cwd.clone(),
+    ));
+    let extension_warnings = extension_warnings(&options, &settings, &agent_dir);
+    let mut summaries: Vec<(String, String)> = names
         .iter()
         .map(|n| {
             (
@@ -452,6 +465,25 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
             )
         })
         .collect();
+    for registered in extensions.tools() {
+        let name = registered.tool.name().to_owned();
+        let summary = registered
+            .prompt_snippet
+            .clone()
+            .unwrap_or_else(|| registered.tool.description().to_owned());
+        // A tool named like a built-in replaces it.
+        available.retain(|t| t.name() != name);
+        available.push(Arc::clone(&registered.tool));
+        if let Some(at) = tools.iter().position(|t| t.name() == name) {
+            tools[at] = Arc::clone(&registered.tool);
+            if let Some(entry) = summaries.iter_mut().find(|(n, _)| *n == name) {
+                entry.1 = summary;
+            }
+        } else if options.tools.is_none() || names.contains(&name) {
+            tools.push(Arc::clone(&registered.tool));
+            summaries.push((name, summary));
+        }
+    }
     let resources = Arc::new(Resources::load(&ResourceOptions {
         cwd: options.cwd.clone(),
         agent_dir: agent_dir.clone(),
@@ -500,36 +532,87 @@ pub fn build_app(options: StartOptions) -> Result<App, SetupError> {
         auth.clone(),
         options.api_key.clone(),
     )));
+    super::extension_hooks::install(&mut agent_options.settings, &extensions);
+    let base_system_prompt = agent_options.system_prompt.clone();
     let agent = Arc::new(Agent::new(agent_options));
     let _ = agent_cell.set(Arc::downgrade(&agent));
     let hub = Arc::new(EventHub::default());
+    // Extensions hear a run's events first, as in pi.
+    if let Some(forward) = super::extension_hooks::RunEvents::new(&extensions) {
+        agent.subscribe(forward);
+    }
     agent.subscribe(app_listener(Arc::clone(&session), Arc::clone(&hub)));
 
     let default_thinking = default_thinking_level(&settings);
     let retry_enabled = settings.retry().enabled;
     let compaction_enabled = settings.compaction().enabled;
-    Ok(App {
-        agent,
-        session,
-        registry: std::sync::RwLock::new(registry),
-        auth,
-        cli_api_key: options.api_key,
-        settings,
-        settings_writer: loaded.writer,
-        settings_warnings: loaded.warnings,
-        cwd: options.cwd,
-        agent_dir,
-        auto_retry: AtomicBool::new(retry_enabled),
-        auto_compaction: AtomicBool::new(compaction_enabled),
-        retry_cancel: Mutex::new(None),
-        bash_cancel: Mutex::new(None),
-        pending_bash: Mutex::new(Vec::new()),
-        compactions: std::sync::atomic::AtomicUsize::new(0),
-        default_thinking: Mutex::new(default_thinking),
-        hub,
-        resources,
-        scoped_models: Mutex::new(scoped),
-    })
+    let app = Arc::new_cyclic(|me| {
+        extensions.attach(me.clone());
+        App {
+            agent,
+            session,
+            registry: std::sync::RwLock::new(registry),
+            auth,
+            cli_api_key: options.api_key,
+            settings,
+            settings_writer: loaded.writer,
+            settings_warnings: loaded.warnings,
+            cwd: options.cwd,
+            agent_dir,
+            auto_retry: AtomicBool::new(retry_enabled),
+            auto_compaction: AtomicBool::new(compaction_enabled),
+            retry_cancel: Mutex::new(None),
+            bash_cancel: Mutex::new(None),
+            pending_bash: Mutex::new(Vec::new()),
+            compactions: std::sync::atomic::AtomicUsize::new(0),
+            default_thinking: Mutex::new(default_thinking),
+            hub,
+            resources,
+            scoped_models: Mutex::new(scoped),
+            extensions,
+            extension_warnings,
+            input_source: Mutex::new(super::InputSource::default()),
+            next_turn: Mutex::new(Vec::new()),
+            base_system_prompt: Mutex::new(base_system_prompt),
+            available_tools: Mutex::new(available),
+        }
+    });
+    Ok(app)
+}
+
+/// One line per extension file that cannot be loaded: script extensions
+/// (until the out-of-process host runs them) and paths that name nothing.
+fn extension_warnings(
+    options: &StartOptions,
+    settings: &Settings,
+    agent_dir: &Path,
+) -> Vec<String> {
+    let configured = settings
+        .extra
+        .get("extensions")
+        .and_then(serde_json::Value::as_array)
+        .map(|paths| {
+            paths
+                .iter()
+                .filter_map(|p| p.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let found = crate::extensions::loader::discover(&crate::extensions::loader::DiscoveryOptions {
+        cwd: options.cwd.clone(),
+        agent_dir: agent_dir.to_path_buf(),
+        explicit: options.extension_paths.clone(),
+        configured,
+        no_extensions: options.no_extensions,
+    });
+    let mut warnings = found.missing;
+    warnings.extend(
+        found
+            .files
+            .iter()
+            .map(|f| crate::extensions::loader::script_warning(f)),
+    );
+    warnings
 }
 
 fn queue_mode(text: Option<&str>) -> QueueMode {

@@ -71,6 +71,15 @@ pub struct Args {
     #[arg(long, value_name = "TEXT")]
     pub append_system_prompt: Vec<String>,
 
+    /// Load an extension file or directory; repeatable (loaded even with
+    /// `--no-extensions`).
+    #[arg(short = 'e', long = "extension", value_name = "PATH")]
+    pub extensions: Vec<String>,
+
+    /// Do not discover extensions (`-e` paths still load). Short: -ne.
+    #[arg(long)]
+    pub no_extensions: bool,
+
     /// Load a skill file or directory; repeatable.
     #[arg(long = "skill", value_name = "PATH")]
     pub skills: Vec<String>,
@@ -181,8 +190,9 @@ fn parse_list(text: &str) -> Result<Vec<String>, std::convert::Infallible> {
 }
 
 /// pi's multi-letter short flags and the long flags they stand for.
-const SHORT_ALIASES: [(&str, &str); 5] = [
+const SHORT_ALIASES: [(&str, &str); 6] = [
     ("-ns", "--no-skills"),
+    ("-ne", "--no-extensions"),
     ("-np", "--no-prompt-templates"),
     ("-nc", "--no-context-files"),
     ("-nt", "--no-tools"),

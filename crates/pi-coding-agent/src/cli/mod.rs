@@ -1,10 +1,12 @@
 //! The command line: flags (named as pi names them) and what they select.
 
 mod args;
+mod entry;
 mod help;
 mod list_models;
 mod unknown;
 
 pub use args::{Args, Mode, expand_short_flags, invalid_thinking_warning};
+pub use entry::run_main;
 pub use list_models::list_models;
 pub use unknown::{Screened, screen};

@@ -49,6 +49,9 @@ pub enum CompactionError {
     /// The model call was cancelled.
     #[error("Summarization was aborted")]
     Aborted,
+    /// An extension cancelled it (`session_before_compact`).
+    #[error("Compaction cancelled")]
+    Cancelled,
     /// The active path already ends with a compaction.
     #[error("Already compacted")]
     AlreadyCompacted,

@@ -27,6 +27,11 @@ pub async fn run(app: &App, prompts: Vec<PromptInput<CodingMessage>>, out: Share
     let header = app.session().header().clone();
     write_json_line(&out, &header);
     stream_events(app, &out);
+    app.bind_extensions(
+        Arc::new(crate::extensions::NoUi),
+        crate::app::InputSource::Interactive,
+    )
+    .await;
     for prompt in prompts {
         if app.prompt(prompt).await.is_err() {
             return 1;

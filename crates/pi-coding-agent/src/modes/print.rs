@@ -18,6 +18,11 @@ pub async fn run(
     out: &mut (dyn Write + Send),
     err: &mut (dyn Write + Send),
 ) -> i32 {
+    app.bind_extensions(
+        std::sync::Arc::new(crate::extensions::NoUi),
+        crate::app::InputSource::Interactive,
+    )
+    .await;
     for prompt in prompts {
         if let Err(e) = app.prompt(prompt).await {
             let _ = writeln!(err, "{e}");

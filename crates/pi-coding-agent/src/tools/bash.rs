@@ -354,6 +354,7 @@ async fn run(
         .args(&shell.args)
         .arg(command)
         .current_dir(cwd)
+        .env(super::PI_CODING_AGENT_ENV, "true")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

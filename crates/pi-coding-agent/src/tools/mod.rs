@@ -42,6 +42,10 @@ pub use ls::LsTool;
 pub use read::{NON_VISION_IMAGE_NOTE, ReadTool};
 pub use write::WriteTool;
 
+/// Set to `true` in the environment of every command the app runs (as pi
+/// does), so scripts can tell they run under the coding agent.
+pub const PI_CODING_AGENT_ENV: &str = "PI_CODING_AGENT";
+
 /// The tools a session gets unless `--tools` / `--no-tools` say otherwise.
 pub const DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
 

@@ -16,6 +16,8 @@ pub enum Line {
     /// `id` when one could be read (a line that is not UTF-8 is read lossily
     /// for it).
     Invalid(Option<Value>, RpcError),
+    /// An `extension_ui_response` (the answer to a dialog an extension opened).
+    UiResponse(Value),
     /// A command object.
     Command {
         /// The client's `id`, echoed in the response.
@@ -48,6 +50,9 @@ pub fn decode_line(bytes: &[u8]) -> Line {
         Ok(_) => return Line::Invalid(None, RpcError::NotAnObject),
         Err(e) => return Line::Invalid(None, RpcError::BadJson(e)),
     };
+    if value.get("type").and_then(Value::as_str) == Some("extension_ui_response") {
+        return Line::UiResponse(value);
+    }
     let id = value.get("id").cloned();
     let (kind, command) = RpcCommand::from_json(&value);
     Line::Command { id, kind, command }

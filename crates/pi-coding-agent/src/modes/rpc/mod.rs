@@ -9,6 +9,7 @@
 //! error response; nothing crashes the loop.
 
 mod commands;
+mod extension_ui;
 pub mod line;
 mod protocol;
 mod state;
@@ -92,6 +93,10 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
     // the agent idle.
     let mut tasks = Tasks::new(&app);
     stream_events(&app, &out);
+    let ui = Arc::new(extension_ui::RpcUi::new(Arc::clone(&out)));
+    extension_ui::report_errors(&app, &out);
+    app.bind_extensions(Arc::clone(&ui) as _, crate::app::InputSource::Rpc)
+        .await;
     let mut buffer = Vec::new();
     loop {
         buffer.clear();
@@ -105,6 +110,7 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
         }
         match line::decode_line(&buffer) {
             Line::Blank => {}
+            Line::UiResponse(response) => ui.answer(&response),
             // Unlike pi, which answers these without the request's id.
             Line::Invalid(id, error) => respond(&out, id.as_ref(), "parse", Err(error)),
             Line::Command {

@@ -44,7 +44,7 @@ fn ui(dir: &std::path::Path) -> Ui {
     })
     .unwrap();
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    Ui::new(Arc::new(app), Arc::new(Theme::dark(ColorMode::NoColor)), tx)
+    Ui::new(app, Arc::new(Theme::dark(ColorMode::NoColor)), tx)
 }
 
 fn key(code: KeyCode) -> KeyEvent {

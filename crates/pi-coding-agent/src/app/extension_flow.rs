@@ -1,0 +1,341 @@
+//! Where the app asks its extensions, in pi's order: binding to a mode
+//! (`session_start`, `resources_discover`), a prompt (extension commands,
+//! `input`, expansion, `before_agent_start`), messages extensions send,
+//! session replacement (`session_before_*`, `session_shutdown`,
+//! `session_start`), and the tools they add.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use pi_agent_core::{AgentError, AgentMessage, PromptInput};
+use pi_ai::{ImageContent, Message, UserBlock};
+use serde_json::json;
+
+use super::{App, AppError, lock};
+use crate::extensions::{
+    BeforeAgentStartEvent, Delivery, ExtensionUi, InputEvent, InputResult, ResourcesDiscoverEvent,
+    SessionBeforeForkEvent, SessionBeforeSwitchEvent, SessionShutdownEvent, SessionStartEvent,
+};
+use crate::messages::{CodingMessage, CustomMessage};
+
+/// Where prompts come from, as pi's `input` event names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InputSource {
+    /// Typed in the terminal.
+    #[default]
+    Interactive,
+    /// An rpc client.
+    Rpc,
+    /// An extension (`send_user_message`).
+    Extension,
+}
+
+impl InputSource {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Interactive => "interactive",
+            Self::Rpc => "rpc",
+            Self::Extension => "extension",
+        }
+    }
+}
+
+fn user_message(text: &str, images: &[ImageContent]) -> AgentMessage<CodingMessage> {
+    let mut content = vec![UserBlock::text(text)];
+    content.extend(images.iter().cloned().map(UserBlock::Image));
+    AgentMessage::Standard(Message::User(pi_ai::UserMessage {
+        content: content.into(),
+        timestamp: pi_ai::now_ms(),
+        ..Default::default()
+    }))
+}
+
+impl App {
+    /// Binds the extensions to the mode that runs the app: its UI and the
+    /// source of its prompts; then `session_start` (`startup`) and
+    /// `resources_discover` (`startup`), as pi does when a mode starts.
+    pub async fn bind_extensions(&self, ui: Arc<dyn ExtensionUi>, source: InputSource) {
+        self.extensions.set_ui(ui);
+        *lock(&self.input_source) = source;
+        self.extensions
+            .emit(SessionStartEvent {
+                reason: "startup".to_owned(),
+                previous_session_file: None,
+            })
+            .await;
+        self.discover_resources("startup").await;
+    }
+
+    async fn discover_resources(&self, reason: &str) {
+        if !self.extensions.has_handlers("resources_discover") {
+            return;
+        }
+        let found = self
+            .extensions
+            .emit_resources_discover(ResourcesDiscoverEvent {
+                cwd: self.cwd.display().to_string(),
+                reason: reason.to_owned(),
+            })
+            .await;
+        if !(found.skill_paths.is_empty()
+            && found.prompt_paths.is_empty()
+            && found.theme_paths.is_empty())
+        {
+            tracing::info!(
+                "extensions added resource paths: {:?} {:?} {:?}",
+                found.skill_paths,
+                found.prompt_paths,
+                found.theme_paths
+            );
+        }
+    }
+
+    /// pi's prompt preflight for text: an extension command runs instead
+    /// (`None`), `input` may transform or handle the text (`None`), then
+    /// skills and templates are expanded and `before_agent_start` adds its
+    /// messages and sets the run's system prompt. Returns the messages to
+    /// run.
+    pub(super) async fn prompt_messages(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        source: Option<InputSource>,
+    ) -> Option<Vec<AgentMessage<CodingMessage>>> {
+        let source = source.unwrap_or_else(|| *lock(&self.input_source));
+        if source != InputSource::Extension
+            && text.starts_with('/')
+            && self.extensions.run_command(&text).await
+        {
+            return None;
+        }
+        let (mut text, mut images) = (text, images);
+        if self.extensions.has_handlers("input") {
+            let event = InputEvent {
+                text: text.clone(),
+                images: (!images.is_empty()).then(|| images.clone()),
+                source: source.as_str().to_owned(),
+            };
+            match self.extensions.emit_input(event).await {
+                InputResult::Handled => return None,
+                InputResult::Transform {
+                    text: new_text,
+                    images: new_images,
+                } => {
+                    text = new_text;
+                    images = new_images.unwrap_or_default();
+                }
+                InputResult::Continue => {}
+            }
+        }
+        let text = if source == InputSource::Extension {
+            text
+        } else {
+            self.expand_input(&text)
+        };
+        let mut messages = vec![user_message(&text, &images)];
+        messages.append(&mut lock(&self.next_turn));
+        let base = lock(&self.base_system_prompt).clone();
+        let event = BeforeAgentStartEvent {
+            prompt: text,
+            images: (!images.is_empty()).then_some(images),
+            system_prompt: base.clone(),
+            system_prompt_options: json!({ "cwd": self.cwd.display().to_string() }),
+        };
+        let outcome = self.extensions.emit_before_agent_start(event).await;
+        let mut system_prompt = base;
+        if let Some(outcome) = outcome {
+            for message in outcome.messages {
+                messages.push(AgentMessage::Custom(CodingMessage::Custom(CustomMessage {
+                    custom_type: message.custom_type,
+                    content: message.content,
+                    display: message.display,
+                    details: message.details,
+                    timestamp: pi_ai::now_ms(),
+                    ..Default::default()
+                })));
+            }
+            if let Some(prompt) = outcome.system_prompt.filter(|p| !p.is_empty()) {
+                system_prompt = prompt;
+            }
+        }
+        if self.extensions.has_handlers("before_agent_start") {
+            self.agent.set_system_prompt(system_prompt);
+        }
+        Some(messages)
+    }
+
+    /// pi's `sendCustomMessage`.
+    pub(crate) async fn send_custom_message(
+        &self,
+        message: AgentMessage<CodingMessage>,
+        delivery: Option<Delivery>,
+        trigger_turn: bool,
+    ) -> Result<(), AppError> {
+        if delivery == Some(Delivery::NextTurn) {
+            lock(&self.next_turn).push(message);
+        } else if self.agent.is_streaming() {
+            match delivery {
+                Some(Delivery::FollowUp) => self.agent.follow_up(message),
+                _ => self.agent.steer(message),
+            }
+        } else if trigger_turn {
+            self.prompt(PromptInput::Messages(vec![message]))
+                .await
+                .map_err(|e| AppError::Prompt(e.to_string()))?;
+        } else {
+            if let AgentMessage::Custom(CodingMessage::Custom(custom)) = &message {
+                self.session().append_custom_message_entry(
+                    &custom.custom_type,
+                    custom.content.clone(),
+                    custom.display,
+                    custom.details.clone(),
+                )?;
+            }
+            self.agent.append_message(message);
+        }
+        Ok(())
+    }
+
+    /// pi's `sendUserMessage`: no command or template handling, `input`
+    /// with source `extension`; queued while a run is active.
+    pub(crate) async fn send_extension_user_message(
+        &self,
+        text: &str,
+        images: Vec<ImageContent>,
+        delivery: Option<Delivery>,
+    ) -> Result<(), AppError> {
+        if self.agent.is_streaming() {
+            match delivery {
+                Some(Delivery::FollowUp) => self.follow_up(text, images),
+                _ => self.steer(text, images),
+            }
+            return Ok(());
+        }
+        let Some(messages) = self
+            .prompt_messages(text.to_owned(), images, Some(InputSource::Extension))
+            .await
+        else {
+            return Ok(());
+        };
+        self.run_prompt(PromptInput::Messages(messages))
+            .await
+            .map_err(|e: AgentError| AppError::Prompt(e.to_string()))
+    }
+
+    fn session_file_text(&self) -> Option<String> {
+        self.session()
+            .session_file()
+            .map(|p| p.display().to_string())
+    }
+
+    /// Tells the extensions the session is being replaced (`reason`), and
+    /// after `replace` ran, that the new one started.
+    async fn replace_session<T>(
+        &self,
+        reason: &str,
+        target: Option<String>,
+        replace: impl FnOnce() -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let previous = self.session_file_text();
+        self.extensions
+            .emit(SessionShutdownEvent {
+                reason: reason.to_owned(),
+                target_session_file: target,
+            })
+            .await;
+        let value = replace()?;
+        self.extensions
+            .emit(SessionStartEvent {
+                reason: reason.to_owned(),
+                previous_session_file: previous,
+            })
+            .await;
+        self.discover_resources("startup").await;
+        Ok(value)
+    }
+
+    /// `/new` with the extensions asked first; false when one cancelled.
+    pub async fn new_session_with_extensions(
+        &self,
+        parent_session: Option<String>,
+    ) -> Result<bool, AppError> {
+        let event = SessionBeforeSwitchEvent {
+            reason: "new".to_owned(),
+            target_session_file: None,
+        };
+        if self.extensions.emit_before_switch(event).await {
+            return Ok(false);
+        }
+        self.replace_session("new", None, || self.new_session(parent_session))
+            .await?;
+        Ok(true)
+    }
+
+    /// `/resume` of `path` with the extensions asked first; false when one
+    /// cancelled.
+    pub async fn switch_session_with_extensions(&self, path: &Path) -> Result<bool, AppError> {
+        let target = Some(path.display().to_string());
+        let event = SessionBeforeSwitchEvent {
+            reason: "resume".to_owned(),
+            target_session_file: target.clone(),
+        };
+        if self.extensions.emit_before_switch(event).await {
+            return Ok(false);
+        }
+        self.replace_session("resume", target, || self.switch_session(path))
+            .await?;
+        Ok(true)
+    }
+
+    /// `/fork` at `entry_id` with the extensions asked first: the forked
+    /// message's text, or `None` when an extension cancelled.
+    pub async fn fork_with_extensions(&self, entry_id: &str) -> Result<Option<String>, AppError> {
+        let event = SessionBeforeForkEvent {
+            entry_id: entry_id.to_owned(),
+            position: "before".to_owned(),
+        };
+        if self.extensions.emit_before_fork(event).await.cancel {
+            return Ok(None);
+        }
+        self.replace_session("fork", None, || self.fork(entry_id))
+            .await
+            .map(Some)
+    }
+
+    /// `/clone` with the extensions asked first; false when one cancelled.
+    pub async fn clone_with_extensions(&self) -> Result<bool, AppError> {
+        let leaf = self
+            .session()
+            .leaf_id()
+            .map(str::to_owned)
+            .unwrap_or_default();
+        let event = SessionBeforeForkEvent {
+            entry_id: leaf,
+            position: "at".to_owned(),
+        };
+        if self.extensions.emit_before_fork(event).await.cancel {
+            return Ok(false);
+        }
+        self.replace_session("fork", None, || self.clone_session())
+            .await?;
+        Ok(true)
+    }
+
+    /// Every tool that can be active: `(name, description)`.
+    pub fn all_tool_infos(&self) -> Vec<(String, String)> {
+        lock(&self.available_tools)
+            .iter()
+            .map(|t| (t.name().to_owned(), t.description().to_owned()))
+            .collect()
+    }
+
+    /// Activates exactly the tools named among those available.
+    pub fn set_active_tools(&self, names: &[String]) {
+        let available = lock(&self.available_tools).clone();
+        let tools = names
+            .iter()
+            .filter_map(|n| available.iter().find(|t| t.name() == n).cloned())
+            .collect();
+        self.agent.set_tools(tools);
+    }
+}

@@ -1,0 +1,295 @@
+//! What an extension does to the running app (the action half of pi's
+//! `ExtensionAPI`): send messages, keep state in the session, name and
+//! label it, run commands, pick tools, model and thinking level, read its
+//! flags, and talk to other extensions over the event bus.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use pi_agent_core::AgentMessage;
+use pi_ai::{ImageContent, Model, ThinkingLevel};
+use serde_json::Value;
+
+use super::context::Shared;
+use super::handler::ExtensionError;
+use super::run_events::NewCustomMessage;
+use crate::messages::{CodingMessage, CustomMessage};
+
+/// How a message sent during a run is delivered (pi's `deliverAs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Delivery {
+    /// After the current tool calls (the default while a run is active).
+    #[default]
+    Steer,
+    /// When the run would stop.
+    FollowUp,
+    /// With the next prompt.
+    NextTurn,
+}
+
+/// The output of [`ExtensionHandle::exec`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExecOutput {
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// The exit code (`None` when killed).
+    pub code: Option<i32>,
+    /// Killed by the timeout.
+    pub killed: bool,
+}
+
+type BusListener = Arc<dyn Fn(&Value) + Send + Sync>;
+
+/// The inter-extension event bus (pi's `pi.events`).
+#[derive(Default)]
+pub struct EventBus {
+    listeners: Mutex<HashMap<String, Vec<BusListener>>>,
+}
+
+/// The actions of an extension (pi's `pi`), cheap to clone into handlers
+/// and tools. Before the app is built they fail with "Extension runtime
+/// not initialized", as pi's do.
+#[derive(Clone)]
+pub struct ExtensionHandle {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for ExtensionHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExtensionHandle").finish_non_exhaustive()
+    }
+}
+
+fn failed(error: impl std::fmt::Display) -> ExtensionError {
+    ExtensionError::new(error.to_string())
+}
+
+impl ExtensionHandle {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        Self { shared }
+    }
+
+    /// pi's `sendMessage`: a custom message. During a run it is delivered
+    /// as `delivery` says; otherwise it starts a turn (`trigger_turn`) or
+    /// is added to the transcript and saved.
+    pub async fn send_message(
+        &self,
+        message: NewCustomMessage,
+        delivery: Option<Delivery>,
+        trigger_turn: bool,
+    ) -> Result<(), ExtensionError> {
+        let app = self.shared.app()?;
+        let custom = AgentMessage::Custom(CodingMessage::Custom(CustomMessage {
+            custom_type: message.custom_type,
+            content: message.content,
+            display: message.display,
+            details: message.details,
+            timestamp: pi_ai::now_ms(),
+            ..Default::default()
+        }));
+        app.send_custom_message(custom, delivery, trigger_turn)
+            .await
+            .map_err(failed)
+    }
+
+    /// pi's `sendUserMessage`: a user message that always starts a turn
+    /// (queued as `delivery` says while a run is active).
+    pub async fn send_user_message(
+        &self,
+        text: &str,
+        images: Vec<ImageContent>,
+        delivery: Option<Delivery>,
+    ) -> Result<(), ExtensionError> {
+        let app = self.shared.app()?;
+        app.send_extension_user_message(text, images, delivery)
+            .await
+            .map_err(failed)
+    }
+
+    /// pi's `appendEntry`: extension state saved in the session (a `custom`
+    /// entry, never sent to the model).
+    pub fn append_entry(
+        &self,
+        custom_type: &str,
+        data: Option<Value>,
+    ) -> Result<(), ExtensionError> {
+        let app = self.shared.app()?;
+        app.session()
+            .append_custom_entry(custom_type, data)
+            .map(|_| ())
+            .map_err(failed)
+    }
+
+    /// Names the session.
+    pub fn set_session_name(&self, name: &str) -> Result<(), ExtensionError> {
+        self.shared.app()?.set_session_name(name).map_err(failed)
+    }
+
+    /// The session's name.
+    pub fn session_name(&self) -> Option<String> {
+        let app = self.shared.app().ok()?;
+        app.session().session_name().map(str::to_owned)
+    }
+
+    /// Labels (or, with `None`, unlabels) an entry.
+    pub fn set_label(&self, entry_id: &str, label: Option<&str>) -> Result<(), ExtensionError> {
+        self.shared
+            .app()?
+            .set_entry_label(entry_id, label)
+            .map_err(failed)
+    }
+
+    /// Runs `command` with `args` in the working directory (no shell), with
+    /// `PI_CODING_AGENT=true` set, killed after `timeout`.
+    pub async fn exec(
+        &self,
+        command: &str,
+        args: &[String],
+        timeout: Option<Duration>,
+    ) -> Result<ExecOutput, ExtensionError> {
+        run_command(&self.shared.cwd, command, args, timeout).await
+    }
+
+    /// The names of the active tools.
+    pub fn active_tools(&self) -> Vec<String> {
+        self.shared
+            .app()
+            .map(|app| {
+                app.agent
+                    .with_state(|s| s.tools.iter().map(|t| t.name().to_owned()).collect())
+            })
+            .unwrap_or_default()
+    }
+
+    /// Every tool that can be activated: `(name, description)`.
+    pub fn all_tools(&self) -> Vec<(String, String)> {
+        self.shared
+            .app()
+            .map(|app| app.all_tool_infos())
+            .unwrap_or_default()
+    }
+
+    /// Activates exactly the tools named (unknown names are ignored).
+    pub fn set_active_tools(&self, names: &[String]) -> Result<(), ExtensionError> {
+        self.shared.app()?.set_active_tools(names);
+        Ok(())
+    }
+
+    /// The extension commands: `(name, description)`.
+    pub fn commands(&self) -> Vec<(String, Option<String>)> {
+        self.shared
+            .app()
+            .map(|app| {
+                app.extensions
+                    .registry
+                    .commands
+                    .iter()
+                    .map(|c| (c.name.clone(), c.description.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Switches the model; false when it has no key.
+    pub async fn set_model(&self, model: Model) -> Result<bool, ExtensionError> {
+        let app = self.shared.app()?;
+        if app.api_key_for(&model).is_none() {
+            return Ok(false);
+        }
+        app.set_model(model);
+        Ok(true)
+    }
+
+    /// The thinking level (`None`: off).
+    pub fn thinking_level(&self) -> Option<ThinkingLevel> {
+        self.shared
+            .app()
+            .ok()?
+            .agent
+            .with_state(|s| s.thinking_level)
+    }
+
+    /// Sets the thinking level (clamped to the model).
+    pub fn set_thinking_level(&self, level: Option<ThinkingLevel>) -> Result<(), ExtensionError> {
+        self.shared.app()?.set_thinking_level(level);
+        Ok(())
+    }
+
+    /// The value of a registered flag (its default when not given).
+    pub fn flag(&self, name: &str) -> Option<Value> {
+        self.shared
+            .flags
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .cloned()
+    }
+
+    /// Sends `data` to the bus listeners of `channel`.
+    pub fn emit_bus(&self, channel: &str, data: &Value) {
+        let listeners = self
+            .shared
+            .bus
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(channel)
+            .cloned()
+            .unwrap_or_default();
+        for listener in listeners {
+            listener(data);
+        }
+    }
+
+    /// Listens to `channel` on the bus.
+    pub fn on_bus(&self, channel: &str, listener: impl Fn(&Value) + Send + Sync + 'static) {
+        self.shared
+            .bus
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(channel.to_owned())
+            .or_default()
+            .push(Arc::new(listener));
+    }
+}
+
+/// Runs a command for [`ExtensionHandle::exec`].
+async fn run_command(
+    cwd: &Path,
+    command: &str,
+    args: &[String],
+    timeout: Option<Duration>,
+) -> Result<ExecOutput, ExtensionError> {
+    let mut child = tokio::process::Command::new(command);
+    child
+        .args(args)
+        .current_dir(cwd)
+        .env(crate::tools::PI_CODING_AGENT_ENV, "true")
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let output = child.output();
+    let output = match timeout {
+        Some(limit) => match tokio::time::timeout(limit, output).await {
+            Ok(result) => result,
+            Err(_) => {
+                return Ok(ExecOutput {
+                    killed: true,
+                    ..ExecOutput::default()
+                });
+            }
+        },
+        None => output.await,
+    }
+    .map_err(|e| ExtensionError::new(format!("{command}: {e}")))?;
+    Ok(ExecOutput {
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        code: output.status.code(),
+        killed: false,
+    })
+}

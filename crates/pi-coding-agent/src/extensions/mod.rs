@@ -1,0 +1,168 @@
+//! The extension runtime (pi 0.73.1's extension system, in process).
+//!
+//! An [`Extension`] registers handlers of pi's events and what it adds
+//! (tools, commands, shortcuts, flags, providers) on an [`ExtensionApi`].
+//! The app's [`ExtensionRunner`] calls the handlers at pi's moments, in
+//! extension load order then registration order, with pi's result
+//! semantics; a failing handler is reported (`extension_error`) and the
+//! others still run, except that a failing `tool_call` handler blocks the
+//! call. Handlers see an [`ExtensionContext`]; the UI they talk to is the
+//! mode's ([`ExtensionUi`]): the terminal, rpc's extension UI protocol, or
+//! none.
+//!
+//! Rust extensions are added through [`crate::app::StartOptions::extensions`].
+//! An out-of-process host (pi's TypeScript extensions) is one more
+//! [`Extension`]: it registers JSON handlers ([`ExtensionApi::on_json`])
+//! that receive exactly pi's event JSON.
+
+mod actions;
+mod api;
+mod context;
+mod events;
+mod handler;
+pub mod loader;
+mod notify;
+mod run_events;
+mod runner;
+mod ui;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use actions::{Delivery, EventBus, ExecOutput, ExtensionHandle};
+pub use api::{
+    ActionFuture, CommandFn, CompletionFn, Extension, ExtensionApi, FlagKind, RegisteredCommand,
+    RegisteredFlag, RegisteredProvider, RegisteredShortcut, RegisteredTool,
+};
+pub use context::{CommandContext, ExtensionContext};
+pub use events::*;
+pub use handler::{ExtensionError, HandlerFuture, HandlerResult};
+pub use run_events::*;
+pub use runner::{BeforeAgentStartOutcome, ErrorListener, ExtensionErrorReport, ExtensionRunner};
+pub use ui::{DialogOptions, ExtensionUi, NoUi, NotifyLevel, WidgetPlacement, within_dialog};
+
+/// The Rust extensions an app starts with, in load order.
+#[derive(Clone, Default)]
+pub struct ExtensionSet(pub Vec<Arc<dyn Extension>>);
+
+impl std::fmt::Debug for ExtensionSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|e| e.path()))
+            .finish()
+    }
+}
+
+impl ExtensionSet {
+    /// Adds an extension after the others.
+    pub fn push(&mut self, extension: impl Extension + 'static) {
+        self.0.push(Arc::new(extension));
+    }
+}
+
+/// Loads `extensions` in order into a runner for an app in `cwd`.
+pub fn load(extensions: &ExtensionSet, cwd: PathBuf) -> ExtensionRunner {
+    let shared = Arc::new(context::Shared::new(cwd));
+    let mut registry = api::Registry::default();
+    for (index, extension) in extensions.0.iter().enumerate() {
+        registry.extensions.push(extension.path());
+        let handle = ExtensionHandle::new(Arc::clone(&shared));
+        let mut api = ExtensionApi::new(&mut registry, index, handle);
+        extension.register(&mut api);
+    }
+    {
+        let mut flags = shared
+            .flags
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for flag in &registry.flags {
+            if let Some(default) = &flag.default {
+                flags.insert(flag.name.clone(), default.clone());
+            }
+        }
+    }
+    ExtensionRunner::new(registry, shared)
+}
+
+impl ExtensionRunner {
+    /// Ties the runner to its app (done once by the app's builder).
+    pub(crate) fn attach(&self, app: std::sync::Weak<crate::app::App>) {
+        let _ = self.shared.app.set(app);
+    }
+
+    /// Sets the UI of the mode (the mode does this before `session_start`).
+    pub fn set_ui(&self, ui: Arc<dyn ExtensionUi>) {
+        *self
+            .shared
+            .ui
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = ui;
+    }
+
+    /// Sets a flag's value from the command line.
+    pub fn set_flag(&self, name: &str, value: serde_json::Value) {
+        self.shared
+            .flags
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(name.to_owned(), value);
+    }
+
+    /// The flags the extensions registered.
+    pub fn flags(&self) -> &[RegisteredFlag] {
+        &self.registry.flags
+    }
+
+    /// The tools the extensions registered.
+    pub fn tools(&self) -> &[RegisteredTool] {
+        &self.registry.tools
+    }
+
+    /// The commands the extensions registered.
+    pub fn commands(&self) -> &[RegisteredCommand] {
+        &self.registry.commands
+    }
+
+    /// The shortcuts the extensions registered.
+    pub fn shortcuts(&self) -> &[RegisteredShortcut] {
+        &self.registry.shortcuts
+    }
+
+    /// The providers the extensions registered.
+    pub fn providers(&self) -> &[RegisteredProvider] {
+        &self.registry.providers
+    }
+
+    /// Whether an extension asked to shut down.
+    pub fn shutdown_requested(&self) -> bool {
+        self.shared
+            .shutdown_requested
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The command `/name` names, if an extension registered it.
+    pub fn command(&self, name: &str) -> Option<&RegisteredCommand> {
+        self.registry.commands.iter().find(|c| c.name == name)
+    }
+
+    /// Runs `/name args` when an extension registered `name`: true when it
+    /// was an extension command (its failure is reported, not returned).
+    pub async fn run_command(&self, text: &str) -> bool {
+        let Some(rest) = text.strip_prefix('/') else {
+            return false;
+        };
+        let (name, args) = rest.split_once(' ').unwrap_or((rest, ""));
+        let Some(command) = self.command(name).cloned() else {
+            return false;
+        };
+        let ctx = CommandContext::new(self.context());
+        if let Err(error) = (command.handler)(args.trim_start().to_owned(), ctx).await {
+            self.report_error(
+                &command.extension_path,
+                &format!("command:{}", command.name),
+                &error,
+            );
+        }
+        true
+    }
+}

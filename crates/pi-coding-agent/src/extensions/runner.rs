@@ -1,0 +1,496 @@
+//! The extension runner (pi's `ExtensionRunner`): calls the handlers of an
+//! event in extension load order, then each extension's registration
+//! order, with pi's result semantics per event. A handler's failure is
+//! reported (`extension_error`) and the rest still run, except for
+//! `tool_call`, which fails closed: the error blocks the call.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::api::Registry;
+use super::context::{ExtensionContext, Shared};
+use super::events::{
+    CancelResult, CompactResult, Event, ForkResult, InputEvent, InputResult,
+    ResourcesDiscoverEvent, ResourcesDiscoverResult, TreeResult, UserBashEvent, UserBashResult,
+};
+use super::handler::{ExtensionError, Handler};
+use super::run_events::{
+    BeforeAgentStartEvent, BeforeAgentStartResult, BeforeProviderRequestEvent, ContextEvent,
+    Message, MessageEndEvent, NewCustomMessage, ToolCallEvent, ToolCallResult, ToolResultEvent,
+    ToolResultPatch,
+};
+
+/// An extension's failure, as pi's rpc `extension_error` event carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionErrorReport {
+    /// The extension.
+    pub extension_path: String,
+    /// The event (or `command:<name>`, `shortcut:<key>`) it failed in.
+    pub event: String,
+    /// The error's message.
+    pub error: String,
+}
+
+/// Hears every [`ExtensionErrorReport`].
+pub type ErrorListener = Arc<dyn Fn(&ExtensionErrorReport) + Send + Sync>;
+
+/// What `before_agent_start` handlers together answered.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BeforeAgentStartOutcome {
+    /// Messages to add after the prompt, in handler order.
+    pub messages: Vec<NewCustomMessage>,
+    /// The chained system prompt, when a handler changed it.
+    pub system_prompt: Option<String>,
+}
+
+/// The loaded extensions and their handlers.
+pub struct ExtensionRunner {
+    pub(crate) registry: Registry,
+    pub(crate) shared: Arc<Shared>,
+    errors: Mutex<Vec<ErrorListener>>,
+    pub(crate) notifier: super::notify::Notifier,
+}
+
+impl std::fmt::Debug for ExtensionRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExtensionRunner")
+            .field("extensions", &self.registry.extensions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ExtensionRunner {
+    pub(crate) fn new(registry: Registry, shared: Arc<Shared>) -> Self {
+        Self {
+            registry,
+            shared,
+            errors: Mutex::new(Vec::new()),
+            notifier: super::notify::Notifier::default(),
+        }
+    }
+
+    /// The loaded extensions' paths, in load order.
+    pub fn extension_paths(&self) -> &[String] {
+        &self.registry.extensions
+    }
+
+    /// Whether any handler listens to event `name`.
+    pub fn has_handlers(&self, name: &str) -> bool {
+        self.registry
+            .handlers
+            .get(name)
+            .is_some_and(|h| !h.is_empty())
+    }
+
+    /// A context for handlers (no system prompt override).
+    pub fn context(&self) -> ExtensionContext {
+        ExtensionContext::new(Arc::clone(&self.shared))
+    }
+
+    /// Adds a listener of extension failures.
+    pub fn on_error(&self, listener: ErrorListener) {
+        self.errors
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(listener);
+    }
+
+    /// Reports a failure to the error listeners (and the log).
+    pub fn report_error(&self, extension_path: &str, event: &str, error: &ExtensionError) {
+        tracing::warn!("extension {extension_path} failed in {event}: {error}");
+        let report = ExtensionErrorReport {
+            extension_path: extension_path.to_owned(),
+            event: event.to_owned(),
+            error: error.message().to_owned(),
+        };
+        let listeners = self
+            .errors
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for listener in listeners {
+            listener(&report);
+        }
+    }
+
+    fn handlers(&self, name: &str) -> &[(usize, Handler)] {
+        self.registry.handlers.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    fn path(&self, index: usize) -> &str {
+        self.registry
+            .extensions
+            .get(index)
+            .map_or("<unknown>", String::as_str)
+    }
+
+    /// Runs every handler of `E` with `event`, reporting failures; each
+    /// answer goes to `fold`, which returns false to stop.
+    async fn each<E: Event>(
+        &self,
+        ctx: &ExtensionContext,
+        mut event: impl FnMut() -> E,
+        mut fold: impl FnMut(E::Output) -> bool,
+    ) {
+        for (index, handler) in self.handlers(E::NAME) {
+            match handler.call(event(), ctx.clone()).await {
+                Ok(Some(output)) => {
+                    if !fold(output) {
+                        return;
+                    }
+                }
+                Ok(None) => {}
+                Err(error) => self.report_error(self.path(*index), E::NAME, &error),
+            }
+        }
+    }
+
+    /// A notification: every handler hears `event` (after the queued
+    /// notifications); answers are ignored.
+    pub async fn emit<E: Event<Output = ()>>(&self, event: E) {
+        if !self.has_handlers(E::NAME) {
+            return;
+        }
+        self.notifier.flush().await;
+        self.deliver(event).await;
+    }
+
+    /// Delivers a notification now.
+    pub(crate) async fn deliver<E: Event<Output = ()>>(&self, event: E) {
+        let ctx = self.context();
+        self.each(&ctx, || event.clone(), |()| true).await;
+    }
+
+    /// `session_before_switch`: the first handler that cancels wins.
+    pub async fn emit_before_switch(&self, event: super::SessionBeforeSwitchEvent) -> bool {
+        self.notifier.flush().await;
+        let mut cancelled = false;
+        let ctx = self.context();
+        self.each(
+            &ctx,
+            || event.clone(),
+            |r: CancelResult| {
+                cancelled = r.cancel;
+                !r.cancel
+            },
+        )
+        .await;
+        cancelled
+    }
+
+    /// `session_before_fork`: the last answer, or the first that cancels.
+    pub async fn emit_before_fork(&self, event: super::SessionBeforeForkEvent) -> ForkResult {
+        self.notifier.flush().await;
+        let mut result = ForkResult::default();
+        let ctx = self.context();
+        self.each(
+            &ctx,
+            || event.clone(),
+            |r: ForkResult| {
+                result = r;
+                !r.cancel
+            },
+        )
+        .await;
+        result
+    }
+
+    /// `session_before_compact`: the last answer, or the first that cancels.
+    pub async fn emit_before_compact(
+        &self,
+        event: super::SessionBeforeCompactEvent,
+    ) -> Option<CompactResult> {
+        self.notifier.flush().await;
+        let mut result = None;
+        let ctx = self.context();
+        self.each(
+            &ctx,
+            || event.clone(),
+            |r: CompactResult| {
+                let cancel = r.cancel;
+                result = Some(r);
+                !cancel
+            },
+        )
+        .await;
+        result
+    }
+
+    /// `session_before_tree`: the last answer, or the first that cancels.
+    pub async fn emit_before_tree(
+        &self,
+        event: super::SessionBeforeTreeEvent,
+    ) -> Option<TreeResult> {
+        self.notifier.flush().await;
+        let mut result = None;
+        let ctx = self.context();
+        self.each(
+            &ctx,
+            || event.clone(),
+            |r: TreeResult| {
+                let cancel = r.cancel;
+                result = Some(r);
+                !cancel
+            },
+        )
+        .await;
+        result
+    }
+
+    /// `message_end`: each handler sees the message as the previous one
+    /// replaced it; a replacement with another role is refused (reported).
+    /// `None` when no handler replaced it.
+    pub async fn emit_message_end(&self, message: &Message) -> Option<Message> {
+        self.notifier.flush().await;
+        if !self.has_handlers(MessageEndEvent::NAME) {
+            return None;
+        }
+        let ctx = self.context();
+        let mut current = Arc::new(message.clone());
+        let mut modified = false;
+        for (index, handler) in self.handlers(MessageEndEvent::NAME) {
+            let event = MessageEndEvent {
+                message: Arc::clone(&current),
+            };
+            match handler.call(event, ctx.clone()).await {
+                Ok(Some(result)) => {
+                    let Some(replacement) = result.message else {
+                        continue;
+                    };
+                    if replacement.role() != current.role() {
+                        let error = ExtensionError::new(
+                            "message_end handlers must return a message with the same role",
+                        );
+                        self.report_error(self.path(*index), MessageEndEvent::NAME, &error);
+                        continue;
+                    }
+                    current = Arc::new(replacement);
+                    modified = true;
+                }
+                Ok(None) => {}
+                Err(error) => self.report_error(self.path(*index), MessageEndEvent::NAME, &error),
+            }
+        }
+        modified.then(|| Arc::unwrap_or_clone(current))
+    }
+
+    /// `tool_call`: handlers in order, each seeing the input as earlier
+    /// ones changed it; the first that blocks wins. A handler's error
+    /// blocks the call with its message (fail closed) and is reported.
+    /// Returns the final answer and the input to run with.
+    pub async fn emit_tool_call(&self, mut event: ToolCallEvent) -> (ToolCallResult, Value) {
+        self.notifier.flush().await;
+        let ctx = self.context();
+        let mut result = ToolCallResult::default();
+        for (index, handler) in self.handlers(ToolCallEvent::NAME) {
+            match handler.call(event.clone(), ctx.clone()).await {
+                Ok(Some(mut answer)) => {
+                    if let Some(input) = answer.input.take() {
+                        event.input = input;
+                    }
+                    let block = answer.block;
+                    result = answer;
+                    if block {
+                        break;
+                    }
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    self.report_error(self.path(*index), ToolCallEvent::NAME, &error);
+                    result = ToolCallResult {
+                        block: true,
+                        reason: Some(error.message().to_owned()),
+                        input: None,
+                    };
+                    break;
+                }
+            }
+        }
+        (result, event.input)
+    }
+
+    /// `tool_result`: handlers chain like middleware over content, details
+    /// and the error flag; `None` when none changed anything.
+    pub async fn emit_tool_result(&self, mut event: ToolResultEvent) -> Option<ToolResultPatch> {
+        self.notifier.flush().await;
+        let ctx = self.context();
+        let mut modified = false;
+        for (index, handler) in self.handlers(ToolResultEvent::NAME) {
+            match handler.call(event.clone(), ctx.clone()).await {
+                Ok(Some(patch)) => {
+                    if let Some(content) = patch.content {
+                        event.content = content;
+                        modified = true;
+                    }
+                    if let Some(details) = patch.details {
+                        event.details = details;
+                        modified = true;
+                    }
+                    if let Some(is_error) = patch.is_error {
+                        event.is_error = is_error;
+                        modified = true;
+                    }
+                }
+                Ok(None) => {}
+                Err(error) => self.report_error(self.path(*index), ToolResultEvent::NAME, &error),
+            }
+        }
+        modified.then(|| ToolResultPatch {
+            content: Some(event.content),
+            details: Some(event.details),
+            is_error: Some(event.is_error),
+        })
+    }
+
+    /// `user_bash`: the first handler that answers takes the command over.
+    pub async fn emit_user_bash(&self, event: UserBashEvent) -> Option<UserBashResult> {
+        self.notifier.flush().await;
+        let mut taken = None;
+        let ctx = self.context();
+        self.each(
+            &ctx,
+            || event.clone(),
+            |r: UserBashResult| {
+                taken = Some(r);
+                false
+            },
+        )
+        .await;
+        taken
+    }
+
+    /// `context`: the pipeline over a copy of the transcript. Each handler
+    /// is awaited in order and gets what the previous one returned; a
+    /// failing handler is reported and skipped. The session never sees
+    /// the copy.
+    pub async fn emit_context(&self, messages: Vec<Message>) -> Vec<Message> {
+        self.notifier.flush().await;
+        let ctx = self.context();
+        let mut current = messages;
+        for (index, handler) in self.handlers(ContextEvent::NAME) {
+            // A handler gets its own copy: what a failing one changed is
+            // dropped with it.
+            let event = ContextEvent {
+                messages: current.clone(),
+            };
+            match handler.call(event, ctx.clone()).await {
+                Ok(Some(result)) => {
+                    if let Some(messages) = result.messages {
+                        current = messages;
+                    }
+                }
+                Ok(None) => {}
+                Err(error) => self.report_error(self.path(*index), ContextEvent::NAME, &error),
+            }
+        }
+        current
+    }
+
+    /// `before_provider_request`: each handler may replace the payload.
+    pub async fn emit_before_provider_request(&self, payload: Value) -> Value {
+        self.notifier.flush().await;
+        let ctx = self.context();
+        let mut current = payload;
+        for (index, handler) in self.handlers(BeforeProviderRequestEvent::NAME) {
+            let event = BeforeProviderRequestEvent {
+                payload: current.clone(),
+            };
+            match handler.call(event, ctx.clone()).await {
+                Ok(Some(replacement)) => current = replacement,
+                Ok(None) => {}
+                Err(error) => {
+                    self.report_error(self.path(*index), BeforeProviderRequestEvent::NAME, &error);
+                }
+            }
+        }
+        current
+    }
+
+    /// `before_agent_start`: messages collected, the system prompt chained
+    /// (a handler's `ctx.system_prompt()` is the prompt so far).
+    pub async fn emit_before_agent_start(
+        &self,
+        mut event: BeforeAgentStartEvent,
+    ) -> Option<BeforeAgentStartOutcome> {
+        self.notifier.flush().await;
+        if !self.has_handlers(BeforeAgentStartEvent::NAME) {
+            return None;
+        }
+        let mut outcome = BeforeAgentStartOutcome::default();
+        for (index, handler) in self.handlers(BeforeAgentStartEvent::NAME) {
+            let ctx = self
+                .context()
+                .with_system_prompt(event.system_prompt.clone());
+            match handler.call(event.clone(), ctx).await {
+                Ok(Some(BeforeAgentStartResult {
+                    message,
+                    system_prompt,
+                })) => {
+                    outcome.messages.extend(message);
+                    if let Some(prompt) = system_prompt {
+                        event.system_prompt.clone_from(&prompt);
+                        outcome.system_prompt = Some(prompt);
+                    }
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    self.report_error(self.path(*index), BeforeAgentStartEvent::NAME, &error);
+                }
+            }
+        }
+        (!outcome.messages.is_empty() || outcome.system_prompt.is_some()).then_some(outcome)
+    }
+
+    /// `resources_discover`: every handler's paths, in order.
+    pub async fn emit_resources_discover(
+        &self,
+        event: ResourcesDiscoverEvent,
+    ) -> ResourcesDiscoverResult {
+        self.notifier.flush().await;
+        let mut all = ResourcesDiscoverResult::default();
+        let ctx = self.context();
+        self.each(
+            &ctx,
+            || event.clone(),
+            |r: ResourcesDiscoverResult| {
+                all.skill_paths.extend(r.skill_paths);
+                all.prompt_paths.extend(r.prompt_paths);
+                all.theme_paths.extend(r.theme_paths);
+                true
+            },
+        )
+        .await;
+        all
+    }
+
+    /// `input`: transforms chain; the first `handled` wins.
+    pub async fn emit_input(&self, mut event: InputEvent) -> InputResult {
+        self.notifier.flush().await;
+        let original = (event.text.clone(), event.images.clone());
+        let ctx = self.context();
+        for (index, handler) in self.handlers(InputEvent::NAME) {
+            match handler.call(event.clone(), ctx.clone()).await {
+                Ok(Some(InputResult::Handled)) => return InputResult::Handled,
+                Ok(Some(InputResult::Transform { text, images })) => {
+                    event.text = text;
+                    if images.is_some() {
+                        event.images = images;
+                    }
+                }
+                Ok(Some(InputResult::Continue) | None) => {}
+                Err(error) => self.report_error(self.path(*index), InputEvent::NAME, &error),
+            }
+        }
+        if (event.text.clone(), event.images.clone()) == original {
+            InputResult::Continue
+        } else {
+            InputResult::Transform {
+                text: event.text,
+                images: event.images,
+            }
+        }
+    }
+}

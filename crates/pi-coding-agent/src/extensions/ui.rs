@@ -1,0 +1,202 @@
+//! What an extension's `ctx.ui` can do, whatever the mode: the interactive
+//! terminal, rpc's extension UI protocol, or no UI at all (print and json
+//! modes, where dialogs resolve as pi resolves them: no choice, not
+//! confirmed, no text). An extension never learns which.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use pi_ai::CancellationToken;
+use serde::{Deserialize, Serialize};
+
+/// How long a dialog may stay open, and a token that dismisses it.
+#[derive(Debug, Clone, Default)]
+pub struct DialogOptions {
+    /// Resolves with the dialog's default answer when it elapses.
+    pub timeout: Option<Duration>,
+    /// Dismisses the dialog (its default answer) when cancelled.
+    pub signal: Option<CancellationToken>,
+}
+
+impl DialogOptions {
+    /// A dialog that closes itself after `timeout`.
+    pub fn with_timeout(timeout: Duration) -> Self {
+        Self {
+            timeout: Some(timeout),
+            signal: None,
+        }
+    }
+}
+
+/// A notification's kind (pi's `notifyType`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum NotifyLevel {
+    /// Information.
+    #[default]
+    Info,
+    /// A warning.
+    Warning,
+    /// An error.
+    Error,
+}
+
+impl NotifyLevel {
+    /// pi's name of the level.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
+        }
+    }
+}
+
+/// Where a widget is drawn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum WidgetPlacement {
+    /// Above the editor (pi's default).
+    #[default]
+    AboveEditor,
+    /// Below the editor.
+    BelowEditor,
+}
+
+/// The UI an extension talks to. Dialogs are async and resolve to their
+/// default (`None`, `false`) when dismissed, timed out or unsupported;
+/// the other calls return at once.
+#[async_trait]
+pub trait ExtensionUi: Send + Sync {
+    /// Whether there is a user to ask (pi's `ctx.hasUI`).
+    fn has_ui(&self) -> bool;
+
+    /// Asks the user to pick one of `options`; `None` when dismissed.
+    async fn select(
+        &self,
+        title: &str,
+        options: &[String],
+        dialog: DialogOptions,
+    ) -> Option<String>;
+
+    /// Asks a yes/no question; false when dismissed.
+    async fn confirm(&self, title: &str, message: &str, dialog: DialogOptions) -> bool;
+
+    /// Asks for a line of text; `None` when dismissed.
+    async fn input(
+        &self,
+        title: &str,
+        placeholder: Option<&str>,
+        dialog: DialogOptions,
+    ) -> Option<String>;
+
+    /// Opens a multi-line editor; `None` when dismissed.
+    async fn editor(&self, title: &str, prefill: Option<&str>) -> Option<String>;
+
+    /// Shows a notification.
+    fn notify(&self, message: &str, level: NotifyLevel);
+
+    /// Sets (`Some`) or clears (`None`) the footer status of `key`.
+    fn set_status(&self, key: &str, text: Option<&str>);
+
+    /// Sets (`Some`) or clears (`None`) the widget of `key`.
+    fn set_widget(&self, key: &str, lines: Option<Vec<String>>, placement: WidgetPlacement);
+
+    /// Sets the terminal title.
+    fn set_title(&self, title: &str);
+
+    /// Replaces the editor's text.
+    fn set_editor_text(&self, text: &str);
+
+    /// The editor's text (`""` where there is no editor).
+    fn editor_text(&self) -> String {
+        String::new()
+    }
+
+    /// Pastes into the editor (where there is none: sets its text).
+    fn paste_to_editor(&self, text: &str) {
+        self.set_editor_text(text);
+    }
+
+    /// Sets (`Some`) or restores (`None`) the working message.
+    fn set_working_message(&self, message: Option<&str>) {
+        let _ = message;
+    }
+
+    /// Sets (`Some`) or restores (`None`) the label of hidden thinking.
+    fn set_hidden_thinking_label(&self, label: Option<&str>) {
+        let _ = label;
+    }
+
+    /// Expands or collapses tool output.
+    fn set_tools_expanded(&self, expanded: bool) {
+        let _ = expanded;
+    }
+
+    /// Whether tool output is expanded.
+    fn tools_expanded(&self) -> bool {
+        false
+    }
+}
+
+/// No UI (print and json modes): dialogs resolve to their defaults at
+/// once, everything else is ignored.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoUi;
+
+#[async_trait]
+impl ExtensionUi for NoUi {
+    fn has_ui(&self) -> bool {
+        false
+    }
+
+    async fn select(&self, _: &str, _: &[String], _: DialogOptions) -> Option<String> {
+        None
+    }
+
+    async fn confirm(&self, _: &str, _: &str, _: DialogOptions) -> bool {
+        false
+    }
+
+    async fn input(&self, _: &str, _: Option<&str>, _: DialogOptions) -> Option<String> {
+        None
+    }
+
+    async fn editor(&self, _: &str, _: Option<&str>) -> Option<String> {
+        None
+    }
+
+    fn notify(&self, _: &str, _: NotifyLevel) {}
+
+    fn set_status(&self, _: &str, _: Option<&str>) {}
+
+    fn set_widget(&self, _: &str, _: Option<Vec<String>>, _: WidgetPlacement) {}
+
+    fn set_title(&self, _: &str) {}
+
+    fn set_editor_text(&self, _: &str) {}
+}
+
+/// Waits for `answer`, or for the dialog's timeout or signal (then `None`).
+pub async fn within_dialog<T>(
+    dialog: &DialogOptions,
+    answer: impl std::future::Future<Output = Option<T>>,
+) -> Option<T> {
+    let timeout = async {
+        match dialog.timeout {
+            Some(duration) => tokio::time::sleep(duration).await,
+            None => std::future::pending().await,
+        }
+    };
+    let signal = async {
+        match &dialog.signal {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        value = answer => value,
+        () = timeout => None,
+        () = signal => None,
+    }
+}
