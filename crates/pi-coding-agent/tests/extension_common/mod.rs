@@ -1,0 +1,276 @@
+//! Test support for extensions: an app with Rust extensions on the
+//! loopback mock, driven in process through rpc mode (the same protocol a
+//! client speaks to `pi --mode rpc`), and the mock answers pi's extension
+//! captures (`fixtures/pi-0.73.1/extensions/`) were made with.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pi_coding_agent::app::{App, SessionChoice, StartOptions, build_app};
+use pi_coding_agent::extensions::ExtensionSet;
+use pi_test_support::mock_server::MockResponse;
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::sync::mpsc;
+
+use crate::e2e_common::Scenario;
+
+/// pi's extension captures.
+pub fn captures() -> std::path::PathBuf {
+    crate::e2e_common::fixtures().join("extensions")
+}
+
+/// An app on `scenario`'s mock with `extensions`, `settings` written to
+/// its agent dir first (when given), on `model`.
+pub fn app_with(
+    scenario: &Scenario,
+    extensions: ExtensionSet,
+    settings: Option<&Value>,
+    model: &str,
+) -> Arc<App> {
+    if let Some(settings) = settings {
+        std::fs::write(
+            scenario.agent_dir.path().join("settings.json"),
+            settings.to_string(),
+        )
+        .unwrap();
+    }
+    build_app(StartOptions {
+        cwd: scenario.work.path().to_path_buf(),
+        model: Some(model.to_owned()),
+        session: SessionChoice::New,
+        session_dir: Some(scenario.sessions_dir()),
+        agent_dir: Some(scenario.agent_dir.path().to_path_buf()),
+        extensions,
+        ..StartOptions::default()
+    })
+    .unwrap()
+}
+
+/// A text answer as the capture's mock sends it: an empty first delta,
+/// the text, `stop`, usage, `[DONE]`.
+pub fn text_answer(text: &str) -> MockResponse {
+    MockResponse::sse(frames(Some(text), None, "stop"))
+}
+
+/// A tool call answer as the capture's mock sends it.
+pub fn tool_answer(name: &str, args: &Value, call_id: &str) -> MockResponse {
+    MockResponse::sse(frames(None, Some((name, args, call_id)), "tool_calls"))
+}
+
+/// The start of a text answer that then stalls (the client aborts).
+pub fn stall_answer(text: &str) -> MockResponse {
+    let mut frames = frames(Some(text), None, "stop");
+    frames.truncate(2);
+    MockResponse::StallSse { frames }
+}
+
+fn frames(text: Option<&str>, tool: Option<(&str, &Value, &str)>, finish: &str) -> Vec<String> {
+    let chunk = |choices: Value, usage: Option<Value>| {
+        let mut body = json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk",
+                              "created": 1_767_225_601, "model": "mock", "choices": choices});
+        if let Some(usage) = usage {
+            body["usage"] = usage;
+        }
+        format!("data: {body}\n\n")
+    };
+    let mut out = vec![chunk(
+        json!([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": null}]),
+        None,
+    )];
+    if let Some(text) = text {
+        out.push(chunk(
+            json!([{"index": 0, "delta": {"content": text}, "finish_reason": null}]),
+            None,
+        ));
+    }
+    if let Some((name, args, id)) = tool {
+        out.push(chunk(
+            json!([{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": id, "type": "function",
+                "function": {"name": name, "arguments": args.to_string()}}]}, "finish_reason": null}]),
+            None,
+        ));
+    }
+    out.push(chunk(
+        json!([{"index": 0, "delta": {}, "finish_reason": finish}]),
+        None,
+    ));
+    out.push(chunk(
+        json!([]),
+        Some(json!({"prompt_tokens": 500, "completion_tokens": 20, "total_tokens": 520})),
+    ));
+    out.push("data: [DONE]\n\n".to_owned());
+    out
+}
+
+/// Collects rpc output lines into a channel.
+struct LineSink {
+    lines: mpsc::UnboundedSender<Value>,
+    buffer: Vec<u8>,
+}
+
+impl Write for LineSink {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.buffer.extend_from_slice(bytes);
+        while let Some(at) = self.buffer.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = self.buffer.drain(..=at).collect();
+            let value = serde_json::from_slice(&line).unwrap_or_else(|e| {
+                panic!(
+                    "rpc output is not JSON ({e}): {}",
+                    String::from_utf8_lossy(&line)
+                )
+            });
+            let _ = self.lines.send(value);
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An app in rpc mode, in process: commands in, output lines out.
+pub struct InProcessRpc {
+    input: tokio::io::DuplexStream,
+    lines: mpsc::UnboundedReceiver<Value>,
+    /// Every output line so far.
+    pub seen: Vec<Value>,
+    /// Every line sent so far.
+    pub sent: Vec<Value>,
+    next_id: u32,
+    task: tokio::task::JoinHandle<i32>,
+    /// The app.
+    pub app: Arc<App>,
+}
+
+impl InProcessRpc {
+    /// Starts rpc mode on `app`.
+    pub fn start(app: Arc<App>) -> Self {
+        let (input, theirs) = tokio::io::duplex(1 << 16);
+        let (sender, lines) = mpsc::unbounded_channel();
+        let out: pi_coding_agent::modes::SharedWriter =
+            Arc::new(std::sync::Mutex::new(Box::new(LineSink {
+                lines: sender,
+                buffer: Vec::new(),
+            })));
+        let task = tokio::spawn(pi_coding_agent::modes::rpc::run(
+            Arc::clone(&app),
+            tokio::io::BufReader::new(theirs),
+            out,
+        ));
+        Self {
+            input,
+            lines,
+            seen: Vec::new(),
+            sent: Vec::new(),
+            next_id: 0,
+            task,
+            app,
+        }
+    }
+
+    /// Sends `command` with the next id (`c1`, `c2`, ...); returns the id.
+    pub async fn send(&mut self, mut command: Value) -> String {
+        self.next_id += 1;
+        let id = format!("c{}", self.next_id);
+        command["id"] = json!(id);
+        self.send_raw(command).await;
+        id
+    }
+
+    /// Sends a line as it is.
+    pub async fn send_raw(&mut self, line: Value) {
+        let mut text = line.to_string();
+        text.push('\n');
+        self.input.write_all(text.as_bytes()).await.unwrap();
+        self.sent.push(line);
+    }
+
+    /// The next output line (fails after 30 s).
+    pub async fn next_line(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(30), self.lines.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no rpc output for 30 s; seen: {:#?}", self.seen))
+            .expect("rpc mode ended");
+        self.seen.push(line.clone());
+        line
+    }
+
+    /// Reads lines until `done` holds for one (returned); `on_line` sees
+    /// every line first and may answer with a line to send.
+    pub async fn until(
+        &mut self,
+        mut done: impl FnMut(&Value) -> bool,
+        mut on_line: impl FnMut(&Value) -> Option<Value>,
+    ) -> Value {
+        loop {
+            let line = self.next_line().await;
+            if let Some(reply) = on_line(&line) {
+                self.send_raw(reply).await;
+            }
+            if done(&line) {
+                return line;
+            }
+        }
+    }
+
+    /// Sends `command` and returns its response.
+    pub async fn call(&mut self, command: Value) -> Value {
+        let id = self.send(command).await;
+        self.until(|l| is_response(l, &id), |_| None).await
+    }
+
+    /// Sends a prompt and reads until its response and `agent_end`;
+    /// `on_line` may answer any line with a command (its id filled in).
+    pub async fn prompt(
+        &mut self,
+        message: &str,
+        mut on_line: impl FnMut(&Value) -> Option<Value>,
+    ) {
+        let id = self
+            .send(json!({"type": "prompt", "message": message}))
+            .await;
+        let (mut answered, mut ended) = (false, false);
+        while !(answered && ended) {
+            let line = self.next_line().await;
+            answered |= is_response(&line, &id);
+            ended |= line["type"] == "agent_end";
+            if let Some(command) = on_line(&line) {
+                self.send(command).await;
+            }
+        }
+    }
+
+    /// Lets late lines arrive for `ms` milliseconds.
+    pub async fn settle(&mut self, ms: u64) {
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);
+        while let Ok(Some(line)) = tokio::time::timeout_at(deadline, self.lines.recv()).await {
+            self.seen.push(line);
+        }
+    }
+
+    /// Ends the input, waits for rpc mode to end and the app to shut down.
+    pub async fn close(mut self) -> Vec<Value> {
+        self.input.shutdown().await.unwrap();
+        drop(self.input);
+        let code = tokio::time::timeout(Duration::from_secs(30), self.task)
+            .await
+            .expect("rpc mode did not end")
+            .unwrap();
+        assert_eq!(code, 0);
+        self.app.shutdown().await;
+        while let Ok(line) = self.lines.try_recv() {
+            self.seen.push(line);
+        }
+        self.seen
+    }
+}
+
+/// Whether `line` is the response to command `id`.
+pub fn is_response(line: &Value, id: &str) -> bool {
+    line["type"] == "response" && line["id"] == id
+}
