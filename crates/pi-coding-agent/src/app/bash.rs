@@ -32,6 +32,34 @@ pub struct BashResult {
 }
 
 impl App {
+    /// A `!` / `!!` command typed in the editor: extensions may take it
+    /// over (`user_bash`, whose result is recorded instead, as pi does);
+    /// otherwise it runs as [`App::run_user_bash`]. (pi's rpc `bash`
+    /// command does not ask extensions.)
+    pub async fn run_editor_bash(
+        &self,
+        command: &str,
+        exclude_from_context: bool,
+    ) -> Result<BashResult, AppError> {
+        if self.extensions.has_handlers("user_bash") {
+            let event = crate::extensions::UserBashEvent {
+                command: command.to_owned(),
+                exclude_from_context,
+                cwd: self.cwd.display().to_string(),
+            };
+            if let Some(result) = self
+                .extensions
+                .emit_user_bash(event)
+                .await
+                .and_then(|r| r.result)
+            {
+                self.record_bash(command, &result, exclude_from_context);
+                return Ok(result);
+            }
+        }
+        self.run_user_bash(command, exclude_from_context).await
+    }
+
     /// Runs a user shell command and records it.
     pub async fn run_user_bash(
         &self,
@@ -50,17 +78,27 @@ impl App {
         let run = run_shell_command(&shell, &self.cwd, &full_command, &cancel).await;
         *lock(&self.bash_cancel) = None;
         let run = run?;
-        let full_output_path = run
-            .full_output_path
-            .as_ref()
-            .map(|p| p.display().to_string());
-        let message = BashExecutionMessage {
-            command: command.to_owned(),
-            output: run.output.clone(),
-            exit_code: run.exit_code.map(i64::from),
+        let result = BashResult {
+            output: run.output,
+            exit_code: run.exit_code,
             cancelled: run.cancelled,
             truncated: run.truncated,
-            full_output_path: full_output_path.clone(),
+            full_output_path: run.full_output_path.map(|p| p.display().to_string()),
+        };
+        self.record_bash(command, &result, exclude_from_context);
+        Ok(result)
+    }
+
+    /// Records a shell command's result as a `bashExecution` message (held
+    /// back until the run settles while one is active).
+    fn record_bash(&self, command: &str, result: &BashResult, exclude_from_context: bool) {
+        let message = BashExecutionMessage {
+            command: command.to_owned(),
+            output: result.output.clone(),
+            exit_code: result.exit_code.map(i64::from),
+            cancelled: result.cancelled,
+            truncated: result.truncated,
+            full_output_path: result.full_output_path.clone(),
             timestamp: pi_ai::now_ms(),
             exclude_from_context: exclude_from_context.then_some(true),
             extra: pi_ai::ExtraFields::new(),
@@ -71,13 +109,6 @@ impl App {
         } else {
             self.record(message);
         }
-        Ok(BashResult {
-            output: run.output,
-            exit_code: run.exit_code,
-            cancelled: run.cancelled,
-            truncated: run.truncated,
-            full_output_path,
-        })
     }
 
     /// Cancels the running user shell command, if any.

@@ -60,6 +60,33 @@ impl ExtensionSet {
     }
 }
 
+/// pi's `sourceInfo` of an extension: a file is `local` (its folder the
+/// base dir); a built-in or library extension named `<name>` or
+/// `<name:detail>` has source `name` (pi's inline factories: `<inline>`).
+pub fn source_info(extension_path: &str) -> serde_json::Value {
+    let inner = extension_path
+        .strip_prefix('<')
+        .and_then(|p| p.strip_suffix('>'));
+    let mut info = serde_json::json!({
+        "path": extension_path,
+        "source": "local",
+        "scope": "temporary",
+        "origin": "top-level",
+    });
+    match inner {
+        Some(inner) => {
+            let source = inner.split(':').next().filter(|s| !s.is_empty());
+            info["source"] = serde_json::json!(source.unwrap_or("temporary"));
+        }
+        None => {
+            if let Some(dir) = std::path::Path::new(extension_path).parent() {
+                info["baseDir"] = serde_json::json!(dir.display().to_string());
+            }
+        }
+    }
+    info
+}
+
 /// Loads `extensions` in order into a runner for an app in `cwd`.
 pub fn load(extensions: &ExtensionSet, cwd: PathBuf) -> ExtensionRunner {
     let shared = Arc::new(context::Shared::new(cwd));
@@ -140,9 +167,32 @@ impl ExtensionRunner {
             .load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// The extension commands as rpc's `get_commands` lists them.
+    pub fn command_infos(&self) -> Vec<serde_json::Value> {
+        self.registry
+            .commands
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "name": c.name,
+                    "description": c.description,
+                    "source": "extension",
+                    "sourceInfo": source_info(&c.extension_path),
+                })
+            })
+            .collect()
+    }
+
     /// The command `/name` names, if an extension registered it.
     pub fn command(&self, name: &str) -> Option<&RegisteredCommand> {
         self.registry.commands.iter().find(|c| c.name == name)
+    }
+
+    /// Whether `text` is `/name ...` for an extension command `name`.
+    pub fn is_command(&self, text: &str) -> bool {
+        text.strip_prefix('/')
+            .map(|rest| rest.split_once(' ').map_or(rest, |(name, _)| name))
+            .is_some_and(|name| self.command(name).is_some())
     }
 
     /// Runs `/name args` when an extension registered `name`: true when it

@@ -144,7 +144,7 @@ pub async fn run(app: Arc<App>, input: impl AsyncBufRead + Unpin, out: Out) -> i
         }
         if let Some(cmd) = line.strip_prefix("!!").or_else(|| line.strip_prefix('!')) {
             let exclude = line.starts_with("!!");
-            match app.run_user_bash(cmd.trim(), exclude).await {
+            match app.run_editor_bash(cmd.trim(), exclude).await {
                 Ok(result) => say(&out, &result.output),
                 Err(e) => say(&out, &format!("[{e}]\n")),
             }

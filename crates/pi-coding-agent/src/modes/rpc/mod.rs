@@ -124,6 +124,11 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
                 command: Ok(command),
             } => dispatch(&app, id, &kind, command, &out, &mut tasks).await,
         }
+        // An extension's `ctx.shutdown()` takes effect once idle, after the
+        // command's response, as in pi.
+        if app.extensions.shutdown_requested() && !tasks.busy(&app) {
+            break;
+        }
     }
     tasks.finish().await;
     0
@@ -182,6 +187,16 @@ fn start_prompt(
     out: &SharedWriter,
     tasks: &mut Tasks,
 ) {
+    // An extension command runs at once, even during a run, and is
+    // answered when its handler (with its dialogs) is done, as in pi.
+    if app.extensions.is_command(&message) {
+        let (app, out) = (Arc::clone(app), Arc::clone(out));
+        tasks.spawn(async move {
+            app.extensions.run_command(&message).await;
+            respond(&out, id.as_ref(), "prompt", Ok(None));
+        });
+        return;
+    }
     if tasks.busy(app) {
         let images = images.unwrap_or_default();
         let reply = match behavior {

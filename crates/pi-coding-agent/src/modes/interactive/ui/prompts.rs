@@ -117,7 +117,7 @@ impl Ui {
         let app = Arc::clone(&self.app);
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let event = match app.run_user_bash(&command, exclude).await {
+            let event = match app.run_editor_bash(&command, exclude).await {
                 Ok(result) => UiEvent::BashDone(result),
                 Err(e) => UiEvent::BashFailed(e.to_string()),
             };
