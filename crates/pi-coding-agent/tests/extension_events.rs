@@ -260,6 +260,11 @@ async fn a_rust_extension_hears_what_pi_0_73_1_extensions_hear() {
     rpc.close().await;
 
     let ours = log.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    // `EXTENSION_EVENTS_DUMP=file` keeps pi-rs's log for a closer look.
+    if let Ok(path) = std::env::var("EXTENSION_EVENTS_DUMP") {
+        let lines: Vec<String> = ours.iter().map(Value::to_string).collect();
+        std::fs::write(path, lines.join("\n") + "\n").unwrap();
+    }
     let pi = without_rebinds(&jsonl(&captures().join("events.jsonl")));
     let (our_events, our_hooks) = split(&ours);
     let (pi_events, pi_hooks) = split(&pi);

@@ -17,6 +17,7 @@ use crate::extensions::{
     SessionBeforeForkEvent, SessionBeforeSwitchEvent, SessionShutdownEvent, SessionStartEvent,
 };
 use crate::messages::{CodingMessage, CustomMessage};
+use crate::session::NewSessionOptions;
 
 /// Where prompts come from, as pi's `input` event names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -222,6 +223,12 @@ impl App {
             .map_err(|e: AgentError| AppError::Prompt(e.to_string()))
     }
 
+    fn planned_file(&self, plan: &NewSessionOptions) -> Option<String> {
+        self.session()
+            .planned_file(plan)
+            .map(|p| p.display().to_string())
+    }
+
     fn session_file_text(&self) -> Option<String> {
         self.session()
             .session_file()
@@ -266,7 +273,12 @@ impl App {
         if self.extensions.emit_before_switch(event).await {
             return Ok(false);
         }
-        self.replace_session("new", None, || self.new_session(parent_session))
+        let plan = NewSessionOptions {
+            parent_session,
+            ..NewSessionOptions::planned()
+        };
+        let target = self.planned_file(&plan);
+        self.replace_session("new", target, || self.new_session_as(plan))
             .await?;
         Ok(true)
     }
@@ -297,7 +309,9 @@ impl App {
         if self.extensions.emit_before_fork(event).await.cancel {
             return Ok(None);
         }
-        self.replace_session("fork", None, || self.fork(entry_id))
+        let plan = NewSessionOptions::planned();
+        let target = self.planned_file(&plan);
+        self.replace_session("fork", target, || self.fork_as(entry_id, plan))
             .await
             .map(Some)
     }
@@ -316,7 +330,9 @@ impl App {
         if self.extensions.emit_before_fork(event).await.cancel {
             return Ok(false);
         }
-        self.replace_session("fork", None, || self.clone_session())
+        let plan = NewSessionOptions::planned();
+        let target = self.planned_file(&plan);
+        self.replace_session("fork", target, || self.clone_session_as(plan))
             .await?;
         Ok(true)
     }

@@ -79,15 +79,21 @@ impl App {
     /// Starts a new, empty session (optionally naming its parent) with the
     /// current model and thinking level.
     pub fn new_session(&self, parent_session: Option<String>) -> Result<(), AppError> {
+        self.new_session_as(NewSessionOptions {
+            parent_session,
+            ..NewSessionOptions::default()
+        })
+    }
+
+    /// [`App::new_session`] with the new session's id and start time
+    /// from `options`.
+    pub(super) fn new_session_as(&self, options: NewSessionOptions) -> Result<(), AppError> {
         self.refuse_while_streaming()?;
         let model = self.agent.model();
         let level = self.agent.with_state(|s| s.thinking_level);
         {
             let mut session = self.session();
-            session.new_session(NewSessionOptions {
-                id: None,
-                parent_session,
-            });
+            session.new_session(options);
             session.append_model_change(model.provider.as_str(), &model.id)?;
             session.append_thinking_level_change(ThinkingLevel::setting_name(level))?;
         }
@@ -139,6 +145,15 @@ impl App {
     /// holding the path up to that message's parent. Returns the message's
     /// text (for the caller to edit and send again).
     pub fn fork(&self, entry_id: &str) -> Result<String, AppError> {
+        self.fork_as(entry_id, NewSessionOptions::default())
+    }
+
+    /// [`App::fork`] with the new session's id and start time from `options`.
+    pub(super) fn fork_as(
+        &self,
+        entry_id: &str,
+        options: NewSessionOptions,
+    ) -> Result<String, AppError> {
         self.refuse_while_streaming()?;
         let (text, parent) = {
             let session = self.session();
@@ -155,12 +170,12 @@ impl App {
             let parent_file = session.session_file().map(|p| p.display().to_string());
             match parent {
                 Some(parent) => {
-                    session.create_branched_session(&parent)?;
+                    session.create_branched_session_as(&parent, options)?;
                 }
                 None => {
                     session.new_session(NewSessionOptions {
-                        id: None,
                         parent_session: parent_file,
+                        ..options
                     });
                 }
             }
@@ -172,6 +187,12 @@ impl App {
     /// rpc `clone`: continues in a new session file holding the current
     /// branch up to and including the leaf (pi's fork "at" the leaf).
     pub fn clone_session(&self) -> Result<(), AppError> {
+        self.clone_session_as(NewSessionOptions::default())
+    }
+
+    /// [`App::clone_session`] with the new session's id and start time
+    /// from `options`.
+    pub(super) fn clone_session_as(&self, options: NewSessionOptions) -> Result<(), AppError> {
         self.refuse_while_streaming()?;
         {
             let mut session = self.session();
@@ -184,7 +205,7 @@ impl App {
             if session.session_file().is_some_and(|f| !f.exists()) {
                 return Err(AppError::EntryNotFound(leaf));
             }
-            session.create_branched_session(&leaf)?;
+            session.create_branched_session_as(&leaf, options)?;
         }
         self.load_from_session();
         Ok(())

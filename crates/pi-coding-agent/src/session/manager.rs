@@ -30,6 +30,21 @@ pub struct NewSessionOptions {
     pub id: Option<String>,
     /// Path of the session this one continues from.
     pub parent_session: Option<String>,
+    /// Start time (ISO 8601) to use instead of now.
+    pub timestamp: Option<String>,
+}
+
+impl NewSessionOptions {
+    /// Options with a fresh id and start time chosen now, so the file the
+    /// session will be written to is known before it starts
+    /// ([`SessionManager::planned_file`]).
+    pub fn planned() -> Self {
+        Self {
+            id: Some(new_session_id()),
+            parent_session: None,
+            timestamp: Some(now_iso()),
+        }
+    }
 }
 
 /// One session: the header, the entries in append order, the active leaf and
@@ -141,6 +156,9 @@ impl SessionManager {
     pub fn new_session(&mut self, options: NewSessionOptions) -> Option<PathBuf> {
         let id = options.id.unwrap_or_else(new_session_id);
         self.header = new_header(id, &self.cwd, options.parent_session);
+        if let Some(timestamp) = options.timestamp {
+            self.header.timestamp = timestamp;
+        }
         self.entries.clear();
         self.source = None;
         self.loaded.clear();
@@ -158,6 +176,17 @@ impl SessionManager {
             .as_ref()
             .map(|dir| dir.join(session_file_name(&self.header.timestamp, &self.header.id)));
         self.file.clone()
+    }
+
+    /// The file a session started with `options` would be written to
+    /// (`None` in memory, or when `options` leave the id or time open).
+    pub fn planned_file(&self, options: &NewSessionOptions) -> Option<PathBuf> {
+        let (id, timestamp) = (options.id.as_ref()?, options.timestamp.as_ref()?);
+        Some(
+            self.session_dir
+                .as_ref()?
+                .join(session_file_name(timestamp, id)),
+        )
     }
 
     pub(super) fn rebuild_index(&mut self) {
@@ -514,6 +543,16 @@ impl SessionManager {
         &mut self,
         leaf_id: &str,
     ) -> Result<Option<PathBuf>, SessionError> {
+        self.create_branched_session_as(leaf_id, NewSessionOptions::default())
+    }
+
+    /// [`SessionManager::create_branched_session`] with the new session's
+    /// id and start time from `options` (its parent is always this file).
+    pub fn create_branched_session_as(
+        &mut self,
+        leaf_id: &str,
+        options: NewSessionOptions,
+    ) -> Result<Option<PathBuf>, SessionError> {
         let leaf = self
             .index
             .get(leaf_id, &self.entries)
@@ -560,8 +599,8 @@ impl SessionManager {
             }));
         }
         self.new_session(NewSessionOptions {
-            id: None,
             parent_session,
+            ..options
         });
         self.entries = entries.into_iter().map(Stored::new).collect();
         self.verbatim = verbatim;
