@@ -15,6 +15,7 @@ mod context_ref;
 mod error_class;
 mod exact;
 mod extra_fields;
+mod hooks;
 pub use extra_fields::ExtraFields;
 // Not part of the contract (hidden from the docs): public only for the
 // session reader of pi-coding-agent, which reads its entries the same way.
@@ -57,12 +58,13 @@ pub use content::{
 pub use context::{Context, Tool};
 pub use context_ref::{ContextRef, MessagesIter, MessagesRef};
 pub use error_class::ErrorClass;
+pub use hooks::{PayloadHook, ProviderResponse, ResponseHook};
 pub use message::tagged;
 pub use message::{AssistantMessage, Message, ToolResultMessage, UserContent, UserMessage};
 pub use model::{InputModality, Model, ModelCost};
 pub use options::{
-    CacheRetention, ParseThinkingLevelError, PayloadHook, SimpleStreamOptions, StreamOptions,
-    ThinkingBudgets, ThinkingLevel, Transport,
+    CacheRetention, ParseThinkingLevelError, SimpleStreamOptions, StreamOptions, ThinkingBudgets,
+    ThinkingLevel, Transport,
 };
 pub use registry::{
     ApiRegistry, StreamFunction, complete, complete_simple, get_api_provider, global_registry,

@@ -3,14 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::Model;
+use crate::{Model, PayloadHook, ResponseHook};
 
 /// How long a provider should keep the prompt cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -219,9 +218,6 @@ impl ThinkingBudgets {
     }
 }
 
-/// Inspects, and optionally replaces, the request body just before it is sent.
-pub type PayloadHook = Arc<dyn Fn(&Value, &Model) -> Option<Value> + Send + Sync>;
-
 /// Options common to every provider.
 #[derive(Clone, Default)]
 pub struct StreamOptions {
@@ -247,8 +243,12 @@ pub struct StreamOptions {
     pub idle_timeout: Option<Duration>,
     /// Request metadata (e.g. Anthropic `user_id`).
     pub metadata: Option<serde_json::Map<String, Value>>,
-    /// Hook over the final request body.
+    /// Inspects or replaces the request body before it is sent (pi's
+    /// `onPayload`); awaited once per call.
     pub on_payload: Option<PayloadHook>,
+    /// Observes the status and headers of each HTTP answer before its body
+    /// is read (pi's `onResponse`); awaited.
+    pub on_response: Option<ResponseHook>,
     /// Preferred transport of providers that have several (`None` is the
     /// provider's default, `auto` for Codex).
     pub transport: Option<Transport>,
@@ -269,6 +269,7 @@ impl fmt::Debug for StreamOptions {
             .field("idle_timeout", &self.idle_timeout)
             .field("metadata", &self.metadata)
             .field("on_payload", &self.on_payload.is_some())
+            .field("on_response", &self.on_response.is_some())
             .field("transport", &self.transport)
             .finish()
     }
@@ -291,17 +292,6 @@ impl SimpleStreamOptions {
         self.base
             .max_tokens
             .unwrap_or_else(|| model.max_tokens.min(32_000))
-    }
-}
-
-impl StreamOptions {
-    /// Runs the `on_payload` hook over a request body: the hook's
-    /// replacement if it returns one, else the body unchanged.
-    pub fn apply_on_payload(&self, body: Value, model: &Model) -> Value {
-        match &self.on_payload {
-            Some(hook) => hook(&body, model).unwrap_or(body),
-            None => body,
-        }
     }
 }
 

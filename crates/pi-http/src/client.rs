@@ -4,6 +4,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use bytes::Bytes;
+use pi_ai::{ProviderResponse, ResponseHook};
 use tokio_util::sync::CancellationToken;
 
 use crate::redirect;
@@ -42,6 +43,15 @@ pub(crate) async fn read_error_body(response: reqwest::Response) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// The status and headers of `response` as `on_response` sees them.
+fn provider_response(response: &reqwest::Response) -> ProviderResponse {
+    let pairs = response
+        .headers()
+        .iter()
+        .map(|(name, value)| (name.as_str(), String::from_utf8_lossy(value.as_bytes())));
+    ProviderResponse::from_pairs(response.status().as_u16(), pairs)
+}
+
 /// A shared HTTP client (connection pool, rustls).
 #[derive(Debug, Clone)]
 pub struct HttpClient {
@@ -78,9 +88,26 @@ impl HttpClient {
         first_byte_timeout: Duration,
         cancel: &CancellationToken,
     ) -> Result<reqwest::Response, HttpError> {
+        self.post_with(request, policy, first_byte_timeout, cancel, None)
+            .await
+    }
+
+    /// [`Self::post`], calling `on_response` with the status and headers of
+    /// each answer (after redirects; each retried attempt and error statuses
+    /// too) before its body is read, and awaiting it. Cancellation aborts
+    /// the wait for the hook too.
+    pub async fn post_with(
+        &self,
+        request: &HttpRequest,
+        policy: &RetryPolicy,
+        first_byte_timeout: Duration,
+        cancel: &CancellationToken,
+        on_response: Option<&ResponseHook>,
+    ) -> Result<reqwest::Response, HttpError> {
         let mut retry = 0;
         loop {
-            let error = match self.attempt(request, first_byte_timeout, cancel).await {
+            let attempt = self.attempt(request, first_byte_timeout, cancel, on_response);
+            let error = match attempt.await {
                 Ok(response) => return Ok(response),
                 Err(error) => error,
             };
@@ -122,6 +149,7 @@ impl HttpClient {
         request: &HttpRequest,
         first_byte_timeout: Duration,
         cancel: &CancellationToken,
+        on_response: Option<&ResponseHook>,
     ) -> Result<reqwest::Response, HttpError> {
         let invalid = |why: String| {
             HttpError::InvalidRequest(format!(
@@ -183,6 +211,13 @@ impl HttpClient {
             tracing::debug!(from = %url, to = %hop.url, cross_origin = hop.cross_origin, "following a redirect");
             (url, method) = (hop.url, hop.method);
         };
+        if let Some(hook) = on_response {
+            let observed = provider_response(&response);
+            tokio::select! {
+                () = cancel.cancelled() => return Err(HttpError::Aborted),
+                () = hook.call(observed) => {}
+            }
+        }
         let status = response.status();
         if status.is_success() {
             return Ok(response);

@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use pi_ai::{
     ABORTED_MESSAGE, AssistantMessage, AssistantMessageEventStream, CancellationToken, DoneReason,
-    ErrorReason, EventSink, StreamOptions,
+    ErrorReason, EventSink, ResponseHook, StreamOptions,
 };
 
 use crate::framing::BodyFraming;
@@ -128,6 +128,9 @@ pub struct SseCall {
     pub first_byte_timeout: Duration,
     /// Longest silence allowed between frames.
     pub idle_timeout: Duration,
+    /// Called on each HTTP answer (every attempt, error statuses too) once
+    /// its status and headers arrive, before its body is read; awaited.
+    pub on_response: Option<ResponseHook>,
 }
 
 impl SseCall {
@@ -139,6 +142,7 @@ impl SseCall {
             policy: RetryPolicy::for_options(options),
             first_byte_timeout: options.timeout.unwrap_or(DEFAULT_FIRST_BYTE_TIMEOUT),
             idle_timeout: options.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT),
+            on_response: options.on_response.clone(),
         }
     }
 }
@@ -209,9 +213,16 @@ pub fn drive_framed<D: SseDecoder>(
             policy,
             first_byte_timeout,
             idle_timeout,
+            on_response,
         } = call;
         let response = client
-            .post(&request, &policy, first_byte_timeout, &cancel)
+            .post_with(
+                &request,
+                &policy,
+                first_byte_timeout,
+                &cancel,
+                on_response.as_ref(),
+            )
             .await;
         // Retries end with the response: the body (as large as the
         // transcript's JSON) is not kept while the answer streams.

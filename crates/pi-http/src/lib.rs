@@ -23,7 +23,7 @@ pub use client::{HttpClient, HttpRequest, MAX_ERROR_BODY_BYTES};
 pub use copilot::{copilot_dynamic_headers, set_copilot_dynamic_headers};
 pub use driver::{
     DecodeError, EMPTY_STREAM_MESSAGE, MAX_RESPONSE_BYTES, SseCall, SseDecoder, StreamEnd,
-    drive_sse, named, replay_body, replay_sse, stream_framed, stream_sse,
+    drive_framed, drive_sse, named, replay_body, replay_sse, stream_framed, stream_sse,
 };
 pub use error::{HttpError, error_text_from_body, status_error_message};
 pub use framing::{BodyFraming, FramingError, framed_body};
@@ -34,6 +34,6 @@ pub use retry::RetryPolicy;
 pub use sse::{DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, SseFrame, sse_frames};
 pub use sse_parser::{MAX_EVENT_BYTES, SseFrameRef, SseParseError, SseParser};
 pub use wire::{
-    Wire, WireError, WireHeaders, WireOptions, WireProvider, build_request, encode_body,
-    resolve_api_key, stream_wire, wire_headers,
+    EncodedBody, PreparedRequest, Wire, WireError, WireHeaders, WireOptions, WireProvider,
+    encode_body, prepare_request, resolve_api_key, stream_wire, wire_headers,
 };

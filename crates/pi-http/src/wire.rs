@@ -3,23 +3,29 @@
 //! A provider crate implements [`Wire`] (URL, headers, body, decoder, retry
 //! policy) for a unit type and exposes it as a [`WireProvider`]; the common
 //! steps live here once: the initial message, the API key lookup (options,
-//! then the provider's environment variable), the `on_payload` hook, the
-//! header merge, the encode-error wording, and the driver that sends the
-//! request and turns every failure into the stream's `error` event.
+//! then the provider's environment variable), the `on_payload` hook (awaited
+//! right before the request is sent), the header merge, the encode-error
+//! wording, and the driver that sends the request (calling `on_response` on
+//! each answer) and turns every failure into the stream's `error` event.
 
 use std::sync::Arc;
 
 use pi_ai::{
-    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, Model, SimpleStreamOptions,
-    StreamFunction, StreamOptions, get_env_api_key, now_ms, register_api_provider,
+    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, ErrorReason, Model,
+    PayloadHook, SimpleStreamOptions, StreamFunction, StreamOptions, get_env_api_key, now_ms,
+    register_api_provider,
 };
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::{BodyFraming, Headers, HttpRequest, RetryPolicy, SseCall, SseDecoder, stream_framed};
+use crate::{
+    BodyFraming, Headers, HttpRequest, RetryPolicy, SseCall, SseDecoder, drive_framed,
+    stream_framed,
+};
 
 /// A wire's call options: pi's provider-level [`StreamOptions`] plus what
 /// the wire adds (reasoning effort, tool choice, ...).
-pub trait WireOptions: Default + Send + 'static {
+pub trait WireOptions: Default + Send + Sync + 'static {
     /// The provider-level options.
     fn base(&self) -> &StreamOptions;
 
@@ -56,7 +62,7 @@ pub struct WireHeaders {
 
 /// One wire format: how a call is addressed, encoded and decoded. Every
 /// method is pure; [`stream_wire`] runs the call.
-pub trait Wire: Send + Sync + 'static {
+pub trait Wire: Clone + Send + Sync + 'static {
     /// The call options.
     type Options: WireOptions;
     /// The typed request body; it may borrow from the call's context.
@@ -175,49 +181,131 @@ pub fn wire_headers<'c, W: Wire>(
     headers
 }
 
-/// The body bytes of a call: the wire's body, passed through the caller's
-/// `on_payload` hook when there is one.
+/// A call's request body, encoded: the bytes to send, or the body as JSON
+/// waiting for the caller's `on_payload` hook (see [`EncodedBody::finish`]).
+#[derive(Debug)]
+pub enum EncodedBody {
+    /// The bytes to send: the call has no `on_payload` hook, and the body was
+    /// written straight from the wire's typed body.
+    Ready(Vec<u8>),
+    /// The body as JSON, for `hook` to inspect or replace before it is sent.
+    Hooked {
+        /// The body the wire built.
+        payload: Value,
+        /// The call's `on_payload` hook.
+        hook: PayloadHook,
+    },
+}
+
+impl EncodedBody {
+    /// The bytes to send: awaits the hook when there is one (its
+    /// replacement, or the wire's body when it returns `None`).
+    pub async fn finish(self, model: &Model) -> Result<Vec<u8>, WireError> {
+        match self {
+            Self::Ready(bytes) => Ok(bytes),
+            Self::Hooked { payload, hook } => {
+                Ok(serde_json::to_vec(&hook.apply(payload, model).await)?)
+            }
+        }
+    }
+}
+
+/// The body of a call: the wire's body, written as bytes at once when there is
+/// no `on_payload` hook, else as JSON for the hook ([`EncodedBody::finish`]).
 pub fn encode_body<'c, W: Wire>(
     wire: &W,
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &W::Options,
-) -> Result<Vec<u8>, WireError> {
+) -> Result<EncodedBody, WireError> {
     let context = context.into();
     let body = wire.body(model, context, options);
-    let base = options.base();
-    let bytes = match &base.on_payload {
+    Ok(match &options.base().on_payload {
         None => {
             let mut bytes = Vec::with_capacity(crate::body_capacity::body_capacity(context));
             serde_json::to_writer(&mut bytes, &body)?;
-            bytes
+            EncodedBody::Ready(bytes)
         }
-        Some(_) => serde_json::to_vec(&base.apply_on_payload(serde_json::to_value(&body)?, model))?,
-    };
-    Ok(bytes)
+        Some(hook) => EncodedBody::Hooked {
+            payload: serde_json::to_value(&body)?,
+            hook: hook.clone(),
+        },
+    })
 }
 
-/// The whole HTTP request of a call, after [`Wire::prepare`]: URL, merged
-/// headers and encoded body, signed by [`Wire::sign`], with the API key it used.
-pub fn build_request<'c, W: Wire>(
+/// A call's request before its body is final: what needs the context
+/// (merged headers, the encoded body) is done; the `on_payload` hook and
+/// [`Wire::sign`] wait for [`PreparedRequest::finish`].
+#[derive(Debug)]
+pub struct PreparedRequest {
+    /// Absolute URL.
+    pub url: String,
+    /// The merged headers, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, maybe waiting for the hook.
+    pub body: EncodedBody,
+    /// The API key the call uses.
+    pub api_key: String,
+}
+
+impl PreparedRequest {
+    /// Whether the body still waits for an `on_payload` hook.
+    pub fn is_hooked(&self) -> bool {
+        matches!(self.body, EncodedBody::Hooked { .. })
+    }
+
+    /// The request to send: the body after the hook (awaited), signed by
+    /// [`Wire::sign`].
+    pub async fn finish<W: Wire>(
+        self,
+        wire: &W,
+        model: &Model,
+        options: &W::Options,
+    ) -> Result<HttpRequest, WireError> {
+        let body = self.body.finish(model).await?;
+        signed(wire, model, options, self.url, self.headers, body)
+    }
+}
+
+/// A request from its final parts, signed by [`Wire::sign`].
+fn signed<W: Wire>(
+    wire: &W,
+    model: &Model,
+    options: &W::Options,
+    url: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+) -> Result<HttpRequest, WireError> {
+    let mut request = HttpRequest {
+        url,
+        headers,
+        body: body.into(),
+    };
+    wire.sign(model, options, &mut request)?;
+    Ok(request)
+}
+
+/// Everything of a call's HTTP request that needs its context, after
+/// [`Wire::prepare`]: the API key, URL, merged headers and encoded body.
+/// [`PreparedRequest::finish`] runs the `on_payload` hook and signs it.
+pub fn prepare_request<'c, W: Wire>(
     wire: &W,
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &mut W::Options,
-) -> Result<(HttpRequest, String), WireError> {
+) -> Result<PreparedRequest, WireError> {
     let context = context.into();
     let api_key = resolve_api_key(model, options.base())
         .ok_or_else(|| WireError::MissingApiKey(model.provider.to_string()))?;
     options.base_mut().api_key = Some(api_key.clone());
     wire.prepare(model, options);
     let body = encode_body(wire, model, context, options)?;
-    let mut request = HttpRequest {
+    Ok(PreparedRequest {
         url: wire.url(model),
         headers: wire_headers(wire, model, context, options, &api_key).into_pairs(),
-        body: body.into(),
-    };
-    wire.sign(model, options, &mut request)?;
-    Ok((request, api_key))
+        body,
+        api_key,
+    })
 }
 
 /// Streams one call of `wire` with its own retry policy. Never fails outside
@@ -246,15 +334,36 @@ fn run<W: Wire>(
         model.id.clone(),
         now_ms(),
     );
-    let (request, api_key) = match build_request(wire, model, context, &mut options) {
-        Ok(built) => built,
+    let prepared = match prepare_request(wire, model, context, &mut options) {
+        Ok(prepared) => prepared,
         Err(error) => return AssistantMessageEventStream::failed(initial, error.to_string()),
     };
-    let decoder = wire.decoder(model, context, &options, &api_key);
-    let mut call = SseCall::new(request, options.base());
-    call.policy = policy.unwrap_or_else(|| wire.retry_policy(&options));
+    let decoder = wire.decoder(model, context, &options, &prepared.api_key);
+    let policy = policy.unwrap_or_else(|| wire.retry_policy(&options));
     let cancel = options.base().cancel.clone();
-    stream_framed(initial, call, wire.framing(), cancel, decoder)
+    if let EncodedBody::Ready(body) = prepared.body {
+        let PreparedRequest { url, headers, .. } = prepared;
+        return match signed(wire, model, &options, url, headers, body) {
+            Ok(request) => {
+                let mut call = SseCall::new(request, options.base());
+                call.policy = policy;
+                stream_framed(initial, call, wire.framing(), cancel, decoder)
+            }
+            Err(error) => AssistantMessageEventStream::failed(initial, error.to_string()),
+        };
+    }
+    // The `on_payload` hook is awaited inside the stream, right before the
+    // request is sent.
+    let (wire, model) = (wire.clone(), model.clone());
+    AssistantMessageEventStream::new(initial, cancel.clone(), move |sink| async move {
+        let request = match prepared.finish(&wire, &model, &options).await {
+            Ok(request) => request,
+            Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
+        };
+        let mut call = SseCall::new(request, options.base());
+        call.policy = policy;
+        drive_framed(sink, call, wire.framing(), cancel, decoder).await;
+    })
 }
 
 /// A wire as a [`StreamFunction`] for pi's api registry, with an optional

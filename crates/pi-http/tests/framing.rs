@@ -95,6 +95,7 @@ async fn run_framed(
         policy: RetryPolicy::NONE,
         first_byte_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(5),
+        on_response: None,
     };
     let initial = AssistantMessage::empty(Api::new("lines"), Provider::new("lines"), "m", 0);
     let events: Vec<_> =

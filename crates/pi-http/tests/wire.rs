@@ -4,12 +4,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pi_ai::{
-    Context, ContextRef, DoneReason, ErrorClass, EventSink, Model, SimpleStreamOptions, StopReason,
-    StreamFunction, StreamOptions,
+    Context, ContextRef, DoneReason, ErrorClass, EventSink, Model, PayloadHook, ResponseHook,
+    SimpleStreamOptions, StopReason, StreamFunction, StreamOptions,
 };
 use pi_http::{
     DecodeError, Headers, RetryPolicy, SseDecoder, SseFrame, StreamEnd, Wire, WireHeaders,
@@ -177,8 +177,8 @@ async fn a_call_merges_header_layers_and_runs_the_payload_hook() {
         .insert("X-Session".to_owned(), "call".to_owned());
     base.headers
         .insert("content-type".to_owned(), "text/plain".to_owned());
-    base.on_payload = Some(Arc::new(|body: &Value, _: &Model| {
-        let mut body = body.clone();
+    base.on_payload = Some(PayloadHook::new(|mut body: Value, _: &Model| async move {
+        tokio::task::yield_now().await;
         body["hooked"] = json!(true);
         Some(body)
     }));
@@ -216,6 +216,69 @@ async fn a_call_merges_header_layers_and_runs_the_payload_hook() {
         Some("application/json"),
         "fixed wins"
     );
+}
+
+#[tokio::test]
+async fn a_payload_hook_returning_none_keeps_the_body() {
+    let server = MockServer::start([sse(&["[DONE]"])]).await.unwrap();
+    let mut base = keyed();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    base.on_payload = Some(PayloadHook::sync(move |body, model| {
+        record
+            .lock()
+            .unwrap()
+            .push((body.clone(), model.id.clone()));
+        None
+    }));
+    let model = model(&server);
+    stream_wire(&ToyWire, &model, &Context::default(), options(base))
+        .result()
+        .await;
+    let expected = json!({"model": "toy-1", "simple": false});
+    assert_eq!(*seen.lock().unwrap(), [(expected.clone(), model.id)]);
+    assert_eq!(server.requests()[0].json(), expected);
+}
+
+#[tokio::test]
+async fn the_response_hook_sees_every_attempt_before_its_body() {
+    let failing = MockResponse::Body {
+        status: 503,
+        headers: vec![
+            ("X-Multi".into(), "a".into()),
+            ("x-multi".into(), "b".into()),
+        ],
+        body: json!({"error": {"message": "busy"}}).to_string(),
+    };
+    let server = MockServer::start([failing, sse(&["Hi", "[DONE]"])])
+        .await
+        .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let mut base = keyed();
+    base.on_response = Some(ResponseHook::new(move |response| {
+        let record = Arc::clone(&record);
+        async move {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            record.lock().unwrap().push(response);
+        }
+    }));
+    let message = stream_wire(
+        &ToyWire,
+        &model(&server),
+        &Context::default(),
+        options(base),
+    )
+    .result()
+    .await;
+    assert_eq!(message.text(), "Hi");
+    let seen = seen.lock().unwrap();
+    let statuses: Vec<u16> = seen.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [503, 200], "each attempt, the error status too");
+    assert_eq!(seen[0].headers["x-multi"], "a, b", "joined as fetch joins");
+    assert_eq!(seen[0].headers["content-type"], "application/json");
+    assert_eq!(seen[1].headers["content-type"], "text/event-stream");
+    assert_eq!(seen[1].headers["x-mock-header"], "yes");
 }
 
 #[tokio::test]

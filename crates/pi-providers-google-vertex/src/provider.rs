@@ -230,6 +230,12 @@ impl VertexProvider {
         let cancel = options.google.base.cancel.clone();
         let (env, tokens, model) = (self.env.clone(), Arc::clone(&self.tokens), model.clone());
         AssistantMessageEventStream::new(initial, cancel.clone(), move |sink| async move {
+            // The `on_payload` hook first, as pi calls it before its client
+            // fetches the token.
+            let body = match body.finish(&model).await {
+                Ok(body) => body,
+                Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
+            };
             let (path, credentials) = match find_credentials(&env).await {
                 Ok(found) => found,
                 Err(error) => return fail(sink, &error),

@@ -143,6 +143,7 @@ pi_test_support::wire_e2e_suite!(@tests adapter();
     cut_stream_is_an_error_that_keeps_the_partial_text,
     cancel_mid_stream_is_aborted_and_keeps_the_text,
     headers_merge_and_the_payload_hook_replaces_the_body,
+    the_response_hook_sees_each_answer,
     registered_in_the_global_registry,
     streams_end_as_the_wire_says,
     eof_before_the_terminal_event_is_an_error,

@@ -3,21 +3,22 @@
 //! server (`GOOGLE_VERTEX_BASE_URL`): the service-account JWT (its RS256
 //! signature verified with the test key's public half, its claims), the
 //! cached token, the refresh of an expiring one, one refresh for concurrent
-//! calls, the authorized-user refresh grant, and the errors that name what
-//! is missing.
+//! calls, the authorized-user refresh grant, the call hooks, and the errors
+//! that name what is missing.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use futures::StreamExt;
 use futures::future::join_all;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use pi_ai::{
-    AssistantMessageEvent, Context, ErrorClass, Model, SimpleStreamOptions, StopReason,
-    StreamFunction, StreamOptions, UserMessage,
+    AssistantMessageEvent, Context, ErrorClass, Model, PayloadHook, ResponseHook,
+    SimpleStreamOptions, StopReason, StreamFunction, StreamOptions, UserMessage,
 };
 use pi_providers_google_vertex::{
     CLOUD_PLATFORM_SCOPE, GOOGLE_TOKEN_URL, JWT_BEARER_GRANT, JwtClaims, VertexEnv, VertexProvider,
@@ -25,7 +26,7 @@ use pi_providers_google_vertex::{
 use pi_test_support::final_message;
 use pi_test_support::mock_server::{MockResponse, MockServer, RecordedRequest};
 use pretty_assertions::assert_eq;
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn model() -> Model {
     common::model("mock-vtx-adc", "mock-vertex")
@@ -232,6 +233,42 @@ async fn a_valid_token_is_reused_and_an_expiring_one_refreshed() {
     assert_eq!(
         auth,
         ["Bearer ya29.short", "Bearer ya29.next", "Bearer ya29.next"]
+    );
+}
+
+#[tokio::test]
+async fn with_adc_the_hooks_see_the_model_call_only() {
+    let s = setup(
+        vec![MockResponse::json(
+            200,
+            common::token_answer("ya29.hooks", 3599),
+        )],
+        1,
+    )
+    .await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let mut options = options();
+    options.base.on_payload = Some(PayloadHook::new(|mut body: Value, _: &Model| async move {
+        tokio::task::yield_now().await;
+        body["piHooked"] = json!(true);
+        Some(body)
+    }));
+    options.base.on_response = Some(ResponseHook::sync(move |response| {
+        record.lock().unwrap().push(response.status);
+    }));
+    let events: Vec<_> = s
+        .provider
+        .stream_simple(&model(), context().view(), options)
+        .collect()
+        .await;
+    assert_eq!(final_message(&events).stop_reason, StopReason::Stop);
+    assert_eq!(s.models.requests()[0].json()["piHooked"], true);
+    assert_eq!(s.tokens.requests().len(), 1);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [200],
+        "the token answer is not reported"
     );
 }
 

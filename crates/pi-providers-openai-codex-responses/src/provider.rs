@@ -6,12 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pi_ai::{
-    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, Model, SimpleStreamOptions,
-    StreamFunction, StreamOptions, Transport, now_ms, register_api_provider,
+    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, ErrorReason, Model,
+    SimpleStreamOptions, StreamFunction, StreamOptions, Transport, now_ms, register_api_provider,
 };
 use pi_http::{
-    DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Headers, RetryPolicy, SseCall, Wire,
-    WireHeaders, WireOptions, WireProvider, build_request, drive_sse, resolve_api_key,
+    DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Headers, HttpRequest, RetryPolicy, SseCall,
+    Wire, WireHeaders, WireOptions, WireProvider, drive_sse, prepare_request, resolve_api_key,
 };
 use serde_json::Value;
 
@@ -195,41 +195,30 @@ impl OpenAiCodexProvider {
             now_ms(),
         );
         let wire = OpenAiCodexWire;
-        let (request, api_key) = match build_request(&wire, model, context, &mut options) {
-            Ok(built) => built,
+        let prepared = match prepare_request(&wire, model, context, &mut options) {
+            Ok(prepared) => prepared,
             Err(error) => return AssistantMessageEventStream::failed(initial, error.to_string()),
-        };
-        let session = options.base.session_id.clone();
-        let websocket = match serde_json::from_slice::<Value>(&request.body) {
-            Ok(Value::Object(body)) => {
-                let request_id = session
-                    .clone()
-                    .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-                Some(WebSocketCall {
-                    url: codex_websocket_url(&model.base_url),
-                    headers: websocket_headers(&request.headers, &request_id),
-                    body,
-                    request_bytes: request.body.len(),
-                    transport,
-                    session: session.clone(),
-                    connect_timeout: options.base.timeout.unwrap_or(DEFAULT_FIRST_BYTE_TIMEOUT),
-                    idle_timeout: options.base.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT),
-                    model: model.clone(),
-                })
-            }
-            // A payload hook made the body something else: SSE sends it as is.
-            _ => None,
         };
         let websocket_decoder =
             OpenAiCodexDecoder::for_websocket(model.clone(), options.service_tier.clone());
-        let decoder = wire.decoder(model, context, &options, &api_key);
-        let mut call = SseCall::new(request, options.base());
-        call.policy = self
+        let decoder = wire.decoder(model, context, &options, &prepared.api_key);
+        let policy = self
             .retry_policy
             .unwrap_or_else(|| wire.retry_policy(&options));
         let cancel = options.base.cancel.clone();
+        let model = model.clone();
         AssistantMessageEventStream::new(initial, cancel.clone(), move |sink| async move {
             let mut sink = sink;
+            // The `on_payload` hook sees the body both transports send (the
+            // socket's `response.create` message is made from it), as in pi.
+            let request = match prepared.finish(&wire, &model, &options).await {
+                Ok(request) => request,
+                Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
+            };
+            let session = options.base.session_id.clone();
+            let websocket = websocket_call(&request, &model, &options, transport);
+            let mut call = SseCall::new(request, options.base());
+            call.policy = policy;
             if ws_cache::sse_fallback_active(session.as_deref()) {
                 ws_cache::record_sse_fallback(session.as_deref());
             } else if let Some(websocket) = websocket {
@@ -246,6 +235,36 @@ impl OpenAiCodexProvider {
     pub fn register(self, api: Api, source_id: &str) {
         register_api_provider(api, Arc::new(self), source_id);
     }
+}
+
+/// The call over a socket for `request` (the SSE request of the call):
+/// `None` when a payload hook made the body something other than an object,
+/// which only SSE sends as it is.
+fn websocket_call(
+    request: &HttpRequest,
+    model: &Model,
+    options: &OpenAiCodexOptions,
+    transport: Transport,
+) -> Option<WebSocketCall> {
+    let Ok(Value::Object(body)) = serde_json::from_slice::<Value>(&request.body) else {
+        return None;
+    };
+    let session = options.base.session_id.clone();
+    let request_id = session
+        .clone()
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    Some(WebSocketCall {
+        url: codex_websocket_url(&model.base_url),
+        headers: websocket_headers(&request.headers, &request_id),
+        body,
+        request_bytes: request.body.len(),
+        transport,
+        session,
+        connect_timeout: options.base.timeout.unwrap_or(DEFAULT_FIRST_BYTE_TIMEOUT),
+        idle_timeout: options.base.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT),
+        model: model.clone(),
+        on_response: options.base.on_response.clone(),
+    })
 }
 
 impl StreamFunction for OpenAiCodexProvider {

@@ -11,13 +11,13 @@ use std::time::Duration;
 use futures::{SinkExt, StreamExt};
 use pi_ai::{
     ABORTED_MESSAGE, CancellationToken, DoneReason, ErrorClass, ErrorReason, EventSink, Model,
-    Transport, now_ms,
+    ProviderResponse, ResponseHook, Transport, now_ms,
 };
 use pi_http::{SseDecoder, SseFrame, StreamEnd};
 use serde_json::{Map, Value, json};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
-use tokio_tungstenite::tungstenite::{Bytes, Message};
+use tokio_tungstenite::tungstenite::{self, Bytes, Message};
 
 use crate::decode::OpenAiCodexDecoder;
 use crate::ws_cache::{self, Cached, Lease, Socket};
@@ -94,6 +94,9 @@ pub(crate) struct WebSocketCall {
     pub idle_timeout: Duration,
     /// The model called.
     pub model: Model,
+    /// Called with the upgrade's answer (101) when a socket is opened for
+    /// the call; a reused socket has none.
+    pub on_response: Option<ResponseHook>,
 }
 
 /// How a WebSocket call ended.
@@ -132,6 +135,13 @@ pub(crate) async fn run(
                 () = cancel.cancelled() => return aborted(sink),
                 opened = connect(&call.url, &call.headers, call.connect_timeout) => opened,
             };
+            if let (Some(hook), Some(answer)) = (&call.on_response, &opened.1) {
+                tokio::select! {
+                    () = cancel.cancelled() => return aborted(sink),
+                    () = hook.call(answer.clone()) => {}
+                }
+            }
+            let opened = opened.0;
             match opened {
                 Ok(socket) => {
                     ws_cache::lease_new(socket, session, matches!(cached, Cached::Connect))
@@ -307,27 +317,51 @@ fn closed(code: u16, reason: String) -> WebSocketError {
     WebSocketError::Closed { code, reason }
 }
 
-/// Opens a socket to `url` with `headers`.
+/// Opens a socket to `url` with `headers`; with the upgrade's answer (the
+/// 101) when it opened.
 async fn connect(
     url: &str,
     headers: &[(String, String)],
     limit: Duration,
-) -> Result<Socket, WebSocketError> {
+) -> (Result<Socket, WebSocketError>, Option<ProviderResponse>) {
     let fail = |error: &dyn std::fmt::Display| WebSocketError::Connect(error.to_string());
-    let mut request = url.into_client_request().map_err(|e| fail(&e))?;
+    let mut request = match url.into_client_request() {
+        Ok(request) => request,
+        Err(error) => return (Err(fail(&error)), None),
+    };
     for (name, value) in headers {
-        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|e| fail(&e))?;
-        let value = HeaderValue::from_str(value).map_err(|e| fail(&e))?;
-        request.headers_mut().insert(name, value);
+        let header = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| fail(&e))
+            .and_then(|name| Ok((name, HeaderValue::from_str(value).map_err(|e| fail(&e))?)));
+        match header {
+            Ok((name, value)) => {
+                request.headers_mut().insert(name, value);
+            }
+            Err(error) => return (Err(error), None),
+        }
     }
     match tokio::time::timeout(limit, tokio_tungstenite::connect_async(request)).await {
-        Err(_) => Err(WebSocketError::Connect(format!(
-            "WebSocket connection timed out after {} s",
-            limit.as_secs()
-        ))),
-        Ok(Err(error)) => Err(fail(&error)),
-        Ok(Ok((socket, _response))) => Ok(socket),
+        Err(_) => (
+            Err(WebSocketError::Connect(format!(
+                "WebSocket connection timed out after {} s",
+                limit.as_secs()
+            ))),
+            None,
+        ),
+        // A refused upgrade is not reported: the call goes on over SSE,
+        // whose answer is.
+        Ok(Err(error)) => (Err(fail(&error)), None),
+        Ok(Ok((socket, response))) => (Ok(socket), Some(upgrade_answer(&response))),
     }
+}
+
+/// The status and headers of an upgrade answer, as `on_response` sees them.
+fn upgrade_answer<B>(response: &tungstenite::http::Response<B>) -> ProviderResponse {
+    let pairs = response
+        .headers()
+        .iter()
+        .map(|(name, value)| (name.as_str(), String::from_utf8_lossy(value.as_bytes())));
+    ProviderResponse::from_pairs(response.status().as_u16(), pairs)
 }
 
 /// Counts one call in the session's debug counters.

@@ -251,6 +251,10 @@ async fn read_request(socket: &mut TcpStream) -> std::io::Result<Option<Recorded
     }))
 }
 
+/// A header every streamed and `Body` answer carries (value `yes`), for
+/// tests of what a client sees of the response headers.
+pub const MOCK_HEADER: &str = "x-mock-header";
+
 /// How the server writes the frames of a streamed answer: SSE text as it
 /// is (the default), or each raw frame re-encoded (AWS event-stream).
 #[derive(Debug, Clone, Copy)]
@@ -276,7 +280,7 @@ fn sse_head() -> String {
         .get()
         .map_or("text/event-stream", |e| e.content_type);
     format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncache-control: no-cache\r\nconnection: close\r\n"
+        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncache-control: no-cache\r\n{MOCK_HEADER}: yes\r\nconnection: close\r\n"
     )
 }
 
@@ -336,7 +340,7 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<Shared>>) -> std::io::Res
             body,
         } => {
             let mut head = format!(
-                "HTTP/1.1 {status} Status\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                "HTTP/1.1 {status} Status\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{MOCK_HEADER}: yes\r\nconnection: close\r\n",
                 body.len()
             );
             for (name, value) in headers {

@@ -4,6 +4,7 @@
 //! invokes [`crate::wire_e2e_suite!`]; each scenario is then one test of
 //! that crate, calling the wire through pi-ai's api registry as the app does.
 
+mod hook_scenarios;
 mod scenarios;
 
 use pi_ai::{
@@ -11,6 +12,7 @@ use pi_ai::{
 };
 use serde_json::Value;
 
+pub use hook_scenarios::the_response_hook_sees_each_answer;
 pub use scenarios::*;
 
 /// What one wire looks like to the shared scenarios: data, plus the two
@@ -183,6 +185,7 @@ macro_rules! wire_e2e_suite {
             cancel_mid_stream_is_aborted_and_keeps_the_text,
             missing_api_key_fails_without_a_request,
             headers_merge_and_the_payload_hook_replaces_the_body,
+            the_response_hook_sees_each_answer,
             registered_in_the_global_registry,
             streams_end_as_the_wire_says,
             eof_before_the_terminal_event_is_an_error,

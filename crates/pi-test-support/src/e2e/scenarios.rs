@@ -5,13 +5,13 @@
 //! against the stream contract.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use pi_ai::{
     ABORTED_MESSAGE, AssistantContent, AssistantMessageEvent, Context, ErrorClass, ErrorReason,
-    Model, Provider, SimpleStreamOptions, StopReason, StreamOptions, Tool, UserMessage,
+    Model, PayloadHook, Provider, SimpleStreamOptions, StopReason, StreamOptions, Tool,
+    UserMessage,
 };
 use pi_http::{Wire, WireOptions};
 use pretty_assertions::assert_eq;
@@ -74,7 +74,7 @@ pub fn options(wire: &WireAdapter) -> SimpleStreamOptions {
     }
 }
 
-fn recorded(wire: &WireAdapter, file: &str) -> Vec<String> {
+pub(super) fn recorded(wire: &WireAdapter, file: &str) -> Vec<String> {
     sse_file_raw_frames(wire.sse_dir, file)
 }
 
@@ -89,13 +89,13 @@ fn first_frames(wire: &WireAdapter, file: &str, count: usize) -> Vec<String> {
     frames
 }
 
-async fn serve(responses: impl IntoIterator<Item = MockResponse>) -> MockServer {
+pub(super) async fn serve(responses: impl IntoIterator<Item = MockResponse>) -> MockServer {
     MockServer::start(responses).await.unwrap()
 }
 
 /// Calls the wire through the registry and collects every event, checking
 /// the stream contract.
-async fn run(
+pub(super) async fn run(
     wire: &WireAdapter,
     model: &Model,
     options: SimpleStreamOptions,
@@ -378,8 +378,9 @@ pub async fn headers_merge_and_the_payload_hook_replaces_the_body(wire: &WireAda
     ]));
     let mut options = options(wire);
     options.base.headers = BTreeMap::from([("x-both".to_owned(), "call".to_owned())]);
-    options.base.on_payload = Some(Arc::new(|body: &Value, _: &Model| {
-        let mut body = body.clone();
+    // An asynchronous hook: the request waits for it.
+    options.base.on_payload = Some(PayloadHook::new(|mut body: Value, _: &Model| async move {
+        tokio::time::sleep(Duration::from_millis(5)).await;
         body["piTestHook"] = json!({"hooked": true});
         Some(body)
     }));
