@@ -128,6 +128,14 @@ impl Extension for EventLogger {
             json!({"toolName": e.tool_name, "toolCallId": e.tool_call_id, "isError": e.is_error})
         });
         self.on(api, |e: &ContextEvent| json!({"roles": roles(&e.messages)}));
+        self.on(api, |e: &BeforeProviderRequestEvent| {
+            json!({"model": e.payload["model"],
+                   "messages": e.payload["messages"].as_array().map_or(0, Vec::len)})
+        });
+        self.on(
+            api,
+            |e: &AfterProviderResponseEvent| json!({"status": e.status}),
+        );
         self.on(api, |e: &ModelSelectEvent| {
             json!({"model": model_name(&e.model),
                    "previousModel": e.previous_model.as_ref().map(model_name), "source": e.source})

@@ -16,9 +16,10 @@ use pi_agent_core::{
 use pi_ai::CancellationToken;
 
 use crate::extensions::{
-    AgentEndEvent, AgentStartEvent, ExtensionRunner, Message, MessageStartEvent,
-    MessageUpdateEvent, ToolCallEvent, ToolExecutionEndEvent, ToolExecutionStartEvent,
-    ToolExecutionUpdateEvent, ToolResultEvent, TurnEndEvent, TurnStartEvent,
+    AfterProviderResponseEvent, AgentEndEvent, AgentStartEvent, ExtensionRunner, Message,
+    MessageStartEvent, MessageUpdateEvent, ToolCallEvent, ToolExecutionEndEvent,
+    ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolResultEvent, TurnEndEvent,
+    TurnStartEvent,
 };
 use crate::messages::CodingMessage;
 
@@ -111,6 +112,28 @@ pub(super) fn install(settings: &mut AgentSettings<CodingMessage>, runner: &Arc<
     }
     if runner.has_handlers("message_end") {
         settings.finalize_message = Some(Arc::new(MessageEndHook(Arc::clone(runner))));
+    }
+    if runner.has_handlers("before_provider_request") {
+        let runner = Arc::clone(runner);
+        settings.stream_options.on_payload =
+            Some(pi_ai::PayloadHook::new(move |payload, _model| {
+                let runner = Arc::clone(&runner);
+                async move { Some(runner.emit_before_provider_request(payload).await) }
+            }));
+    }
+    if runner.has_handlers("after_provider_response") {
+        let runner = Arc::clone(runner);
+        settings.stream_options.on_response = Some(pi_ai::ResponseHook::new(move |response| {
+            let runner = Arc::clone(&runner);
+            async move {
+                runner
+                    .emit(AfterProviderResponseEvent {
+                        status: response.status,
+                        headers: response.headers,
+                    })
+                    .await;
+            }
+        }));
     }
 }
 
