@@ -144,6 +144,8 @@ pub struct StartOptions {
     pub extension_paths: Vec<String>,
     /// `--no-extensions`: only `-e` paths and Rust extensions load.
     pub no_extensions: bool,
+    /// Values of the command-line flags extensions registered.
+    pub extension_flags: Vec<(String, serde_json::Value)>,
 }
 
 /// The environment variable naming the session directory (below `--session-dir`).
@@ -455,6 +457,9 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
         &options.extensions,
         options.cwd.clone(),
     ));
+    for (name, value) in &options.extension_flags {
+        extensions.set_flag(name, value.clone());
+    }
     let extension_warnings = extension_warnings(&options, &settings, &agent_dir);
     let mut summaries: Vec<(String, String)> = names
         .iter()

@@ -60,7 +60,11 @@ fn session_choice(args: &Args) -> SessionChoice {
     }
 }
 
-async fn run(args: Args, extensions: ExtensionSet) -> ExitCode {
+async fn run(
+    args: Args,
+    extensions: ExtensionSet,
+    flag_values: Vec<(String, serde_json::Value)>,
+) -> ExitCode {
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(e) => {
@@ -138,6 +142,7 @@ async fn run(args: Args, extensions: ExtensionSet) -> ExitCode {
         no_builtin_tools: args.no_builtin_tools,
         http_timeout: args.http_timeout,
         extensions,
+        extension_flags: flag_values,
     };
     let app = match build_app(options) {
         Ok(app) => app,
@@ -310,7 +315,10 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
     if let Some(code) = auth_command(&argv) {
         return code;
     }
-    let screened = crate::cli::screen(crate::cli::expand_short_flags(std::env::args_os()));
+    let mut screened = crate::cli::screen(crate::cli::expand_short_flags(std::env::args_os()));
+    // pi's second parse: flags the extensions registered are theirs.
+    let extension_flags = crate::extensions::registered_flags(&extensions);
+    let flag_values = screened.take_extension_flags(&extension_flags);
     let errors = screened.errors();
     if !errors.is_empty() {
         for error in errors {
@@ -328,7 +336,7 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
     let mut args = match Args::try_parse_from(screened.args) {
         Ok(args) => args,
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
-            let help = e.render().to_string();
+            let help = e.render().to_string() + &crate::cli::extension_flags_help(&extension_flags);
             if console_to_stderr {
                 eprint!("{help}");
             } else {
@@ -387,5 +395,5 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(run(args, extensions))
+    runtime.block_on(run(args, extensions, flag_values))
 }

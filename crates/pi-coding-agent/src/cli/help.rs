@@ -33,3 +33,20 @@ Built-in tools:
   read, bash, edit, write   on by default
   grep, find, ls            read-only, off by default (enable with --tools)
 ";
+
+/// The `--help` lines of the flags extensions registered (empty when none).
+pub fn extension_flags_help(flags: &[crate::extensions::RegisteredFlag]) -> String {
+    if flags.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("\nExtension flags:\n");
+    for flag in flags {
+        let usage = match flag.kind {
+            crate::extensions::FlagKind::Boolean => format!("--{}", flag.name),
+            crate::extensions::FlagKind::String => format!("--{} <value>", flag.name),
+        };
+        let description = flag.description.as_deref().unwrap_or_default();
+        text.push_str(&format!("  {usage:<30} {description}\n"));
+    }
+    text
+}

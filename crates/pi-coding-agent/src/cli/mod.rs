@@ -8,5 +8,6 @@ mod unknown;
 
 pub use args::{Args, Mode, expand_short_flags, invalid_thinking_warning};
 pub use entry::run_main;
+pub use help::extension_flags_help;
 pub use list_models::list_models;
 pub use unknown::{Screened, screen};

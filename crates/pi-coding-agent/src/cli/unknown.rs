@@ -16,6 +16,66 @@ pub struct Screened {
     pub unknown_short: Vec<String>,
     /// Unknown `--name` flags, without dashes or `=value` (together one error in pi).
     pub unknown_long: Vec<String>,
+    /// The value each unknown `--name` took (`=value` or the next
+    /// argument), in the order of `unknown_long`, and where in `args` a
+    /// value taken from the next argument belongs if the flag turns out
+    /// to take none.
+    pub unknown_values: Vec<UnknownValue>,
+}
+
+/// The value an unknown `--name` flag took.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnknownValue {
+    /// The value, if any.
+    pub value: Option<String>,
+    /// Where it stood in `args` when it was the next argument.
+    pub position: Option<usize>,
+}
+
+impl Screened {
+    /// Resolves the unknown flags extensions registered (pi's second
+    /// parse): returns their values (a boolean flag is `true` unless given
+    /// `=false`; the argument after it stays an argument) and keeps the
+    /// others unknown.
+    pub fn take_extension_flags(
+        &mut self,
+        flags: &[crate::extensions::RegisteredFlag],
+    ) -> Vec<(String, serde_json::Value)> {
+        use crate::extensions::FlagKind;
+        let mut found = Vec::new();
+        let mut give_back = Vec::new();
+        let mut index = 0;
+        while index < self.unknown_long.len() {
+            let name = &self.unknown_long[index];
+            let Some(flag) = flags.iter().find(|f| &f.name == name) else {
+                index += 1;
+                continue;
+            };
+            let taken = self.unknown_values.get(index).cloned().unwrap_or_default();
+            let value = match flag.kind {
+                FlagKind::String => serde_json::Value::String(taken.value.unwrap_or_default()),
+                FlagKind::Boolean => {
+                    if let (Some(value), Some(position)) = (&taken.value, taken.position) {
+                        give_back.push((position, value.clone()));
+                        serde_json::Value::Bool(true)
+                    } else {
+                        serde_json::Value::Bool(taken.value.as_deref() != Some("false"))
+                    }
+                }
+            };
+            found.push((flag.name.clone(), value));
+            self.unknown_long.remove(index);
+            if index < self.unknown_values.len() {
+                self.unknown_values.remove(index);
+            }
+        }
+        give_back.sort_by_key(|(position, _)| std::cmp::Reverse(*position));
+        for (position, value) in give_back {
+            let at = position.min(self.args.len());
+            self.args.insert(at, OsString::from(value));
+        }
+        found
+    }
 }
 
 impl Screened {
@@ -101,16 +161,27 @@ pub fn screen(args: Vec<OsString>) -> Screened {
                     out.args.push(arg.clone());
                 }
                 None => {
-                    let (name, has_value) = match long.split_once('=') {
-                        Some((name, _)) => (name, true),
-                        None => (long, false),
+                    let (name, attached) = match long.split_once('=') {
+                        Some((name, value)) => (name, Some(value)),
+                        None => (long, None),
                     };
                     out.unknown_long.push(name.to_owned());
-                    skip_value = !has_value
-                        && rest
-                            .get(i + 1)
-                            .and_then(|n| n.to_str())
-                            .is_some_and(|n| !n.starts_with('-') && !n.starts_with('@'));
+                    let next_value = rest
+                        .get(i + 1)
+                        .and_then(|n| n.to_str())
+                        .filter(|n| !n.starts_with('-') && !n.starts_with('@'));
+                    skip_value = attached.is_none() && next_value.is_some();
+                    out.unknown_values.push(match (attached, next_value) {
+                        (Some(value), _) => UnknownValue {
+                            value: Some(value.to_owned()),
+                            position: None,
+                        },
+                        (None, Some(value)) => UnknownValue {
+                            value: Some(value.to_owned()),
+                            position: Some(out.args.len()),
+                        },
+                        (None, None) => UnknownValue::default(),
+                    });
                 }
             }
         } else if text.len() > 1 && text.starts_with('-') {
@@ -161,6 +232,37 @@ mod tests {
                 .map(OsString::from)
                 .collect(),
         )
+    }
+
+    #[test]
+    fn extension_flags_are_parsed_in_a_second_pass() {
+        use crate::extensions::{FlagKind, RegisteredFlag};
+        let flag = |name: &str, kind| RegisteredFlag {
+            name: name.to_owned(),
+            description: None,
+            kind,
+            default: None,
+            extension_path: "<test>".to_owned(),
+        };
+        let flags = [flag("plan", FlagKind::Boolean), flag("preset", FlagKind::String)];
+        let mut s = run(&["--plan", "Hi", "--preset", "fast", "--other", "-p", "there"]);
+        let values = s.take_extension_flags(&flags);
+        assert_eq!(
+            values,
+            [
+                ("plan".to_owned(), serde_json::json!(true)),
+                ("preset".to_owned(), serde_json::json!("fast")),
+            ]
+        );
+        // A boolean flag leaves the argument after it alone.
+        assert_eq!(s.args, ["pi", "Hi", "-p", "there"]);
+        assert_eq!(s.errors(), ["Unknown option: --other"]);
+
+        let mut s = run(&["--plan=false", "--preset=x"]);
+        let values = s.take_extension_flags(&flags);
+        assert_eq!(values[0].1, serde_json::json!(false));
+        assert_eq!(values[1].1, serde_json::json!("x"));
+        assert!(s.errors().is_empty());
     }
 
     #[test]

@@ -87,6 +87,12 @@ pub fn source_info(extension_path: &str) -> serde_json::Value {
     info
 }
 
+/// The command-line flags `extensions` register (each registers once more,
+/// into a registry that is then dropped: registration has no effects).
+pub fn registered_flags(extensions: &ExtensionSet) -> Vec<RegisteredFlag> {
+    load(extensions, PathBuf::new()).registry.flags
+}
+
 /// Loads `extensions` in order into a runner for an app in `cwd`.
 pub fn load(extensions: &ExtensionSet, cwd: PathBuf) -> ExtensionRunner {
     let shared = Arc::new(context::Shared::new(cwd));
