@@ -321,3 +321,18 @@ async fn export_writes_html_and_says_where_as_pi() {
     );
     assert_eq!(s.requests().len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_script_extension_is_named_in_a_warning_and_the_run_goes_on() {
+    let s = answering(1).await;
+    std::fs::write(s.work.path().join("gate.ts"), "export default () => {}").unwrap();
+    let out = s.run(&["-e", "gate.ts", "-ne", "-p", "Hi"]).await;
+    let stderr = text(&out.stderr);
+    let expected = format!(
+        "Warning: Extension {} not loaded: pi-rs does not run TypeScript/JavaScript extensions yet\n",
+        s.work.path().join("gate.ts").display()
+    );
+    assert_eq!(stderr, expected);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "Answer 1.\n");
+}

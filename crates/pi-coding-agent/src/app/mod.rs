@@ -139,6 +139,12 @@ impl App {
             }
         };
         registry.apply_oauth_logins(&self.auth);
+        if let Err(e) = registry.apply_extension_providers(
+            self.extensions.providers(),
+            self.extensions.unregistered_providers(),
+        ) {
+            tracing::warn!("{e}");
+        }
         let current = self.agent.model();
         let rebuilt = registry
             .models()

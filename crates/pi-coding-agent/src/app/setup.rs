@@ -336,6 +336,12 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     let mut registry = ModelRegistry::load(&agent_dir)?;
     let auth = AuthStorage::load(&agent_dir)?;
     registry.apply_oauth_logins(&auth);
+    let extensions = Arc::new(crate::extensions::load(
+        &options.extensions,
+        options.cwd.clone(),
+    ));
+    registry
+        .apply_extension_providers(extensions.providers(), extensions.unregistered_providers())?;
 
     let mut session = open_session(&options, &cwd_text, &agent_dir)?;
     // As pi: a session opened by path or id must still have its stored
@@ -453,10 +459,6 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     let mut tools = tools::create_tools_with_options(&options.cwd, &name_refs, &tool_options)?;
     let mut available =
         tools::create_tools_with_options(&options.cwd, &tools::ALL_TOOLS, &tool_options)?;
-    let extensions = Arc::new(crate::extensions::load(
-        &options.extensions,
-        options.cwd.clone(),
-    ));
     for (name, value) in &options.extension_flags {
         extensions.set_flag(name, value.clone());
     }

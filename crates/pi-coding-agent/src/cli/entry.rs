@@ -27,10 +27,16 @@ fn init_logging() {
         .try_init();
 }
 
-fn list_models(search: &str) -> ExitCode {
+fn list_models(search: &str, extensions: &ExtensionSet) -> ExitCode {
     let agent_dir = crate::session::agent_dir();
-    let loaded =
-        ModelRegistry::load(&agent_dir).and_then(|r| AuthStorage::load(&agent_dir).map(|a| (r, a)));
+    // Providers extensions register are listed too, as in pi.
+    let runner = crate::extensions::load(extensions, std::path::PathBuf::new());
+    let loaded = ModelRegistry::load(&agent_dir)
+        .and_then(|mut r| {
+            r.apply_extension_providers(runner.providers(), runner.unregistered_providers())?;
+            Ok(r)
+        })
+        .and_then(|r| AuthStorage::load(&agent_dir).map(|a| (r, a)));
     match loaded {
         Ok((registry, auth)) => {
             print!(
@@ -153,6 +159,12 @@ async fn run(
     };
     for warning in &app.settings_warnings {
         eprintln!("Warning: {warning}");
+    }
+    // The terminal UI shows these itself.
+    if !interactive {
+        for warning in &app.extension_warnings {
+            eprintln!("Warning: {warning}");
+        }
     }
     let prompts = prompt_inputs(stdin_text, files, messages);
     #[cfg(unix)]
@@ -383,7 +395,7 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
         return ExitCode::FAILURE;
     }
     if let Some(search) = &args.list_models {
-        return list_models(search);
+        return list_models(search, &extensions);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

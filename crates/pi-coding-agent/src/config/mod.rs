@@ -57,6 +57,9 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// A provider an extension registered is not a valid models.json provider.
+    #[error("Extension provider: {0}")]
+    ExtensionProvider(String),
     /// A key or header value (`!command`, env name) could not be resolved.
     #[error("{0}")]
     ConfigValue(String),

@@ -52,6 +52,34 @@ impl ModelRegistry {
         Ok(Self { models, custom })
     }
 
+    /// Adds the providers extensions registered (`registerProvider`, in
+    /// models.json's provider shape), after those of models.json; a
+    /// provider an extension unregistered is removed.
+    pub fn apply_extension_providers(
+        &mut self,
+        providers: &[crate::extensions::RegisteredProvider],
+        removed: &[String],
+    ) -> Result<(), ConfigError> {
+        if providers.is_empty() && removed.is_empty() {
+            return Ok(());
+        }
+        let mut entries = serde_json::Map::new();
+        for provider in providers {
+            entries.insert(provider.name.clone(), provider.config.clone());
+        }
+        let added = ModelsFile::parse(&serde_json::json!({ "providers": entries }).to_string())
+            .map_err(|e| ConfigError::ExtensionProvider(e.to_string()))?;
+        let mut custom = std::mem::take(&mut self.custom);
+        custom.providers.0.retain(|(name, _)| {
+            !removed.contains(name) && !providers.iter().any(|p| &p.name == name)
+        });
+        custom.providers.0.extend(added.providers.0);
+        let mut built_in = pi_ai::builtin_models();
+        built_in.retain(|m| !removed.iter().any(|r| r == m.provider.as_str()));
+        *self = Self::from_parts(built_in, custom)?;
+        Ok(())
+    }
+
     /// pi's `modifyModels` for stored subscription logins: with a GitHub
     /// Copilot login in `auth`, every `github-copilot` model is sent to the
     /// API base its token names (`proxy-ep`), or to its enterprise domain's.

@@ -166,6 +166,11 @@ impl ExtensionRunner {
         &self.registry.providers
     }
 
+    /// The providers the extensions removed.
+    pub fn unregistered_providers(&self) -> &[String] {
+        &self.registry.unregistered_providers
+    }
+
     /// Whether an extension asked to shut down.
     pub fn shutdown_requested(&self) -> bool {
         self.shared
