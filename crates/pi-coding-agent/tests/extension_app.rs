@@ -184,7 +184,7 @@ async fn script_extensions_are_reported_once_each_and_never_silently_ignored() {
         warnings[0].starts_with("Extension not found: ") && warnings[0].ends_with("missing.ts")
     );
     for (warning, file) in warnings[1..].iter().zip([
-        explicit.clone(),
+        explicit,
         global.join("a.ts"),
         global.join("gate/index.ts"),
     ]) {
