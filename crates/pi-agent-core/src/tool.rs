@@ -195,6 +195,13 @@ pub trait AgentTool: Send + Sync {
         ArgumentConversion::JsonSchema
     }
 
+    /// pi's per-tool `executionMode`: `Sequential` makes every batch that
+    /// calls this tool run one call at a time, whatever the agent's mode.
+    /// The default (`None`) follows the agent.
+    fn execution_mode(&self) -> Option<ToolExecutionMode> {
+        None
+    }
+
     /// The declaration sent to the model.
     fn to_tool(&self) -> Tool {
         Tool {

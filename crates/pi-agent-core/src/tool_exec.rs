@@ -107,9 +107,16 @@ impl<C: CustomMessage> ToolBatch<'_, C> {
             mode = ?self.config.tool_execution,
             "executing tool calls"
         );
+        // As pi: one call of a tool that must run alone makes the whole
+        // batch sequential.
+        let one_alone = calls.iter().any(|call| {
+            self.tools.find(&call.name).is_some_and(|(tool, _)| {
+                tool.execution_mode() == Some(ToolExecutionMode::Sequential)
+            })
+        });
         match self.config.tool_execution {
-            ToolExecutionMode::Parallel => self.parallel(&calls, emit).await,
-            ToolExecutionMode::Sequential => self.sequential(&calls, emit).await,
+            ToolExecutionMode::Parallel if !one_alone => self.parallel(&calls, emit).await,
+            _ => self.sequential(&calls, emit).await,
         }
     }
 

@@ -183,11 +183,11 @@ async fn script_extensions_are_reported_once_each_and_never_silently_ignored() {
     assert!(
         warnings[0].starts_with("Extension not found: ") && warnings[0].ends_with("missing.ts")
     );
-    for (warning, file) in warnings[1..].iter().zip([
-        explicit,
-        global.join("a.ts"),
-        global.join("gate/index.ts"),
-    ]) {
+    for (warning, file) in
+        warnings[1..]
+            .iter()
+            .zip([explicit, global.join("a.ts"), global.join("gate/index.ts")])
+    {
         assert!(warning.contains(&file.display().to_string()), "{warning}");
         assert!(warning.contains("not loaded"), "{warning}");
     }

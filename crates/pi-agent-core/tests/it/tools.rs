@@ -54,6 +54,57 @@ async fn sequential_tools_run_one_after_the_other() {
     insta::assert_snapshot!(recorder.lines());
 }
 
+/// A tool that must run alone (pi's `executionMode: "sequential"`).
+struct Alone(Arc<dyn pi_agent_core::AgentTool>);
+
+#[async_trait]
+impl pi_agent_core::AgentTool for Alone {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn label(&self) -> &str {
+        self.0.label()
+    }
+    fn description(&self) -> &str {
+        self.0.description()
+    }
+    fn parameters(&self) -> &Value {
+        self.0.parameters()
+    }
+    async fn execute(
+        &self,
+        call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        on_update: pi_agent_core::ToolUpdateFn,
+    ) -> Result<AgentToolResult, ToolError> {
+        self.0.execute(call_id, args, cancel, on_update).await
+    }
+    fn execution_mode(&self) -> Option<ToolExecutionMode> {
+        Some(ToolExecutionMode::Sequential)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_tool_that_must_run_alone_makes_its_batch_sequential() {
+    let run = |alone: bool, mode: ToolExecutionMode| async move {
+        let scripted = provider([calls_slow_then_fast(), text_reply("both done")]);
+        let agent = agent_with::<pi_agent_core::NoCustom>(&scripted);
+        let fast = sleep_tool("fast", 5);
+        let fast: Arc<dyn pi_agent_core::AgentTool> =
+            if alone { Arc::new(Alone(fast)) } else { fast };
+        agent.set_tools(vec![sleep_tool("slow", 50), fast]);
+        agent.update_settings(|s| s.tool_execution = mode);
+        let recorder = Recorder::default();
+        agent.subscribe(recorder.listener());
+        agent.prompt("go").await.unwrap();
+        recorder.lines()
+    };
+    let sequential = run(false, ToolExecutionMode::Sequential).await;
+    assert_eq!(run(true, ToolExecutionMode::Parallel).await, sequential);
+    assert_ne!(run(false, ToolExecutionMode::Parallel).await, sequential);
+}
+
 fn bash_schema() -> Value {
     json!({
         "type": "object",

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use pi_agent_core::{AgentTool, ToolExecutionMode};
+use pi_agent_core::AgentTool;
 use serde_json::Value;
 
 use super::actions::ExtensionHandle;
@@ -90,7 +90,10 @@ pub enum FlagKind {
     String,
 }
 
-/// A tool an extension adds (or a built-in it overrides, by name).
+/// A tool an extension adds (or a built-in it overrides, by name). Its
+/// per-tool execution mode, argument preparation and streaming updates are
+/// the [`AgentTool`]'s own (`execution_mode`, `prepare_arguments`,
+/// `on_update`).
 #[derive(Clone)]
 pub struct RegisteredTool {
     /// The tool.
@@ -99,8 +102,6 @@ pub struct RegisteredTool {
     pub prompt_snippet: Option<String>,
     /// Bullets for the system prompt's guidelines.
     pub prompt_guidelines: Vec<String>,
-    /// `sequential` makes a batch containing it run one call at a time.
-    pub execution_mode: Option<ToolExecutionMode>,
     /// The extension that registered it.
     pub extension_path: String,
 }
@@ -191,7 +192,6 @@ impl<'a> ExtensionApi<'a> {
             tool,
             prompt_snippet: None,
             prompt_guidelines: Vec::new(),
-            execution_mode: None,
             extension_path: path,
         });
         let last = self.registry.tools.len() - 1;
