@@ -14,6 +14,41 @@
 //! An out-of-process host (pi's TypeScript extensions) is one more
 //! [`Extension`]: it registers JSON handlers ([`ExtensionApi::on_json`])
 //! that receive exactly pi's event JSON.
+//!
+//! ```
+//! use pi_coding_agent::extensions::*;
+//!
+//! /// Asks before any `git push --force`.
+//! struct NoForcePush;
+//!
+//! impl Extension for NoForcePush {
+//!     fn path(&self) -> String {
+//!         "<no-force-push>".into()
+//!     }
+//!
+//!     fn register(&self, api: &mut ExtensionApi<'_>) {
+//!         api.on::<ToolCallEvent, _, _>(|event, ctx| async move {
+//!             let command = event.input["command"].as_str().unwrap_or_default();
+//!             if event.tool_name != "bash" || !command.contains("push --force") {
+//!                 return Ok(None);
+//!             }
+//!             let allowed = ctx
+//!                 .ui()
+//!                 .confirm("Force push?", command, DialogOptions::default())
+//!                 .await;
+//!             Ok((!allowed).then(|| ToolCallResult {
+//!                 block: true,
+//!                 reason: Some("Force push refused".into()),
+//!                 input: None,
+//!             }))
+//!         });
+//!     }
+//! }
+//!
+//! let mut extensions = ExtensionSet::default();
+//! extensions.push(NoForcePush);
+//! // `pi_coding_agent::cli::run_main(extensions)` is `pi` with it.
+//! ```
 
 mod actions;
 mod api;
