@@ -244,7 +244,10 @@ mod tests {
             default: None,
             extension_path: "<test>".to_owned(),
         };
-        let flags = [flag("plan", FlagKind::Boolean), flag("preset", FlagKind::String)];
+        let flags = [
+            flag("plan", FlagKind::Boolean),
+            flag("preset", FlagKind::String),
+        ];
         let mut s = run(&["--plan", "Hi", "--preset", "fast", "--other", "-p", "there"]);
         let values = s.take_extension_flags(&flags);
         assert_eq!(
