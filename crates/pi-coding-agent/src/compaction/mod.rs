@@ -218,7 +218,9 @@ pub struct CompactionResult {
     pub first_kept_entry_id: String,
     /// Estimated context tokens before.
     pub tokens_before: u64,
-    /// `{readFiles, modifiedFiles}`.
+    /// `{readFiles, modifiedFiles}`; `null` (left out, pi's `undefined`)
+    /// when an extension made the compaction without details.
+    #[serde(skip_serializing_if = "Value::is_null")]
     pub details: Value,
 }
 

@@ -225,7 +225,8 @@ impl InProcessRpc {
     }
 
     /// Sends a prompt and reads until its response and `agent_end`;
-    /// `on_line` may answer any line with a command (its id filled in).
+    /// `on_line` may answer any line with a command (its id filled in) or
+    /// with an `extension_ui_response` (sent as it is, see [`ui_response`]).
     pub async fn prompt(
         &mut self,
         message: &str,
@@ -239,8 +240,14 @@ impl InProcessRpc {
             let line = self.next_line().await;
             answered |= is_response(&line, &id);
             ended |= line["type"] == "agent_end";
-            if let Some(command) = on_line(&line) {
-                self.send(command).await;
+            match on_line(&line) {
+                Some(reply) if reply["type"] == "extension_ui_response" => {
+                    self.send_raw(reply).await;
+                }
+                Some(command) => {
+                    self.send(command).await;
+                }
+                None => {}
             }
         }
     }
@@ -273,4 +280,47 @@ impl InProcessRpc {
 /// Whether `line` is the response to command `id`.
 pub fn is_response(line: &Value, id: &str) -> bool {
     line["type"] == "response" && line["id"] == id
+}
+
+/// The answer to dialog `request` (an `extension_ui_request` line):
+/// `answer`'s fields (`{"value": ...}`, `{"confirmed": ...}` or
+/// `{"cancelled": true}`) with the request's id.
+pub fn ui_response(request: &Value, answer: Value) -> Value {
+    let mut reply = json!({"type": "extension_ui_response", "id": request["id"]});
+    if let (Some(reply), Value::Object(fields)) = (reply.as_object_mut(), answer) {
+        reply.extend(fields);
+    }
+    reply
+}
+
+/// The `extension_ui_request` lines among rpc output `lines`, without
+/// their (random) ids.
+pub fn ui_requests(lines: &[Value]) -> Vec<Value> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == "extension_ui_request")
+        .cloned()
+        .map(|mut l| {
+            l.as_object_mut().unwrap().remove("id");
+            l
+        })
+        .collect()
+}
+
+/// File `file` of pi's capture of example `name`
+/// (`examples/<name>/{rpc,sent,requests,session,events}.jsonl`).
+pub fn pi_example(name: &str, file: &str) -> Vec<Value> {
+    crate::e2e_common::jsonl(&captures().join("examples").join(name).join(file))
+}
+
+/// The request bodies `scenario`'s mock received, in order.
+pub fn request_bodies(scenario: &Scenario) -> Vec<Value> {
+    scenario.requests().iter().map(|r| r.json()).collect()
+}
+
+/// The lines of `scenario`'s only session file (header first).
+pub fn session_lines(scenario: &Scenario) -> Vec<Value> {
+    let files = scenario.session_files();
+    assert_eq!(files.len(), 1, "one session file: {files:?}");
+    crate::e2e_common::jsonl(&files[0])
 }

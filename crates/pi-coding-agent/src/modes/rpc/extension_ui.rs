@@ -50,13 +50,18 @@ impl RpcUi {
     /// Writes a request of `method` with `fields`; returns its id.
     fn request(&self, method: &str, fields: Map<String, Value>) -> String {
         let id = uuid::Uuid::new_v4().to_string();
+        self.write_request(&id, method, fields);
+        id
+    }
+
+    /// Writes request `id` of `method` with `fields`.
+    fn write_request(&self, id: &str, method: &str, fields: Map<String, Value>) {
         let mut line = Map::new();
         line.insert("type".into(), json!("extension_ui_request"));
         line.insert("id".into(), json!(id));
         line.insert("method".into(), json!(method));
         line.extend(fields);
         write_json_line(&self.out, &Value::Object(line));
-        id
     }
 
     /// Opens a dialog and waits for its answer; `None` when it was
@@ -71,12 +76,14 @@ impl RpcUi {
             let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
             fields.insert("timeout".into(), json!(ms));
         }
+        // Waiting before the request is out: a client may answer at once.
         let (sender, receiver) = oneshot::channel();
-        let id = self.request(method, fields);
+        let id = uuid::Uuid::new_v4().to_string();
         self.pending
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(id.clone(), sender);
+        self.write_request(&id, method, fields);
         let answer = within_dialog(dialog, async { receiver.await.ok() }).await;
         self.pending
             .lock()
