@@ -27,6 +27,7 @@ mod clipboard;
 pub mod commands;
 pub mod complete;
 pub mod events;
+pub mod extension_ui;
 pub mod files;
 pub mod format;
 pub mod git;
