@@ -274,6 +274,31 @@ mod tests {
         assert_eq!(s.prefix, "@mai");
         assert_eq!(s.items[0].value, "@src/main.rs ");
 
+        let mut c = c.with_extension_commands(vec![
+            ExtensionCommand {
+                name: "deploy".into(),
+                description: Some("Ship it".into()),
+                completions: Some(std::sync::Arc::new(|prefix: &str| {
+                    Some(vec![(format!("{prefix}prod"), "prod".into())])
+                })),
+            },
+            ExtensionCommand {
+                name: "new".into(),
+                description: Some("shadowed by the built-in".into()),
+                completions: None,
+            },
+        ]);
+        let s = ask(&mut c, "/dep", CompletionTrigger::Typing).unwrap();
+        assert_eq!(s.items[0].value, "/deploy");
+        assert_eq!(s.items[0].description.as_deref(), Some("Ship it"));
+        let s = ask(&mut c, "/ne", CompletionTrigger::Typing).unwrap();
+        assert_eq!(s.items.iter().filter(|i| i.value == "/new").count(), 1);
+        let s = ask(&mut c, "/deploy p", CompletionTrigger::Typing).unwrap();
+        assert_eq!(
+            (s.prefix.as_str(), s.items[0].value.as_str()),
+            ("p", "pprod")
+        );
+
         let s = ask(&mut c, "cat sr", CompletionTrigger::Tab).unwrap();
         assert_eq!(s.items[0].value, "src/");
         assert!(ask(&mut c, "plain words", CompletionTrigger::Typing).is_none());

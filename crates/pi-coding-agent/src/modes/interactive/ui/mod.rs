@@ -5,7 +5,11 @@
 //!
 //! - this file: construction, the chat's reload, and each frame's lines;
 //! - `app_events`: the app's events and the results of started work;
-//! - `keys`: where a key or paste goes (overlay, slot, key bindings, editor);
+//! - `keys`: where a key or paste goes (overlay, slot, extension shortcuts,
+//!   key bindings, editor);
+//! - `extensions`: what the extensions' `ctx.ui()` asked (sent by
+//!   [`super::extension_ui::TerminalUi`]), their commands, shortcuts,
+//!   errors and load issues;
 //! - `dispatch`: the one dispatcher of [`Action`]s, and what they do to
 //!   prompts (`prompts`), sessions (`sessions`), the selectors and
 //!   dialogs (`open`), what the session holds (`info`), the look
