@@ -56,6 +56,19 @@ pub struct Tui {
 
 impl Tui {
     pub fn start(s: &Scenario, extra: &[&str], cols: u16, rows: u16) -> Self {
+        Self::start_program(env!("CARGO_BIN_EXE_pi"), &[], s, extra, cols, rows)
+    }
+
+    /// `program` (a `pi` with extensions of its own) instead of `pi`, with
+    /// `env` besides the usual environment.
+    pub fn start_program(
+        program: &str,
+        env: &[(&str, &str)],
+        s: &Scenario,
+        extra: &[&str],
+        cols: u16,
+        rows: u16,
+    ) -> Self {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows,
@@ -64,7 +77,7 @@ impl Tui {
                 pixel_height: 0,
             })
             .unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pi"));
+        let mut cmd = CommandBuilder::new(program);
         let sessions = s.sessions_dir();
         cmd.args(["--session-dir", sessions.to_str().unwrap()]);
         cmd.args(["--model", "mock-oai/mock-gpt"]);
@@ -76,6 +89,9 @@ impl Tui {
         cmd.env("PI_CODING_AGENT_DIR", s.agent_dir.path());
         cmd.env("TERM", "xterm-256color");
         cmd.env("TZ", "UTC");
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
         let child = pty.slave.spawn_command(cmd).unwrap();
         drop(pty.slave);
         let parser = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 1000)));

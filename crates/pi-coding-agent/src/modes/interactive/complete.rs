@@ -10,6 +10,7 @@ use pi_tui::editor::{
 };
 
 use super::files::file_suggestions;
+use crate::extensions::CompletionFn;
 
 /// The slash commands with their descriptions.
 pub const COMMANDS: [(&str, &str); 19] = [
@@ -40,11 +41,24 @@ pub const COMMANDS: [(&str, &str); 19] = [
     ("tree", "Navigate session tree (switch branches)"),
 ];
 
+/// A command an extension registered, as the `/` menu offers it.
+#[derive(Clone)]
+pub struct ExtensionCommand {
+    /// Its name without the slash.
+    pub name: String,
+    /// Shown next to it.
+    pub description: Option<String>,
+    /// Completes its arguments.
+    pub completions: Option<CompletionFn>,
+}
+
 /// The app's completion provider.
 pub struct Completer {
     cwd: PathBuf,
     /// `provider/id` of the available models, for `/model` arguments.
     models: Vec<String>,
+    /// The extensions' commands (after the built-in ones, which win).
+    extension_commands: Vec<ExtensionCommand>,
 }
 
 impl Completer {
@@ -53,7 +67,57 @@ impl Completer {
         Self {
             cwd,
             models: Vec::new(),
+            extension_commands: Vec::new(),
         }
+    }
+
+    /// Offers the extensions' `commands` in the `/` menu (a name a
+    /// built-in command has is left out, as pi does).
+    pub fn with_extension_commands(mut self, commands: Vec<ExtensionCommand>) -> Self {
+        self.extension_commands = commands
+            .into_iter()
+            .filter(|c| !COMMANDS.iter().any(|(name, _)| *name == c.name))
+            .collect();
+        self
+    }
+
+    /// The `/` menu for `query`: built-in commands, then the extensions'.
+    fn command_items(&self, query: &str) -> Vec<CompletionItem> {
+        let commands = COMMANDS
+            .iter()
+            .map(|(name, description)| (*name, Some(*description)))
+            .chain(
+                self.extension_commands
+                    .iter()
+                    .map(|c| (c.name.as_str(), c.description.as_deref())),
+            );
+        let mut items: Vec<(bool, CompletionItem)> = commands
+            .filter(|(name, _)| fuzzy(name, query))
+            .map(|(name, description)| {
+                let mut item = CompletionItem::new(format!("/{name}")).with_label(name);
+                if let Some(description) = description {
+                    item = item.with_description(description);
+                }
+                (!name.starts_with(query), item)
+            })
+            .collect();
+        // Prefix matches first, each group in the list's order.
+        items.sort_by_key(|(later, _)| *later);
+        items.into_iter().map(|(_, item)| item).collect()
+    }
+
+    /// An extension command's argument completions for `/name args`.
+    fn argument_items(&self, before: &str) -> Option<Suggestions> {
+        let (name, args) = before.strip_prefix('/')?.split_once(' ')?;
+        let command = self.extension_commands.iter().find(|c| c.name == name)?;
+        let items: Vec<CompletionItem> = (command.completions.as_ref()?)(args)?
+            .into_iter()
+            .map(|(value, label)| CompletionItem::new(value).with_label(label))
+            .collect();
+        (!items.is_empty()).then(|| Suggestions {
+            prefix: args.to_owned(),
+            items,
+        })
     }
 
     /// Sets the models offered after `/model `.
@@ -70,24 +134,6 @@ fn fuzzy(text: &str, query: &str) -> bool {
         .chars()
         .flat_map(char::to_lowercase)
         .all(|q| chars.any(|c| c == q))
-}
-
-fn command_items(query: &str) -> Vec<CompletionItem> {
-    let mut items: Vec<(bool, CompletionItem)> = COMMANDS
-        .iter()
-        .filter(|(name, _)| fuzzy(name, query))
-        .map(|(name, description)| {
-            (
-                !name.starts_with(query),
-                CompletionItem::new(format!("/{name}"))
-                    .with_label(*name)
-                    .with_description(*description),
-            )
-        })
-        .collect();
-    // Prefix matches first, each group in the list's order.
-    items.sort_by_key(|(later, _)| *later);
-    items.into_iter().map(|(_, item)| item).collect()
 }
 
 /// The word before the cursor (after the last space).
@@ -148,8 +194,11 @@ impl AutocompleteProvider for Completer {
                     items,
                 });
             }
+            if let Some(suggestions) = self.argument_items(before) {
+                return Some(suggestions);
+            }
             if !before.contains(' ') {
-                let items = command_items(&before[1..]);
+                let items = self.command_items(&before[1..]);
                 return (!items.is_empty()).then(|| Suggestions {
                     prefix: before.to_owned(),
                     items,
@@ -224,6 +273,31 @@ mod tests {
         let s = ask(&mut c, "look at @mai", CompletionTrigger::Typing).unwrap();
         assert_eq!(s.prefix, "@mai");
         assert_eq!(s.items[0].value, "@src/main.rs ");
+
+        let mut c = c.with_extension_commands(vec![
+            ExtensionCommand {
+                name: "deploy".into(),
+                description: Some("Ship it".into()),
+                completions: Some(std::sync::Arc::new(|prefix: &str| {
+                    Some(vec![(format!("{prefix}prod"), "prod".into())])
+                })),
+            },
+            ExtensionCommand {
+                name: "new".into(),
+                description: Some("shadowed by the built-in".into()),
+                completions: None,
+            },
+        ]);
+        let s = ask(&mut c, "/dep", CompletionTrigger::Typing).unwrap();
+        assert_eq!(s.items[0].value, "/deploy");
+        assert_eq!(s.items[0].description.as_deref(), Some("Ship it"));
+        let s = ask(&mut c, "/ne", CompletionTrigger::Typing).unwrap();
+        assert_eq!(s.items.iter().filter(|i| i.value == "/new").count(), 1);
+        let s = ask(&mut c, "/deploy p", CompletionTrigger::Typing).unwrap();
+        assert_eq!(
+            (s.prefix.as_str(), s.items[0].value.as_str()),
+            ("p", "pprod")
+        );
 
         let s = ask(&mut c, "cat sr", CompletionTrigger::Tab).unwrap();
         assert_eq!(s.items[0].value, "src/");

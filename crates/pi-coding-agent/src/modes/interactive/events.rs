@@ -7,14 +7,17 @@
 //! app's types, never the mode's screens.
 
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use pi_agent_core::{AgentEvent, AgentMessage, AgentToolResult};
 use pi_ai::AssistantMessageEvent;
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::oneshot;
 
 use crate::app::{App, AppEvent, BashResult, SessionEvent, TreeNavigation};
 use crate::auth::{LoginEvent, OAuthError, OAuthProvider};
+use crate::extensions::{ExtensionErrorReport, NotifyLevel, WidgetPlacement};
 use crate::messages::CodingMessage;
 
 /// One event for the UI.
@@ -70,6 +73,125 @@ pub enum UiEvent {
     CompactDone,
     /// A `/login` subscription flow needs the dialog or has ended.
     OAuth(OAuthUpdate),
+    /// An extension asked something of the UI (`ctx.ui()`).
+    Extension(ExtensionRequest),
+    /// A session replacement (`/new`, `/resume`, `/fork`, `/clone`), which
+    /// the extensions may cancel, has ended.
+    Session(SessionDone),
+}
+
+/// How a session replacement went: `Ok(false)` / `Ok(None)` when an
+/// extension cancelled it, `Err` with the error to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionDone {
+    /// `/new`.
+    New(Result<bool, String>),
+    /// `/resume` of a session file.
+    Resume(Result<bool, String>),
+    /// `/fork`: the forked message's text.
+    Fork(Result<Option<String>, String>),
+    /// `/clone`.
+    Clone(Result<bool, String>),
+}
+
+/// What an extension asks of the terminal UI.
+#[derive(Debug)]
+pub enum ExtensionCall {
+    /// A notification in the chat.
+    Notify(String, NotifyLevel),
+    /// Sets (`Some`) or clears the footer status of a key.
+    Status(String, Option<String>),
+    /// Sets (`Some`) or removes the widget of a key.
+    Widget(String, Option<Vec<String>>, WidgetPlacement),
+    /// The terminal title.
+    Title(String),
+    /// Replaces the editor's text.
+    SetEditorText(String),
+    /// Pastes into the editor.
+    Paste(String),
+    /// The working message (`None`: the default).
+    WorkingMessage(Option<String>),
+    /// The label of hidden thinking (`None`: the default).
+    HiddenThinkingLabel(Option<String>),
+    /// Expands or collapses tool output.
+    ToolsExpanded(bool),
+    /// A dialog to show in the editor slot.
+    Dialog(DialogRequest),
+    /// The dialog `id` timed out or was cancelled: close it if still shown.
+    CloseDialog(u64),
+    /// An extension failed (pi's `Extension "<path>" error: <message>`).
+    Error(ExtensionErrorReport),
+}
+
+/// A dialog an extension opened; the answer goes to `reply` (dropping
+/// it answers `None`).
+#[derive(Debug)]
+pub struct DialogRequest {
+    /// Which dialog (to close it on a timeout).
+    pub id: u64,
+    /// Its kind and contents.
+    pub kind: DialogKind,
+    /// When it closes by itself.
+    pub timeout: Option<Duration>,
+    /// Where the answer goes.
+    pub reply: oneshot::Sender<Option<String>>,
+}
+
+/// The kinds of extension dialogs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DialogKind {
+    /// Pick one option (`confirm` is a select of `Yes` / `No`).
+    Select {
+        /// The title (may span lines).
+        title: String,
+        /// The options.
+        options: Vec<String>,
+    },
+    /// One line of text.
+    Input {
+        /// The title.
+        title: String,
+    },
+    /// A multi-line editor.
+    Editor {
+        /// The title.
+        title: String,
+        /// The text it starts with.
+        prefill: Option<String>,
+    },
+}
+
+/// An [`ExtensionCall`] in a shareable box, so that [`UiEvent`] stays
+/// `Clone` (the call is taken once).
+#[derive(Clone)]
+pub struct ExtensionRequest(Arc<Mutex<Option<ExtensionCall>>>);
+
+impl std::fmt::Debug for ExtensionRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ExtensionRequest")
+    }
+}
+
+impl ExtensionRequest {
+    /// Boxes `call`.
+    pub fn new(call: ExtensionCall) -> Self {
+        Self(Arc::new(Mutex::new(Some(call))))
+    }
+
+    /// The call, the first time only.
+    pub fn take(&self) -> Option<ExtensionCall> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+}
+
+/// What extensions read without waiting for the UI loop: the editor's
+/// text and whether tool output is expanded, kept current by the UI.
+#[derive(Debug, Default)]
+pub struct ExtensionMirror {
+    /// The editor's text.
+    pub editor_text: Mutex<String>,
+    /// Tool output expanded.
+    pub tools_expanded: std::sync::atomic::AtomicBool,
 }
 
 /// The result of a tree move run in the background.

@@ -16,7 +16,9 @@
 //!    [`commands`] reads slash commands into actions.
 //! 3. [`ui`]: the `Ui` joining the parts, the editor slot and the overlay
 //!    stack, with the one dispatcher of actions.
-//! 4. [`mod@run`]: the terminal loop.
+//! 4. [`mod@run`]: the terminal loop, which binds the extensions to the
+//!    terminal ([`extension_ui::TerminalUi`]: their `ctx.ui()` calls reach
+//!    the loop as [`events::UiEvent::Extension`]).
 //!
 //! When stdout is not a terminal the old line mode ([`mod@line`]) runs instead:
 //! prompts are read line by line and answers streamed as plain text.
@@ -27,6 +29,7 @@ mod clipboard;
 pub mod commands;
 pub mod complete;
 pub mod events;
+pub mod extension_ui;
 pub mod files;
 pub mod format;
 pub mod git;

@@ -19,8 +19,9 @@ use tokio::sync::mpsc;
 
 use super::action::{Action, Effect};
 use super::events::forward_app_events;
+use super::extension_ui::TerminalUi;
 use super::ui::{LookOptions, Ui};
-use crate::app::App;
+use crate::app::{App, InputSource};
 use crate::messages::CodingMessage;
 
 /// The shortest time between two frames.
@@ -87,8 +88,22 @@ async fn run_inner(
     let theme = detect_theme();
     let (tx, mut rx) = mpsc::unbounded_channel();
     forward_app_events(&app, tx.clone());
-    let mut ui = Ui::new(Arc::clone(&app), theme, tx);
+    let mut ui = Ui::new(Arc::clone(&app), theme, tx.clone());
     ui.install_look(look);
+    ui.attach_extensions();
+    // The extensions get the terminal as their UI; `session_start` runs
+    // while the loop already draws (a handler may open a dialog), and the
+    // first prompt waits for it.
+    let extension_ui = TerminalUi::new(tx, Arc::clone(&ui.ext.mirror));
+    let (bound_tx, mut bound) = tokio::sync::oneshot::channel::<()>();
+    let binding = Arc::clone(&app);
+    tokio::spawn(async move {
+        binding
+            .bind_extensions(Arc::new(extension_ui), InputSource::Interactive)
+            .await;
+        let _ = bound_tx.send(());
+    });
+    let mut binding = true;
     if pick_session {
         ui.dispatch(Action::OpenSessions { startup: true });
     }
@@ -106,9 +121,6 @@ async fn run_inner(
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let _ = write!(screen.renderer.writer_mut(), "\x1b]0;π - {title}\x07");
-    if let Some(first) = initial.pop_front() {
-        ui.start_input(first);
-    }
     let mut events = EventStream::new();
     let mut next_tick = Instant::now() + TICK;
     // SIGTERM and SIGHUP end the session cleanly (terminal restored).
@@ -121,7 +133,11 @@ async fn run_inner(
         if ui.quit {
             break;
         }
+        if app.extensions.shutdown_requested() && !app.agent.is_streaming() {
+            break;
+        }
         if !ui.work.running
+            && !binding
             && let Some(next) = initial.pop_front()
         {
             ui.start_input(next);
@@ -167,11 +183,18 @@ async fn run_inner(
                 }
             }
             () = tokio::time::sleep_until(frame_at.into()), if screen.dirty => {}
+            _ = &mut bound, if binding => binding = false,
             _ = terminate.recv() => ui.quit = true,
             _ = hangup.recv() => ui.quit = true,
         }
         if !animating {
             next_tick = Instant::now() + TICK;
+        }
+        ui.sync_mirror();
+        if let Some(title) = ui.take_title() {
+            let out = screen.renderer.writer_mut();
+            write!(out, "\x1b]0;{title}\x07")?;
+            out.flush()?;
         }
     }
     let width = screen.renderer.cols();

@@ -32,6 +32,8 @@ pub struct Transcript {
     tools: HashMap<String, usize>,
     /// The assistant message being streamed.
     streaming: Option<usize>,
+    /// The label of hidden thinking an extension set (`None`: pi's).
+    hidden_label: Option<String>,
 }
 
 /// The text of a user message's content.
@@ -65,6 +67,23 @@ impl Transcript {
     /// The blocks.
     pub fn blocks(&self) -> &[Block] {
         &self.blocks
+    }
+
+    /// Shows hidden thinking as `label` (`None`: pi's `Thinking...`) in
+    /// the blocks not yet in the scrollback and the ones to come.
+    pub fn set_hidden_thinking_label(&mut self, label: Option<String>) {
+        self.hidden_label.clone_from(&label);
+        for block in self.blocks.iter_mut().skip(self.committed) {
+            if let BlockKind::Assistant(assistant) = &mut block.kind {
+                assistant.set_hidden_label(label.clone());
+                block.invalidate();
+            }
+        }
+    }
+
+    /// The label of hidden thinking an extension set.
+    pub fn hidden_thinking_label(&self) -> Option<String> {
+        self.hidden_label.clone()
     }
 
     /// Adds a block; returns its index.
@@ -166,7 +185,9 @@ impl Transcript {
 
     /// A settled assistant message with a card per tool call (history).
     fn add_settled_assistant(&mut self, message: &AssistantMessage, now: Instant) {
-        self.push(BlockKind::Assistant(AssistantBlock::settled(message)));
+        let mut block = AssistantBlock::settled(message);
+        block.set_hidden_label(self.hidden_label.clone());
+        self.push(BlockKind::Assistant(block));
         for block in &message.content {
             if let AssistantContent::ToolCall(call) = block {
                 let mut card = ToolCard::new(&call.id, &call.name, call.arguments.clone());
@@ -207,7 +228,9 @@ impl Transcript {
     pub fn message_start(&mut self, message: &AgentMessage<CodingMessage>, now: Instant) {
         match message {
             AgentMessage::Standard(Message::Assistant(_)) => {
-                let index = self.push(BlockKind::Assistant(AssistantBlock::streaming()));
+                let mut block = AssistantBlock::streaming();
+                block.set_hidden_label(self.hidden_label.clone());
+                let index = self.push(BlockKind::Assistant(block));
                 self.streaming = Some(index);
             }
             AgentMessage::Standard(Message::User(_))

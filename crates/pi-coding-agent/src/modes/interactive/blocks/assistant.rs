@@ -28,6 +28,8 @@ pub struct AssistantBlock {
     /// The failure line (`Operation aborted`, `Error: ...`), once settled.
     failure: Option<String>,
     finished: bool,
+    /// The label of hidden thinking set by an extension (`None`: pi's).
+    hidden_label: Option<String>,
 }
 
 impl AssistantBlock {
@@ -41,6 +43,11 @@ impl AssistantBlock {
         let mut block = Self::default();
         block.finish(message, None);
         block
+    }
+
+    /// Shows hidden thinking as `label` (`None`: [`HIDDEN_THINKING_LABEL`]).
+    pub fn set_hidden_label(&mut self, label: Option<String>) {
+        self.hidden_label = label;
     }
 
     /// True once the message is settled.
@@ -129,7 +136,11 @@ impl AssistantBlock {
             }
             if part.thinking {
                 if ctx.hide_thinking {
-                    let label = theme.italic(&theme.fg(Token::ThinkingText, HIDDEN_THINKING_LABEL));
+                    let text = self
+                        .hidden_label
+                        .as_deref()
+                        .unwrap_or(HIDDEN_THINKING_LABEL);
+                    let label = theme.italic(&theme.fg(Token::ThinkingText, text));
                     lines.extend(padded(&label, width, 1));
                 } else {
                     lines.extend(part.md.render(theme, width, 1));

@@ -21,6 +21,8 @@ pub enum Notice {
     ErrorText(String),
     /// Pre-styled text, padded 1.
     Text(String),
+    /// Pre-styled text, not padded (pi's `Text(..., 0, 0)`: load issues).
+    Plain(String),
     /// An accent line with a blank line above and below (`✓ New session started`).
     Success(String),
     /// A panel between rules: a bold accent title, then markdown.
@@ -96,6 +98,11 @@ impl Notice {
             }
             Self::ErrorText(text) => lines.extend(padded(&t.fg(Token::Error, text), width, 1)),
             Self::Text(text) => lines.extend(padded(text, width, 1)),
+            Self::Plain(text) => {
+                for line in text.split('\n') {
+                    lines.extend(padded(line, width, 0));
+                }
+            }
             Self::Success(text) => {
                 lines.push(String::new());
                 lines.extend(padded(&t.fg(Token::Accent, text), width, 1));

@@ -233,3 +233,33 @@ pub fn render_footer(theme: &Theme, info: &FooterInfo, width: usize) -> Vec<Stri
     };
     vec![location, stats]
 }
+
+/// The extensions' statuses on one line under the footer, sorted by key,
+/// each on one line (whitespace runs become one space), cut to `width`
+/// with a dim `...` (none without statuses).
+pub fn render_statuses(
+    theme: &Theme,
+    statuses: &std::collections::BTreeMap<String, String>,
+    width: usize,
+    lines: &mut Vec<String>,
+) {
+    if statuses.is_empty() {
+        return;
+    }
+    let line = statuses
+        .values()
+        .map(|text| {
+            text.replace(['\r', '\n', '\t'], " ")
+                .split(' ')
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    lines.push(truncate_to_width(
+        &line,
+        width,
+        &theme.fg(Token::Dim, "..."),
+    ));
+}

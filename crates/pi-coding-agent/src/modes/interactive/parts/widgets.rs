@@ -1,10 +1,12 @@
 //! The widget part (pi's `widgetContainerAbove` / `widgetContainerBelow`):
-//! lines set under a key, shown above or below the editor, in the order
-//! they were first set. Above the editor an empty set is one blank line
-//! (pi's `Spacer(1)`). Extensions fill it (pi's `setWidget`); a widget of
-//! text is cut to 10 lines, as pi does.
+//! lines set under a key, shown above or below the editor. Above the
+//! editor an empty set is one blank line (pi's `Spacer(1)`), and widgets
+//! there come after a blank line. Extensions fill it (pi's `setWidget`,
+//! which removes the key first, so a widget set again moves last); a
+//! widget of text is cut to 10 lines, as pi does, and each line is
+//! indented by one column and wrapped (pi's `Text(line, 1, 0)`).
 
-use pi_tui::text::truncate_to_width;
+use crate::modes::interactive::layout::padded;
 
 /// The most lines of a text widget.
 const MAX_LINES: usize = 10;
@@ -42,12 +44,23 @@ impl Widgets {
         self.entries.retain(|(k, _, _)| k != key);
     }
 
-    /// The lines of the widgets at `placement`, each cut to `width`; above
+    /// The lines of the widgets at `placement`, each padded and wrapped to `width`; above
     /// the editor, no widget is one blank line.
     pub fn render(&self, placement: Placement, width: usize, lines: &mut Vec<String>) {
         let before = lines.len();
-        for (_, _, widget) in self.entries.iter().filter(|(_, p, _)| *p == placement) {
-            lines.extend(widget.iter().map(|l| truncate_to_width(l, width, "")));
+        let mut shown = self
+            .entries
+            .iter()
+            .filter(|(_, p, _)| *p == placement)
+            .peekable();
+        // Above the editor, a blank line comes first (pi's leading spacer).
+        if placement == Placement::AboveEditor && shown.peek().is_some() {
+            lines.push(String::new());
+        }
+        for (_, _, widget) in shown {
+            for line in widget {
+                lines.extend(padded(line, width, 1));
+            }
         }
         if lines.len() == before && placement == Placement::AboveEditor {
             lines.push(String::new());
@@ -75,9 +88,13 @@ mod tests {
         widgets.set("a", Placement::AboveEditor, vec!["again, too long".into()]);
         let mut lines = Vec::new();
         widgets.render(Placement::AboveEditor, 10, &mut lines);
-        assert_eq!(lines.len(), 12);
-        assert_eq!(lines[0], "again, too");
-        assert_eq!(lines[11], "... (widge");
+        assert_eq!(lines.len(), 17);
+        assert_eq!(lines[0], "");
+        assert_eq!(lines[1], " again,");
+        assert_eq!(lines[2], " too long");
+        assert_eq!(lines[3], " 0");
+        assert_eq!(lines[13], " ...");
+        assert_eq!(lines[14], " (widget");
         widgets.remove("a");
         widgets.remove("b");
         let mut lines = Vec::new();

@@ -19,7 +19,9 @@ impl Ui {
     pub fn handle_event(&mut self, event: UiEvent) {
         let now = Instant::now();
         match event {
-            UiEvent::AgentStart => self.status = Status::busy(&self.theme, "Working..."),
+            UiEvent::AgentStart => {
+                self.status = Status::busy(&self.theme, &self.working_message());
+            }
             UiEvent::AgentEnd => {
                 self.transcript.agent_end(now);
                 self.status = Status::Idle;
@@ -78,6 +80,8 @@ impl Ui {
                 self.refresh_footer();
             }
             UiEvent::OAuth(update) => self.oauth_update(&update),
+            UiEvent::Extension(request) => self.extension_call(&request),
+            UiEvent::Session(done) => self.session_done(done),
         }
     }
 
@@ -102,7 +106,7 @@ impl Ui {
                 ..
             } => {
                 self.status = if self.app.agent.is_streaming() {
-                    Status::busy(&self.theme, "Working...")
+                    Status::busy(&self.theme, &self.working_message())
                 } else {
                     Status::Idle
                 };
@@ -203,6 +207,9 @@ impl Ui {
         self.status = Status::Idle;
         self.work.summary_cancel = None;
         match done.outcome {
+            TreeOutcome::Moved(nav) if nav.cancelled => {
+                self.status_line("Navigation cancelled");
+            }
             TreeOutcome::Moved(nav) => {
                 self.reload_chat();
                 if let Some(text) = nav.editor_text

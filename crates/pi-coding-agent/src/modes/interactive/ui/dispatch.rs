@@ -35,7 +35,9 @@ impl Ui {
             Action::CloneSession => self.clone_session(),
             Action::Export(path) => self.export(path.as_deref()),
             Action::Hotkeys => {
-                let table = crate::modes::interactive::hotkeys::hotkeys_markdown(&self.look.keys);
+                let mut table =
+                    crate::modes::interactive::hotkeys::hotkeys_markdown(&self.look.keys);
+                table.push_str(&self.extension_hotkeys());
                 self.transcript
                     .notice(Notice::panel("Keyboard Shortcuts", &table));
             }

@@ -29,6 +29,8 @@ impl Ui {
         {
             cancel.cancel();
             Effect::None
+        } else if self.extension_shortcut(&key) {
+            Effect::None
         } else if let Some(action) = self.key_action(&key) {
             self.dispatch(action)
         } else {

@@ -5,7 +5,11 @@
 //!
 //! - this file: construction, the chat's reload, and each frame's lines;
 //! - `app_events`: the app's events and the results of started work;
-//! - `keys`: where a key or paste goes (overlay, slot, key bindings, editor);
+//! - `keys`: where a key or paste goes (overlay, slot, extension shortcuts,
+//!   key bindings, editor);
+//! - `extensions`: what the extensions' `ctx.ui()` asked (sent by
+//!   [`super::extension_ui::TerminalUi`]), their commands, shortcuts,
+//!   errors and load issues;
 //! - `dispatch`: the one dispatcher of [`Action`]s, and what they do to
 //!   prompts (`prompts`), sessions (`sessions`), the selectors and
 //!   dialogs (`open`), what the session holds (`info`), the look
@@ -13,6 +17,7 @@
 
 mod app_events;
 mod dispatch;
+mod extensions;
 mod info;
 mod keys;
 mod login;
@@ -36,7 +41,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::action::Action;
 use super::blocks::{Notice, RenderCtx};
-use super::complete::Completer;
+use super::complete::{Completer, ExtensionCommand};
 use super::events::UiEvent;
 use super::oauth_dialog::OAuthDialog;
 use super::parts::footer::FooterInfo;
@@ -93,6 +98,8 @@ pub struct Ui {
     pub(crate) tx: UnboundedSender<UiEvent>,
     /// The home folder (shown as `~`).
     pub(crate) home: Option<PathBuf>,
+    /// What the extensions set and read.
+    pub(crate) ext: extensions::ExtensionState,
 }
 
 /// How the chat is drawn (Ctrl+O, Ctrl+T).
@@ -130,8 +137,20 @@ impl Ui {
             .iter()
             .map(|m| format!("{}/{}", m.provider.as_str(), m.id))
             .collect();
+        let commands = app
+            .extensions
+            .commands()
+            .iter()
+            .map(|c| ExtensionCommand {
+                name: c.name.clone(),
+                description: c.description.clone(),
+                completions: c.completions.clone(),
+            })
+            .collect();
         editor.set_autocomplete(Box::new(
-            Completer::new(app.cwd.clone()).with_models(models),
+            Completer::new(app.cwd.clone())
+                .with_models(models)
+                .with_extension_commands(commands),
         ));
         let mut ui = Self {
             app,
@@ -155,6 +174,7 @@ impl Ui {
             last_escape: None,
             tx,
             home: dirs::home_dir(),
+            ext: extensions::ExtensionState::default(),
         };
         ui.transcript.notice(ui.header.block());
         ui.load_session();
@@ -196,7 +216,9 @@ impl Ui {
     /// Shows the current session from scratch (after a switch or a move in
     /// the tree): header, history, footer; the screen is printed again.
     pub(super) fn reload_chat(&mut self) {
+        let label = self.transcript.hidden_thinking_label();
         self.transcript = Transcript::new();
+        self.transcript.set_hidden_thinking_label(label);
         self.transcript.notice(self.header.block());
         self.load_session();
         self.init_footer();
@@ -234,13 +256,17 @@ impl Ui {
 
     /// True while something on screen animates (the tick timer runs).
     pub fn is_animating(&self) -> bool {
-        self.status.is_shown() || self.transcript.is_animating() || self.queue.is_animating()
+        self.status.is_shown()
+            || self.transcript.is_animating()
+            || self.queue.is_animating()
+            || self.dialog_counts_down()
     }
 
     /// Advances spinners and countdowns; true when the frame changed.
     pub fn tick(&mut self, now: Instant) -> bool {
         let spinner = self.status.tick(now);
         spinner
+            || self.dialog_counts_down()
             || self.transcript.is_animating()
             || (!self.status.is_shown() && self.queue.is_animating())
     }
@@ -280,6 +306,7 @@ impl Ui {
             &self.footer,
             width,
         ));
+        super::parts::footer::render_statuses(&theme, &self.ext.statuses, width, &mut lines);
         self.overlays.composite(&mut lines, width, rows);
         lines
     }

@@ -32,6 +32,10 @@ impl Ui {
         if let Some(action) = commands::parse(text) {
             return self.dispatch(action);
         }
+        if self.is_extension_command(text) {
+            self.run_extension_command(text);
+            return Effect::None;
+        }
         if let Some(rest) = text.strip_prefix('!') {
             let exclude = rest.starts_with('!');
             let command = rest.strip_prefix('!').unwrap_or(rest).trim();

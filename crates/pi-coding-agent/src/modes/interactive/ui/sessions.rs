@@ -13,21 +13,34 @@ use super::Ui;
 use crate::app::{NavigateError, NavigateOptions};
 use crate::modes::interactive::action::{ChoiceKind, TextKind};
 use crate::modes::interactive::blocks::Notice;
-use crate::modes::interactive::events::{TreeDone, TreeOutcome, UiEvent};
+use crate::modes::interactive::events::{SessionDone, TreeDone, TreeOutcome, UiEvent};
 use crate::modes::interactive::parts::status::Status;
 use crate::modes::interactive::selectors::choice::{Choice, TextPrompt};
 
 impl Ui {
+    /// Runs a session replacement in the background (the extensions are
+    /// asked first and may cancel it); the result comes back as
+    /// [`UiEvent::Session`].
+    fn replace_session<F>(&self, work: F)
+    where
+        F: std::future::Future<Output = SessionDone> + Send + 'static,
+    {
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let _ = tx.send(UiEvent::Session(work.await));
+        });
+    }
+
     /// `/new`: a new session, the chat cleared.
     pub(super) fn new_session(&mut self) {
-        match self.app.new_session(None) {
-            Ok(()) => {
-                self.reload_chat();
-                self.transcript
-                    .notice(Notice::Success("✓ New session started".to_owned()));
-            }
-            Err(e) => self.error(e.to_string()),
-        }
+        let app = Arc::clone(&self.app);
+        self.replace_session(async move {
+            SessionDone::New(
+                app.new_session_with_extensions(None)
+                    .await
+                    .map_err(|e| e.to_string()),
+            )
+        });
     }
 
     /// `/clone`: the current branch copied into a new session.
@@ -36,13 +49,43 @@ impl Ui {
             self.status_line("Nothing to clone yet");
             return;
         }
-        match self.app.clone_session() {
-            Ok(()) => {
+        let app = Arc::clone(&self.app);
+        self.replace_session(async move {
+            SessionDone::Clone(app.clone_with_extensions().await.map_err(|e| e.to_string()))
+        });
+    }
+
+    /// A session replacement ended: the new session's chat and pi's line,
+    /// nothing when an extension cancelled it.
+    pub(super) fn session_done(&mut self, done: SessionDone) {
+        match done {
+            SessionDone::New(Ok(true)) => {
+                self.reload_chat();
+                self.transcript
+                    .notice(Notice::Success("✓ New session started".to_owned()));
+            }
+            SessionDone::Clone(Ok(true)) => {
                 self.reload_chat();
                 self.editor.set_text("");
                 self.status_line("Cloned to new session");
             }
-            Err(e) => self.error(e.to_string()),
+            SessionDone::Resume(Ok(true)) => {
+                self.reload_chat();
+                self.status_line("Resumed session");
+            }
+            SessionDone::Fork(Ok(Some(text))) => {
+                self.reload_chat();
+                self.editor.set_text(&text);
+                self.status_line("Forked to new session");
+            }
+            SessionDone::New(Ok(false))
+            | SessionDone::Clone(Ok(false))
+            | SessionDone::Resume(Ok(false))
+            | SessionDone::Fork(Ok(None)) => {}
+            SessionDone::New(Err(e))
+            | SessionDone::Clone(Err(e))
+            | SessionDone::Resume(Err(e))
+            | SessionDone::Fork(Err(e)) => self.error(e),
         }
     }
 
@@ -57,25 +100,28 @@ impl Ui {
 
     /// Resumes the session file `path`.
     pub(super) fn resume(&mut self, path: &Path) {
-        match self.app.switch_session(path) {
-            Ok(()) => {
-                self.reload_chat();
-                self.status_line("Resumed session");
-            }
-            Err(e) => self.error(e.to_string()),
-        }
+        let app = Arc::clone(&self.app);
+        let path = path.to_path_buf();
+        self.replace_session(async move {
+            SessionDone::Resume(
+                app.switch_session_with_extensions(&path)
+                    .await
+                    .map_err(|e| e.to_string()),
+            )
+        });
     }
 
     /// Forks into a new session at the user message `id` (its text back in the editor).
     pub(super) fn fork(&mut self, id: &str) {
-        match self.app.fork(id) {
-            Ok(text) => {
-                self.reload_chat();
-                self.editor.set_text(&text);
-                self.status_line("Forked to new session");
-            }
-            Err(e) => self.error(e.to_string()),
-        }
+        let app = Arc::clone(&self.app);
+        let id = id.to_owned();
+        self.replace_session(async move {
+            SessionDone::Fork(
+                app.fork_with_extensions(&id)
+                    .await
+                    .map_err(|e| e.to_string()),
+            )
+        });
     }
 
     /// The tree chose `target`: move there, asking about a summary first

@@ -1,0 +1,222 @@
+//! The extension UI of the interactive mode end to end: this test program
+//! runs itself as `pi` with the `ui_demo` example's extension (when
+//! `PI_UI_DEMO_CHILD` is set, `main` is that `pi`) in a pseudo-terminal,
+//! and drives its dialogs, statuses, widgets, notifications, shortcut and
+//! session guard by keys, reading the screen (`vt100`). It has its own
+//! `main` (`harness = false`): the child must read pi's arguments.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    missing_docs
+)]
+
+#[path = "../examples/ui_demo/extension.rs"]
+mod demo;
+mod e2e_common;
+mod pty_common;
+
+use std::process::ExitCode;
+
+use e2e_common::Scenario;
+use pi_coding_agent::extensions::ExtensionSet;
+use pty_common::Tui;
+
+const CHILD: &str = "PI_UI_DEMO_CHILD";
+const DOWN: &str = "\x1b[B";
+const ESC: &str = "\x1b";
+const F5: &str = "\x1b[15~";
+
+fn start(s: &Scenario, rows: u16) -> Tui {
+    let program = std::env::current_exe().unwrap();
+    let tui = Tui::start_program(program.to_str().unwrap(), &[(CHILD, "1")], s, &[], 80, rows);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui
+}
+
+/// The dialog in the editor's place: from its first border to its last.
+fn dialog(screen: &str) -> String {
+    let lines: Vec<&str> = screen.lines().collect();
+    let first = lines.iter().position(|l| l.starts_with('─')).unwrap();
+    let last = lines.iter().rposition(|l| l.starts_with('─')).unwrap();
+    lines[first..=last]
+        .iter()
+        .map(|l| l.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn select_picks_and_cancels(s: &Scenario) {
+    let mut tui = start(s, 30);
+    tui.send("/demo-sel");
+    tui.wait_screen(
+        |s| s.contains("demo-select") && s.contains("Pick one of three options"),
+        "the extension command with its description in the / menu",
+    );
+    tui.send("ect");
+    tui.send("\r");
+    let screen = tui.wait_screen(
+        |s| s.contains("Pick a letter") && s.contains("→ alpha"),
+        "the select dialog",
+    );
+    insta::assert_snapshot!("extension_select_dialog", dialog(&screen));
+    tui.send(DOWN);
+    tui.wait_screen(|s| s.contains("→ beta"), "the selection moved down");
+    tui.send("\r");
+    tui.wait_screen(|s| s.contains("Picked beta"), "the picked option");
+    assert!(!tui.screen().contains("Pick a letter"));
+
+    tui.submit("/demo-select");
+    tui.wait_screen(|s| s.contains("Pick a letter"), "the select dialog again");
+    tui.send(ESC);
+    tui.wait_screen(
+        |s| s.contains("Warning: Selection cancelled") && !s.contains("Pick a letter"),
+        "Esc cancelling the dialog",
+    );
+
+    tui.submit("/demo-confirm");
+    let screen = tui.wait_screen(
+        |s| s.contains("This only says yes or no") && s.contains("→ Yes"),
+        "the confirm dialog",
+    );
+    assert!(screen.contains("Proceed?"), "{screen}");
+    tui.send(DOWN);
+    tui.send("\r");
+    tui.wait_screen(|s| s.contains("Confirmed: false"), "No chosen");
+
+    tui.send("/demo-select g");
+    tui.wait_screen(|s| s.contains("gamma"), "the argument completions");
+    tui.send("\x03");
+    tui.wait_screen(|s| !s.contains("/demo-select g"), "the editor cleared");
+    assert!(tui.quit().success());
+}
+
+fn timed_input_statuses_widgets_and_notifications(s: &Scenario) {
+    let mut tui = start(s, 40);
+    tui.submit("/demo-input");
+    let screen = tui.wait_screen(|s| s.contains("Your name ("), "the timed input");
+    assert!(
+        screen.contains("Your name (3s)") || screen.contains("Your name (2s)"),
+        "the countdown: {screen}"
+    );
+    tui.wait_screen(|s| s.contains("Your name (1s)"), "the countdown going down");
+    tui.wait_screen(
+        |s| s.contains("Warning: No name given") && !s.contains("Your name"),
+        "the input closing by itself",
+    );
+
+    tui.submit("/demo-ui");
+    let screen = tui.wait_screen(
+        |s| s.contains("● demo status") && s.contains("Error: An error line"),
+        "the status and the notifications",
+    );
+    assert!(screen.contains(" An info line"), "{screen}");
+    assert!(screen.contains("Warning: A warning line"), "{screen}");
+    let lines: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    let at = |text: &str| lines.iter().position(|l| l.contains(text)).unwrap();
+    let above = at("▲ widget above the editor");
+    let below = at("▼ widget below the editor");
+    let status = at("● demo status");
+    let rule = lines.iter().position(|l| l.starts_with('─')).unwrap();
+    assert!(above < rule && rule < below && below < status, "{screen}");
+    assert_eq!(
+        lines.iter().rposition(|l| !l.is_empty()),
+        Some(status),
+        "the status line is the footer's last line: {screen}"
+    );
+    assert!(tui.raw_contains("\x1b]0;pi ui demo\x07"), "the title");
+
+    tui.submit("/demo-clear");
+    tui.wait_screen(
+        |s| !s.contains("● demo status") && !s.contains("widget above"),
+        "the status and widgets removed",
+    );
+
+    tui.submit("/demo-fail");
+    tui.wait_screen(
+        |s| s.contains("Extension \"ui-demo\" error: the demo failed on purpose"),
+        "the extension's error",
+    );
+
+    tui.send(F5);
+    tui.wait_screen(|s| s.contains("Hello from F5"), "the shortcut");
+    tui.submit("/hotkeys");
+    tui.wait_all(
+        |s| s.contains("Extensions") && s.contains("F5") && s.contains("Say hello from the demo"),
+        "the shortcut in /hotkeys",
+    );
+    assert!(tui.quit().success());
+}
+
+fn a_guard_may_cancel_new(s: &Scenario) {
+    let mut tui = start(s, 30);
+    tui.submit("/demo-guard");
+    tui.wait_screen(|s| s.contains("/new now asks first"), "the guard on");
+    tui.submit("/new");
+    tui.wait_screen(
+        |s| s.contains("New session?") && s.contains("The demo guards /new"),
+        "the guard's confirmation",
+    );
+    tui.send(DOWN);
+    tui.send("\r");
+    let screen = tui.wait_screen(
+        |s| s.contains("New session cancelled by the demo"),
+        "the cancelled /new",
+    );
+    assert!(!screen.contains("New session started"), "{screen}");
+    tui.submit("/new");
+    tui.wait_screen(|s| s.contains("→ Yes"), "the guard asking again");
+    tui.send("\r");
+    tui.wait_screen(|s| s.contains("✓ New session started"), "the new session");
+    assert!(tui.quit().success());
+}
+
+/// A test: it panics when it fails.
+type Test = fn(&Scenario);
+
+fn main() -> ExitCode {
+    if std::env::var_os(CHILD).is_some() {
+        let mut extensions = ExtensionSet::default();
+        extensions.push(demo::UiDemo::default());
+        return pi_coding_agent::cli::run_main(extensions);
+    }
+    let tests: [(&str, Test); 3] = [
+        ("select_picks_and_cancels", select_picks_and_cancels),
+        (
+            "timed_input_statuses_widgets_and_notifications",
+            timed_input_statuses_widgets_and_notifications,
+        ),
+        ("a_guard_may_cancel_new", a_guard_may_cancel_new),
+    ];
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut failed = Vec::new();
+    for (name, test) in tests {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        let outcome = runtime.block_on(async {
+            let s = Scenario::start(Vec::new()).await;
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(&s)))
+        });
+        let verdict = if outcome.is_ok() { "ok" } else { "FAILED" };
+        println!("test {name} ... {verdict}");
+        if outcome.is_err() {
+            failed.push(name);
+        }
+    }
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        println!("failures: {failed:?}");
+        ExitCode::FAILURE
+    }
+}
