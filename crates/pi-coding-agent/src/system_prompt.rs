@@ -34,6 +34,10 @@ pub struct SystemPromptOptions {
     pub skills: Vec<Skill>,
     /// Active tools as (name, one-line description), in order.
     pub tools: Vec<(String, String)>,
+    /// Extra guideline bullets (extension tools' `promptGuidelines`), after
+    /// the tools' own and before the closing two; blank and repeated ones
+    /// are dropped.
+    pub guidelines: Vec<String>,
     /// Project context files, outermost first.
     pub context_files: Vec<ContextFile>,
     /// Today's date in the local time zone, `YYYY-MM-DD`.
@@ -81,8 +85,8 @@ fn has(options: &SystemPromptOptions, tool: &str) -> bool {
     options.tools.iter().any(|(name, _)| name == tool)
 }
 
-fn guidelines(options: &SystemPromptOptions) -> Vec<&'static str> {
-    let mut lines = Vec::new();
+fn guidelines(options: &SystemPromptOptions) -> Vec<&str> {
+    let mut lines: Vec<&str> = Vec::new();
     let search_tools = has(options, "grep") || has(options, "find") || has(options, "ls");
     if has(options, "bash") && !search_tools {
         lines.push("Use bash to explore the project (ls, rg, find) and to run builds and tests");
@@ -100,6 +104,12 @@ fn guidelines(options: &SystemPromptOptions) -> Vec<&'static str> {
     }
     if has(options, "write") {
         lines.push("Use write only to create files or to replace a file entirely");
+    }
+    for extra in &options.guidelines {
+        let extra = extra.trim();
+        if !extra.is_empty() && !lines.contains(&extra) {
+            lines.push(extra);
+        }
     }
     lines.push("Keep answers short and to the point");
     lines.push("Name file paths explicitly when you talk about files");

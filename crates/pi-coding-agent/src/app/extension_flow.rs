@@ -78,17 +78,33 @@ impl App {
                 reason: reason.to_owned(),
             })
             .await;
-        if !(found.skill_paths.is_empty()
-            && found.prompt_paths.is_empty()
-            && found.theme_paths.is_empty())
-        {
-            tracing::info!(
-                "extensions added resource paths: {:?} {:?} {:?}",
-                found.skill_paths,
-                found.prompt_paths,
-                found.theme_paths
-            );
+        if !found.theme_paths.is_empty() {
+            tracing::info!("extension theme paths: {:?}", found.theme_paths);
         }
+        if found.skill_paths.is_empty() && found.prompt_paths.is_empty() {
+            return;
+        }
+        // As pi: the paths join the command line's, the skills and
+        // templates load again, and the system prompt lists the skills.
+        let mut options = self.resource_options.clone();
+        options.skill_paths.extend(found.skill_paths);
+        options.prompt_template_paths.extend(found.prompt_paths);
+        let resources = Arc::new(crate::resources::Resources::load(&options));
+        resources.log_diagnostics();
+        lock(&self.prompt_options).skills = resources.skills.skills.clone();
+        *self
+            .resources
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = resources;
+        self.rebuild_system_prompt();
+    }
+
+    /// Builds the system prompt again from its options (active tools,
+    /// skills) and makes it the base prompt.
+    fn rebuild_system_prompt(&self) {
+        let prompt = crate::system_prompt::build_system_prompt(&lock(&self.prompt_options));
+        *lock(&self.base_system_prompt) = prompt.clone();
+        self.agent.set_system_prompt(prompt);
     }
 
     /// pi's prompt preflight for text: an extension command runs instead
@@ -345,13 +361,37 @@ impl App {
             .collect()
     }
 
-    /// Activates exactly the tools named among those available.
+    /// Activates exactly the tools named among those available, and lists
+    /// them in the system prompt, as pi does.
     pub fn set_active_tools(&self, names: &[String]) {
         let available = lock(&self.available_tools).clone();
-        let tools = names
+        let tools: Vec<_> = names
             .iter()
             .filter_map(|n| available.iter().find(|t| t.name() == n).cloned())
             .collect();
+        let summaries = tools
+            .iter()
+            .map(|tool| {
+                let name = tool.name().to_owned();
+                let registered = self
+                    .extensions
+                    .tools()
+                    .iter()
+                    .find(|r| r.tool.name() == name);
+                let summary = match registered {
+                    Some(r) => r
+                        .prompt_snippet
+                        .clone()
+                        .unwrap_or_else(|| r.tool.description().to_owned()),
+                    None => crate::tools::tool_summary(&name)
+                        .unwrap_or_default()
+                        .to_owned(),
+                };
+                (name, summary)
+            })
+            .collect();
         self.agent.set_tools(tools);
+        lock(&self.prompt_options).tools = summaries;
+        self.rebuild_system_prompt();
     }
 }

@@ -85,8 +85,14 @@ pub struct App {
     /// `defaultThinkingLevel`, updated by every level change; kept in memory).
     default_thinking: Mutex<Option<ThinkingLevel>>,
     hub: Arc<EventHub>,
-    /// Skills, prompt templates and system prompt files.
-    pub resources: Arc<Resources>,
+    /// Skills, prompt templates and system prompt files (replaced when
+    /// extensions add resource paths).
+    resources: RwLock<Arc<Resources>>,
+    /// What the resources were loaded from.
+    resource_options: crate::resources::ResourceOptions,
+    /// What the system prompt is built from (rebuilt when the active tools
+    /// or the skills change).
+    prompt_options: Mutex<crate::system_prompt::SystemPromptOptions>,
     /// The `--models` / `enabledModels` scope, in pattern order (empty:
     /// no scope); model cycling goes through these. `/scoped-models`
     /// replaces it while pi runs.
@@ -265,7 +271,17 @@ impl App {
     /// `/skill:name args` and `/template args` expanded as pi expands user
     /// input (see [`Resources::expand_input`]).
     pub fn expand_input(&self, text: &str) -> String {
-        self.resources.expand_input(text)
+        self.resources().expand_input(text)
+    }
+
+    /// Skills, prompt templates and system prompt files.
+    pub fn resources(&self) -> Arc<Resources> {
+        Arc::clone(
+            &self
+                .resources
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
     /// Sends a prompt (its text expanded by [`App::expand_input`]) and runs

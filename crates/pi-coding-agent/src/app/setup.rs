@@ -491,7 +491,7 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             summaries.push((name, summary));
         }
     }
-    let resources = Arc::new(Resources::load(&ResourceOptions {
+    let resource_options = ResourceOptions {
         cwd: options.cwd.clone(),
         agent_dir: agent_dir.clone(),
         home,
@@ -502,17 +502,24 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
         no_context_files: options.no_context_files,
         system_prompt: options.system_prompt.clone(),
         append_system_prompt: options.append_system_prompt.clone(),
-    }));
+    };
+    let resources = Arc::new(Resources::load(&resource_options));
     resources.log_diagnostics();
-    let system_prompt = build_system_prompt(&SystemPromptOptions {
+    let prompt_options = SystemPromptOptions {
         custom_prompt: resources.system_prompt.clone(),
         append: resources.append_text(),
         tools: summaries,
+        guidelines: extensions
+            .tools()
+            .iter()
+            .flat_map(|t| t.prompt_guidelines.iter().cloned())
+            .collect(),
         skills: resources.skills.skills.clone(),
         context_files: resources.context_files.clone(),
         date: chrono::Local::now().format("%Y-%m-%d").to_string(),
         cwd: options.cwd.clone(),
-    });
+    };
+    let system_prompt = build_system_prompt(&prompt_options);
 
     let session_id = session.session_id().to_owned();
     let session = Arc::new(Mutex::new(session));
@@ -574,7 +581,9 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             compactions: std::sync::atomic::AtomicUsize::new(0),
             default_thinking: Mutex::new(default_thinking),
             hub,
-            resources,
+            resources: std::sync::RwLock::new(resources),
+            resource_options,
+            prompt_options: Mutex::new(prompt_options),
             scoped_models: Mutex::new(scoped),
             extensions,
             extension_warnings,

@@ -70,7 +70,7 @@ pub(super) async fn execute(app: &Arc<App>, command: RpcCommand, busy: bool) -> 
         C::GetCommands => {
             // As pi: extension commands, then prompt templates, then skills.
             let mut commands = app.extensions.command_infos();
-            commands.extend(app.resources.commands());
+            commands.extend(app.resources().commands());
             Ok(Some(json!({ "commands": commands })))
         }
         C::NewSession { parent_session } => {
