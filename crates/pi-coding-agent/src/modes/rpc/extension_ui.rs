@@ -50,13 +50,18 @@ impl RpcUi {
     /// Writes a request of `method` with `fields`; returns its id.
     fn request(&self, method: &str, fields: Map<String, Value>) -> String {
         let id = uuid::Uuid::new_v4().to_string();
+        self.write_request(&id, method, fields);
+        id
+    }
+
+    /// Writes request `id` of `method` with `fields`.
+    fn write_request(&self, id: &str, method: &str, fields: Map<String, Value>) {
         let mut line = Map::new();
         line.insert("type".into(), json!("extension_ui_request"));
         line.insert("id".into(), json!(id));
         line.insert("method".into(), json!(method));
         line.extend(fields);
         write_json_line(&self.out, &Value::Object(line));
-        id
     }
 
     /// Opens a dialog and waits for its answer; `None` when it was
@@ -71,12 +76,15 @@ impl RpcUi {
             let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
             fields.insert("timeout".into(), json!(ms));
         }
+        // Waiting before the request is out: a client may answer before
+        // this task runs again.
         let (sender, receiver) = oneshot::channel();
-        let id = self.request(method, fields);
+        let id = uuid::Uuid::new_v4().to_string();
         self.pending
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(id.clone(), sender);
+        self.write_request(&id, method, fields);
         let answer = within_dialog(dialog, async { receiver.await.ok() }).await;
         self.pending
             .lock()
@@ -151,10 +159,10 @@ impl ExtensionUi for RpcUi {
         )
     }
 
-    fn notify(&self, message: &str, level: NotifyLevel) {
+    fn notify(&self, message: &str, level: Option<NotifyLevel>) {
         let fields = fields(&[
             ("message", Some(json!(message))),
-            ("notifyType", Some(json!(level.as_str()))),
+            ("notifyType", level.map(|l| json!(l.as_str()))),
         ]);
         self.request("notify", fields);
     }
@@ -167,15 +175,17 @@ impl ExtensionUi for RpcUi {
         self.request("setStatus", fields);
     }
 
-    fn set_widget(&self, key: &str, lines: Option<Vec<String>>, placement: WidgetPlacement) {
-        let placement = match placement {
-            WidgetPlacement::AboveEditor => None,
-            WidgetPlacement::BelowEditor => Some(json!("belowEditor")),
-        };
+    fn set_widget(
+        &self,
+        key: &str,
+        lines: Option<Vec<String>>,
+        placement: Option<WidgetPlacement>,
+    ) {
+        // pi sends the placement it was given, `aboveEditor` included.
         let fields = fields(&[
             ("widgetKey", Some(json!(key))),
             ("widgetLines", lines.map(|l| json!(l))),
-            ("widgetPlacement", placement),
+            ("widgetPlacement", placement.map(|p| json!(p))),
         ]);
         self.request("setWidget", fields);
     }

@@ -182,6 +182,16 @@ fn start_prompt(
     out: &SharedWriter,
     tasks: &mut Tasks,
 ) {
+    // An extension command runs at once, even during a run, and is
+    // answered when its handler returned (after its dialogs), as pi does.
+    if app.extensions.is_command(&message) {
+        let (app, out) = (Arc::clone(app), Arc::clone(out));
+        tasks.spawn(async move {
+            app.extensions.run_command(&message).await;
+            respond(&out, id.as_ref(), "prompt", Ok(None));
+        });
+        return;
+    }
     if tasks.busy(app) {
         let images = images.unwrap_or_default();
         let reply = match behavior {
