@@ -5,6 +5,8 @@
 //! thinking level switch, a fork, a new session and a switch back), and
 //! must log what pi logged.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod e2e_common;
 mod extension_common;
 

@@ -68,22 +68,26 @@ pub(super) async fn execute(app: &Arc<App>, command: RpcCommand, busy: bool) -> 
         C::SetSessionName { name } => set_session_name(app, &name),
         C::GetForkMessages => Ok(Some(get_fork_messages(app))),
         C::GetCommands => Ok(Some(json!({"commands": app.resources.commands()}))),
+        // Session changes ask the extensions first (`session_before_*`),
+        // which may cancel them.
         C::NewSession { parent_session } => {
-            app.new_session(parent_session)?;
-            Ok(Some(json!({"cancelled": false})))
+            let done = app.new_session_with_extensions(parent_session).await?;
+            Ok(Some(json!({"cancelled": !done})))
         }
         C::SwitchSession { session_path } => {
-            app.switch_session(Path::new(&session_path))?;
-            Ok(Some(json!({"cancelled": false})))
+            let done = app
+                .switch_session_with_extensions(Path::new(&session_path))
+                .await?;
+            Ok(Some(json!({"cancelled": !done})))
         }
         C::Clone => {
-            app.clone_session()?;
-            Ok(Some(json!({"cancelled": false})))
+            let done = app.clone_with_extensions().await?;
+            Ok(Some(json!({"cancelled": !done})))
         }
-        C::Fork { entry_id } => {
-            let text = app.fork(&entry_id)?;
-            Ok(Some(json!({"text": text, "cancelled": false})))
-        }
+        C::Fork { entry_id } => match app.fork_with_extensions(&entry_id).await? {
+            Some(text) => Ok(Some(json!({"text": text, "cancelled": false}))),
+            None => Ok(Some(json!({"cancelled": true}))),
+        },
         C::ExportHtml { output_path } => {
             let path = app.export_html(output_path.as_deref().map(Path::new))?;
             Ok(Some(json!({"path": path.display().to_string()})))
