@@ -107,7 +107,10 @@ async fn summarize(
     ctx: ExtensionContext,
 ) -> Option<CompactResult> {
     let ui = ctx.ui();
-    ui.notify("Custom compaction extension triggered", NotifyLevel::Info);
+    ui.notify(
+        "Custom compaction extension triggered",
+        Some(NotifyLevel::Info),
+    );
     let Some(model) = ctx
         .with_model_registry(|registry| {
             registry
@@ -120,7 +123,7 @@ async fn summarize(
     else {
         ui.notify(
             "Could not find Gemini Flash model, using default compaction",
-            NotifyLevel::Warning,
+            Some(NotifyLevel::Warning),
         );
         return None;
     };
@@ -130,7 +133,7 @@ async fn summarize(
         Some(Err(e)) => {
             ui.notify(
                 &format!("Compaction auth failed: {e}"),
-                NotifyLevel::Warning,
+                Some(NotifyLevel::Warning),
             );
             return None;
         }
@@ -139,7 +142,7 @@ async fn summarize(
     let Some(api_key) = api_key else {
         ui.notify(
             &format!("No API key for {PROVIDER}, using default compaction"),
-            NotifyLevel::Warning,
+            Some(NotifyLevel::Warning),
         );
         return None;
     };
@@ -154,7 +157,7 @@ async fn summarize(
             thousands(tokens_before),
             model.id
         ),
-        NotifyLevel::Info,
+        Some(NotifyLevel::Info),
     );
     let conversation: Vec<&str> = ["conversationText", "turnPrefixText"]
         .iter()
@@ -206,8 +209,10 @@ async fn call(
     let answer = pi_ai::complete(model, &context, options).await;
     if answer.stop_reason == StopReason::Error {
         let message = answer.error_message.unwrap_or_default();
-        ctx.ui()
-            .notify(&format!("Compaction failed: {message}"), NotifyLevel::Error);
+        ctx.ui().notify(
+            &format!("Compaction failed: {message}"),
+            Some(NotifyLevel::Error),
+        );
         return None;
     }
     let texts: Vec<&str> = answer
@@ -223,7 +228,7 @@ async fn call(
         if !cancel.is_cancelled() {
             ctx.ui().notify(
                 "Compaction summary was empty, using default compaction",
-                NotifyLevel::Warning,
+                Some(NotifyLevel::Warning),
             );
         }
         return None;

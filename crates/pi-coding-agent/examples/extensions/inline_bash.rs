@@ -140,7 +140,8 @@ impl Extension for InlineBash {
                 expansions.push(expansion);
             }
             if ctx.has_ui() && !expansions.is_empty() {
-                ctx.ui().notify(&summary(&expansions), NotifyLevel::Info);
+                ctx.ui()
+                    .notify(&summary(&expansions), Some(NotifyLevel::Info));
             }
             Ok(Some(InputResult::Transform {
                 text,

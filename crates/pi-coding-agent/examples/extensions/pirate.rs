@@ -48,7 +48,7 @@ impl Extension for Pirate {
                     } else {
                         "Pirate mode disabled"
                     };
-                    ctx.ui().notify(message, NotifyLevel::Info);
+                    ctx.ui().notify(message, Some(NotifyLevel::Info));
                     Ok(())
                 }
             },

@@ -31,7 +31,7 @@ impl Extension for ProtectedPaths {
             if ctx.has_ui() {
                 ctx.ui().notify(
                     &format!("Blocked write to protected path: {path}"),
-                    NotifyLevel::Warning,
+                    Some(NotifyLevel::Warning),
                 );
             }
             Ok(Some(ToolCallResult {

@@ -296,10 +296,10 @@ impl Extension for TodoExtension {
                 let text = listing(&lock(&state));
                 async move {
                     if ctx.has_ui() {
-                        ctx.ui().notify(&text, NotifyLevel::Info);
+                        ctx.ui().notify(&text, Some(NotifyLevel::Info));
                     } else {
                         ctx.ui()
-                            .notify("/todos requires interactive mode", NotifyLevel::Error);
+                            .notify("/todos requires interactive mode", Some(NotifyLevel::Error));
                     }
                     Ok(())
                 }

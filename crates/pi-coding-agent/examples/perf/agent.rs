@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use async_trait::async_trait;
 use pi_agent_core::{
     AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, AgentToolResult, ToolError,
-    ToolUpdateFn, run_agent_loop,
+    ToolUpdateFn, TransformContext, run_agent_loop,
 };
 use pi_ai::scripted::scripted_model;
 use pi_ai::{
@@ -169,6 +169,17 @@ impl AgentTool for Noop {
 /// The mean of at least `reps` runs (and of enough runs for [`crate::MIN_CPU_SECONDS`]): seconds per turn of a run of `turns` turns on a
 /// transcript of `n` messages, with the app's converter.
 pub fn per_turn(n: usize, turns: usize, reps: usize) -> f64 {
+    per_turn_with(n, turns, reps, None)
+}
+
+/// [`per_turn`] with `transform` as the loop's `transform_context` (the
+/// app installs one when an extension listens to `context`).
+pub fn per_turn_with(
+    n: usize,
+    turns: usize,
+    reps: usize,
+    transform: Option<Arc<dyn TransformContext<CodingMessage>>>,
+) -> f64 {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -182,6 +193,7 @@ pub fn per_turn(n: usize, turns: usize, reps: usize) -> f64 {
             turns,
         });
         config.convert_to_llm = pi_coding_agent::llm_converter(false);
+        config.transform_context.clone_from(&transform);
         let context = AgentContext {
             system_prompt: "You are a benchmark.".to_owned(),
             messages: base.clone(),

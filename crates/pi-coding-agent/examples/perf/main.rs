@@ -8,7 +8,7 @@
 //! Workloads: SSE decode per wire, in memory ([`decode`]) and through
 //! loopback HTTP, and request encode per wire ([`wire`]), the
 //! app's conversion plus pi-ai's transform and the agent's per-turn
-//! overhead ([`agent`]), resume (open + context of the leaf + convert to
+//! overhead ([`agent`]), what extensions add to a turn ([`extensions`]), resume (open + context of the leaf + convert to
 //! LLM messages) of generated sessions, and listing a directory of small
 //! sessions plus one large one. Sizes come in pairs 4x apart so the caller
 //! can check that 4x the input does not take more than 8x the time.
@@ -27,6 +27,7 @@ mod generator;
 
 mod agent;
 mod decode;
+mod extensions;
 mod wire;
 
 /// The `pi` binary's allocator and its setting (`main`), so the rows
@@ -299,9 +300,15 @@ fn main() {
         wire_rows(quick);
         return;
     }
+    // `--extensions-only`: only the extension rows.
+    if args.iter().any(|a| a == "--extensions-only") {
+        extensions::rows(quick);
+        return;
+    }
     if !listing_only {
         wire_rows(quick);
         agent_rows(quick);
+        extensions::rows(quick);
     }
     // About 750 bytes per entry: 170,000 entries make a 128 MB file.
     let (resume_sizes, listing_count, reps): (&[usize], usize, usize) = if listing_only {

@@ -42,8 +42,8 @@ async fn select(args: String, ctx: CommandContext) -> Result<(), ExtensionError>
         .select("Pick a letter", &options, DialogOptions::default())
         .await
     {
-        Some(choice) => ui.notify(&format!("Picked {choice}"), NotifyLevel::Info),
-        None => ui.notify("Selection cancelled", NotifyLevel::Warning),
+        Some(choice) => ui.notify(&format!("Picked {choice}"), Some(NotifyLevel::Info)),
+        None => ui.notify("Selection cancelled", Some(NotifyLevel::Warning)),
     }
     Ok(())
 }
@@ -57,7 +57,7 @@ async fn confirm(ctx: CommandContext) -> Result<(), ExtensionError> {
             DialogOptions::default(),
         )
         .await;
-    ui.notify(&format!("Confirmed: {yes}"), NotifyLevel::Info);
+    ui.notify(&format!("Confirmed: {yes}"), Some(NotifyLevel::Info));
     Ok(())
 }
 
@@ -65,8 +65,8 @@ async fn input(ctx: CommandContext) -> Result<(), ExtensionError> {
     let ui = ctx.ui();
     let timeout = DialogOptions::with_timeout(Duration::from_secs(3));
     match ui.input("Your name", Some("name"), timeout).await {
-        Some(name) => ui.notify(&format!("Hello, {name}"), NotifyLevel::Info),
-        None => ui.notify("No name given", NotifyLevel::Warning),
+        Some(name) => ui.notify(&format!("Hello, {name}"), Some(NotifyLevel::Info)),
+        None => ui.notify("No name given", Some(NotifyLevel::Warning)),
     }
     Ok(())
 }
@@ -74,8 +74,8 @@ async fn input(ctx: CommandContext) -> Result<(), ExtensionError> {
 async fn editor(ctx: CommandContext) -> Result<(), ExtensionError> {
     let ui = ctx.ui();
     match ui.editor("Edit the note", Some("a note")).await {
-        Some(text) => ui.notify(&format!("Note: {text}"), NotifyLevel::Info),
-        None => ui.notify("Note discarded", NotifyLevel::Warning),
+        Some(text) => ui.notify(&format!("Note: {text}"), Some(NotifyLevel::Info)),
+        None => ui.notify("Note discarded", Some(NotifyLevel::Warning)),
     }
     Ok(())
 }
@@ -86,24 +86,24 @@ fn show(ctx: &CommandContext) {
     ui.set_widget(
         "demo-above",
         Some(vec!["▲ widget above the editor".to_owned()]),
-        WidgetPlacement::AboveEditor,
+        Some(WidgetPlacement::AboveEditor),
     );
     ui.set_widget(
         "demo-below",
         Some(vec!["▼ widget below the editor".to_owned()]),
-        WidgetPlacement::BelowEditor,
+        Some(WidgetPlacement::BelowEditor),
     );
     ui.set_title("pi ui demo");
-    ui.notify("An info line", NotifyLevel::Info);
-    ui.notify("A warning line", NotifyLevel::Warning);
-    ui.notify("An error line", NotifyLevel::Error);
+    ui.notify("An info line", Some(NotifyLevel::Info));
+    ui.notify("A warning line", Some(NotifyLevel::Warning));
+    ui.notify("An error line", Some(NotifyLevel::Error));
 }
 
 fn clear(ctx: &CommandContext) {
     let ui = ctx.ui();
     ui.set_status("demo", None);
-    ui.set_widget("demo-above", None, WidgetPlacement::AboveEditor);
-    ui.set_widget("demo-below", None, WidgetPlacement::BelowEditor);
+    ui.set_widget("demo-above", None, Some(WidgetPlacement::AboveEditor));
+    ui.set_widget("demo-below", None, Some(WidgetPlacement::BelowEditor));
 }
 
 impl Extension for UiDemo {
@@ -141,14 +141,15 @@ impl Extension for UiDemo {
         let guard = Arc::clone(&self.guard);
         api.register_command("demo-guard", Some("Ask before /new"), move |_, ctx| {
             guard.store(true, Ordering::SeqCst);
-            ctx.ui().notify("/new now asks first", NotifyLevel::Info);
+            ctx.ui()
+                .notify("/new now asks first", Some(NotifyLevel::Info));
             async { Ok(()) }
         });
         api.register_command("demo-fail", Some("A command that fails"), |_, _| async {
             Err(ExtensionError::new("the demo failed on purpose"))
         });
         api.register_shortcut("f5", Some("Say hello from the demo"), |ctx| {
-            ctx.ui().notify("Hello from F5", NotifyLevel::Info);
+            ctx.ui().notify("Hello from F5", Some(NotifyLevel::Info));
             async { Ok(()) }
         });
         let guard = Arc::clone(&self.guard);
@@ -167,7 +168,7 @@ impl Extension for UiDemo {
                     )
                     .await;
                 if !go {
-                    ui.notify("New session cancelled by the demo", NotifyLevel::Info);
+                    ui.notify("New session cancelled by the demo", Some(NotifyLevel::Info));
                 }
                 Ok(Some(CancelResult { cancel: !go }))
             }

@@ -234,23 +234,26 @@ impl ExtensionRunner {
         self.registry.commands.iter().find(|c| c.name == name)
     }
 
-    /// Whether `text` is `/name ...` for an extension command `name`.
+    /// The extension command `text` (`/name args`) invokes, with its
+    /// arguments.
+    fn command_in<'t>(&self, text: &'t str) -> Option<(&RegisteredCommand, &'t str)> {
+        let rest = text.strip_prefix('/')?;
+        let (name, args) = rest.split_once(' ').unwrap_or((rest, ""));
+        Some((self.command(name)?, args))
+    }
+
+    /// Whether `text` invokes a command an extension registered.
     pub fn is_command(&self, text: &str) -> bool {
-        text.strip_prefix('/')
-            .map(|rest| rest.split_once(' ').map_or(rest, |(name, _)| name))
-            .is_some_and(|name| self.command(name).is_some())
+        self.command_in(text).is_some()
     }
 
     /// Runs `/name args` when an extension registered `name`: true when it
     /// was an extension command (its failure is reported, not returned).
     pub async fn run_command(&self, text: &str) -> bool {
-        let Some(rest) = text.strip_prefix('/') else {
+        let Some((command, args)) = self.command_in(text) else {
             return false;
         };
-        let (name, args) = rest.split_once(' ').unwrap_or((rest, ""));
-        let Some(command) = self.command(name).cloned() else {
-            return false;
-        };
+        let command = command.clone();
         let ctx = CommandContext::new(self.context());
         if let Err(error) = (command.handler)(args.trim_start().to_owned(), ctx).await {
             self.report_error(

@@ -494,3 +494,7 @@ impl ExtensionRunner {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "runner_tests.rs"]
+mod tests;

@@ -93,14 +93,17 @@ pub trait ExtensionUi: Send + Sync {
     /// Opens a multi-line editor; `None` when dismissed.
     async fn editor(&self, title: &str, prefill: Option<&str>) -> Option<String>;
 
-    /// Shows a notification.
-    fn notify(&self, message: &str, level: NotifyLevel);
+    /// Shows a notification; `None`: no kind given (pi's `notify(message)`,
+    /// shown as information; rpc sends no `notifyType`).
+    fn notify(&self, message: &str, level: Option<NotifyLevel>);
 
     /// Sets (`Some`) or clears (`None`) the footer status of `key`.
     fn set_status(&self, key: &str, text: Option<&str>);
 
-    /// Sets (`Some`) or clears (`None`) the widget of `key`.
-    fn set_widget(&self, key: &str, lines: Option<Vec<String>>, placement: WidgetPlacement);
+    /// Sets (`Some`) or clears (`None`) the widget of `key`; `placement`
+    /// `None`: none given (drawn above the editor; rpc sends no
+    /// `widgetPlacement`, while an explicit `AboveEditor` is sent).
+    fn set_widget(&self, key: &str, lines: Option<Vec<String>>, placement: Option<WidgetPlacement>);
 
     /// Sets the terminal title.
     fn set_title(&self, title: &str);
@@ -166,11 +169,11 @@ impl ExtensionUi for NoUi {
         None
     }
 
-    fn notify(&self, _: &str, _: NotifyLevel) {}
+    fn notify(&self, _: &str, _: Option<NotifyLevel>) {}
 
     fn set_status(&self, _: &str, _: Option<&str>) {}
 
-    fn set_widget(&self, _: &str, _: Option<Vec<String>>, _: WidgetPlacement) {}
+    fn set_widget(&self, _: &str, _: Option<Vec<String>>, _: Option<WidgetPlacement>) {}
 
     fn set_title(&self, _: &str) {}
 

@@ -111,8 +111,11 @@ impl ExtensionUi for TerminalUi {
         self.dialog(kind, &DialogOptions::default()).await
     }
 
-    fn notify(&self, message: &str, level: NotifyLevel) {
-        self.send(ExtensionCall::Notify(message.to_owned(), level));
+    fn notify(&self, message: &str, level: Option<NotifyLevel>) {
+        self.send(ExtensionCall::Notify(
+            message.to_owned(),
+            level.unwrap_or_default(),
+        ));
     }
 
     fn set_status(&self, key: &str, text: Option<&str>) {
@@ -122,8 +125,17 @@ impl ExtensionUi for TerminalUi {
         ));
     }
 
-    fn set_widget(&self, key: &str, lines: Option<Vec<String>>, placement: WidgetPlacement) {
-        self.send(ExtensionCall::Widget(key.to_owned(), lines, placement));
+    fn set_widget(
+        &self,
+        key: &str,
+        lines: Option<Vec<String>>,
+        placement: Option<WidgetPlacement>,
+    ) {
+        self.send(ExtensionCall::Widget(
+            key.to_owned(),
+            lines,
+            placement.unwrap_or_default(),
+        ));
     }
 
     fn set_title(&self, title: &str) {

@@ -158,10 +158,10 @@ impl ExtensionUi for RpcUi {
         )
     }
 
-    fn notify(&self, message: &str, level: NotifyLevel) {
+    fn notify(&self, message: &str, level: Option<NotifyLevel>) {
         let fields = fields(&[
             ("message", Some(json!(message))),
-            ("notifyType", Some(json!(level.as_str()))),
+            ("notifyType", level.map(|l| json!(l.as_str()))),
         ]);
         self.request("notify", fields);
     }
@@ -174,15 +174,17 @@ impl ExtensionUi for RpcUi {
         self.request("setStatus", fields);
     }
 
-    fn set_widget(&self, key: &str, lines: Option<Vec<String>>, placement: WidgetPlacement) {
-        let placement = match placement {
-            WidgetPlacement::AboveEditor => None,
-            WidgetPlacement::BelowEditor => Some(json!("belowEditor")),
-        };
+    fn set_widget(
+        &self,
+        key: &str,
+        lines: Option<Vec<String>>,
+        placement: Option<WidgetPlacement>,
+    ) {
+        // pi sends the placement it was given, `aboveEditor` included.
         let fields = fields(&[
             ("widgetKey", Some(json!(key))),
             ("widgetLines", lines.map(|l| json!(l))),
-            ("widgetPlacement", placement),
+            ("widgetPlacement", placement.map(|p| json!(p))),
         ]);
         self.request("setWidget", fields);
     }
