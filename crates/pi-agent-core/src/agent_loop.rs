@@ -152,8 +152,8 @@ struct Run<'a, C> {
     tools: ToolSet,
     llm_context: Context,
     /// How many messages of `messages` `llm_context.messages` holds the
-    /// conversion of, kept across turns for a per-message converter
-    /// without `transform_context` (earlier messages of a run's transcript
+    /// conversion of, kept across turns for a per-message converter while
+    /// `transform_context` (if any) leaves the messages as they are (earlier messages of a run's transcript
     /// never change; only the assistant message appended after a call is
     /// replaced, before the next one).
     converted: usize,
@@ -315,8 +315,30 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             return Ok(self.settle(message, false, emit).await);
         }
 
-        let incremental = config.transform_context.is_none() && config.convert_to_llm.per_message();
-        if self.shared.is_some() {
+        // A `transform_context` that leaves the messages as they are keeps
+        // the per-message conversion going; one that changes them has its
+        // output converted whole, and the next call starts over.
+        let transformed = match &config.transform_context {
+            Some(transform) => {
+                let shared = std::sync::Arc::new(std::mem::take(&mut self.messages));
+                let result = transform
+                    .transform_shared(std::sync::Arc::clone(&shared), &self.cancel)
+                    .await;
+                self.messages =
+                    std::sync::Arc::try_unwrap(shared).unwrap_or_else(|kept| (*kept).clone());
+                result.map_err(AgentLoopError::TransformContext)?
+            }
+            None => None,
+        };
+        let incremental = transformed.is_none() && config.convert_to_llm.per_message();
+        if let Some(transformed) = &transformed {
+            self.converted = 0;
+            self.llm_context.messages = config
+                .convert_to_llm
+                .convert(transformed)
+                .await
+                .map_err(AgentLoopError::ConvertToLlm)?;
+        } else if self.shared.is_some() {
             // Converted in place at the call, below.
         } else if incremental {
             if self.converted > self.messages.len() && self.base == 0 {
@@ -336,17 +358,11 @@ impl<'a, C: CustomMessage> Run<'a, C> {
             }
             self.converted = self.messages.len();
         } else {
-            self.llm_context.messages = match &config.transform_context {
-                Some(transform) => {
-                    let transformed = transform
-                        .transform(self.messages.clone(), &self.cancel)
-                        .await
-                        .map_err(AgentLoopError::TransformContext)?;
-                    config.convert_to_llm.convert(&transformed).await
-                }
-                None => config.convert_to_llm.convert(&self.messages).await,
-            }
-            .map_err(AgentLoopError::ConvertToLlm)?;
+            self.llm_context.messages = config
+                .convert_to_llm
+                .convert(&self.messages)
+                .await
+                .map_err(AgentLoopError::ConvertToLlm)?;
         }
 
         let api_key = match &config.get_api_key {

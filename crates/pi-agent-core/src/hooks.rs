@@ -57,6 +57,25 @@ pub trait TransformContext<C>: Send + Sync {
         messages: Vec<AgentMessage<C>>,
         cancel: &CancellationToken,
     ) -> Result<Vec<AgentMessage<C>>, HookError>;
+
+    /// The form the loop calls: the turn's messages shared, not copied
+    /// (the loop keeps them; a hook that changes them works on its own
+    /// copy), and `Ok(None)` when the hook leaves them as they are, so the
+    /// loop copies nothing and goes on converting only the messages added
+    /// since its last call. The default runs [`TransformContext::transform`]
+    /// on a copy.
+    async fn transform_shared(
+        &self,
+        messages: std::sync::Arc<Vec<AgentMessage<C>>>,
+        cancel: &CancellationToken,
+    ) -> Result<Option<Vec<AgentMessage<C>>>, HookError>
+    where
+        C: Clone + Send + Sync + 'async_trait,
+    {
+        self.transform(std::sync::Arc::unwrap_or_clone(messages), cancel)
+            .await
+            .map(Some)
+    }
 }
 
 #[async_trait]

@@ -17,11 +17,12 @@ impl Extension for PruneContext {
     }
 
     fn register(&self, api: &mut ExtensionApi<'_>) {
-        api.on(|mut event: ContextEvent, _ctx| async move {
+        api.on(|event: ContextEvent, _ctx| async move {
             if event.messages.len() <= KEEP {
                 return Ok(None);
             }
-            let messages = event.messages.split_off(event.messages.len() - KEEP);
+            // Only the kept messages are copied; the transcript is shared.
+            let messages = event.messages[event.messages.len() - KEEP..].to_vec();
             Ok(Some(ContextResult {
                 messages: Some(messages),
             }))

@@ -11,13 +11,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use async_trait::async_trait;
-use pi_agent_core::{HookError, TransformContext};
-use pi_ai::CancellationToken;
+use pi_agent_core::TransformContext;
 use pi_coding_agent::CodingMessage;
 use pi_coding_agent::extensions::{
-    ContextEvent, Extension, ExtensionApi, ExtensionRunner, ExtensionSet, Message, TurnStartEvent,
-    load,
+    ContextEvent, Extension, ExtensionApi, ExtensionRunner, ExtensionSet, TurnStartEvent,
+    context_transform, load,
 };
 
 /// An extension that registers `handlers` no-op handlers of `context`
@@ -52,20 +50,6 @@ fn runner(handlers: usize) -> Arc<ExtensionRunner> {
     Arc::new(load(&set, PathBuf::from(".")))
 }
 
-/// The app's `context` hook.
-struct ContextHook(Arc<ExtensionRunner>);
-
-#[async_trait]
-impl TransformContext<CodingMessage> for ContextHook {
-    async fn transform(
-        &self,
-        messages: Vec<Message>,
-        _cancel: &CancellationToken,
-    ) -> Result<Vec<Message>, HookError> {
-        Ok(self.0.emit_context(messages).await)
-    }
-}
-
 /// Per-turn time with and without one `context` handler, and the
 /// dispatch of one event to 10 handlers.
 pub fn rows(quick: bool) {
@@ -73,7 +57,8 @@ pub fn rows(quick: bool) {
     let turns = if quick { 10 } else { 40 };
     for &n in sizes {
         let plain = crate::agent::per_turn(n, turns, 3);
-        let hook: Arc<dyn TransformContext<CodingMessage>> = Arc::new(ContextHook(runner(1)));
+        // The app's `context` hook, as it installs it.
+        let hook: Arc<dyn TransformContext<CodingMessage>> = context_transform(&runner(1));
         let with = crate::agent::per_turn_with(n, turns, 3, Some(hook));
         crate::row(
             "agent per-turn, one `context` handler, CPU",

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use async_trait::async_trait;
 use pi_agent_core::{
     AfterToolCall, AfterToolCallResult, AgentEvent, AgentListener, AgentSettings, AgentToolResult,
-    BeforeToolCall, BeforeToolCallResult, HookError, ToolCallContext, TransformContext,
+    BeforeToolCall, BeforeToolCallResult, ToolCallContext,
 };
 use pi_ai::CancellationToken;
 
@@ -22,20 +22,6 @@ use crate::extensions::{
     TurnStartEvent,
 };
 use crate::messages::CodingMessage;
-
-/// `context` handlers as the agent's `transform_context`.
-struct ContextHook(Arc<ExtensionRunner>);
-
-#[async_trait]
-impl TransformContext<CodingMessage> for ContextHook {
-    async fn transform(
-        &self,
-        messages: Vec<Message>,
-        _cancel: &CancellationToken,
-    ) -> Result<Vec<Message>, HookError> {
-        Ok(self.0.emit_context(messages).await)
-    }
-}
 
 /// `tool_call` and `tool_result` handlers as the agent's tool hooks.
 struct ToolHooks(Arc<ExtensionRunner>);
@@ -102,7 +88,7 @@ impl pi_agent_core::FinalizeMessage<CodingMessage> for MessageEndHook {
 /// Installs the hooks some handler listens to.
 pub(super) fn install(settings: &mut AgentSettings<CodingMessage>, runner: &Arc<ExtensionRunner>) {
     if runner.has_handlers("context") {
-        settings.transform_context = Some(Arc::new(ContextHook(Arc::clone(runner))));
+        settings.transform_context = Some(crate::extensions::context_transform(runner));
     }
     if runner.has_handlers("tool_call") {
         settings.before_tool_call = Some(Arc::new(ToolHooks(Arc::clone(runner))));

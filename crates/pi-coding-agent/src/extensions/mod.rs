@@ -76,6 +76,40 @@ pub use run_events::*;
 pub use runner::{BeforeAgentStartOutcome, ErrorListener, ExtensionErrorReport, ExtensionRunner};
 pub use ui::{DialogOptions, ExtensionUi, NoUi, NotifyLevel, WidgetPlacement, within_dialog};
 
+/// `context` handlers as the agent's `transform_context`.
+struct ContextHook(Arc<ExtensionRunner>);
+
+/// The `context` pipeline as an agent's `transform_context` (what the app
+/// installs when a `context` handler exists).
+pub fn context_transform(
+    runner: &Arc<ExtensionRunner>,
+) -> Arc<dyn pi_agent_core::TransformContext<crate::messages::CodingMessage>> {
+    Arc::new(ContextHook(Arc::clone(runner)))
+}
+
+#[async_trait::async_trait]
+impl pi_agent_core::TransformContext<crate::messages::CodingMessage> for ContextHook {
+    async fn transform(
+        &self,
+        messages: Vec<Message>,
+        _cancel: &pi_ai::CancellationToken,
+    ) -> Result<Vec<Message>, pi_agent_core::HookError> {
+        let shared = Arc::new(messages);
+        match self.0.emit_context(Arc::clone(&shared)).await {
+            Some(changed) => Ok(changed),
+            None => Ok(Arc::unwrap_or_clone(shared)),
+        }
+    }
+
+    async fn transform_shared(
+        &self,
+        messages: Arc<Vec<Message>>,
+        _cancel: &pi_ai::CancellationToken,
+    ) -> Result<Option<Vec<Message>>, pi_agent_core::HookError> {
+        Ok(self.0.emit_context(messages).await)
+    }
+}
+
 /// The Rust extensions an app starts with, in load order.
 #[derive(Clone, Default)]
 pub struct ExtensionSet(pub Vec<Arc<dyn Extension>>);

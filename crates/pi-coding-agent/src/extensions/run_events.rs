@@ -184,12 +184,14 @@ pub struct ToolExecutionEndEvent {
 }
 event!(ToolExecutionEndEvent, "tool_execution_end", ());
 
-/// Before each model call: the messages to send, a copy the handler may
-/// change freely.
+/// Before each model call: the messages to send. They are shared, not
+/// copied (copy-on-write): a handler that changes them takes its own copy
+/// (`Arc::unwrap_or_clone(event.messages)`) and returns it; nothing it
+/// does reaches the session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContextEvent {
     /// The transcript as the previous handler left it.
-    pub messages: Vec<Message>,
+    pub messages: Arc<Vec<Message>>,
 }
 event!(ContextEvent, "context", ContextResult);
 

@@ -362,31 +362,35 @@ impl ExtensionRunner {
         taken
     }
 
-    /// `context`: the pipeline over a copy of the transcript. Each handler
-    /// is awaited in order and gets what the previous one returned; a
-    /// failing handler is reported and skipped. The session never sees
-    /// the copy.
-    pub async fn emit_context(&self, messages: Vec<Message>) -> Vec<Message> {
+    /// `context`: the pipeline over the transcript, shared with every
+    /// handler (copy-on-write). Each handler is awaited in order and gets
+    /// what the previous one returned; a failing handler is reported and
+    /// its changes (made on its own copy) are dropped. `None` when no
+    /// handler changed anything: the caller keeps its messages. The session
+    /// never sees a handler's messages.
+    pub async fn emit_context(&self, messages: Arc<Vec<Message>>) -> Option<Vec<Message>> {
         self.notifier.flush().await;
         let ctx = self.context();
-        let mut current = messages;
+        let mut current = Arc::clone(&messages);
         for (index, handler) in self.handlers(ContextEvent::NAME) {
-            // A handler gets its own copy: what a failing one changed is
-            // dropped with it.
             let event = ContextEvent {
-                messages: current.clone(),
+                messages: Arc::clone(&current),
             };
             match handler.call(event, ctx.clone()).await {
                 Ok(Some(result)) => {
-                    if let Some(messages) = result.messages {
-                        current = messages;
+                    if let Some(changed) = result.messages {
+                        current = Arc::new(changed);
                     }
                 }
                 Ok(None) => {}
                 Err(error) => self.report_error(self.path(*index), ContextEvent::NAME, &error),
             }
         }
-        current
+        if Arc::ptr_eq(&current, &messages) {
+            return None;
+        }
+        drop(messages);
+        Some(Arc::unwrap_or_clone(current))
     }
 
     /// `before_provider_request`: each handler may replace the payload.

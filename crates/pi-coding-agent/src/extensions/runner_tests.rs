@@ -144,16 +144,17 @@ async fn context_handlers_chain_and_a_failing_one_changes_nothing() {
             let one = Arc::clone(&one);
             api.on(move |mut event: ContextEvent, _| {
                 push(&one, format!("first saw {}", event.messages.len()));
-                event.messages.push(user("added by a"));
+                // Copy-on-write: the change makes this handler's own copy.
+                Arc::make_mut(&mut event.messages).push(user("added by a"));
                 async move {
                     Ok(Some(ContextResult {
-                        messages: Some(event.messages),
+                        messages: Some(Arc::unwrap_or_clone(event.messages)),
                     }))
                 }
             });
             // Fails after changing its copy: the change must not leak.
             api.on(|mut event: ContextEvent, _| {
-                event.messages.clear();
+                Arc::make_mut(&mut event.messages).clear();
                 async { Err(ExtensionError::new("context broke")) }
             });
         }),
@@ -170,11 +171,27 @@ async fn context_handlers_chain_and_a_failing_one_changes_nothing() {
             });
         }),
     ]);
-    let original = vec![user("one"), user("two")];
-    let out = runner.emit_context(original.clone()).await;
+    let original = Arc::new(vec![user("one"), user("two")]);
+    let out = runner.emit_context(Arc::clone(&original)).await.unwrap();
     assert_eq!(entries(&seen), ["first saw 2", "last saw 3"]);
     assert_eq!(texts(&out), texts(&[user("two"), user("added by a")]));
     assert_eq!(reports(&errors), [report("a", "context", "context broke")]);
+    // The caller's messages were never changed.
+    assert_eq!(texts(&original), texts(&[user("one"), user("two")]));
+}
+
+#[tokio::test]
+async fn context_handlers_that_change_nothing_copy_nothing() {
+    let (runner, _errors) = runner(vec![ext("reader", |api| {
+        api.on(|event: ContextEvent, _| {
+            std::hint::black_box(event.messages.len());
+            async { Ok(None) }
+        });
+    })]);
+    let original = Arc::new(vec![user("one"), user("two")]);
+    assert_eq!(runner.emit_context(Arc::clone(&original)).await, None);
+    // No handler kept a copy: the caller gets its messages back as they were.
+    assert_eq!(Arc::strong_count(&original), 1);
 }
 
 fn call(input: Value) -> ToolCallEvent {
