@@ -2,6 +2,7 @@
 //! `convert_to_llm`, then `get_api_key`, then the stream function; each
 //! awaited, each once per call.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -17,7 +18,7 @@ use pi_ai::{
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::common::{FnTool, Recorder, any_object, provider, seen};
+use crate::common::{FnTool, Recorder, agent_with, any_object, provider, seen};
 
 type Log = Arc<Mutex<Vec<String>>>;
 
@@ -426,4 +427,55 @@ async fn a_tool_call_hook_still_sees_the_whole_transcript_of_an_agent() {
         ["convert messages=3", "convert messages=2"]
     );
     assert_eq!(calls.lock().unwrap().len(), 2);
+}
+
+/// A `transform_context` that only looks: its shared form answers `None`.
+struct Looker(Arc<AtomicUsize>);
+
+#[async_trait::async_trait]
+impl pi_agent_core::TransformContext<pi_agent_core::NoCustom> for Looker {
+    async fn transform(
+        &self,
+        messages: Vec<AgentMessage>,
+        _cancel: &CancellationToken,
+    ) -> Result<Vec<AgentMessage>, pi_agent_core::HookError> {
+        Ok(messages)
+    }
+
+    async fn transform_shared(
+        &self,
+        messages: Arc<Vec<AgentMessage>>,
+        _cancel: &CancellationToken,
+    ) -> Result<Option<Vec<AgentMessage>>, pi_agent_core::HookError> {
+        self.0.fetch_add(messages.len(), Ordering::SeqCst);
+        Ok(None)
+    }
+}
+
+#[tokio::test]
+async fn a_transform_that_changes_nothing_keeps_the_conversion_incremental() {
+    let scripted = provider([
+        pi_ai::scripted::tool_call_reply(&[("call_1", "noop", serde_json::json!({}))]),
+        pi_ai::scripted::text_reply("done"),
+    ]);
+    let agent = agent_with::<pi_agent_core::NoCustom>(&scripted);
+    agent.set_tools(vec![crate::common::sleep_tool("noop", 0)]);
+    let seen_by_hook = Arc::new(AtomicUsize::new(0));
+    let converted = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&converted);
+    agent.update_settings(|s| {
+        s.transform_context = Some(Arc::new(Looker(Arc::clone(&seen_by_hook))));
+        s.convert_to_llm = Arc::new(pi_agent_core::PerMessageConvert(
+            move |messages: &[AgentMessage]| {
+                counter.fetch_add(messages.len(), Ordering::SeqCst);
+                Ok(pi_agent_core::default_convert_to_llm(messages))
+            },
+        ));
+    });
+    agent.prompt("go").await.unwrap();
+    // The hook saw the whole transcript each call (1, then 3 messages) ...
+    assert_eq!(seen_by_hook.load(Ordering::SeqCst), 1 + 3);
+    // ... and only the messages new since the last call were converted.
+    assert_eq!(converted.load(Ordering::SeqCst), 1 + 2);
+    assert_eq!(scripted.calls().len(), 2);
 }
