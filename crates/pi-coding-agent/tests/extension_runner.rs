@@ -389,3 +389,35 @@ async fn extensions_of_other_events_install_no_hook() {
     let app = app_with(&scenario, listening, None, "mock-oai/mock-gpt");
     assert!(!no_hooks(&app));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_queued_during_a_run_goes_through_input_first() {
+    let (scenario, mut rpc) = start(vec![ext("<shout>", |api| {
+        api.on(|event: InputEvent, _| async move {
+            Ok(Some(InputResult::Transform {
+                text: format!("{} ({})", event.text.to_uppercase(), event.source),
+                images: None,
+            }))
+        });
+    })])
+    .await;
+    scenario.server.push(tool_answer(
+        "bash",
+        &json!({"command": "sleep 1"}),
+        "call_1",
+    ));
+    scenario.server.push(text_answer("Done."));
+    let mut queued = false;
+    rpc.prompt("run it", |line| {
+        (line["type"] == "tool_execution_start" && !std::mem::replace(&mut queued, true)).then(
+            || json!({"type": "prompt", "message": "also this", "streamingBehavior": "steer"}),
+        )
+    })
+    .await;
+    rpc.settle(200).await;
+    rpc.close().await;
+    let requests = sent(&scenario);
+    assert!(requests[0].contains("RUN IT (rpc)"), "{}", requests[0]);
+    // The steering message reached the second call transformed.
+    assert!(requests[1].contains("ALSO THIS (rpc)"), "{}", requests[1]);
+}

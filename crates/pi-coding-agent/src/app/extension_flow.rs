@@ -181,6 +181,36 @@ impl App {
         Some(messages)
     }
 
+    /// A prompt sent while a run is active, queued as steering
+    /// (`follow_up` false) or as a follow-up, after `input` handlers saw
+    /// it (pi's `prompt` with a `streamingBehavior`).
+    pub async fn queue_prompt(&self, text: String, images: Vec<ImageContent>, follow_up: bool) {
+        let (mut text, mut images) = (text, images);
+        if self.extensions.has_handlers("input") {
+            let event = InputEvent {
+                text: text.clone(),
+                images: (!images.is_empty()).then(|| images.clone()),
+                source: lock(&self.input_source).as_str().to_owned(),
+            };
+            match self.extensions.emit_input(event).await {
+                InputResult::Handled => return,
+                InputResult::Transform {
+                    text: new_text,
+                    images: new_images,
+                } => {
+                    text = new_text;
+                    images = new_images.unwrap_or_default();
+                }
+                InputResult::Continue => {}
+            }
+        }
+        if follow_up {
+            self.follow_up(&text, images);
+        } else {
+            self.steer(&text, images);
+        }
+    }
+
     /// pi's `sendCustomMessage`.
     pub(crate) async fn send_custom_message(
         &self,

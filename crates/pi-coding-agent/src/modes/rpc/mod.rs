@@ -199,6 +199,18 @@ fn start_prompt(
     }
     if tasks.busy(app) {
         let images = images.unwrap_or_default();
+        // `input` handlers see a queued prompt first (answered once queued).
+        if let Some(behavior) = behavior
+            && app.extensions.has_handlers("input")
+        {
+            let (app, out) = (Arc::clone(app), Arc::clone(out));
+            let follow_up = behavior == StreamingBehavior::FollowUp;
+            tasks.spawn(async move {
+                app.queue_prompt(message, images, follow_up).await;
+                respond(&out, id.as_ref(), "prompt", Ok(None));
+            });
+            return;
+        }
         let reply = match behavior {
             Some(StreamingBehavior::Steer) => {
                 app.steer(&message, images);
