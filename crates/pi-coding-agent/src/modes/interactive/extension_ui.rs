@@ -12,10 +12,15 @@ use async_trait::async_trait;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
+use serde_json::Value;
+
 use super::events::{
-    DialogKind, DialogRequest, ExtensionCall, ExtensionMirror, ExtensionRequest, UiEvent,
+    CustomRequest, DialogKind, DialogRequest, ExtensionCall, ExtensionMirror, ExtensionRequest,
+    UiEvent,
 };
-use crate::extensions::{DialogOptions, ExtensionUi, NotifyLevel, WidgetPlacement, within_dialog};
+use crate::extensions::{
+    DialogOptions, ExtensionComponent, ExtensionUi, NotifyLevel, WidgetPlacement, within_dialog,
+};
 
 /// The interactive terminal as [`ExtensionUi`].
 pub struct TerminalUi {
@@ -170,6 +175,16 @@ impl ExtensionUi for TerminalUi {
 
     fn tools_expanded(&self) -> bool {
         self.mirror.tools_expanded.load(Ordering::Relaxed)
+    }
+
+    async fn custom(&self, component: Box<dyn ExtensionComponent>, overlay: bool) -> Option<Value> {
+        let (reply, answer) = oneshot::channel();
+        self.send(ExtensionCall::Custom(CustomRequest {
+            component,
+            overlay,
+            reply,
+        }));
+        answer.await.ok().flatten()
     }
 }
 

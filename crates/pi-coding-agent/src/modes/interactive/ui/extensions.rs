@@ -10,6 +10,7 @@ use std::sync::{Arc, PoisonError, Weak};
 
 use pi_tui::crossterm::event::KeyEvent;
 use pi_tui::keybindings::{KeyCombo, capitalize_key};
+use pi_tui::overlay::OverlayOptions;
 use pi_tui::slot::{Outcome, SlotComponent};
 use pi_tui::theme::{Theme, Token};
 
@@ -18,10 +19,12 @@ use crate::extensions::{NotifyLevel, WidgetPlacement};
 use crate::modes::interactive::action::Action;
 use crate::modes::interactive::blocks::Notice;
 use crate::modes::interactive::events::{
-    DialogKind, DialogRequest, ExtensionCall, ExtensionMirror, ExtensionRequest, UiEvent,
+    CustomRequest, DialogKind, DialogRequest, ExtensionCall, ExtensionMirror, ExtensionRequest,
+    UiEvent,
 };
 use crate::modes::interactive::parts::status::Status;
 use crate::modes::interactive::parts::widgets::Placement;
+use crate::modes::interactive::selectors::ext_custom::ExtCustom;
 use crate::modes::interactive::selectors::ext_dialogs::{ExtEditor, ExtInput, ExtSelect};
 
 /// pi's default working message.
@@ -320,6 +323,20 @@ impl Ui {
                         self.slot.close();
                     }
                     self.ext.dialog = None;
+                }
+            }
+            ExtensionCall::Custom(CustomRequest {
+                component,
+                overlay,
+                reply,
+            }) => {
+                let shown = Box::new(ExtCustom::new(component, Arc::clone(&self.theme), reply));
+                if overlay {
+                    self.overlays.show(shown, OverlayOptions::default());
+                } else {
+                    // The extension dialog it replaces (if any) answers `None`.
+                    self.ext.dialog = None;
+                    self.slot.show(shown);
                 }
             }
             ExtensionCall::Error(report) => {
