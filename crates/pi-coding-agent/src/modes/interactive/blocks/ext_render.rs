@@ -189,3 +189,7 @@ pub fn render_message(
         .flatten()
         .map(|lines| fit(lines, width))
 }
+
+#[cfg(test)]
+#[path = "ext_render_tests.rs"]
+mod tests;
