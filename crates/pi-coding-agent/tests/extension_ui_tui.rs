@@ -286,6 +286,9 @@ fn custom_components_take_keys_and_resolve(s: &Scenario) {
 /// A test: it panics when it fails.
 type Test = fn(&Scenario);
 
+/// The answers a test's mock server gives, in order.
+type Answers = fn() -> Vec<MockResponse>;
+
 fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
         let mut extensions = ExtensionSet::default();
@@ -293,8 +296,8 @@ fn main() -> ExitCode {
         extensions.push(render_demo::RenderDemo);
         return pi_coding_agent::cli::run_main(extensions);
     }
-    let none: fn() -> Vec<MockResponse> = Vec::new;
-    let tests: [(&str, Test, fn() -> Vec<MockResponse>); 5] = [
+    let none: Answers = Vec::new;
+    let tests: [(&str, Test, Answers); 5] = [
         ("select_picks_and_cancels", select_picks_and_cancels, none),
         (
             "timed_input_statuses_widgets_and_notifications",
