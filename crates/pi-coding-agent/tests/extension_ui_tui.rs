@@ -280,6 +280,17 @@ fn custom_components_take_keys_and_resolve(s: &Scenario) {
     tui.wait_screen(|s| s.contains("hello"), "the editor taking keys again");
     tui.send("\x03");
     tui.wait_screen(|s| !s.contains("hello"), "the editor cleared");
+
+    tui.submit("/demo-footer");
+    tui.wait_screen(
+        |s| s.contains("▶ demo footer, 80 columns") && !s.contains("mock-gpt"),
+        "the extension's footer instead of the built-in one",
+    );
+    tui.submit("/demo-footer");
+    tui.wait_screen(
+        |s| !s.contains("▶ demo footer") && s.contains("mock-gpt"),
+        "the built-in footer restored",
+    );
     assert!(tui.quit().success());
 }
 
@@ -293,7 +304,7 @@ fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
         let mut extensions = ExtensionSet::default();
         extensions.push(demo::UiDemo::default());
-        extensions.push(render_demo::RenderDemo);
+        extensions.push(render_demo::RenderDemo::default());
         return pi_coding_agent::cli::run_main(extensions);
     }
     let none: Answers = Vec::new;

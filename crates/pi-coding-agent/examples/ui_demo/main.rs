@@ -18,6 +18,6 @@ mod render;
 fn main() -> ExitCode {
     let mut extensions = ExtensionSet::default();
     extensions.push(extension::UiDemo::default());
-    extensions.push(render::RenderDemo);
+    extensions.push(render::RenderDemo::default());
     pi_coding_agent::cli::run_main(extensions)
 }

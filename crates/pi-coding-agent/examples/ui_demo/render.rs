@@ -9,9 +9,11 @@
 //! - `/demo-note`: a custom message drawn by a message renderer;
 //! - `/demo-counter`: a component in the editor's place (Up / Down count,
 //!   Enter finishes, Esc cancels);
-//! - `/demo-overlay`: a component over the screen (`y` / `n`, Esc).
+//! - `/demo-overlay`: a component over the screen (`y` / `n`, Esc);
+//! - `/demo-footer`: the footer replaced, or restored when run again.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
 use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
@@ -24,7 +26,9 @@ use serde_json::{Value, json};
 
 /// The render demo extension.
 #[derive(Default)]
-pub struct RenderDemo;
+pub struct RenderDemo {
+    footer: Arc<AtomicBool>,
+}
 
 /// A tool that answers `<name> ran with <item>` and two detail items.
 struct DemoTool {
@@ -135,6 +139,17 @@ impl ExtensionComponent for Question {
     }
 }
 
+fn toggle_footer(ctx: &CommandContext, on: &AtomicBool) {
+    let ui = ctx.ui();
+    if on.fetch_xor(true, Ordering::SeqCst) {
+        ui.set_footer(None);
+    } else {
+        ui.set_footer(Some(Arc::new(|width, theme| {
+            vec![theme.fg("accent", &format!("▶ demo footer, {width} columns"))]
+        })));
+    }
+}
+
 async fn note(ctx: CommandContext) -> Result<(), ExtensionError> {
     let message = NewCustomMessage {
         custom_type: "demo-note".to_owned(),
@@ -222,6 +237,11 @@ impl Extension for RenderDemo {
                 lines.push(t.fg("dim", &format!("  details: {}", json!(message.details))));
             }
             Ok(Some(lines))
+        });
+        let footer = Arc::clone(&self.footer);
+        api.register_command("demo-footer", Some("Replace the footer"), move |_, ctx| {
+            toggle_footer(&ctx, &footer);
+            async { Ok(()) }
         });
         api.register_command("demo-note", Some("Send a custom note"), |_, ctx| note(ctx));
         api.register_command("demo-counter", Some("A counter in the editor"), |_, ctx| {

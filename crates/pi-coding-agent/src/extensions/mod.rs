@@ -74,8 +74,8 @@ pub use context::{CommandContext, ExtensionContext};
 pub use events::*;
 pub use handler::{ExtensionError, HandlerFuture, HandlerResult};
 pub use render::{
-    ExtensionComponent, ExtensionKey, MessageRenderContext, MessageRendererFn, PlainTheme,
-    RegisteredMessageRenderer, RenderCallFn, RenderResultFn, RenderShell, RenderTheme,
+    ExtensionComponent, ExtensionKey, FooterFn, MessageRenderContext, MessageRendererFn,
+    PlainTheme, RegisteredMessageRenderer, RenderCallFn, RenderResultFn, RenderShell, RenderTheme,
     ResultRenderOptions, ToolRenderContext, run_hook,
 };
 pub use run_events::*;

@@ -147,6 +147,10 @@ pub type MessageRendererFn = Arc<
         + Sync,
 >;
 
+/// Draws a footer for a width (pi's `setFooter` component): the lines
+/// replace the built-in footer and the statuses under it.
+pub type FooterFn = Arc<dyn Fn(usize, &dyn RenderTheme) -> Vec<String> + Send + Sync>;
+
 /// A message renderer an extension registered.
 #[derive(Clone)]
 pub struct RegisteredMessageRenderer {

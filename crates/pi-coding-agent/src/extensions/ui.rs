@@ -10,7 +10,7 @@ use pi_ai::CancellationToken;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::render::ExtensionComponent;
+use super::render::{ExtensionComponent, FooterFn};
 
 /// How long a dialog may stay open, and a token that dismisses it.
 #[derive(Debug, Clone, Default)]
@@ -139,6 +139,13 @@ pub trait ExtensionUi: Send + Sync {
     /// Whether tool output is expanded.
     fn tools_expanded(&self) -> bool {
         false
+    }
+
+    /// Replaces the footer (and the statuses under it) with `footer`'s
+    /// lines; `None` restores the built-in one (pi's `setFooter`; a no-op
+    /// without a terminal, as in pi's rpc mode).
+    fn set_footer(&self, footer: Option<FooterFn>) {
+        let _ = footer;
     }
 
     /// Shows `component` in the editor's place (or, with `overlay`, over

@@ -17,7 +17,9 @@ use tokio::sync::oneshot;
 
 use crate::app::{App, AppEvent, BashResult, SessionEvent, TreeNavigation};
 use crate::auth::{LoginEvent, OAuthError, OAuthProvider};
-use crate::extensions::{ExtensionComponent, ExtensionErrorReport, NotifyLevel, WidgetPlacement};
+use crate::extensions::{
+    ExtensionComponent, ExtensionErrorReport, FooterFn, NotifyLevel, WidgetPlacement,
+};
 use crate::messages::CodingMessage;
 
 /// One event for the UI.
@@ -123,6 +125,21 @@ pub enum ExtensionCall {
     Error(ExtensionErrorReport),
     /// An extension's component to show in the editor slot or as an overlay.
     Custom(CustomRequest),
+    /// An extension's footer (`None`: the built-in one).
+    Footer(FooterRequest),
+}
+
+/// An extension's footer (`None`: the built-in one).
+pub struct FooterRequest(pub Option<FooterFn>);
+
+impl std::fmt::Debug for FooterRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "FooterRequest(Some)"
+        } else {
+            "FooterRequest(None)"
+        })
+    }
 }
 
 /// An extension's component (pi's `ctx.ui.custom()`); the value it closes

@@ -16,10 +16,11 @@ use serde_json::Value;
 
 use super::events::{
     CustomRequest, DialogKind, DialogRequest, ExtensionCall, ExtensionMirror, ExtensionRequest,
-    UiEvent,
+    FooterRequest, UiEvent,
 };
 use crate::extensions::{
-    DialogOptions, ExtensionComponent, ExtensionUi, NotifyLevel, WidgetPlacement, within_dialog,
+    DialogOptions, ExtensionComponent, ExtensionUi, FooterFn, NotifyLevel, WidgetPlacement,
+    within_dialog,
 };
 
 /// The interactive terminal as [`ExtensionUi`].
@@ -175,6 +176,10 @@ impl ExtensionUi for TerminalUi {
 
     fn tools_expanded(&self) -> bool {
         self.mirror.tools_expanded.load(Ordering::Relaxed)
+    }
+
+    fn set_footer(&self, footer: Option<FooterFn>) {
+        self.send(ExtensionCall::Footer(FooterRequest(footer)));
     }
 
     async fn custom(&self, component: Box<dyn ExtensionComponent>, overlay: bool) -> Option<Value> {

@@ -303,12 +303,7 @@ impl Ui {
         }
         self.widgets
             .render(Placement::BelowEditor, width, &mut lines);
-        lines.extend(super::parts::footer::render_footer(
-            &theme,
-            &self.footer,
-            width,
-        ));
-        super::parts::footer::render_statuses(&theme, &self.ext.statuses, width, &mut lines);
+        self.footer_lines(width, &mut lines);
         self.overlays.composite(&mut lines, width, rows);
         lines
     }
