@@ -17,15 +17,20 @@
 mod demo;
 mod e2e_common;
 mod pty_common;
+#[path = "../examples/ui_demo/render.rs"]
+mod render_demo;
 
 use std::process::ExitCode;
 
-use e2e_common::Scenario;
+use e2e_common::{Scenario, capture_answer, tool_call_answer};
 use pi_coding_agent::extensions::ExtensionSet;
+use pi_test_support::mock_server::MockResponse;
 use pty_common::Tui;
+use serde_json::json;
 
 const CHILD: &str = "PI_UI_DEMO_CHILD";
 const DOWN: &str = "\x1b[B";
+const UP: &str = "\x1b[A";
 const ESC: &str = "\x1b";
 const F5: &str = "\x1b[15~";
 
@@ -173,22 +178,154 @@ fn a_guard_may_cancel_new(s: &Scenario) {
     assert!(tui.quit().success());
 }
 
+/// The lines from the first containing `from` to the last containing
+/// `to`, trimmed at the end.
+fn between(screen: &str, from: &str, to: &str) -> String {
+    let lines: Vec<&str> = screen.lines().collect();
+    let first = lines.iter().position(|l| l.contains(from)).unwrap();
+    let last = lines.iter().rposition(|l| l.contains(to)).unwrap();
+    lines[first..=last]
+        .iter()
+        .map(|l| l.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Three tool calls, one per answer, then a closing text.
+fn tool_answers() -> Vec<MockResponse> {
+    vec![
+        tool_call_answer("call_1", "demo_render", &json!({"item": "apple"})),
+        tool_call_answer("call_2", "demo_broken", &json!({"item": "pear"})),
+        tool_call_answer("call_3", "demo_frame", &json!({"item": "plum"})),
+        capture_answer("All three drawn."),
+    ]
+}
+
+fn tools_and_messages_drawn_by_the_extension(s: &Scenario) {
+    let mut tui = start(s, 50);
+    tui.submit("Use the demo tools");
+    let screen = tui.wait_screen(
+        |s| s.contains("All three drawn.") && s.contains("┗━ demo_frame ran with plum"),
+        "the three tool cards",
+    );
+    insta::assert_snapshot!(
+        "extension_tool_render_hooks",
+        between(&screen, "◆ demo_render", "┗━ demo_frame")
+    );
+    tui.send("\x0f");
+    let screen = tui.wait_screen(|s| s.contains("• second detail"), "Ctrl+O expanding");
+    assert!(screen.contains("• first detail"), "{screen}");
+    tui.send("\x0f");
+    tui.wait_screen(|s| s.contains("(ctrl+o for details)"), "Ctrl+O collapsing");
+
+    tui.submit("/demo-note");
+    let screen = tui.wait_screen(
+        |s| s.contains("✎ [demo-note] A note from the demo"),
+        "the custom message drawn by its renderer",
+    );
+    insta::assert_snapshot!(
+        "extension_message_renderer",
+        between(&screen, "✎ [demo-note]", "✎ [demo-note]")
+    );
+    assert!(tui.quit().success());
+}
+
+fn custom_components_take_keys_and_resolve(s: &Scenario) {
+    let mut tui = start(s, 30);
+    tui.submit("/demo-counter");
+    tui.wait_screen(
+        |s| s.contains("Counter: 0"),
+        "the counter in the editor's place",
+    );
+    tui.send(UP);
+    tui.send(UP);
+    tui.send(UP);
+    tui.send(DOWN);
+    let screen = tui.wait_screen(|s| s.contains("Counter: 2"), "the counter counting");
+    insta::assert_snapshot!(
+        "extension_custom_component",
+        between(&screen, "Counter:", "enter done")
+    );
+    tui.send("typed");
+    tui.send("\r");
+    let screen = tui.wait_screen(
+        |s| s.contains("Counter result: Some(Number(2))") && !s.contains("Counter: 2"),
+        "Enter resolving the count",
+    );
+    assert!(
+        !screen.contains("typed"),
+        "keys went to the component: {screen}"
+    );
+    tui.submit("/demo-counter");
+    tui.wait_screen(|s| s.contains("Counter: 0"), "the counter again");
+    tui.send(ESC);
+    tui.wait_screen(
+        |s| s.contains("Counter result: Some(Null)"),
+        "Esc resolving null",
+    );
+
+    tui.submit("/demo-overlay");
+    let screen = tui.wait_screen(
+        |s| s.contains("Overlay question") && s.contains("Keep going? (y/n)"),
+        "the overlay",
+    );
+    insta::assert_snapshot!("extension_overlay_component", between(&screen, "╭", "╰"));
+    tui.send("x");
+    tui.send("y");
+    tui.wait_screen(
+        |s| s.contains("Overlay result: Some(String(\"yes\"))") && !s.contains("Overlay question"),
+        "y resolving the overlay",
+    );
+    tui.send("hello");
+    tui.wait_screen(|s| s.contains("hello"), "the editor taking keys again");
+    tui.send("\x03");
+    tui.wait_screen(|s| !s.contains("hello"), "the editor cleared");
+
+    tui.submit("/demo-footer");
+    tui.wait_screen(
+        |s| s.contains("▶ demo footer, 80 columns") && !s.contains("mock-gpt"),
+        "the extension's footer instead of the built-in one",
+    );
+    tui.submit("/demo-footer");
+    tui.wait_screen(
+        |s| !s.contains("▶ demo footer") && s.contains("mock-gpt"),
+        "the built-in footer restored",
+    );
+    assert!(tui.quit().success());
+}
+
 /// A test: it panics when it fails.
 type Test = fn(&Scenario);
+
+/// The answers a test's mock server gives, in order.
+type Answers = fn() -> Vec<MockResponse>;
 
 fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
         let mut extensions = ExtensionSet::default();
         extensions.push(demo::UiDemo::default());
+        extensions.push(render_demo::RenderDemo::default());
         return pi_coding_agent::cli::run_main(extensions);
     }
-    let tests: [(&str, Test); 3] = [
-        ("select_picks_and_cancels", select_picks_and_cancels),
+    let none: Answers = Vec::new;
+    let tests: [(&str, Test, Answers); 5] = [
+        ("select_picks_and_cancels", select_picks_and_cancels, none),
         (
             "timed_input_statuses_widgets_and_notifications",
             timed_input_statuses_widgets_and_notifications,
+            none,
         ),
-        ("a_guard_may_cancel_new", a_guard_may_cancel_new),
+        ("a_guard_may_cancel_new", a_guard_may_cancel_new, none),
+        (
+            "tools_and_messages_drawn_by_the_extension",
+            tools_and_messages_drawn_by_the_extension,
+            tool_answers,
+        ),
+        (
+            "custom_components_take_keys_and_resolve",
+            custom_components_take_keys_and_resolve,
+            none,
+        ),
     ];
     let filter: Vec<String> = std::env::args()
         .skip(1)
@@ -199,12 +336,12 @@ fn main() -> ExitCode {
         .build()
         .unwrap();
     let mut failed = Vec::new();
-    for (name, test) in tests {
+    for (name, test, responses) in tests {
         if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
             continue;
         }
         let outcome = runtime.block_on(async {
-            let s = Scenario::start(Vec::new()).await;
+            let s = Scenario::start(responses()).await;
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(&s)))
         });
         let verdict = if outcome.is_ok() { "ok" } else { "FAILED" };

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use pi_agent_core::{AgentError, AgentMessage, PromptInput};
+use pi_agent_core::{AgentError, AgentEvent, AgentMessage, PromptInput};
 use pi_ai::{ImageContent, Message, UserBlock};
 use serde_json::json;
 
@@ -238,7 +238,15 @@ impl App {
                     custom.details.clone(),
                 )?;
             }
-            self.agent.append_message(message);
+            self.agent.append_message(message.clone());
+            // pi emits the message's start and end to the session's
+            // listeners (the terminal shows it, rpc and json print them).
+            let start = AgentEvent::MessageStart {
+                message: message.clone(),
+            };
+            self.hub.emit(super::AppEvent::Agent(&start));
+            self.hub
+                .emit(super::AppEvent::Agent(&AgentEvent::MessageEnd { message }));
         }
         Ok(())
     }

@@ -15,6 +15,11 @@ use super::actions::ExtensionHandle;
 use super::context::{CommandContext, ExtensionContext};
 use super::events::Event;
 use super::handler::{Handler, HandlerResult};
+use super::render::{
+    MessageRenderContext, RegisteredMessageRenderer, RenderCallFn, RenderResultFn, RenderShell,
+    ResultRenderOptions, ToolRenderContext,
+};
+use crate::messages::CustomMessage;
 
 /// An extension: registers what it adds when the runtime loads it (pi's
 /// factory function). Rust extensions implement it directly; an
@@ -93,7 +98,8 @@ pub enum FlagKind {
 /// A tool an extension adds (or a built-in it overrides, by name). Its
 /// per-tool execution mode, argument preparation and streaming updates are
 /// the [`AgentTool`]'s own (`execution_mode`, `prepare_arguments`,
-/// `on_update`).
+/// `on_update`). Its card in the interactive mode may be drawn by its
+/// render hooks (pi's `renderCall`, `renderResult`, `renderShell`).
 #[derive(Clone)]
 pub struct RegisteredTool {
     /// The tool.
@@ -104,6 +110,57 @@ pub struct RegisteredTool {
     pub prompt_guidelines: Vec<String>,
     /// The extension that registered it.
     pub extension_path: String,
+    /// Draws the call's header (pi's `renderCall`; without it, or when it
+    /// fails: the tool's name, or a built-in's own header).
+    pub render_call: Option<RenderCallFn>,
+    /// Draws the result (pi's `renderResult`; without it, or when it
+    /// fails: the result's text, or a built-in's own output).
+    pub render_result: Option<RenderResultFn>,
+    /// Who draws the card's frame (pi's `renderShell`).
+    pub render_shell: RenderShell,
+}
+
+impl RegisteredTool {
+    /// Sets the header hook (pi's `renderCall`).
+    pub fn set_render_call(
+        &mut self,
+        hook: impl Fn(&Value, &ToolRenderContext<'_>) -> Result<Vec<String>, super::ExtensionError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> &mut Self {
+        self.render_call = Some(Arc::new(hook));
+        self
+    }
+
+    /// Sets the result hook (pi's `renderResult`).
+    pub fn set_render_result(
+        &mut self,
+        hook: impl Fn(
+            &pi_agent_core::AgentToolResult,
+            ResultRenderOptions,
+            &ToolRenderContext<'_>,
+        ) -> Result<Vec<String>, super::ExtensionError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> &mut Self {
+        self.render_result = Some(Arc::new(hook));
+        self
+    }
+
+    /// Sets who draws the frame (pi's `renderShell`).
+    pub fn set_render_shell(&mut self, shell: RenderShell) -> &mut Self {
+        self.render_shell = shell;
+        self
+    }
+
+    /// True when the tool draws (part of) its own card.
+    pub fn has_render_hooks(&self) -> bool {
+        self.render_call.is_some()
+            || self.render_result.is_some()
+            || self.render_shell == RenderShell::SelfDrawn
+    }
 }
 
 /// A custom provider an extension registers (pi's `ProviderConfig`, as JSON
@@ -129,7 +186,7 @@ pub(crate) struct Registry {
     pub(crate) flags: Vec<RegisteredFlag>,
     pub(crate) providers: Vec<RegisteredProvider>,
     pub(crate) unregistered_providers: Vec<String>,
-    pub(crate) renderers: Vec<String>,
+    pub(crate) renderers: Vec<RegisteredMessageRenderer>,
 }
 
 /// The registration surface one extension gets while it loads.
@@ -193,6 +250,9 @@ impl<'a> ExtensionApi<'a> {
             prompt_snippet: None,
             prompt_guidelines: Vec::new(),
             extension_path: path,
+            render_call: None,
+            render_result: None,
+            render_shell: RenderShell::Default,
         });
         let last = self.registry.tools.len() - 1;
         &mut self.registry.tools[last]
@@ -272,10 +332,27 @@ impl<'a> ExtensionApi<'a> {
         self.registry.unregistered_providers.push(name.to_owned());
     }
 
-    /// Declares that the extension draws custom messages of `custom_type`
-    /// (interactive mode).
-    pub fn register_message_renderer(&mut self, custom_type: &str) {
-        self.registry.renderers.push(custom_type.to_owned());
+    /// Draws custom messages of `custom_type` in the interactive mode (pi's
+    /// `registerMessageRenderer`): the renderer's lines replace the default
+    /// custom message card; `Ok(None)` or an error keeps the default. A
+    /// later registration of the same type wins.
+    pub fn register_message_renderer(
+        &mut self,
+        custom_type: &str,
+        renderer: impl Fn(
+            &CustomMessage,
+            &MessageRenderContext<'_>,
+        ) -> Result<Option<Vec<String>>, super::ExtensionError>
+        + Send
+        + Sync
+        + 'static,
+    ) {
+        let path = self.path();
+        self.registry.renderers.push(RegisteredMessageRenderer {
+            custom_type: custom_type.to_owned(),
+            render: Arc::new(renderer),
+            extension_path: path,
+        });
     }
 
     /// The handle for what the extension does later.

@@ -57,6 +57,7 @@ mod events;
 mod handler;
 pub mod loader;
 mod notify;
+mod render;
 mod run_events;
 mod runner;
 mod ui;
@@ -72,6 +73,11 @@ pub use api::{
 pub use context::{CommandContext, ExtensionContext};
 pub use events::*;
 pub use handler::{ExtensionError, HandlerFuture, HandlerResult};
+pub use render::{
+    ExtensionComponent, ExtensionKey, FooterFn, MessageRenderContext, MessageRendererFn,
+    PlainTheme, RegisteredMessageRenderer, RenderCallFn, RenderResultFn, RenderShell, RenderTheme,
+    ResultRenderOptions, ToolRenderContext, run_hook,
+};
 pub use run_events::*;
 pub use runner::{BeforeAgentStartOutcome, ErrorListener, ExtensionErrorReport, ExtensionRunner};
 pub use ui::{DialogOptions, ExtensionUi, NoUi, NotifyLevel, WidgetPlacement, within_dialog};
@@ -228,6 +234,21 @@ impl ExtensionRunner {
     /// The shortcuts the extensions registered.
     pub fn shortcuts(&self) -> &[RegisteredShortcut] {
         &self.registry.shortcuts
+    }
+
+    /// The tool an extension registered as `name` (the last one wins, as
+    /// in the agent's tool list).
+    pub fn tool(&self, name: &str) -> Option<&RegisteredTool> {
+        self.registry
+            .tools
+            .iter()
+            .rev()
+            .find(|t| t.tool.name() == name)
+    }
+
+    /// The message renderers the extensions registered.
+    pub fn message_renderers(&self) -> &[RegisteredMessageRenderer] {
+        &self.registry.renderers
     }
 
     /// The providers the extensions registered.

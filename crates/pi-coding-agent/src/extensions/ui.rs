@@ -8,6 +8,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use pi_ai::CancellationToken;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::render::{ExtensionComponent, FooterFn};
 
 /// How long a dialog may stay open, and a token that dismisses it.
 #[derive(Debug, Clone, Default)]
@@ -139,6 +142,23 @@ pub trait ExtensionUi: Send + Sync {
     /// Whether tool output is expanded.
     fn tools_expanded(&self) -> bool {
         false
+    }
+
+    /// Replaces the footer (and the statuses under it) with `footer`'s
+    /// lines; `None` restores the built-in one (pi's `setFooter`; a no-op
+    /// without a terminal, as in pi's rpc mode).
+    fn set_footer(&self, footer: Option<FooterFn>) {
+        let _ = footer;
+    }
+
+    /// Shows `component` in the editor's place (or, with `overlay`, over
+    /// the screen) until it closes, and resolves to the value it closed
+    /// with (pi's `ctx.ui.custom()`). `None` when it was dismissed
+    /// otherwise, or where there is no terminal (rpc, print, json: pi's
+    /// `undefined`).
+    async fn custom(&self, component: Box<dyn ExtensionComponent>, overlay: bool) -> Option<Value> {
+        let _ = (component, overlay);
+        None
     }
 }
 

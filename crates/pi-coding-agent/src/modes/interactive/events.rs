@@ -17,7 +17,9 @@ use tokio::sync::oneshot;
 
 use crate::app::{App, AppEvent, BashResult, SessionEvent, TreeNavigation};
 use crate::auth::{LoginEvent, OAuthError, OAuthProvider};
-use crate::extensions::{ExtensionErrorReport, NotifyLevel, WidgetPlacement};
+use crate::extensions::{
+    ExtensionComponent, ExtensionErrorReport, FooterFn, NotifyLevel, WidgetPlacement,
+};
 use crate::messages::CodingMessage;
 
 /// One event for the UI.
@@ -121,6 +123,42 @@ pub enum ExtensionCall {
     CloseDialog(u64),
     /// An extension failed (pi's `Extension "<path>" error: <message>`).
     Error(ExtensionErrorReport),
+    /// An extension's component to show in the editor slot or as an overlay.
+    Custom(CustomRequest),
+    /// An extension's footer (`None`: the built-in one).
+    Footer(FooterRequest),
+}
+
+/// An extension's footer (`None`: the built-in one).
+pub struct FooterRequest(pub Option<FooterFn>);
+
+impl std::fmt::Debug for FooterRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "FooterRequest(Some)"
+        } else {
+            "FooterRequest(None)"
+        })
+    }
+}
+
+/// An extension's component (pi's `ctx.ui.custom()`); the value it closes
+/// with goes to `reply` (dropping it answers `None`).
+pub struct CustomRequest {
+    /// The component.
+    pub component: Box<dyn ExtensionComponent>,
+    /// Shown over the screen rather than in the editor's place.
+    pub overlay: bool,
+    /// Where its value goes.
+    pub reply: oneshot::Sender<Option<Value>>,
+}
+
+impl std::fmt::Debug for CustomRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CustomRequest")
+            .field("overlay", &self.overlay)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A dialog an extension opened; the answer goes to `reply` (dropping

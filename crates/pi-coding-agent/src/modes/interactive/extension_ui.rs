@@ -12,10 +12,16 @@ use async_trait::async_trait;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
+use serde_json::Value;
+
 use super::events::{
-    DialogKind, DialogRequest, ExtensionCall, ExtensionMirror, ExtensionRequest, UiEvent,
+    CustomRequest, DialogKind, DialogRequest, ExtensionCall, ExtensionMirror, ExtensionRequest,
+    FooterRequest, UiEvent,
 };
-use crate::extensions::{DialogOptions, ExtensionUi, NotifyLevel, WidgetPlacement, within_dialog};
+use crate::extensions::{
+    DialogOptions, ExtensionComponent, ExtensionUi, FooterFn, NotifyLevel, WidgetPlacement,
+    within_dialog,
+};
 
 /// The interactive terminal as [`ExtensionUi`].
 pub struct TerminalUi {
@@ -182,6 +188,20 @@ impl ExtensionUi for TerminalUi {
 
     fn tools_expanded(&self) -> bool {
         self.mirror.tools_expanded.load(Ordering::Relaxed)
+    }
+
+    fn set_footer(&self, footer: Option<FooterFn>) {
+        self.send(ExtensionCall::Footer(FooterRequest(footer)));
+    }
+
+    async fn custom(&self, component: Box<dyn ExtensionComponent>, overlay: bool) -> Option<Value> {
+        let (reply, answer) = oneshot::channel();
+        self.send(ExtensionCall::Custom(CustomRequest {
+            component,
+            overlay,
+            reply,
+        }));
+        answer.await.ok().flatten()
     }
 }
 

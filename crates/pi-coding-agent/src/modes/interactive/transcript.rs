@@ -6,6 +6,7 @@
 //! can replace it (pi: consecutive status lines replace one another).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use pi_agent_core::AgentMessage;
@@ -18,6 +19,7 @@ use crate::messages::{CodingMessage, CustomMessage};
 
 use super::blocks::bash::BashRecord;
 use super::blocks::cards::SummaryKind;
+use super::blocks::ext_render::ExtRenderers;
 use super::blocks::{
     AssistantBlock, BashBlock, Block, BlockKind, CustomCard, Notice, RenderCtx, SummaryCard,
     ToolCard, UserBlock,
@@ -34,6 +36,8 @@ pub struct Transcript {
     streaming: Option<usize>,
     /// The label of hidden thinking an extension set (`None`: pi's).
     hidden_label: Option<String>,
+    /// Extension tools' render hooks and message renderers.
+    renderers: Arc<ExtRenderers>,
 }
 
 /// The text of a user message's content.
@@ -52,6 +56,28 @@ impl Transcript {
     /// An empty transcript.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty transcript that draws with the extensions' renderers.
+    pub fn with_renderers(renderers: Arc<ExtRenderers>) -> Self {
+        Self {
+            renderers,
+            ..Self::default()
+        }
+    }
+
+    /// The extensions' renderers it draws with.
+    pub fn renderers(&self) -> Arc<ExtRenderers> {
+        Arc::clone(&self.renderers)
+    }
+
+    /// A tool card, with the tool's render hooks when it has some.
+    fn new_card(&self, id: &str, name: &str, args: serde_json::Value) -> ToolCard {
+        let card = ToolCard::new(id, name, args);
+        match self.renderers.tool(name) {
+            Some(hooks) => card.with_hooks(hooks.clone()),
+            None => card,
+        }
     }
 
     /// The number of blocks.
@@ -176,10 +202,11 @@ impl Transcript {
     fn add_custom(&mut self, custom: &CustomMessage) {
         if custom.display {
             let text = user_text(&custom.content);
-            self.push(BlockKind::Custom(CustomCard::new(
-                &custom.custom_type,
-                &text,
-            )));
+            let mut card = CustomCard::new(&custom.custom_type, &text);
+            if let Some(renderer) = self.renderers.message(&custom.custom_type) {
+                card = card.with_renderer(Arc::clone(renderer), custom.clone());
+            }
+            self.push(BlockKind::Custom(card));
         }
     }
 
@@ -190,7 +217,7 @@ impl Transcript {
         self.push(BlockKind::Assistant(block));
         for block in &message.content {
             if let AssistantContent::ToolCall(call) = block {
-                let mut card = ToolCard::new(&call.id, &call.name, call.arguments.clone());
+                let mut card = self.new_card(&call.id, &call.name, call.arguments.clone());
                 if message.stop_reason.is_failure() {
                     card.fail(&failure_text(message), now);
                 }
@@ -282,7 +309,7 @@ impl Transcript {
                 if let Some(block) = self.streaming_block() {
                     block.set_has_tool_calls();
                 }
-                let mut card = ToolCard::new(&call.0, &call.1, serde_json::Value::Null);
+                let mut card = self.new_card(&call.0, &call.1, serde_json::Value::Null);
                 card.follow(partial.clone(), *content_index);
                 let index = self.push(BlockKind::Tool(card));
                 self.tools.insert(call.0, index);
@@ -326,7 +353,8 @@ impl Transcript {
     /// A tool started running.
     pub fn tool_start(&mut self, id: &str, name: &str, args: &serde_json::Value, now: Instant) {
         if self.card(id).is_none() {
-            let index = self.push(BlockKind::Tool(ToolCard::new(id, name, args.clone())));
+            let card = self.new_card(id, name, args.clone());
+            let index = self.push(BlockKind::Tool(card));
             self.tools.insert(id.to_owned(), index);
         }
         if let Some(card) = self.card(id) {

@@ -7,6 +7,9 @@
 use pi_tui::theme::Token;
 
 use super::RenderCtx;
+use super::ext_render::render_message;
+use crate::extensions::MessageRendererFn;
+use crate::messages::CustomMessage;
 use crate::modes::interactive::format::format_thousands;
 use crate::modes::interactive::layout::{bg_box, box_inner};
 use crate::modes::interactive::md::{Md, MdStyle};
@@ -79,6 +82,8 @@ impl SummaryCard {
 pub struct CustomCard {
     custom_type: String,
     body: Md,
+    /// An extension's renderer of this type, with the message it draws.
+    renderer: Option<(MessageRendererFn, CustomMessage)>,
 }
 
 impl CustomCard {
@@ -87,11 +92,26 @@ impl CustomCard {
         Self {
             custom_type: custom_type.to_owned(),
             body: Md::new(text, MdStyle::Custom),
+            renderer: None,
         }
+    }
+
+    /// Draws `message` with an extension's renderer (the default card when
+    /// it answers nothing or fails).
+    pub fn with_renderer(mut self, renderer: MessageRendererFn, message: CustomMessage) -> Self {
+        self.renderer = Some((renderer, message));
+        self
     }
 
     /// The lines for `width`.
     pub fn render(&mut self, ctx: &RenderCtx<'_>, width: usize) -> Vec<String> {
+        if let Some((renderer, message)) = &self.renderer
+            && let Some(custom) = render_message(renderer, message, ctx.theme, ctx.expanded, width)
+        {
+            let mut lines = vec![String::new()];
+            lines.extend(custom);
+            return lines;
+        }
         let inner = box_inner(width, 1);
         let mut content = vec![
             label(ctx, &format!("[{}]", self.custom_type)),

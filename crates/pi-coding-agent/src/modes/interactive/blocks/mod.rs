@@ -8,6 +8,7 @@ pub mod assistant;
 pub mod bash;
 pub mod cards;
 pub mod diff;
+pub mod ext_render;
 pub mod notice;
 pub mod tool;
 pub mod tool_views;

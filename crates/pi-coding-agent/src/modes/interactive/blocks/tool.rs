@@ -13,8 +13,11 @@ use pi_tui::text::wrap;
 use pi_tui::theme::Token;
 use serde_json::Value;
 
+use crate::extensions::{RegisteredTool, ToolRenderContext};
+
 use super::RenderCtx;
 use super::diff::render_diff;
+use super::ext_render::{HookedCard, is_builtin};
 use super::tool_views::{ToolOutput, header, result_lines, write_preview};
 use crate::modes::interactive::format::format_duration_ms;
 use crate::modes::interactive::layout::{bg_box, box_inner};
@@ -34,6 +37,8 @@ pub struct ToolCard {
     partial: bool,
     /// Cached output lines: (inner width, expanded, lines).
     output_cache: Option<(usize, bool, Vec<String>)>,
+    /// An extension tool's render hooks, and the last result for them.
+    hooks: Option<(RegisteredTool, Option<AgentToolResult>)>,
 }
 
 /// The text of a result's content: text blocks joined by `\n`, sanitized;
@@ -65,7 +70,14 @@ impl ToolCard {
             output: None,
             partial: true,
             output_cache: None,
+            hooks: None,
         }
+    }
+
+    /// Draws the card with an extension tool's render hooks.
+    pub fn with_hooks(mut self, hooks: RegisteredTool) -> Self {
+        self.hooks = Some((hooks, None));
+        self
     }
 
     /// The tool's name.
@@ -104,6 +116,9 @@ impl ToolCard {
             is_error,
         });
         self.partial = partial;
+        if let Some((_, last)) = &mut self.hooks {
+            *last = Some(result.clone());
+        }
         if !partial {
             self.source = None;
             self.ended.get_or_insert(now);
@@ -153,6 +168,9 @@ impl ToolCard {
         let inner = box_inner(width, 1);
         let home = ctx.home.clone();
         let args = self.current_args().clone();
+        if self.hooks.is_some() {
+            return self.render_hooked(ctx, &args, width);
+        }
         let mut content = wrap(&header(theme, &self.name, &args, home.as_deref()), inner);
         let cached = match &self.output_cache {
             Some((w, e, lines)) if *w == inner && *e == ctx.expanded => Some(lines.clone()),
@@ -180,6 +198,58 @@ impl ToolCard {
         }
         let mut lines = vec![String::new()];
         lines.extend(bg_box(theme, self.background(), content, width, 1, 1));
+        lines
+    }
+
+    /// The card through the tool's hooks, each slot falling back to pi's
+    /// default (a built-in's own header and output, else the tool's name
+    /// and the result's text).
+    fn render_hooked(&self, ctx: &RenderCtx<'_>, args: &Value, width: usize) -> Vec<String> {
+        let Some((hooks, result)) = &self.hooks else {
+            return Vec::new();
+        };
+        let theme = ctx.theme;
+        let boxed = hooks.render_shell == crate::extensions::RenderShell::Default;
+        let inner = if boxed { box_inner(width, 1) } else { width };
+        let card = HookedCard {
+            hooks,
+            name: &self.name,
+            ctx: ToolRenderContext {
+                theme: theme.as_ref(),
+                tool_call_id: &self.id,
+                args,
+                width: inner,
+                expanded: ctx.expanded,
+                is_partial: self.partial,
+                is_error: self.output.as_ref().is_some_and(|o| o.is_error),
+                execution_started: self.started.is_some(),
+                args_complete: self.source.is_none(),
+            },
+            result: result.as_ref(),
+            output_text: self.output.as_ref().map(|o| o.text.as_str()),
+        };
+        let builtin = is_builtin(&self.name);
+        let home = ctx.home.clone();
+        let mut content = card.call_lines(|| {
+            if builtin {
+                wrap(&header(theme, &self.name, args, home.as_deref()), inner)
+            } else {
+                card.name_fallback(theme)
+            }
+        });
+        content.extend(card.result_lines(|| {
+            if builtin {
+                self.body(ctx, args, inner)
+            } else {
+                card.text_fallback(theme)
+            }
+        }));
+        let mut lines = vec![String::new()];
+        if boxed {
+            lines.extend(bg_box(theme, self.background(), content, width, 1, 1));
+        } else {
+            lines.extend(content);
+        }
         lines
     }
 

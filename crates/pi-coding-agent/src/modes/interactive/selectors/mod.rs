@@ -6,6 +6,7 @@
 
 pub mod app_store;
 pub mod choice;
+pub mod ext_custom;
 pub mod ext_dialogs;
 pub mod fork;
 pub mod model;

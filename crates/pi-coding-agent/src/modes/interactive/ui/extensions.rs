@@ -10,18 +10,21 @@ use std::sync::{Arc, PoisonError, Weak};
 
 use pi_tui::crossterm::event::KeyEvent;
 use pi_tui::keybindings::{KeyCombo, capitalize_key};
+use pi_tui::overlay::OverlayOptions;
 use pi_tui::slot::{Outcome, SlotComponent};
 use pi_tui::theme::{Theme, Token};
 
 use super::Ui;
-use crate::extensions::{NotifyLevel, WidgetPlacement};
+use crate::extensions::{FooterFn, NotifyLevel, WidgetPlacement, run_hook};
 use crate::modes::interactive::action::Action;
 use crate::modes::interactive::blocks::Notice;
 use crate::modes::interactive::events::{
-    DialogKind, DialogRequest, ExtensionCall, ExtensionMirror, ExtensionRequest, UiEvent,
+    CustomRequest, DialogKind, DialogRequest, ExtensionCall, ExtensionMirror, ExtensionRequest,
+    FooterRequest, UiEvent,
 };
 use crate::modes::interactive::parts::status::Status;
 use crate::modes::interactive::parts::widgets::Placement;
+use crate::modes::interactive::selectors::ext_custom::ExtCustom;
 use crate::modes::interactive::selectors::ext_dialogs::{ExtEditor, ExtInput, ExtSelect};
 
 /// pi's default working message.
@@ -63,6 +66,8 @@ pub(crate) struct ExtensionState {
     /// The extension dialog shown: its id, whether it counts down, and a
     /// handle that lives as long as the dialog.
     dialog: Option<(u64, bool, Weak<()>)>,
+    /// An extension's footer, drawn instead of the built-in one.
+    pub footer: Option<FooterFn>,
     /// The shortcuts that may be used: parsed key, index in the runner's list.
     shortcuts: Vec<(KeyCombo, usize)>,
 }
@@ -226,6 +231,34 @@ impl Ui {
         });
     }
 
+    /// The footer and the statuses under it: an extension's footer when one
+    /// is set (the built-in one when it panics).
+    pub(super) fn footer_lines(&self, width: usize, lines: &mut Vec<String>) {
+        let theme = &self.theme;
+        if let Some(footer) = &self.ext.footer
+            && let Some(custom) = run_hook(|| Ok(footer(width, theme.as_ref())))
+        {
+            lines.extend(
+                custom
+                    .iter()
+                    .flat_map(|l| l.split('\n'))
+                    .map(|l| pi_tui::text::truncate_to_width(l, width, "")),
+            );
+            return;
+        }
+        lines.extend(crate::modes::interactive::parts::footer::render_footer(
+            theme,
+            &self.footer,
+            width,
+        ));
+        crate::modes::interactive::parts::footer::render_statuses(
+            theme,
+            &self.ext.statuses,
+            width,
+            lines,
+        );
+    }
+
     /// The working message to show.
     pub(crate) fn working_message(&self) -> String {
         self.ext.working.as_deref().unwrap_or(WORKING).to_owned()
@@ -322,6 +355,21 @@ impl Ui {
                     self.ext.dialog = None;
                 }
             }
+            ExtensionCall::Custom(CustomRequest {
+                component,
+                overlay,
+                reply,
+            }) => {
+                let shown = Box::new(ExtCustom::new(component, Arc::clone(&self.theme), reply));
+                if overlay {
+                    self.overlays.show(shown, OverlayOptions::default());
+                } else {
+                    // The extension dialog it replaces (if any) answers `None`.
+                    self.ext.dialog = None;
+                    self.slot.show(shown);
+                }
+            }
+            ExtensionCall::Footer(FooterRequest(footer)) => self.ext.footer = footer,
             ExtensionCall::Error(report) => {
                 let text = format!(
                     "Extension \"{}\" error: {}",

@@ -40,6 +40,7 @@ use pi_tui::theme::{Theme, Token};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::action::Action;
+use super::blocks::ext_render::ExtRenderers;
 use super::blocks::{Notice, RenderCtx};
 use super::complete::{Completer, ExtensionCommand};
 use super::events::UiEvent;
@@ -152,12 +153,13 @@ impl Ui {
                 .with_models(models)
                 .with_extension_commands(commands),
         ));
+        let renderers = Arc::new(ExtRenderers::from_runner(&app.extensions));
         let mut ui = Self {
             app,
             theme,
             look: look::Look::default(),
             header: Header::default(),
-            transcript: Transcript::new(),
+            transcript: Transcript::with_renderers(renderers),
             queue: Queue::default(),
             status: Status::Idle,
             widgets: Widgets::default(),
@@ -217,7 +219,7 @@ impl Ui {
     /// the tree): header, history, footer; the screen is printed again.
     pub(super) fn reload_chat(&mut self) {
         let label = self.transcript.hidden_thinking_label();
-        self.transcript = Transcript::new();
+        self.transcript = Transcript::with_renderers(self.transcript.renderers());
         self.transcript.set_hidden_thinking_label(label);
         self.transcript.notice(self.header.block());
         self.load_session();
@@ -301,12 +303,7 @@ impl Ui {
         }
         self.widgets
             .render(Placement::BelowEditor, width, &mut lines);
-        lines.extend(super::parts::footer::render_footer(
-            &theme,
-            &self.footer,
-            width,
-        ));
-        super::parts::footer::render_statuses(&theme, &self.ext.statuses, width, &mut lines);
+        self.footer_lines(width, &mut lines);
         self.overlays.composite(&mut lines, width, rows);
         lines
     }
