@@ -163,14 +163,20 @@ async fn note(ctx: CommandContext) -> Result<(), ExtensionError> {
 async fn counter(ctx: CommandContext) -> Result<(), ExtensionError> {
     let ui = ctx.ui();
     let value = ui.custom(Box::new(Counter(0)), false).await;
-    ui.notify(&format!("Counter result: {value:?}"), NotifyLevel::Info);
+    ui.notify(
+        &format!("Counter result: {value:?}"),
+        Some(NotifyLevel::Info),
+    );
     Ok(())
 }
 
 async fn overlay(ctx: CommandContext) -> Result<(), ExtensionError> {
     let ui = ctx.ui();
     let value = ui.custom(Box::new(Question), true).await;
-    ui.notify(&format!("Overlay result: {value:?}"), NotifyLevel::Info);
+    ui.notify(
+        &format!("Overlay result: {value:?}"),
+        Some(NotifyLevel::Info),
+    );
     Ok(())
 }
 

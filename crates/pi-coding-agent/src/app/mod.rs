@@ -46,6 +46,7 @@ use persist::EventHub;
 pub use persist::{AppEvent, AppListener};
 pub use request_headers::RegistryHeaders;
 pub use retry::is_retryable_error;
+#[cfg(feature = "cli")]
 pub(crate) use setup::transport_setting;
 pub use setup::{
     SESSION_DIR_ENV, SessionChoice, SetupError, StartOptions, build_app, register_providers,
