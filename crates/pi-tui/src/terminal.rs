@@ -17,6 +17,31 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 static KITTY: AtomicBool = AtomicBool::new(false);
 static HOOK: Once = Once::new();
 
+thread_local! {
+    /// How many [`catching_panics`] calls this thread is inside.
+    static CAUGHT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f`, whose panics the caller catches and reports itself (an
+/// extension's handler): while it runs, a panic on this thread leaves the
+/// terminal's modes as they are and prints nothing.
+pub fn catching_panics<R>(f: impl FnOnce() -> R) -> R {
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            CAUGHT.with(|c| c.set(c.get().saturating_sub(1)));
+        }
+    }
+    CAUGHT.with(|c| c.set(c.get() + 1));
+    let _leave = Leave;
+    f()
+}
+
+/// Whether a panic now is one a [`catching_panics`] caller catches.
+fn panic_is_caught() -> bool {
+    CAUGHT.with(std::cell::Cell::get) > 0
+}
+
 /// Errors entering or leaving terminal modes.
 #[derive(Debug, thiserror::Error)]
 pub enum TerminalError {
@@ -135,6 +160,9 @@ fn install_panic_hook() {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            if panic_is_caught() {
+                return;
+            }
             if ACTIVE.load(Ordering::SeqCst) {
                 // Leave the live region intact and start the message on a fresh line.
                 let _ = io::stdout().write_all(b"\r\n");

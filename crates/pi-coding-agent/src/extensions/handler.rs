@@ -4,7 +4,6 @@
 
 use std::any::Any;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -145,10 +144,7 @@ impl Handler {
                 .boxed()
             }
         };
-        match AssertUnwindSafe(future).catch_unwind().await {
-            Ok(result) => result,
-            Err(payload) => Err(ExtensionError::new(panic_text(payload.as_ref()))),
-        }
+        super::panic_guard::catch(future).await?
     }
 }
 
@@ -160,15 +156,4 @@ fn with_type(value: Value, name: &str) -> Value {
         object.extend(fields);
     }
     Value::Object(object)
-}
-
-/// A panic's message.
-fn panic_text(payload: &(dyn Any + Send)) -> String {
-    if let Some(text) = payload.downcast_ref::<&str>() {
-        (*text).to_owned()
-    } else if let Some(text) = payload.downcast_ref::<String>() {
-        text.clone()
-    } else {
-        "handler panicked".to_owned()
-    }
 }

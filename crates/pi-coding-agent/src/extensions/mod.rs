@@ -57,6 +57,8 @@ mod events;
 mod handler;
 pub mod loader;
 mod notify;
+mod panic_guard;
+pub(crate) use panic_guard::catch as catch_panics;
 mod render;
 mod run_events;
 mod runner;
@@ -310,7 +312,8 @@ impl ExtensionRunner {
         };
         let command = command.clone();
         let ctx = CommandContext::new(self.context());
-        if let Err(error) = (command.handler)(args.trim_start().to_owned(), ctx).await {
+        let run = (command.handler)(args.trim_start().to_owned(), ctx);
+        if let Err(error) = panic_guard::catch(run).await.and_then(|r| r) {
             self.report_error(
                 &command.extension_path,
                 &format!("command:{}", command.name),

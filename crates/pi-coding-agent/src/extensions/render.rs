@@ -165,7 +165,7 @@ pub struct RegisteredMessageRenderer {
 /// Runs a render hook: its lines, or `None` when it failed or panicked
 /// (the caller draws pi's fallback).
 pub fn run_hook<T>(hook: impl FnOnce() -> Result<T, ExtensionError>) -> Option<T> {
-    match catch_unwind(AssertUnwindSafe(hook)) {
+    match super::panic_guard::guarded(|| catch_unwind(AssertUnwindSafe(hook))) {
         Ok(Ok(value)) => Some(value),
         Ok(Err(error)) => {
             tracing::debug!("render hook failed: {}", error.message());

@@ -175,7 +175,8 @@ impl Ui {
         let ctx = self.app.extensions.context();
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            if let Err(error) = (shortcut.handler)(ctx).await {
+            let run = (shortcut.handler)(ctx);
+            if let Err(error) = crate::extensions::catch_panics(run).await.and_then(|r| r) {
                 let message = format!("Shortcut handler error: {}", error.message());
                 let call = ExtensionCall::Notify(message, NotifyLevel::Error);
                 let _ = tx.send(UiEvent::Extension(ExtensionRequest::new(call)));
