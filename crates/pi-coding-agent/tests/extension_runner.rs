@@ -17,40 +17,22 @@ use pi_coding_agent::extensions::*;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-type Register = Box<dyn Fn(&mut ExtensionApi<'_>) + Send + Sync>;
-
-/// An extension made of a path and a registration closure.
-struct Ext(&'static str, Register);
-
-impl Extension for Ext {
-    fn path(&self) -> String {
-        self.0.to_owned()
-    }
-
-    fn register(&self, api: &mut ExtensionApi<'_>) {
-        (self.1)(api);
-    }
-}
-
-fn set(extensions: Vec<Ext>) -> ExtensionSet {
-    let mut set = ExtensionSet::default();
-    for extension in extensions {
-        set.push(extension);
-    }
-    set
-}
-
 fn ext(
     path: &'static str,
     register: impl Fn(&mut ExtensionApi<'_>) + Send + Sync + 'static,
-) -> Ext {
-    Ext(path, Box::new(register))
+) -> FnExtension {
+    FnExtension::new(path, register)
 }
 
 /// The rpc session of `extensions` on a fresh mock.
-async fn start(extensions: Vec<Ext>) -> (Scenario, InProcessRpc) {
+async fn start(extensions: Vec<FnExtension>) -> (Scenario, InProcessRpc) {
     let scenario = Scenario::start(Vec::new()).await;
-    let app = app_with(&scenario, set(extensions), None, "mock-oai/mock-gpt");
+    let app = app_with(
+        &scenario,
+        extensions.into_iter().collect(),
+        None,
+        "mock-oai/mock-gpt",
+    );
     let rpc = InProcessRpc::start(app);
     (scenario, rpc)
 }
@@ -376,13 +358,13 @@ async fn extensions_of_other_events_install_no_hook() {
         "mock-oai/mock-gpt",
     );
     assert!(no_hooks(&none));
-    let unrelated = set(vec![ext("<start>", |api| {
+    let unrelated: ExtensionSet = ExtensionSet::from_iter(vec![ext("<start>", |api| {
         api.on(|_: SessionStartEvent, _| async { Ok(None) });
     })]);
     let scenario = Scenario::start(Vec::new()).await;
     let app = app_with(&scenario, unrelated, None, "mock-oai/mock-gpt");
     assert!(no_hooks(&app));
-    let listening = set(vec![ext("<context>", |api| {
+    let listening: ExtensionSet = ExtensionSet::from_iter(vec![ext("<context>", |api| {
         api.on(|_: ContextEvent, _| async { Ok(None) });
     })]);
     let scenario = Scenario::start(Vec::new()).await;

@@ -13,10 +13,11 @@ use serde_json::json;
 
 use super::{App, AppError, lock};
 use crate::extensions::{
-    BeforeAgentStartEvent, Delivery, ExtensionUi, InputEvent, InputResult, ResourcesDiscoverEvent,
-    SessionBeforeForkEvent, SessionBeforeSwitchEvent, SessionShutdownEvent, SessionStartEvent,
+    BeforeAgentStartEvent, Delivery, ExtensionUi, InputEvent, InputResult, NewCustomMessage,
+    ResourcesDiscoverEvent, SessionBeforeForkEvent, SessionBeforeSwitchEvent, SessionShutdownEvent,
+    SessionStartEvent,
 };
-use crate::messages::{CodingMessage, CustomMessage};
+use crate::messages::CodingMessage;
 use crate::session::NewSessionOptions;
 
 /// Where prompts come from, as pi's `input` event names it.
@@ -125,25 +126,7 @@ impl App {
         {
             return None;
         }
-        let (mut text, mut images) = (text, images);
-        if self.extensions.has_handlers("input") {
-            let event = InputEvent {
-                text: text.clone(),
-                images: (!images.is_empty()).then(|| images.clone()),
-                source: source.as_str().to_owned(),
-            };
-            match self.extensions.emit_input(event).await {
-                InputResult::Handled => return None,
-                InputResult::Transform {
-                    text: new_text,
-                    images: new_images,
-                } => {
-                    text = new_text;
-                    images = new_images.unwrap_or_default();
-                }
-                InputResult::Continue => {}
-            }
-        }
+        let (text, images) = self.input(text, images, source).await?;
         let text = if source == InputSource::Extension {
             text
         } else {
@@ -161,16 +144,12 @@ impl App {
         let outcome = self.extensions.emit_before_agent_start(event).await;
         let mut system_prompt = base;
         if let Some(outcome) = outcome {
-            for message in outcome.messages {
-                messages.push(AgentMessage::Custom(CodingMessage::Custom(CustomMessage {
-                    custom_type: message.custom_type,
-                    content: message.content,
-                    display: message.display,
-                    details: message.details,
-                    timestamp: pi_ai::now_ms(),
-                    ..Default::default()
-                })));
-            }
+            messages.extend(
+                outcome
+                    .messages
+                    .into_iter()
+                    .map(NewCustomMessage::into_message),
+            );
             if let Some(prompt) = outcome.system_prompt.filter(|p| !p.is_empty()) {
                 system_prompt = prompt;
             }
@@ -185,29 +164,40 @@ impl App {
     /// (`follow_up` false) or as a follow-up, after `input` handlers saw
     /// it (pi's `prompt` with a `streamingBehavior`).
     pub async fn queue_prompt(&self, text: String, images: Vec<ImageContent>, follow_up: bool) {
-        let (mut text, mut images) = (text, images);
-        if self.extensions.has_handlers("input") {
-            let event = InputEvent {
-                text: text.clone(),
-                images: (!images.is_empty()).then(|| images.clone()),
-                source: lock(&self.input_source).as_str().to_owned(),
-            };
-            match self.extensions.emit_input(event).await {
-                InputResult::Handled => return,
-                InputResult::Transform {
-                    text: new_text,
-                    images: new_images,
-                } => {
-                    text = new_text;
-                    images = new_images.unwrap_or_default();
-                }
-                InputResult::Continue => {}
-            }
-        }
+        let source = *lock(&self.input_source);
+        let Some((text, images)) = self.input(text, images, source).await else {
+            return;
+        };
         if follow_up {
             self.follow_up(&text, images);
         } else {
             self.steer(&text, images);
+        }
+    }
+
+    /// The `input` handlers' verdict on a prompt: its text and images as
+    /// they transformed them, or `None` when one handled it.
+    async fn input(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        source: InputSource,
+    ) -> Option<(String, Vec<ImageContent>)> {
+        if !self.extensions.has_handlers("input") {
+            return Some((text, images));
+        }
+        let event = InputEvent {
+            text: text.clone(),
+            images: (!images.is_empty()).then(|| images.clone()),
+            source: source.as_str().to_owned(),
+        };
+        match self.extensions.emit_input(event).await {
+            InputResult::Handled => None,
+            InputResult::Transform {
+                text,
+                images: new_images,
+            } => Some((text, new_images.unwrap_or(images))),
+            InputResult::Continue => Some((text, images)),
         }
     }
 

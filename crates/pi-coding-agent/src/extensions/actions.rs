@@ -8,14 +8,12 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use pi_agent_core::AgentMessage;
 use pi_ai::{ImageContent, Model, ThinkingLevel};
 use serde_json::Value;
 
 use super::context::Shared;
 use super::handler::ExtensionError;
 use super::run_events::NewCustomMessage;
-use crate::messages::{CodingMessage, CustomMessage};
 
 /// How a message sent during a run is delivered (pi's `deliverAs`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -83,15 +81,7 @@ impl ExtensionHandle {
         trigger_turn: bool,
     ) -> Result<(), ExtensionError> {
         let app = self.shared.app()?;
-        let custom = AgentMessage::Custom(CodingMessage::Custom(CustomMessage {
-            custom_type: message.custom_type,
-            content: message.content,
-            display: message.display,
-            details: message.details,
-            timestamp: pi_ai::now_ms(),
-            ..Default::default()
-        }));
-        app.send_custom_message(custom, delivery, trigger_turn)
+        app.send_custom_message(message.into_message(), delivery, trigger_turn)
             .await
             .map_err(failed)
     }

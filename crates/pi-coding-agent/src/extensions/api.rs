@@ -34,6 +34,36 @@ pub trait Extension: Send + Sync {
     fn register(&self, api: &mut ExtensionApi<'_>);
 }
 
+/// An extension made of a path and a registration closure (a small
+/// extension, or one built at run time).
+pub struct FnExtension {
+    path: String,
+    register: Box<dyn Fn(&mut ExtensionApi<'_>) + Send + Sync>,
+}
+
+impl FnExtension {
+    /// An extension at `path` that registers with `register`.
+    pub fn new(
+        path: impl Into<String>,
+        register: impl Fn(&mut ExtensionApi<'_>) + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            path: path.into(),
+            register: Box::new(register),
+        }
+    }
+}
+
+impl Extension for FnExtension {
+    fn path(&self) -> String {
+        self.path.clone()
+    }
+
+    fn register(&self, api: &mut ExtensionApi<'_>) {
+        (self.register)(api);
+    }
+}
+
 /// A future returned by command and shortcut handlers.
 pub type ActionFuture = Pin<Box<dyn Future<Output = Result<(), super::ExtensionError>> + Send>>;
 

@@ -88,6 +88,23 @@ event!(
     CancelResult
 );
 
+/// An answer that may stop the action (`session_before_*`).
+pub trait Cancels {
+    /// Whether it stops the action.
+    fn cancels(&self) -> bool;
+}
+
+macro_rules! cancels {
+    ($($ty:ty),*) => {
+        $(impl Cancels for $ty {
+            fn cancels(&self) -> bool {
+                self.cancel
+            }
+        })*
+    };
+}
+cancels!(CancelResult, ForkResult, CompactResult, TreeResult);
+
 /// A `{cancel}` answer; the first handler that cancels wins.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]

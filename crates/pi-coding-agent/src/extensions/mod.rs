@@ -69,8 +69,8 @@ use std::sync::Arc;
 
 pub use actions::{Delivery, EventBus, ExecOutput, ExtensionHandle};
 pub use api::{
-    ActionFuture, CommandFn, CompletionFn, Extension, ExtensionApi, FlagKind, RegisteredCommand,
-    RegisteredFlag, RegisteredProvider, RegisteredShortcut, RegisteredTool,
+    ActionFuture, CommandFn, CompletionFn, Extension, ExtensionApi, FlagKind, FnExtension,
+    RegisteredCommand, RegisteredFlag, RegisteredProvider, RegisteredShortcut, RegisteredTool,
 };
 pub use context::{CommandContext, ExtensionContext};
 pub use events::*;
@@ -127,6 +127,17 @@ impl std::fmt::Debug for ExtensionSet {
         f.debug_list()
             .entries(self.0.iter().map(|e| e.path()))
             .finish()
+    }
+}
+
+impl<E: Extension + 'static> FromIterator<E> for ExtensionSet {
+    fn from_iter<I: IntoIterator<Item = E>>(extensions: I) -> Self {
+        Self(
+            extensions
+                .into_iter()
+                .map(|e| Arc::new(e) as Arc<dyn Extension>)
+                .collect(),
+        )
     }
 }
 

@@ -68,6 +68,20 @@ pub struct NewCustomMessage {
     pub details: Option<Value>,
 }
 
+impl NewCustomMessage {
+    /// The transcript's `custom` message, stamped now.
+    pub fn into_message(self) -> Message {
+        AgentMessage::Custom(CodingMessage::Custom(crate::messages::CustomMessage {
+            custom_type: self.custom_type,
+            content: self.content,
+            display: self.display,
+            details: self.details,
+            timestamp: pi_ai::now_ms(),
+            ..Default::default()
+        }))
+    }
+}
+
 /// A run started.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct AgentStartEvent {}

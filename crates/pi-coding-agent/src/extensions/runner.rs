@@ -12,8 +12,8 @@ use serde_json::Value;
 use super::api::Registry;
 use super::context::{ExtensionContext, Shared};
 use super::events::{
-    CancelResult, CompactResult, Event, ForkResult, InputEvent, InputResult,
-    ResourcesDiscoverEvent, ResourcesDiscoverResult, TreeResult, UserBashEvent, UserBashResult,
+    Cancels, CompactResult, Event, ForkResult, InputEvent, InputResult, ResourcesDiscoverEvent,
+    ResourcesDiscoverResult, TreeResult, UserBashEvent, UserBashResult,
 };
 use super::handler::{ExtensionError, Handler};
 use super::run_events::{
@@ -164,80 +164,55 @@ impl ExtensionRunner {
         self.each(&ctx, || event.clone(), |()| true).await;
     }
 
-    /// `session_before_switch`: the first handler that cancels wins.
-    pub async fn emit_before_switch(&self, event: super::SessionBeforeSwitchEvent) -> bool {
+    /// A `session_before_*` event (pi's `emit` for them): the last answer,
+    /// or the first one that cancels (later handlers do not run).
+    pub async fn emit_session_before<E>(&self, event: E) -> Option<E::Output>
+    where
+        E: Event,
+        E::Output: Cancels,
+    {
         self.notifier.flush().await;
-        let mut cancelled = false;
+        let mut result = None;
         let ctx = self.context();
         self.each(
             &ctx,
             || event.clone(),
-            |r: CancelResult| {
-                cancelled = r.cancel;
-                !r.cancel
-            },
-        )
-        .await;
-        cancelled
-    }
-
-    /// `session_before_fork`: the last answer, or the first that cancels.
-    pub async fn emit_before_fork(&self, event: super::SessionBeforeForkEvent) -> ForkResult {
-        self.notifier.flush().await;
-        let mut result = ForkResult::default();
-        let ctx = self.context();
-        self.each(
-            &ctx,
-            || event.clone(),
-            |r: ForkResult| {
-                result = r;
-                !r.cancel
+            |answer: E::Output| {
+                let cancel = answer.cancels();
+                result = Some(answer);
+                !cancel
             },
         )
         .await;
         result
     }
 
-    /// `session_before_compact`: the last answer, or the first that cancels.
+    /// `session_before_switch`: whether a handler cancelled.
+    pub async fn emit_before_switch(&self, event: super::SessionBeforeSwitchEvent) -> bool {
+        self.emit_session_before(event)
+            .await
+            .is_some_and(|r| r.cancel)
+    }
+
+    /// `session_before_fork`: the answer that counts (default: go on).
+    pub async fn emit_before_fork(&self, event: super::SessionBeforeForkEvent) -> ForkResult {
+        self.emit_session_before(event).await.unwrap_or_default()
+    }
+
+    /// `session_before_compact`: the answer that counts.
     pub async fn emit_before_compact(
         &self,
         event: super::SessionBeforeCompactEvent,
     ) -> Option<CompactResult> {
-        self.notifier.flush().await;
-        let mut result = None;
-        let ctx = self.context();
-        self.each(
-            &ctx,
-            || event.clone(),
-            |r: CompactResult| {
-                let cancel = r.cancel;
-                result = Some(r);
-                !cancel
-            },
-        )
-        .await;
-        result
+        self.emit_session_before(event).await
     }
 
-    /// `session_before_tree`: the last answer, or the first that cancels.
+    /// `session_before_tree`: the answer that counts.
     pub async fn emit_before_tree(
         &self,
         event: super::SessionBeforeTreeEvent,
     ) -> Option<TreeResult> {
-        self.notifier.flush().await;
-        let mut result = None;
-        let ctx = self.context();
-        self.each(
-            &ctx,
-            || event.clone(),
-            |r: TreeResult| {
-                let cancel = r.cancel;
-                result = Some(r);
-                !cancel
-            },
-        )
-        .await;
-        result
+        self.emit_session_before(event).await
     }
 
     /// `message_end`: each handler sees the message as the previous one

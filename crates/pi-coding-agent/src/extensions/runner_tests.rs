@@ -12,26 +12,11 @@ use serde_json::{Value, json};
 use crate::extensions::*;
 
 type Log = Arc<Mutex<Vec<String>>>;
-type Register = Box<dyn Fn(&mut ExtensionApi<'_>) + Send + Sync>;
-
-/// An extension made of a path and a registration closure.
-struct Ext(&'static str, Register);
-
-impl Extension for Ext {
-    fn path(&self) -> String {
-        self.0.to_owned()
-    }
-
-    fn register(&self, api: &mut ExtensionApi<'_>) {
-        (self.1)(api);
-    }
-}
-
 fn ext(
     path: &'static str,
     register: impl Fn(&mut ExtensionApi<'_>) + Send + Sync + 'static,
-) -> Ext {
-    Ext(path, Box::new(register))
+) -> FnExtension {
+    FnExtension::new(path, register)
 }
 
 fn push(log: &Log, entry: impl Into<String>) {
@@ -45,11 +30,10 @@ fn entries(log: &Log) -> Vec<String> {
 }
 
 /// A runner of `extensions` (in load order) and the failures it reports.
-fn runner(extensions: Vec<Ext>) -> (ExtensionRunner, Arc<Mutex<Vec<ExtensionErrorReport>>>) {
-    let mut set = ExtensionSet::default();
-    for extension in extensions {
-        set.push(extension);
-    }
+fn runner(
+    extensions: Vec<FnExtension>,
+) -> (ExtensionRunner, Arc<Mutex<Vec<ExtensionErrorReport>>>) {
+    let set: ExtensionSet = extensions.into_iter().collect();
     let runner = load(&set, PathBuf::from("."));
     let errors: Arc<Mutex<Vec<ExtensionErrorReport>>> = Arc::default();
     let sink = Arc::clone(&errors);
