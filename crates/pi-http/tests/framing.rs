@@ -14,7 +14,7 @@ use pi_ai::{
 };
 use pi_http::{
     BodyFraming, DecodeError, FramingError, HttpRequest, RetryPolicy, SseCall, SseDecoder,
-    SseFrame, StreamEnd, replay_body, stream_framed,
+    SseFrame, SseFrameRef, StreamEnd, replay_body, stream_framed,
 };
 use pi_test_support::mock_server::{MockResponse, MockServer};
 use pi_test_support::{assert_stream_contract, final_message};
@@ -62,11 +62,11 @@ struct Text(Option<usize>);
 impl SseDecoder for Text {
     fn frame(
         &mut self,
-        frame: &SseFrame,
+        frame: SseFrameRef<'_>,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
         let index = *self.0.get_or_insert_with(|| sink.text_start());
-        sink.text_delta(index, &frame.data);
+        sink.text_delta(index, frame.data);
         Ok(None)
     }
 

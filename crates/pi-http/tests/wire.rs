@@ -12,7 +12,7 @@ use pi_ai::{
     SimpleStreamOptions, StopReason, StreamFunction, StreamOptions,
 };
 use pi_http::{
-    DecodeError, Headers, RetryPolicy, SseDecoder, SseFrame, StreamEnd, Wire, WireHeaders,
+    DecodeError, Headers, RetryPolicy, SseDecoder, SseFrameRef, StreamEnd, Wire, WireHeaders,
     WireOptions, WireProvider, stream_wire,
 };
 use pi_test_support::mock_server::{MockResponse, MockServer};
@@ -49,10 +49,10 @@ struct ToyDecoder {
 impl SseDecoder for ToyDecoder {
     fn frame(
         &mut self,
-        frame: &SseFrame,
+        frame: SseFrameRef<'_>,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
-        match frame.data.as_str() {
+        match frame.data {
             "[DONE]" => {
                 if let Some(index) = self.text {
                     sink.text_end(index);
