@@ -12,8 +12,8 @@ use pi_ai::{
     SimpleStreamOptions, StopReason, StreamFunction, StreamOptions,
 };
 use pi_http::{
-    DecodeError, Headers, RetryPolicy, SseDecoder, SseFrameRef, StreamEnd, Wire, WireHeaders,
-    WireOptions, WireProvider, stream_wire,
+    DecodeError, Headers, HttpRequest, RetryPolicy, SseDecoder, SseFrameRef, StreamEnd, Wire,
+    WireError, WireHeaders, WireOptions, WireProvider, stream_wire,
 };
 use pi_test_support::mock_server::{MockResponse, MockServer};
 use pretty_assertions::assert_eq;
@@ -81,11 +81,33 @@ impl Wire for ToyWire {
     type Body<'a> = Value;
     type Decoder = ToyDecoder;
 
-    fn prepare(&self, _model: &Model, options: &mut ToyOptions) {
+    fn resolve(&self, _model: &Model, options: &mut ToyOptions) -> Result<Self, WireError> {
         options
             .base
             .session_id
             .get_or_insert_with(|| "prepared".to_owned());
+        Ok(*self)
+    }
+
+    /// A key `prep-ok` waits, then adds `x-prepared`; `prep-refused` fails
+    /// as an auth error, `prep-aborted` as a cancelled call.
+    async fn prepare(
+        &self,
+        _model: &Model,
+        options: &ToyOptions,
+        request: &mut HttpRequest,
+    ) -> Result<(), WireError> {
+        let refused = |class| Err(WireError::classed(std::io::Error::other("refused"), class));
+        match options.base.api_key.as_deref() {
+            Some("prep-ok") => {
+                tokio::task::yield_now().await;
+                request.headers.push(("x-prepared".into(), "yes".into()));
+                Ok(())
+            }
+            Some("prep-refused") => refused(ErrorClass::Auth),
+            Some("prep-aborted") => refused(ErrorClass::Aborted),
+            _ => Ok(()),
+        }
     }
 
     fn url(&self, model: &Model) -> String {
@@ -282,7 +304,7 @@ async fn the_response_hook_sees_every_attempt_before_its_body() {
 }
 
 #[tokio::test]
-async fn prepare_runs_before_the_headers_are_built() {
+async fn resolve_runs_before_the_headers_are_built() {
     let server = MockServer::start([sse(&["[DONE]"])]).await.unwrap();
     let mut model = model(&server);
     model.headers = None;
@@ -290,6 +312,55 @@ async fn prepare_runs_before_the_headers_are_built() {
         .result()
         .await;
     assert_eq!(server.requests()[0].header("x-session"), Some("prepared"));
+}
+
+fn with_key(key: &str) -> ToyOptions {
+    options(StreamOptions {
+        api_key: Some(key.to_owned()),
+        ..StreamOptions::default()
+    })
+}
+
+#[tokio::test]
+async fn prepare_is_awaited_before_the_request_is_sent() {
+    let server = MockServer::start([sse(&["[DONE]"])]).await.unwrap();
+    let message = stream_wire(
+        &ToyWire,
+        &model(&server),
+        &Context::default(),
+        with_key("prep-ok"),
+    )
+    .result()
+    .await;
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    assert_eq!(server.requests()[0].header("x-prepared"), Some("yes"));
+}
+
+#[tokio::test]
+async fn a_failed_prepare_ends_the_stream_with_its_class_and_sends_nothing() {
+    let server = MockServer::start([sse(&["[DONE]"])]).await.unwrap();
+    let model = model(&server);
+    let refused = stream_wire(
+        &ToyWire,
+        &model,
+        &Context::default(),
+        with_key("prep-refused"),
+    )
+    .result()
+    .await;
+    assert_eq!(refused.stop_reason, StopReason::Error);
+    assert_eq!(refused.error_message.as_deref(), Some("refused"));
+    assert_eq!(refused.error_class, Some(ErrorClass::Auth));
+    let aborted = stream_wire(
+        &ToyWire,
+        &model,
+        &Context::default(),
+        with_key("prep-aborted"),
+    )
+    .result()
+    .await;
+    assert_eq!(aborted.stop_reason, StopReason::Aborted);
+    assert!(server.requests().is_empty());
 }
 
 #[tokio::test]

@@ -126,7 +126,7 @@ fn capture_env() -> AwsEnvironment {
 fn encode(case: &Case) -> Value {
     let wire = BedrockWire::with_env(capture_env());
     let mut options = BedrockOptions::from_simple(&case.model, &case.options);
-    wire.prepare(&case.model, &mut options);
+    let wire = wire.resolve(&case.model, &mut options).unwrap();
     serde_json::to_value(wire.body(&case.model, case.context.view(), &options)).unwrap()
 }
 

@@ -66,7 +66,7 @@ fn encode_context(
     let wire = BedrockWire::with_env(AwsEnvironment::from_vars(vars.iter().copied()));
     let mut options = BedrockOptions::from_simple(&model, &simple);
     change(&mut options);
-    wire.prepare(&model, &mut options);
+    let wire = wire.resolve(&model, &mut options).unwrap();
     serde_json::to_value(wire.body(&model, context.view(), &options)).unwrap()
 }
 

@@ -13,7 +13,9 @@ use futures::StreamExt;
 use pi_ai::{Context, Message, Model, SimpleStreamOptions, StreamFunction, StreamOptions, Tool};
 use pi_http::WireOptions;
 use pi_providers_google::SKIP_THOUGHT_SIGNATURE;
-use pi_providers_google_vertex::{VertexEnv, VertexOptions, VertexProvider, build_request_body};
+use pi_providers_google_vertex::{
+    VertexEnv, VertexOptions, VertexProvider, VertexWire, build_request_body,
+};
 use pi_test_support::fixtures::rebase;
 use pi_test_support::mock_server::{MockResponse, MockServer, RecordedRequest};
 use pi_test_support::parity::read_jsonl;
@@ -248,10 +250,13 @@ async fn send(case: &Case) -> (RecordedRequest, Vec<RecordedRequest>) {
             dir.path(),
             &common::service_account_at(&format!("{}/token", tokens.url())),
         );
-        VertexProvider::with_env(common::adc_env(&credentials, &server.url()))
+        VertexProvider::of(VertexWire::with_env(common::adc_env(
+            &credentials,
+            &server.url(),
+        )))
     } else {
         model.base_url = rebase(&model.base_url, &server.url());
-        VertexProvider::with_env(VertexEnv::fixed::<&str, &str>([]))
+        VertexProvider::of(VertexWire::with_env(VertexEnv::fixed::<&str, &str>([])))
     };
     let stream = provider.stream_simple(&model, case.context.view(), case.options.clone());
     let _events: Vec<_> = stream.collect().await;

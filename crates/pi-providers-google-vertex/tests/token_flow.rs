@@ -22,6 +22,7 @@ use pi_ai::{
 };
 use pi_providers_google_vertex::{
     CLOUD_PLATFORM_SCOPE, GOOGLE_TOKEN_URL, JWT_BEARER_GRANT, JwtClaims, VertexEnv, VertexProvider,
+    VertexWire,
 };
 use pi_test_support::final_message;
 use pi_test_support::mock_server::{MockResponse, MockServer, RecordedRequest};
@@ -103,7 +104,10 @@ async fn setup(token_answers: Vec<MockResponse>, calls: usize) -> Setup {
         dir.path(),
         &common::service_account_at(&format!("{}/token", tokens.url())),
     );
-    let provider = VertexProvider::with_env(common::adc_env(&credentials, &models.url()));
+    let provider = VertexProvider::of(VertexWire::with_env(common::adc_env(
+        &credentials,
+        &models.url(),
+    )));
     Setup {
         _dir: dir,
         tokens,
@@ -343,7 +347,10 @@ async fn an_authorized_user_refreshes_its_token_with_its_quota_project() {
         "quota_project_id": "billing-project", "token_uri": format!("{}/token", tokens.url())
     });
     let credentials = common::write_credentials(dir.path(), &user);
-    let provider = VertexProvider::with_env(common::adc_env(&credentials, &models.url()));
+    let provider = VertexProvider::of(VertexWire::with_env(common::adc_env(
+        &credentials,
+        &models.url(),
+    )));
     let events = call(&provider).await;
     assert_eq!(final_message(&events).stop_reason, StopReason::Stop);
     let request = &tokens.requests()[0];
@@ -379,7 +386,7 @@ async fn missing_project_location_or_credentials_are_named() {
     let env = |vars: &[(&str, &str)]| {
         let mut all = vec![("HOME", home.as_str())];
         all.extend_from_slice(vars);
-        VertexProvider::with_env(VertexEnv::fixed(all))
+        VertexProvider::of(VertexWire::with_env(VertexEnv::fixed(all)))
     };
     assert_eq!(
         lone_error(&env(&[]), options()).await,
@@ -417,10 +424,10 @@ async fn missing_project_location_or_credentials_are_named() {
 #[tokio::test]
 async fn an_api_key_from_the_environment_needs_no_project() {
     let models = MockServer::start([answer()]).await.unwrap();
-    let provider = VertexProvider::with_env(VertexEnv::fixed([
+    let provider = VertexProvider::of(VertexWire::with_env(VertexEnv::fixed([
         ("GOOGLE_CLOUD_API_KEY", " env-key "),
         ("GOOGLE_VERTEX_BASE_URL", models.url().as_str()),
-    ]));
+    ])));
     let mut o = options();
     o.base.api_key = None;
     let events: Vec<_> = provider
