@@ -70,26 +70,16 @@ impl From<&str> for DecodeError {
 
 /// A wire format's stream decoder: turns SSE frames into sink calls.
 pub trait SseDecoder: Send + 'static {
-    /// Applies one frame. `Ok(Some(end))` ends the stream; an error ends
-    /// it with that error (invalid JSON, an unexpected event), keeping the
-    /// content decoded so far.
+    /// Applies one frame, borrowed from the body as the transport hands
+    /// them out (no copy of the event; an owned [`SseFrame`] lends one with
+    /// [`SseFrame::as_frame_ref`]). `Ok(Some(end))` ends the stream; an
+    /// error ends it with that error (invalid JSON, an unexpected event),
+    /// keeping the content decoded so far.
     fn frame(
-        &mut self,
-        frame: &SseFrame,
-        sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, DecodeError>;
-
-    /// Applies one frame borrowed from the body, as the transport hands
-    /// them out (no copy of the event). The default copies it and calls
-    /// [`SseDecoder::frame`]; a wire that decodes in place implements this
-    /// and has `frame` call it.
-    fn frame_ref(
         &mut self,
         frame: SseFrameRef<'_>,
         sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, DecodeError> {
-        self.frame(&frame.to_frame(), sink)
-    }
+    ) -> Result<Option<StreamEnd>, DecodeError>;
 
     /// The body ended without a terminal frame. Wires where that is normal
     /// return `Done`; the others return an error naming what was missing.
@@ -178,10 +168,9 @@ pub fn stream_framed<D: SseDecoder>(
     })
 }
 
-/// The body of [`stream_sse`] for a producer that already holds the sink:
-/// for a wire that must do asynchronous work (fetch an access token)
-/// before it can build its request, inside its own
-/// [`AssistantMessageEventStream::new`] producer.
+/// The body of [`stream_sse`] for a producer that already holds the sink
+/// (a transport that may hand a call over to SSE, as Codex's WebSocket
+/// does, inside its own [`AssistantMessageEventStream::new`] producer).
 pub fn drive_sse<D: SseDecoder>(
     sink: EventSink,
     call: SseCall,
@@ -352,7 +341,7 @@ fn apply<D: SseDecoder>(
     frame: SseFrameRef<'_>,
     mut sink: EventSink,
 ) -> Option<EventSink> {
-    match decoder.frame_ref(frame, &mut sink) {
+    match decoder.frame(frame, &mut sink) {
         Ok(None) => Some(sink),
         Ok(Some(end)) => {
             end_decoded(sink, Ok(end));
@@ -384,7 +373,7 @@ fn hand_frame<D: SseDecoder>(
     ended: &mut Option<Result<StreamEnd, DecodeError>>,
 ) -> ControlFlow<()> {
     *seen += 1;
-    match decoder.frame_ref(frame, sink) {
+    match decoder.frame(frame, sink) {
         Ok(None) => ControlFlow::Continue(()),
         Ok(Some(end)) => {
             *ended = Some(Ok(end));

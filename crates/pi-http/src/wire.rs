@@ -1,27 +1,29 @@
 //! The shape every wire format takes, and the one generic call that runs it.
 //!
 //! A provider crate implements [`Wire`] (URL, headers, body, decoder, retry
-//! policy) for a unit type and exposes it as a [`WireProvider`]; the common
+//! policy) for a small type and exposes it as a [`WireProvider`]; the common
 //! steps live here once: the initial message, the API key lookup (options,
-//! then the provider's environment variable), the `on_payload` hook (awaited
-//! right before the request is sent), the header merge, the encode-error
-//! wording, and the driver that sends the request (calling `on_response` on
-//! each answer) and turns every failure into the stream's `error` event.
+//! then the provider's environment variable), the wire's checks
+//! ([`Wire::resolve`]), the `on_payload` hook (awaited right before the
+//! request is sent), the wire's asynchronous [`Wire::prepare`] (a token, a
+//! signature), the header merge, the encode-error wording, and the driver
+//! that sends the request (calling `on_response` on each answer) and turns
+//! every failure into the stream's `error` event.
 
+use std::error::Error;
+use std::future::Future;
 use std::sync::Arc;
 
 use pi_ai::{
-    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, ErrorReason, Model,
-    PayloadHook, SimpleStreamOptions, StreamFunction, StreamOptions, get_env_api_key, now_ms,
-    register_api_provider,
+    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, ErrorClass, ErrorReason,
+    EventSink, Model, PayloadHook, SimpleStreamOptions, StreamFunction, StreamOptions,
+    get_env_api_key, now_ms, register_api_provider,
 };
 use serde::Serialize;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
-use crate::{
-    BodyFraming, Headers, HttpRequest, RetryPolicy, SseCall, SseDecoder, drive_framed,
-    stream_framed,
-};
+use crate::{BodyFraming, Headers, HttpRequest, RetryPolicy, SseCall, SseDecoder, drive_framed};
 
 /// A wire's call options: pi's provider-level [`StreamOptions`] plus what
 /// the wire adds (reasoning effort, tool choice, ...).
@@ -60,8 +62,13 @@ pub struct WireHeaders {
     pub fixed: Headers,
 }
 
-/// One wire format: how a call is addressed, encoded and decoded. Every
-/// method is pure; [`stream_wire`] runs the call.
+/// One wire format: how a call is addressed, encoded and decoded.
+/// [`stream_wire`] runs the call in this order: [`Wire::api_key`],
+/// [`Wire::resolve`] (the wire of this call), then, with the call's
+/// context, [`Wire::url`], [`Wire::headers`], [`Wire::body`] and
+/// [`Wire::decoder`] (pure); inside the stream the `on_payload` hook and
+/// [`Wire::prepare`] (asynchronous), then the request is sent. An error of
+/// any step ends the stream with one `error` event, never a Rust error.
 pub trait Wire: Clone + Send + Sync + 'static {
     /// The call options.
     type Options: WireOptions;
@@ -72,11 +79,45 @@ pub trait Wire: Clone + Send + Sync + 'static {
     /// The SSE decoder of the response.
     type Decoder: SseDecoder;
 
-    /// Resolves option values that depend on the environment (cache
-    /// retention, ...) once the API key is known (it is in
-    /// `options.base().api_key`). The default changes nothing.
-    fn prepare(&self, model: &Model, options: &mut Self::Options) {
+    /// The API key of a call: `options.api_key` when non-empty, else the
+    /// provider's environment variable ([`resolve_api_key`]), else
+    /// [`WireError::MissingApiKey`]. A wire with another way to authorize
+    /// (Vertex's Application Default Credentials) may return an empty key
+    /// and authorize in [`Wire::prepare`].
+    fn api_key(&self, model: &Model, options: &StreamOptions) -> Result<String, WireError> {
+        resolve_api_key(model, options)
+            .ok_or_else(|| WireError::MissingApiKey(model.provider.to_string()))
+    }
+
+    /// Checks a call and resolves what its URL, headers and body depend on
+    /// once the API key is known (it is in `options.base().api_key`): option
+    /// values taken from the environment (cache retention, a deployment
+    /// name, ...) are written into `options`, and the wire returned is the
+    /// one this call uses (an endpoint resolved from the options). Runs
+    /// before the body is encoded, so it cannot wait; an error (an endpoint
+    /// that cannot be resolved, a key of the wrong form) ends the stream at
+    /// once. The default changes nothing.
+    fn resolve(&self, model: &Model, options: &mut Self::Options) -> Result<Self, WireError> {
         let _ = (model, options);
+        Ok(self.clone())
+    }
+
+    /// Prepares the built request for sending once its URL, headers and
+    /// body are final (after the `on_payload` hook): asynchronous work the
+    /// call needs (Vertex fetches an OAuth access token) and request
+    /// signing (AWS SigV4, which covers URL, headers and body; it may also
+    /// move the URL). Awaited inside the stream, where the caller's
+    /// cancellation applies; an error ends the stream with an `error` event
+    /// carrying [`WireError::class`] before anything is sent. The default
+    /// changes nothing.
+    fn prepare(
+        &self,
+        model: &Model,
+        options: &Self::Options,
+        request: &mut HttpRequest,
+    ) -> impl Future<Output = Result<(), WireError>> + Send {
+        let _ = (model, options, request);
+        std::future::ready(Ok(()))
     }
 
     /// The endpoint URL.
@@ -119,20 +160,6 @@ pub trait Wire: Clone + Send + Sync + 'static {
     fn framing(&self) -> Option<Box<dyn BodyFraming>> {
         None
     }
-
-    /// Finishes the built request once its URL, headers and body are final
-    /// (request signing, e.g. AWS SigV4, which covers all three). An error
-    /// (missing credentials) ends the call before anything is sent. The
-    /// default changes nothing.
-    fn sign(
-        &self,
-        model: &Model,
-        options: &Self::Options,
-        request: &mut HttpRequest,
-    ) -> Result<(), WireError> {
-        let _ = (model, options, request);
-        Ok(())
-    }
 }
 
 /// Why a request could not be built.
@@ -144,9 +171,67 @@ pub enum WireError {
     /// The body (after the `on_payload` hook) is not serializable.
     #[error("Could not encode the request: {0}")]
     Encode(#[from] serde_json::Error),
-    /// [`Wire::sign`] could not sign the request; the text says what is missing.
+    /// [`Wire::prepare`] could not sign the request; the text says what is
+    /// missing.
     #[error("{0}")]
     Sign(String),
+    /// The wire's own check ([`Wire::resolve`]) or preparation
+    /// ([`Wire::prepare`]) failed: its error's text, and the class the
+    /// failed message carries (`None`: no class, as for the other variants).
+    #[error("{source}")]
+    Call {
+        /// What failed.
+        source: Box<dyn Error + Send + Sync>,
+        /// The failure's class ([`ErrorClass::Aborted`] ends the stream
+        /// as cancelled).
+        class: Option<ErrorClass>,
+    },
+}
+
+impl WireError {
+    /// A wire's own failure, with no class.
+    pub fn call(source: impl Error + Send + Sync + 'static) -> Self {
+        Self::Call {
+            source: Box::new(source),
+            class: None,
+        }
+    }
+
+    /// A wire's own failure of a known class.
+    pub fn classed(source: impl Error + Send + Sync + 'static, class: ErrorClass) -> Self {
+        Self::Call {
+            source: Box::new(source),
+            class: Some(class),
+        }
+    }
+
+    /// The class the failed message carries, when known.
+    pub fn class(&self) -> Option<ErrorClass> {
+        match self {
+            Self::Call { class, .. } => *class,
+            Self::MissingApiKey(_) | Self::Encode(_) | Self::Sign(_) => None,
+        }
+    }
+
+    /// A stream that ends with this error at once (nothing was sent, so
+    /// the caller's cancellation does not change the outcome).
+    pub fn into_stream(self, initial: AssistantMessage) -> AssistantMessageEventStream {
+        AssistantMessageEventStream::new(
+            initial,
+            CancellationToken::new(),
+            move |sink| async move { self.fail(sink) },
+        )
+    }
+
+    /// Ends the stream of `sink` with this error: `aborted` for
+    /// [`ErrorClass::Aborted`], else an `error` event with the class.
+    pub fn fail(self, sink: EventSink) {
+        match self.class() {
+            Some(ErrorClass::Aborted) => sink.error(ErrorReason::Aborted, self.to_string()),
+            Some(class) => sink.error_with_class(class, self.to_string()),
+            None => sink.error(ErrorReason::Error, self.to_string()),
+        }
+    }
 }
 
 /// The API key of a call: `options.api_key` when non-empty, else the
@@ -235,9 +320,11 @@ pub fn encode_body<'c, W: Wire>(
 
 /// A call's request before its body is final: what needs the context
 /// (merged headers, the encoded body) is done; the `on_payload` hook and
-/// [`Wire::sign`] wait for [`PreparedRequest::finish`].
+/// [`Wire::prepare`] wait for [`PreparedRequest::finish`].
 #[derive(Debug)]
-pub struct PreparedRequest {
+pub struct PreparedRequest<W> {
+    /// The wire of this call (what [`Wire::resolve`] returned).
+    pub wire: W,
     /// Absolute URL.
     pub url: String,
     /// The merged headers, in order.
@@ -248,63 +335,51 @@ pub struct PreparedRequest {
     pub api_key: String,
 }
 
-impl PreparedRequest {
+impl<W: Wire> PreparedRequest<W> {
     /// Whether the body still waits for an `on_payload` hook.
     pub fn is_hooked(&self) -> bool {
         matches!(self.body, EncodedBody::Hooked { .. })
     }
 
-    /// The request to send: the body after the hook (awaited), signed by
-    /// [`Wire::sign`].
-    pub async fn finish<W: Wire>(
+    /// The request to send: the body after the hook (awaited), then
+    /// [`Wire::prepare`] (awaited).
+    pub async fn finish(
         self,
-        wire: &W,
         model: &Model,
         options: &W::Options,
     ) -> Result<HttpRequest, WireError> {
-        let body = self.body.finish(model).await?;
-        signed(wire, model, options, self.url, self.headers, body)
+        let mut request = HttpRequest {
+            url: self.url,
+            headers: self.headers,
+            body: self.body.finish(model).await?.into(),
+        };
+        self.wire.prepare(model, options, &mut request).await?;
+        Ok(request)
     }
 }
 
-/// A request from its final parts, signed by [`Wire::sign`].
-fn signed<W: Wire>(
-    wire: &W,
-    model: &Model,
-    options: &W::Options,
-    url: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-) -> Result<HttpRequest, WireError> {
-    let mut request = HttpRequest {
-        url,
-        headers,
-        body: body.into(),
-    };
-    wire.sign(model, options, &mut request)?;
-    Ok(request)
-}
-
-/// Everything of a call's HTTP request that needs its context, after
-/// [`Wire::prepare`]: the API key, URL, merged headers and encoded body.
-/// [`PreparedRequest::finish`] runs the `on_payload` hook and signs it.
+/// Everything of a call's HTTP request that needs its context: the API key
+/// ([`Wire::api_key`], written into the options), [`Wire::resolve`], the
+/// URL, the merged headers and the encoded body.
+/// [`PreparedRequest::finish`] runs the `on_payload` hook and
+/// [`Wire::prepare`].
 pub fn prepare_request<'c, W: Wire>(
     wire: &W,
     model: &Model,
     context: impl Into<ContextRef<'c>>,
     options: &mut W::Options,
-) -> Result<PreparedRequest, WireError> {
+) -> Result<PreparedRequest<W>, WireError> {
     let context = context.into();
-    let api_key = resolve_api_key(model, options.base())
-        .ok_or_else(|| WireError::MissingApiKey(model.provider.to_string()))?;
+    let api_key = wire.api_key(model, options.base())?;
     options.base_mut().api_key = Some(api_key.clone());
-    wire.prepare(model, options);
-    let body = encode_body(wire, model, context, options)?;
+    let wire = wire.resolve(model, options)?;
+    let body = encode_body(&wire, model, context, options)?;
     Ok(PreparedRequest {
         url: wire.url(model),
-        headers: wire_headers(wire, model, context, options, &api_key).into_pairs(),
+        headers: wire_headers(&wire, model, context, options, &api_key).into_pairs(),
         body,
         api_key,
+        wire,
     })
 }
 
@@ -334,35 +409,27 @@ fn run<W: Wire>(
         model.id.clone(),
         now_ms(),
     );
+    let cancel = options.base().cancel.clone();
     let prepared = match prepare_request(wire, model, context, &mut options) {
         Ok(prepared) => prepared,
-        Err(error) => return AssistantMessageEventStream::failed(initial, error.to_string()),
+        Err(error) => return error.into_stream(initial),
     };
-    let decoder = wire.decoder(model, context, &options, &prepared.api_key);
-    let policy = policy.unwrap_or_else(|| wire.retry_policy(&options));
-    let cancel = options.base().cancel.clone();
-    if let EncodedBody::Ready(body) = prepared.body {
-        let PreparedRequest { url, headers, .. } = prepared;
-        return match signed(wire, model, &options, url, headers, body) {
-            Ok(request) => {
-                let mut call = SseCall::new(request, options.base());
-                call.policy = policy;
-                stream_framed(initial, call, wire.framing(), cancel, decoder)
-            }
-            Err(error) => AssistantMessageEventStream::failed(initial, error.to_string()),
-        };
-    }
-    // The `on_payload` hook is awaited inside the stream, right before the
-    // request is sent.
-    let (wire, model) = (wire.clone(), model.clone());
+    let decoder = prepared
+        .wire
+        .decoder(model, context, &options, &prepared.api_key);
+    let policy = policy.unwrap_or_else(|| prepared.wire.retry_policy(&options));
+    let framing = prepared.wire.framing();
+    // The `on_payload` hook and `Wire::prepare` are awaited inside the
+    // stream, right before the request is sent.
+    let model = model.clone();
     AssistantMessageEventStream::new(initial, cancel.clone(), move |sink| async move {
-        let request = match prepared.finish(&wire, &model, &options).await {
+        let request = match prepared.finish(&model, &options).await {
             Ok(request) => request,
-            Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
+            Err(error) => return error.fail(sink),
         };
         let mut call = SseCall::new(request, options.base());
         call.policy = policy;
-        drive_framed(sink, call, wire.framing(), cancel, decoder).await;
+        drive_framed(sink, call, framing, cancel, decoder).await;
     })
 }
 

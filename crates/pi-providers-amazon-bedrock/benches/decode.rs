@@ -16,7 +16,7 @@ use pi_providers_amazon_bedrock::{BedrockDecoder, EventStreamFraming};
 use pi_test_support::event_stream::encode_frame;
 use serde_json::{Value, json};
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common.rs"]
 mod common;
 
 fn main() {
@@ -110,7 +110,7 @@ fn body() -> Vec<u8> {
 #[divan::bench(sample_count = 10)]
 fn frame_and_decode_10_mib(bencher: divan::Bencher) {
     let body = body();
-    let model = common::model(common::SONNET);
+    let model = common::CAPTURES.model(common::SONNET);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();

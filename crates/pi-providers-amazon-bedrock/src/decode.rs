@@ -12,7 +12,7 @@
 //! event"); one that ends after it without `metadata` only lacks the usage.
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
-use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, named};
+use pi_http::{DecodeError, SseDecoder, SseFrameRef, StreamEnd, named};
 use serde::Deserialize;
 
 use crate::eventstream::{ERROR_PREFIX, EXCEPTION_PREFIX};
@@ -252,14 +252,6 @@ impl BedrockDecoder {
 
 impl SseDecoder for BedrockDecoder {
     fn frame(
-        &mut self,
-        frame: &SseFrame,
-        sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, DecodeError> {
-        self.frame_ref(frame.as_frame_ref(), sink)
-    }
-
-    fn frame_ref(
         &mut self,
         frame: SseFrameRef<'_>,
         sink: &mut EventSink,

@@ -8,6 +8,7 @@
 //! placeholder pi requires. Authorization comes from
 //! [`crate::credentials::resolve_auth`] when the request is signed.
 
+use std::future::Future;
 use std::time::SystemTime;
 
 use pi_ai::{ContextRef, Model};
@@ -52,7 +53,7 @@ impl Wire for BedrockWire {
 
     /// The cache retention (`PI_CACHE_RETENTION`), `AWS_BEDROCK_FORCE_CACHE`
     /// and the configured region, which the body depends on.
-    fn prepare(&self, _model: &Model, options: &mut BedrockOptions) {
+    fn resolve(&self, _model: &Model, options: &mut BedrockOptions) -> Result<Self, WireError> {
         let cache_retention = match options.base.cache_retention {
             Some(retention) => retention,
             None if self.env.var("PI_CACHE_RETENTION").as_deref() == Some("long") => {
@@ -65,6 +66,7 @@ impl Wire for BedrockWire {
             force_cache: self.env.var("AWS_BEDROCK_FORCE_CACHE").as_deref() == Some("1"),
             region: configured_region(options, &self.env),
         };
+        Ok(self.clone())
     }
 
     /// `{baseUrl}/model/{modelId}/converse-stream`; [`Wire::sign`] moves
@@ -115,7 +117,19 @@ impl Wire for BedrockWire {
     /// Resolves the endpoint, region and credentials, then authorizes the
     /// request: `Authorization: Bearer` with a Bedrock API key, else SigV4
     /// for service `bedrock` in the region.
-    fn sign(
+    fn prepare(
+        &self,
+        model: &Model,
+        options: &BedrockOptions,
+        request: &mut HttpRequest,
+    ) -> impl Future<Output = Result<(), WireError>> + Send {
+        std::future::ready(self.authorize(model, options, request))
+    }
+}
+
+impl BedrockWire {
+    /// [`Wire::prepare`]'s work, which needs no waiting.
+    fn authorize(
         &self,
         model: &Model,
         options: &BedrockOptions,

@@ -8,7 +8,7 @@
 //! `message_stop`; a body that ends before it is an error.
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
-use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd};
+use pi_http::{DecodeError, SseDecoder, SseFrameRef, StreamEnd};
 
 use crate::wire::{BlockDelta, BlockStart, StreamEvent, WireUsage};
 
@@ -256,14 +256,6 @@ impl SseDecoder for AnthropicDecoder {
     }
 
     fn frame(
-        &mut self,
-        frame: &SseFrame,
-        sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, DecodeError> {
-        self.frame_ref(frame.as_frame_ref(), sink)
-    }
-
-    fn frame_ref(
         &mut self,
         frame: SseFrameRef<'_>,
         sink: &mut EventSink,

@@ -3,6 +3,7 @@ use pi_ai::{
     AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, CancellationToken,
     ErrorReason,
 };
+use pi_http::SseFrame;
 use serde_json::json;
 
 use super::*;
@@ -104,7 +105,7 @@ async fn oauth_calls_map_claude_code_tool_names_back() {
         CancellationToken::new(),
         |mut sink| async move {
             for f in &frames {
-                match decoder.frame(f, &mut sink) {
+                match decoder.frame(f.as_frame_ref(), &mut sink) {
                     Ok(None) => {}
                     Ok(Some(StreamEnd::Done(reason))) => return sink.done(reason),
                     Ok(Some(StreamEnd::Error(e))) => {

@@ -2,7 +2,7 @@
 //! of one call ([`AnthropicWire`]), run by [`pi_http::stream_wire`].
 
 use pi_ai::{CacheRetention, ContextRef, Model, Provider};
-use pi_http::{Headers, Wire, WireHeaders, WireProvider, set_copilot_dynamic_headers};
+use pi_http::{Headers, Wire, WireError, WireHeaders, WireProvider, set_copilot_dynamic_headers};
 
 use crate::decode::AnthropicDecoder;
 use crate::options::{
@@ -37,11 +37,12 @@ impl Wire for AnthropicWire {
     type Decoder = AnthropicDecoder;
 
     /// Resolves the cache retention (`PI_CACHE_RETENTION=long` when unset).
-    fn prepare(&self, _model: &Model, options: &mut AnthropicOptions) {
+    fn resolve(&self, _model: &Model, options: &mut AnthropicOptions) -> Result<Self, WireError> {
         options.base.cache_retention = Some(resolve_cache_retention(
             options.base.cache_retention,
             |name| std::env::var(name).ok(),
         ));
+        Ok(*self)
     }
 
     /// `{baseUrl}/v1/messages`.

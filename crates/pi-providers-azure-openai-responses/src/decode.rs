@@ -3,7 +3,7 @@
 //! tier multiplier.
 
 use pi_ai::{EventSink, Model, calculate_cost};
-use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd};
+use pi_http::{DecodeError, SseDecoder, SseFrameRef, StreamEnd};
 use pi_providers_openai_responses::OpenAiResponsesDecoder;
 
 /// Decodes one Azure Responses stream into events.
@@ -28,7 +28,7 @@ impl SseDecoder for AzureOpenAiResponsesDecoder {
     /// again from the usage alone (pi passes Azure no service-tier pricing).
     fn frame(
         &mut self,
-        frame: &SseFrame,
+        frame: SseFrameRef<'_>,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
         let end = self.inner.frame(frame, sink)?;

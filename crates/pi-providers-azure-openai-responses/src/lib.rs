@@ -10,9 +10,9 @@
 //! message conversion); `decode` the stream decoder ([`AzureOpenAiResponsesDecoder`],
 //! openai-responses' decoder without service-tier pricing); `options`
 //! ([`AzureOpenAiResponsesOptions`]); `provider` the [`pi_http::Wire`] impl
-//! ([`AzureOpenAiResponsesWire`]) and [`AzureOpenAiResponsesProvider`], which
-//! resolves the endpoint before each call. [`register`] adds it to the
-//! global api registry.
+//! ([`AzureOpenAiResponsesWire`], whose `resolve` finds each call's
+//! endpoint) and [`AzureOpenAiResponsesProvider`], the wire over `pi-http`.
+//! [`register`] adds it to the global api registry.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

@@ -1,15 +1,8 @@
-//! The `azure-openai-responses` wire over `pi-http`, and the provider that
-//! resolves each call's endpoint before handing it to [`pi_http::stream_wire`].
+//! The `azure-openai-responses` wire over `pi-http`: each call resolves its
+//! endpoint ([`Wire::resolve`]) before [`pi_http::stream_wire`] sends it.
 
-use std::sync::Arc;
-
-use pi_ai::{
-    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, Model, SimpleStreamOptions,
-    StreamFunction, StreamOptions, now_ms, register_api_provider,
-};
-use pi_http::{
-    Headers, RetryPolicy, Wire, WireHeaders, WireOptions, WireProvider, resolve_api_key,
-};
+use pi_ai::{ContextRef, Model};
+use pi_http::{Headers, Wire, WireError, WireHeaders, WireProvider};
 
 use crate::config::{AzureConfig, AzureEnv, deployment_name};
 use crate::decode::AzureOpenAiResponsesDecoder;
@@ -17,12 +10,17 @@ use crate::options::AzureOpenAiResponsesOptions;
 use crate::request::build_request_body;
 use crate::wire::RequestBody;
 
+/// The `azure-openai-responses` stream function: [`AzureOpenAiResponsesWire`]
+/// over `pi-http` (a missing or invalid base URL ends the stream with pi's
+/// error, after a missing key).
+pub type AzureOpenAiResponsesProvider = WireProvider<AzureOpenAiResponsesWire>;
+
 /// The `azure-openai-responses` wire (pi's `streamAzureOpenAIResponses`),
-/// bound to one endpoint URL.
+/// bound to one endpoint URL once a call resolves it.
 #[derive(Debug, Clone, Default)]
 pub struct AzureOpenAiResponsesWire {
-    /// `{base}/responses?api-version=..`; when unset, resolved from the
-    /// environment and the model at [`Wire::url`].
+    /// `{base}/responses?api-version=..`; when unset, [`Wire::resolve`]
+    /// resolves it from the call's options, the environment and the model.
     endpoint: Option<String>,
 }
 
@@ -40,9 +38,23 @@ impl Wire for AzureOpenAiResponsesWire {
     type Body<'a> = RequestBody<'a>;
     type Decoder = AzureOpenAiResponsesDecoder;
 
-    /// Resolves the deployment name (option, `AZURE_OPENAI_DEPLOYMENT_NAME_MAP`, model id).
-    fn prepare(&self, model: &Model, options: &mut AzureOpenAiResponsesOptions) {
-        options.deployment_name = Some(deployment_name(model, options, &AzureEnv::from_process()));
+    /// Resolves the deployment name (option, `AZURE_OPENAI_DEPLOYMENT_NAME_MAP`,
+    /// model id) and, unless the wire has one, the endpoint (pi's
+    /// `resolveAzureConfig`, whose error ends the call).
+    fn resolve(
+        &self,
+        model: &Model,
+        options: &mut AzureOpenAiResponsesOptions,
+    ) -> Result<Self, WireError> {
+        let env = AzureEnv::from_process();
+        options.deployment_name = Some(deployment_name(model, options, &env));
+        let endpoint = match &self.endpoint {
+            Some(endpoint) => endpoint.clone(),
+            None => AzureConfig::resolve(model, options, &env)
+                .map_err(WireError::call)?
+                .responses_url(),
+        };
+        Ok(Self::at(endpoint))
     }
 
     fn url(&self, model: &Model) -> String {
@@ -57,7 +69,6 @@ impl Wire for AzureOpenAiResponsesWire {
             .unwrap_or_default(),
         }
     }
-
     /// As the `AzureOpenAI` client sends them: `accept` and `api-key`, the
     /// model's and the call's headers, then `content-type`.
     fn headers(
@@ -96,93 +107,5 @@ impl Wire for AzureOpenAiResponsesWire {
         _api_key: &str,
     ) -> AzureOpenAiResponsesDecoder {
         AzureOpenAiResponsesDecoder::new(model.clone())
-    }
-}
-
-/// The `azure-openai-responses` stream function: resolves the endpoint
-/// (pi's `resolveAzureConfig`; a missing or invalid base URL ends the
-/// stream with pi's error), then runs [`AzureOpenAiResponsesWire`] over `pi-http`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct AzureOpenAiResponsesProvider {
-    retry_policy: Option<RetryPolicy>,
-}
-
-impl AzureOpenAiResponsesProvider {
-    /// The provider with the transport's default retries.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Uses `policy` for retries before the stream starts.
-    #[must_use]
-    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Self {
-        self.retry_policy = Some(policy);
-        self
-    }
-
-    /// Streams with the wire's full options.
-    pub fn stream_with<'c>(
-        &self,
-        model: &Model,
-        context: impl Into<ContextRef<'c>>,
-        options: AzureOpenAiResponsesOptions,
-    ) -> AssistantMessageEventStream {
-        let context = context.into();
-        // A missing key is reported first (by the transport), as in pi.
-        let endpoint = if resolve_api_key(model, options.base()).is_some() {
-            match AzureConfig::resolve(model, &options, &AzureEnv::from_process()) {
-                Ok(config) => Some(config.responses_url()),
-                Err(error) => {
-                    let initial = AssistantMessage::empty(
-                        model.api.clone(),
-                        model.provider.clone(),
-                        model.id.clone(),
-                        now_ms(),
-                    );
-                    return AssistantMessageEventStream::failed(initial, error.to_string());
-                }
-            }
-        } else {
-            None
-        };
-        let wire = AzureOpenAiResponsesWire { endpoint };
-        let mut provider = WireProvider::of(wire);
-        if let Some(policy) = self.retry_policy {
-            provider = provider.with_retry_policy(policy);
-        }
-        provider.stream_with(model, context, options)
-    }
-
-    /// Registers this provider for `api` in pi's global api registry.
-    pub fn register(self, api: Api, source_id: &str) {
-        register_api_provider(api, Arc::new(self), source_id);
-    }
-}
-
-impl StreamFunction for AzureOpenAiResponsesProvider {
-    fn stream(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_with(
-            model,
-            context,
-            AzureOpenAiResponsesOptions::from_stream(model, options),
-        )
-    }
-
-    fn stream_simple(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_with(
-            model,
-            context,
-            AzureOpenAiResponsesOptions::from_simple(model, options),
-        )
     }
 }

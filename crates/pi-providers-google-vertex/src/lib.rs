@@ -8,8 +8,8 @@
 //! `pi-providers-google`); `request` the pure encoder ([`build_request_body`],
 //! Gemini's body with Vertex's thinking rules); `decode` the stream decoder
 //! ([`VertexDecoder`], Gemini's); `options` ([`VertexOptions`]); `provider`
-//! the [`pi_http::Wire`] impl ([`VertexWire`]) and the stream function that
-//! picks the auth mode ([`VertexProvider`]). Vertex's own parts: `endpoint`
+//! the [`pi_http::Wire`] impl ([`VertexWire`], which picks the auth mode and
+//! fetches the token) and [`VertexProvider`], the wire over `pi-http`. Vertex's own parts: `endpoint`
 //! (hosts and paths), `env`, `credentials` (finding and reading the ADC
 //! file) and `token` (JWT signing, the token exchange and its cache).
 
@@ -25,6 +25,7 @@ mod provider;
 mod request;
 mod token;
 
+use pi_ai::Api;
 pub use pi_providers_google::wire;
 
 pub use credentials::{
@@ -48,5 +49,5 @@ pub const SOURCE_ID: &str = "pi-providers-google-vertex";
 /// Registers [`VertexProvider`] (process environment, process-wide token
 /// cache) for `google-vertex` in the global api registry.
 pub fn register() {
-    VertexProvider::new().register(SOURCE_ID);
+    VertexProvider::new().register(Api::GOOGLE_VERTEX, SOURCE_ID);
 }

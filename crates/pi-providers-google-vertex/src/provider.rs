@@ -1,26 +1,21 @@
-//! The `google-vertex` wire over `pi-http`. [`VertexWire`] is one call's
-//! addressing (URL, auth header, body, decoder); [`VertexProvider`] picks the
-//! mode as pi does and runs it:
+//! The `google-vertex` wire over `pi-http`. [`VertexWire`] picks each
+//! call's mode as pi does ([`Wire::resolve`]) and authorizes it:
 //!
 //! 1. An API key (`options.apiKey`, else `GOOGLE_CLOUD_API_KEY`, trimmed;
 //!    pi's `gcp-vertex-credentials` marker and `<...>` placeholders such as
 //!    `<authenticated>` do not count) goes in `x-goog-api-key`.
 //! 2. Otherwise Application Default Credentials: a project (`options`,
 //!    `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT`) and a location (`options`,
-//!    `GOOGLE_CLOUD_LOCATION`) are required, the credentials file is found
-//!    and an access token fetched (cached, see [`TokenCache`]) before the
-//!    request is sent with `authorization: Bearer`.
+//!    `GOOGLE_CLOUD_LOCATION`) are required, and [`Wire::prepare`] finds the
+//!    credentials file and fetches an access token (cached, see
+//!    [`TokenCache`]) after the `on_payload` hook, as pi's client does, before
+//!    the request is sent with `authorization: Bearer`.
 
 use std::sync::Arc;
 
-use pi_ai::{
-    ABORTED_MESSAGE, Api, AssistantMessage, AssistantMessageEventStream, Context, ContextRef,
-    ErrorReason, EventSink, Model, SimpleStreamOptions, StreamFunction, StreamOptions, now_ms,
-    register_api_provider,
-};
+use pi_ai::{ContextRef, Model, StreamOptions};
 use pi_http::{
-    Headers, HttpRequest, RetryPolicy, SseCall, Wire, WireHeaders, WireOptions, WireProvider,
-    drive_sse, encode_body, wire_headers,
+    Headers, HttpRequest, RetryPolicy, Wire, WireError, WireHeaders, WireOptions, WireProvider,
 };
 use pi_providers_google::wire::GenerateContentRequest;
 
@@ -39,16 +34,113 @@ pub const API_KEY_HEADER: &str = "x-goog-api-key";
 /// The API-key value that tells pi to use ADC instead.
 pub const CREDENTIALS_MARKER: &str = "gcp-vertex-credentials";
 
-/// One Vertex call's addressing: where it goes and how it authenticates.
-/// The default is API-key mode with the SDK's default root.
-#[derive(Debug, Clone, Default)]
+/// The `google-vertex` stream function: [`VertexWire`] over `pi-http`.
+pub type VertexProvider = WireProvider<VertexWire>;
+
+/// The `google-vertex` wire: the environment it reads, the token cache it
+/// uses, and (once [`Wire::resolve`] picked it) the call's target. The
+/// default reads the process environment and uses the process-wide cache.
+#[derive(Debug, Clone)]
 pub struct VertexWire {
-    /// API key or project/location (ADC).
-    pub target: Target,
-    /// `GOOGLE_VERTEX_BASE_URL`, when set.
-    pub env_base: Option<String>,
-    /// `x-goog-user-project` (ADC quota project), when known.
-    pub quota_project: Option<String>,
+    env: VertexEnv,
+    tokens: Arc<TokenCache>,
+    target: Target,
+}
+
+impl Default for VertexWire {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl VertexWire {
+    /// Reads the process environment; tokens in the process-wide cache.
+    pub fn new() -> Self {
+        Self {
+            env: VertexEnv::process(),
+            tokens: TokenCache::global(),
+            target: Target::ApiKey,
+        }
+    }
+
+    /// Reads only `env`, with a token cache of its own.
+    pub fn with_env(env: VertexEnv) -> Self {
+        Self {
+            env,
+            tokens: Arc::new(TokenCache::new()),
+            target: Target::ApiKey,
+        }
+    }
+
+    /// The call's target: API key, or project and location (ADC).
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// The API key of a call, as pi's `resolveApiKey` finds it.
+    pub fn key(&self, options: &StreamOptions) -> Option<String> {
+        let key = options
+            .api_key
+            .as_deref()
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .map(str::to_owned)
+            .or_else(|| self.env.trimmed("GOOGLE_CLOUD_API_KEY"))?;
+        let placeholder = key.len() > 2
+            && key.starts_with('<')
+            && key.ends_with('>')
+            && !key[1..key.len() - 1].contains('>');
+        (key != CREDENTIALS_MARKER && !placeholder).then_some(key)
+    }
+
+    /// The ADC target: project and location from the options or the
+    /// environment.
+    fn project_and_location(&self, options: &VertexOptions) -> Result<Target, VertexError> {
+        let given = |value: &Option<String>| value.clone().filter(|v| !v.is_empty());
+        let project = given(&options.project)
+            .or_else(|| self.env.var("GOOGLE_CLOUD_PROJECT"))
+            .or_else(|| self.env.var("GCLOUD_PROJECT"))
+            .ok_or(VertexError::MissingProject)?;
+        let location = given(&options.location)
+            .or_else(|| self.env.var("GOOGLE_CLOUD_LOCATION"))
+            .ok_or(VertexError::MissingLocation)?;
+        Ok(Target::Project { project, location })
+    }
+
+    /// ADC: the credentials file, its access token and quota project, set
+    /// on `request` unless the model or the call sent a header of the same
+    /// name (as in pi's SDK), where the wire's own headers would be.
+    async fn authorize(
+        &self,
+        options: &VertexOptions,
+        request: &mut HttpRequest,
+    ) -> Result<(), VertexError> {
+        let (path, credentials) = find_credentials(&self.env).await?;
+        let source = path.display().to_string();
+        let cancel = &options.base().cancel;
+        let token = self
+            .tokens
+            .access_token(&credentials, &source, cancel)
+            .await?;
+        let own = [
+            Some(("authorization", format!("Bearer {token}"))),
+            credentials
+                .quota_project(&self.env)
+                .map(|project| ("x-goog-user-project", project)),
+        ];
+        let mut at = 1.min(request.headers.len());
+        for (name, value) in own.into_iter().flatten() {
+            if !request
+                .headers
+                .iter()
+                .any(|(n, _)| n.eq_ignore_ascii_case(name))
+            {
+                request.headers.insert(at, (name.to_owned(), value));
+                at += 1;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Wire for VertexWire {
@@ -56,19 +148,39 @@ impl Wire for VertexWire {
     type Body<'a> = GenerateContentRequest<'a>;
     type Decoder = VertexDecoder;
 
+    /// The key of [`VertexWire::key`]; an empty key (none) means ADC.
+    fn api_key(&self, _model: &Model, options: &StreamOptions) -> Result<String, WireError> {
+        Ok(self.key(options).unwrap_or_default())
+    }
+
+    /// Picks the mode: the API key, else ADC with a project and a location
+    /// (whose absence ends the call with pi's error).
+    fn resolve(&self, _model: &Model, options: &mut VertexOptions) -> Result<Self, WireError> {
+        let target = match options.base().api_key.as_deref() {
+            Some(key) if !key.is_empty() => Target::ApiKey,
+            _ => self
+                .project_and_location(options)
+                .map_err(WireError::call)?,
+        };
+        Ok(Self {
+            target,
+            ..self.clone()
+        })
+    }
+
     /// The streaming URL, built by the rules of this crate's `endpoint` module.
     fn url(&self, model: &Model) -> String {
         stream_url(
             &model.base_url,
-            self.env_base.as_deref(),
+            self.env.trimmed("GOOGLE_VERTEX_BASE_URL").as_deref(),
             &model.id,
             &self.target,
         )
     }
 
-    /// `content-type`, then the key (`x-goog-api-key`) or the access token
-    /// (`authorization: Bearer`, plus `x-goog-user-project`). As in pi's SDK,
-    /// a header of the same name from the model or the call wins.
+    /// `content-type`, then the key (`x-goog-api-key`); with ADC the access
+    /// token follows in [`Wire::prepare`]. As in pi's SDK, a header of the
+    /// same name from the model or the call wins.
     fn headers(
         &self,
         _model: &Model,
@@ -78,14 +190,8 @@ impl Wire for VertexWire {
     ) -> WireHeaders {
         let mut base = Headers::new();
         base.set("content-type", "application/json");
-        match self.target {
-            Target::ApiKey => base.set(API_KEY_HEADER, api_key),
-            Target::Project { .. } => {
-                base.set("authorization", &format!("Bearer {api_key}"));
-                if let Some(project) = &self.quota_project {
-                    base.set("x-goog-user-project", project);
-                }
-            }
+        if self.target == Target::ApiKey {
+            base.set(API_KEY_HEADER, api_key);
         }
         WireHeaders {
             base,
@@ -116,187 +222,21 @@ impl Wire for VertexWire {
     fn retry_policy(&self, _options: &VertexOptions) -> RetryPolicy {
         RetryPolicy::NONE
     }
-}
 
-/// The `google-vertex` stream function.
-#[derive(Debug, Clone)]
-pub struct VertexProvider {
-    env: VertexEnv,
-    tokens: Arc<TokenCache>,
-    retry_policy: Option<RetryPolicy>,
-}
-
-impl Default for VertexProvider {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl VertexProvider {
-    /// Reads the process environment; tokens in the process-wide cache.
-    pub fn new() -> Self {
-        Self {
-            env: VertexEnv::process(),
-            tokens: TokenCache::global(),
-            retry_policy: None,
-        }
-    }
-
-    /// Reads only `env`, with a token cache of its own.
-    pub fn with_env(env: VertexEnv) -> Self {
-        Self {
-            env,
-            tokens: Arc::new(TokenCache::new()),
-            retry_policy: None,
-        }
-    }
-
-    /// Uses `policy` for retries before the stream starts.
-    #[must_use]
-    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Self {
-        self.retry_policy = Some(policy);
-        self
-    }
-
-    /// Registers this provider for `google-vertex` in pi's api registry.
-    pub fn register(self, source_id: &str) {
-        register_api_provider(Api::GOOGLE_VERTEX, Arc::new(self), source_id);
-    }
-
-    /// The API key of a call, as pi's `resolveApiKey` finds it.
-    pub fn api_key(&self, options: &StreamOptions) -> Option<String> {
-        let key = options
-            .api_key
-            .as_deref()
-            .map(str::trim)
-            .filter(|k| !k.is_empty())
-            .map(str::to_owned)
-            .or_else(|| self.env.trimmed("GOOGLE_CLOUD_API_KEY"))?;
-        let placeholder = key.len() > 2
-            && key.starts_with('<')
-            && key.ends_with('>')
-            && !key[1..key.len() - 1].contains('>');
-        (key != CREDENTIALS_MARKER && !placeholder).then_some(key)
-    }
-
-    /// Streams with the full options.
-    pub fn stream_with<'c>(
+    /// With ADC, the access token (and quota project): a failure ends the
+    /// call with its class (auth, or `aborted` when cancelled meanwhile).
+    async fn prepare(
         &self,
-        model: &Model,
-        context: impl Into<ContextRef<'c>>,
-        mut options: VertexOptions,
-    ) -> AssistantMessageEventStream {
-        let context = context.into();
-        let env_base = self.env.trimmed("GOOGLE_VERTEX_BASE_URL");
-        if let Some(key) = self.api_key(&options.google.base) {
-            options.google.base.api_key = Some(key);
-            let wire = VertexWire {
-                target: Target::ApiKey,
-                env_base,
-                quota_project: None,
-            };
-            let provider = WireProvider::of(wire);
-            let provider = match self.retry_policy {
-                Some(policy) => provider.with_retry_policy(policy),
-                None => provider,
-            };
-            return provider.stream_with(model, context, options);
+        _model: &Model,
+        options: &VertexOptions,
+        request: &mut HttpRequest,
+    ) -> Result<(), WireError> {
+        if self.target == Target::ApiKey {
+            return Ok(());
         }
-        let initial = AssistantMessage::empty(
-            model.api.clone(),
-            model.provider.clone(),
-            model.id.clone(),
-            now_ms(),
-        );
-        let target = match self.project_and_location(&options) {
-            Ok(target) => target,
-            Err(error) => return AssistantMessageEventStream::failed(initial, error.to_string()),
-        };
-        // Everything that needs the context is done now; only the URL and
-        // the headers wait for the token.
-        let mut wire = VertexWire {
-            target,
-            env_base,
-            quota_project: None,
-        };
-        let body = match encode_body(&wire, model, context, &options) {
-            Ok(body) => body,
-            Err(error) => return AssistantMessageEventStream::failed(initial, error.to_string()),
-        };
-        let decoder = wire.decoder(model, context, &options, "");
-        let policy = self
-            .retry_policy
-            .unwrap_or_else(|| wire.retry_policy(&options));
-        let cancel = options.google.base.cancel.clone();
-        let (env, tokens, model) = (self.env.clone(), Arc::clone(&self.tokens), model.clone());
-        AssistantMessageEventStream::new(initial, cancel.clone(), move |sink| async move {
-            // The `on_payload` hook first, as pi calls it before its client
-            // fetches the token.
-            let body = match body.finish(&model).await {
-                Ok(body) => body,
-                Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
-            };
-            let (path, credentials) = match find_credentials(&env).await {
-                Ok(found) => found,
-                Err(error) => return fail(sink, &error),
-            };
-            let source = path.display().to_string();
-            let token = match tokens.access_token(&credentials, &source, &cancel).await {
-                Ok(token) => token,
-                Err(error) => return fail(sink, &error),
-            };
-            wire.quota_project = credentials.quota_project(&env);
-            let headers = wire_headers(&wire, &model, &Context::default(), &options, &token);
-            let request = HttpRequest {
-                url: wire.url(&model),
-                headers: headers.into_pairs(),
-                body: body.into(),
-            };
-            let mut call = SseCall::new(request, options.base());
-            call.policy = policy;
-            drive_sse(sink, call, cancel, decoder).await;
+        self.authorize(options, request).await.map_err(|error| {
+            let class = error.class();
+            WireError::classed(error, class)
         })
-    }
-
-    /// The ADC target: project and location from the options or the
-    /// environment.
-    fn project_and_location(&self, options: &VertexOptions) -> Result<Target, VertexError> {
-        let given = |value: &Option<String>| value.clone().filter(|v| !v.is_empty());
-        let project = given(&options.project)
-            .or_else(|| self.env.var("GOOGLE_CLOUD_PROJECT"))
-            .or_else(|| self.env.var("GCLOUD_PROJECT"))
-            .ok_or(VertexError::MissingProject)?;
-        let location = given(&options.location)
-            .or_else(|| self.env.var("GOOGLE_CLOUD_LOCATION"))
-            .ok_or(VertexError::MissingLocation)?;
-        Ok(Target::Project { project, location })
-    }
-}
-
-/// Ends the stream with an authorization failure.
-fn fail(sink: EventSink, error: &VertexError) {
-    match error {
-        VertexError::Aborted => sink.error(ErrorReason::Aborted, ABORTED_MESSAGE),
-        error => sink.error_with_class(error.class(), error.to_string()),
-    }
-}
-
-impl StreamFunction for VertexProvider {
-    fn stream(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: StreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_with(model, context, VertexOptions::from_stream(model, options))
-    }
-
-    fn stream_simple(
-        &self,
-        model: &Model,
-        context: ContextRef<'_>,
-        options: SimpleStreamOptions,
-    ) -> AssistantMessageEventStream {
-        self.stream_with(model, context, VertexOptions::from_simple(model, options))
     }
 }

@@ -102,7 +102,7 @@ async fn decode(model: Model, frames: Vec<SseFrame>) -> usize {
         move |mut sink| async move {
             sink.start();
             for frame in &frames {
-                match decoder.frame(frame, &mut sink) {
+                match decoder.frame(frame.as_frame_ref(), &mut sink) {
                     Ok(None) => {}
                     Ok(Some(StreamEnd::Done(reason))) => return sink.done(reason),
                     Ok(Some(StreamEnd::Error(text))) => {

@@ -19,9 +19,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, Usage, calculate_cost, now_ms};
-use pi_http::{
-    DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, error_text_from_body, named,
-};
+use pi_http::{DecodeError, SseDecoder, SseFrameRef, StreamEnd, error_text_from_body, named};
 
 use crate::fast_chunk::{self, Chunk, Part};
 use crate::wire::{StreamChunk, StreamError, UsageMetadata};
@@ -256,14 +254,6 @@ impl SseDecoder for GoogleDecoder {
     }
 
     fn frame(
-        &mut self,
-        frame: &SseFrame,
-        sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, DecodeError> {
-        self.frame_ref(frame.as_frame_ref(), sink)
-    }
-
-    fn frame_ref(
         &mut self,
         frame: SseFrameRef<'_>,
         sink: &mut EventSink,

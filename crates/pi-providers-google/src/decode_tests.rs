@@ -45,7 +45,7 @@ async fn usage_after_each(chunks: Vec<String>) -> Vec<Result<Usage, String>> {
         move |mut sink| async move {
             sink.start();
             for data in &chunks {
-                let result = decoder.frame(&frame(data), &mut sink);
+                let result = decoder.frame(frame(data).as_frame_ref(), &mut sink);
                 let usage = sink.update(|message| message.usage);
                 out.lock().unwrap().push(match result {
                     Ok(_) => Ok(usage),

@@ -15,7 +15,7 @@ use pi_http::{SseFrame, replay_sse};
 use pi_providers_mistral::MistralDecoder;
 use serde_json::json;
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common.rs"]
 mod common;
 
 fn main() {
@@ -98,7 +98,7 @@ fn stream() -> (Vec<SseFrame>, usize) {
 #[divan::bench(sample_count = 10)]
 fn decode_10_mib(bencher: divan::Bencher) {
     let (frames, bytes) = stream();
-    let model = common::model("mock-magistral");
+    let model = common::CAPTURES.model("mock-magistral");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();

@@ -11,7 +11,7 @@
 //! from a cut stream (pi calls it a stop; see docs/payload-differences.md).
 
 use pi_ai::{DoneReason, EventSink, Model, Usage, calculate_cost};
-use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd};
+use pi_http::{DecodeError, SseDecoder, SseFrameRef, StreamEnd};
 use serde_json::Value;
 
 use crate::ids::derive_tool_call_id;
@@ -177,14 +177,6 @@ impl MistralDecoder {
 
 impl SseDecoder for MistralDecoder {
     fn frame(
-        &mut self,
-        frame: &SseFrame,
-        sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, DecodeError> {
-        self.frame_ref(frame.as_frame_ref(), sink)
-    }
-
-    fn frame_ref(
         &mut self,
         frame: SseFrameRef<'_>,
         sink: &mut EventSink,

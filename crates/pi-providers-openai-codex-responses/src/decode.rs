@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 use pi_ai::{EventSink, Model, now_ms};
-use pi_http::{DecodeError, SseDecoder, SseFrame, StreamEnd, is_truthy};
+use pi_http::{DecodeError, SseDecoder, SseFrameRef, StreamEnd, is_truthy};
 use pi_providers_openai_responses::OpenAiResponsesDecoder;
 use pi_providers_openai_responses::wire::ResponseObject;
 use serde::Deserialize;
@@ -134,7 +134,7 @@ impl OpenAiCodexDecoder {
 impl SseDecoder for OpenAiCodexDecoder {
     fn frame(
         &mut self,
-        frame: &SseFrame,
+        frame: SseFrameRef<'_>,
         sink: &mut EventSink,
     ) -> Result<Option<StreamEnd>, DecodeError> {
         let data = frame.data.trim();

@@ -1,17 +1,17 @@
-//! The `openai-codex-responses` wire over `pi-http`, and the provider that
-//! checks the token's account id before handing a call to
-//! [`pi_http::stream_wire`].
+//! The `openai-codex-responses` wire over `pi-http` (whose `resolve`
+//! checks the token's account id), and the provider that sends a call over
+//! SSE through [`WireProvider`] or over the session's WebSocket.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use pi_ai::{
-    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, ErrorReason, Model,
-    SimpleStreamOptions, StreamFunction, StreamOptions, Transport, now_ms, register_api_provider,
+    Api, AssistantMessage, AssistantMessageEventStream, ContextRef, Model, SimpleStreamOptions,
+    StreamFunction, StreamOptions, Transport, now_ms, register_api_provider,
 };
 use pi_http::{
     DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Headers, HttpRequest, RetryPolicy, SseCall,
-    Wire, WireHeaders, WireOptions, WireProvider, drive_sse, prepare_request, resolve_api_key,
+    Wire, WireError, WireHeaders, WireOptions, WireProvider, drive_sse, prepare_request,
 };
 use serde_json::Value;
 
@@ -55,6 +55,13 @@ impl Wire for OpenAiCodexWire {
     type Body<'a> = RequestBody<'a>;
     type Decoder = OpenAiCodexDecoder;
 
+    /// A key that is not a JWT with a ChatGPT account id ends the call with
+    /// pi's error (after a missing key, which is reported first, as in pi).
+    fn resolve(&self, _model: &Model, options: &mut OpenAiCodexOptions) -> Result<Self, WireError> {
+        account_id(options.base.api_key.as_deref().unwrap_or_default()).map_err(WireError::call)?;
+        Ok(*self)
+    }
+
     fn url(&self, model: &Model) -> String {
         codex_url(&model.base_url)
     }
@@ -72,7 +79,7 @@ impl Wire for OpenAiCodexWire {
     ) -> WireHeaders {
         let mut fixed = Headers::new();
         fixed.set("authorization", &format!("Bearer {api_key}"));
-        // The provider checked the token before the call.
+        // `resolve` checked the token before the call.
         fixed.set(
             "chatgpt-account-id",
             &account_id(api_key).unwrap_or_default(),
@@ -123,11 +130,10 @@ impl Wire for OpenAiCodexWire {
     }
 }
 
-/// The `openai-codex-responses` stream function: a key that is not a JWT
-/// with a ChatGPT account id ends the stream with pi's error; otherwise the
-/// call goes over the transport of `options.transport` (pi's default
-/// `auto`: the session's WebSocket, SSE through [`OpenAiCodexWire`] on
-/// `pi-http` when the socket fails before the first event).
+/// The `openai-codex-responses` stream function: the call goes over the
+/// transport of `options.transport`: `sse` through [`WireProvider`] of
+/// [`OpenAiCodexWire`], else (pi's default `auto`) the session's WebSocket,
+/// with SSE when the socket fails before the first event.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OpenAiCodexProvider {
     retry_policy: Option<RetryPolicy>,
@@ -154,18 +160,6 @@ impl OpenAiCodexProvider {
         options: OpenAiCodexOptions,
     ) -> AssistantMessageEventStream {
         let context = context.into();
-        // A missing key is reported first (by the transport), as in pi.
-        if let Some(key) = resolve_api_key(model, options.base())
-            && let Err(error) = account_id(&key)
-        {
-            let initial = AssistantMessage::empty(
-                model.api.clone(),
-                model.provider.clone(),
-                model.id.clone(),
-                now_ms(),
-            );
-            return AssistantMessageEventStream::failed(initial, error.to_string());
-        }
         let transport = options.base.transport.unwrap_or_default();
         if transport == Transport::Sse {
             let mut provider = WireProvider::of(OpenAiCodexWire);
@@ -194,13 +188,13 @@ impl OpenAiCodexProvider {
             model.id.clone(),
             now_ms(),
         );
-        let wire = OpenAiCodexWire;
-        let prepared = match prepare_request(&wire, model, context, &mut options) {
+        let prepared = match prepare_request(&OpenAiCodexWire, model, context, &mut options) {
             Ok(prepared) => prepared,
-            Err(error) => return AssistantMessageEventStream::failed(initial, error.to_string()),
+            Err(error) => return error.into_stream(initial),
         };
         let websocket_decoder =
             OpenAiCodexDecoder::for_websocket(model.clone(), options.service_tier.clone());
+        let wire = prepared.wire;
         let decoder = wire.decoder(model, context, &options, &prepared.api_key);
         let policy = self
             .retry_policy
@@ -211,9 +205,9 @@ impl OpenAiCodexProvider {
             let mut sink = sink;
             // The `on_payload` hook sees the body both transports send (the
             // socket's `response.create` message is made from it), as in pi.
-            let request = match prepared.finish(&wire, &model, &options).await {
+            let request = match prepared.finish(&model, &options).await {
                 Ok(request) => request,
-                Err(error) => return sink.error(ErrorReason::Error, error.to_string()),
+                Err(error) => return error.fail(sink),
             };
             let session = options.base.session_id.clone();
             let websocket = websocket_call(&request, &model, &options, transport);

@@ -13,7 +13,7 @@ use pi_ai::{
     ABORTED_MESSAGE, CancellationToken, DoneReason, ErrorClass, ErrorReason, EventSink, Model,
     ProviderResponse, ResponseHook, Transport, now_ms,
 };
-use pi_http::{SseDecoder, SseFrame, StreamEnd};
+use pi_http::{SseDecoder, SseFrameRef, StreamEnd};
 use serde_json::{Map, Value, json};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
@@ -274,11 +274,11 @@ async fn read_answer(
                 FirstEvent::Failure => {}
             }
         }
-        let frame = SseFrame {
-            event: String::new(),
-            data: data.into_owned(),
+        let frame = SseFrameRef {
+            event: "",
+            data: &data,
         };
-        match decoder.frame(&frame, sink) {
+        match decoder.frame(frame, sink) {
             Ok(None) => {}
             Ok(Some(end)) => return Read::Ended(Ok(end)),
             Err(error) => return Read::Ended(Err(error)),

@@ -12,7 +12,7 @@
 //! "Streams that end before their terminal event").
 
 use pi_ai::{DoneReason, EventSink, Model, ThinkingContent, Usage, calculate_cost};
-use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, is_truthy, named};
+use pi_http::{DecodeError, SseDecoder, SseFrameRef, StreamEnd, is_truthy, named};
 use serde_json::Value;
 
 use crate::fast_chunk::{self, Chunk};
@@ -309,14 +309,6 @@ impl SseDecoder for OpenAiCompletionsDecoder {
     }
 
     fn frame(
-        &mut self,
-        frame: &SseFrame,
-        sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, DecodeError> {
-        self.frame_ref(frame.as_frame_ref(), sink)
-    }
-
-    fn frame_ref(
         &mut self,
         frame: SseFrameRef<'_>,
         sink: &mut EventSink,

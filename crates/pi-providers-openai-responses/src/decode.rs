@@ -13,7 +13,7 @@
 //! docs/payload-differences.md, "Streams that end before their terminal event").
 
 use pi_ai::{AssistantContent, DoneReason, EventSink, Model, calculate_cost, parse_partial_json};
-use pi_http::{DecodeError, SseDecoder, SseFrame, SseFrameRef, StreamEnd, is_truthy, named};
+use pi_http::{DecodeError, SseDecoder, SseFrameRef, StreamEnd, is_truthy, named};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -382,14 +382,6 @@ impl OpenAiResponsesDecoder {
 
 impl SseDecoder for OpenAiResponsesDecoder {
     fn frame(
-        &mut self,
-        frame: &SseFrame,
-        sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, DecodeError> {
-        self.frame_ref(frame.as_frame_ref(), sink)
-    }
-
-    fn frame_ref(
         &mut self,
         frame: SseFrameRef<'_>,
         sink: &mut EventSink,

@@ -2,7 +2,7 @@
 //! one call ([`OpenAiResponsesWire`]), run by [`pi_http::stream_wire`].
 
 use pi_ai::{ContextRef, Model};
-use pi_http::{Headers, Wire, WireHeaders, WireProvider, set_copilot_dynamic_headers};
+use pi_http::{Headers, Wire, WireError, WireHeaders, WireProvider, set_copilot_dynamic_headers};
 
 use crate::decode::OpenAiResponsesDecoder;
 use crate::options::{OpenAiResponsesOptions, compat_flag};
@@ -25,9 +25,14 @@ impl Wire for OpenAiResponsesWire {
     type Decoder = OpenAiResponsesDecoder;
 
     /// Resolves the cache retention (`PI_CACHE_RETENTION=long` when unset).
-    fn prepare(&self, _model: &Model, options: &mut OpenAiResponsesOptions) {
+    fn resolve(
+        &self,
+        _model: &Model,
+        options: &mut OpenAiResponsesOptions,
+    ) -> Result<Self, WireError> {
         let env_long = std::env::var("PI_CACHE_RETENTION").is_ok_and(|v| v == "long");
         options.base.cache_retention = Some(options.resolved_cache_retention(env_long));
+        Ok(*self)
     }
 
     /// `{baseUrl}/responses` (one trailing slash of the base is dropped).

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use pi_ai::{Message, Model, ThinkingLevel};
 use serde_json::{Value, json};
 
+use crate::fixtures::rebase;
 use crate::fixtures_dir;
 use crate::parity::read_jsonl;
 
@@ -161,6 +162,69 @@ impl Captures {
     fn command(&self, folder: &str) -> String {
         std::fs::read_to_string(self.dir().join(folder).join("command.txt"))
             .unwrap_or_else(|e| panic!("{folder}/command.txt: {e}"))
+    }
+}
+
+/// The captures of a wire whose tests read one mock provider: [`Captures`]
+/// bound to that provider (`mock-az` in `pi-0.73.1-azure`, ...), the helpers
+/// every wire crate's tests use.
+#[derive(Debug, Clone, Copy)]
+pub struct CapturedWire {
+    /// The captures folder.
+    pub captures: Captures,
+    /// The mock provider of the captures.
+    pub provider: &'static str,
+}
+
+impl CapturedWire {
+    /// The captures of `fixtures/<dir>` for mock provider `provider`.
+    pub const fn new(dir: &'static str, provider: &'static str) -> Self {
+        Self {
+            captures: Captures::new(dir),
+            provider,
+        }
+    }
+
+    /// Model `id` of the provider, with pi's defaults for unset fields.
+    pub fn model(&self, id: &str) -> Model {
+        self.captures.model(self.provider, id)
+    }
+
+    /// [`CapturedWire::model`] served by the mock server at `server_url`.
+    pub fn model_at(&self, id: &str, server_url: &str) -> Model {
+        let mut model = self.model(id);
+        model.base_url = rebase(&model.base_url, server_url);
+        model
+    }
+
+    /// The API key of the provider in models.json.
+    pub fn api_key(&self) -> String {
+        self.captures.api_key(self.provider)
+    }
+
+    /// `fixtures/<dir>`.
+    pub fn dir(&self) -> PathBuf {
+        self.captures.dir()
+    }
+
+    /// The capture folders, sorted.
+    pub fn folders(&self) -> Vec<String> {
+        self.captures.folders()
+    }
+
+    /// Reads the session of capture `folder`.
+    pub fn session(&self, folder: &str) -> CapturedSession {
+        self.captures.session(folder)
+    }
+
+    /// The environment assignments in front of `pi` in a capture's `command.txt`.
+    pub fn command_env(&self, folder: &str) -> Vec<(String, String)> {
+        self.captures.command_env(folder)
+    }
+
+    /// The `provider/model` given to `--model` in a capture's `command.txt`.
+    pub fn command_model(&self, folder: &str) -> (String, String) {
+        self.captures.command_model(folder)
     }
 }
 

@@ -56,9 +56,10 @@ pub fn wire_body<W: Wire + Default>(
     context: &Context,
     options: &SimpleStreamOptions,
 ) -> Value {
-    let wire = W::default();
     let mut options = W::Options::from_simple(model, options.clone());
-    wire.prepare(model, &mut options);
+    let wire = W::default()
+        .resolve(model, &mut options)
+        .expect("the wire resolves the call");
     serde_json::to_value(wire.body(model, context.view(), &options)).unwrap()
 }
 
