@@ -260,7 +260,6 @@ fn parse_number(text: &str) -> Option<f64> {
 fn number_value(f: f64) -> Value {
     // Integral values within i64 become JSON integers (`5`, not `5.0`).
     if f.fract() == 0.0 && f.abs() < 9.0e15 {
-        #[allow(clippy::cast_possible_truncation)]
         return Value::Number(Number::from(f as i64));
     }
     Number::from_f64(f).map_or(Value::Null, Value::Number)

@@ -415,7 +415,6 @@ fn check_base_url(url: &str) -> Result<(), String> {
 fn to_count(value: Option<f64>, default: u64) -> u64 {
     match value {
         // Counts are small positive integers; fractions are truncated.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Some(n) if n.is_finite() && n > 0.0 => n as u64,
         _ => default,
     }
