@@ -28,7 +28,8 @@ pub struct EditTool {
     parameters: Value,
 }
 
-/// The arguments (after [`prepare_edit_arguments`]); `edits` that are not
+/// The arguments of `edit`, after its argument preparation (an `edits`
+/// string parsed, the older single-edit shape taken); `edits` that are not
 /// an array count as none, as in pi. Opaque: built from the JSON the model
 /// sends.
 #[derive(Debug, Deserialize)]
