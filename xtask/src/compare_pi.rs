@@ -9,8 +9,8 @@
 //! npm package `@mariozechner/pi-coding-agent` is missing.
 //!
 //! pi's CLI is looked up as `$PI_COMPARE_CLI` (a `dist/cli.js`), under each
-//! directory of `$NODE_PATH`, next to a `pi` on `PATH`, then under
-//! `/work/pi-npm/node_modules`.
+//! directory of `$NODE_PATH`, then as the `pi` on `PATH` (an npm install's
+//! link to `dist/cli.js`, or a `node_modules` next to that `bin`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -20,30 +20,36 @@ use crate::whole::{Measured, Pi, Scratch, fixtures, print_args, resume_args};
 
 const PACKAGE: &str = "@mariozechner/pi-coding-agent";
 
+/// The environment variable naming pi's `dist/cli.js`.
+const CLI_VAR: &str = "PI_COMPARE_CLI";
+
 /// pi's `dist/cli.js`, where one is installed.
 fn find_cli() -> Option<PathBuf> {
     let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(cli) = std::env::var_os("PI_COMPARE_CLI") {
+    if let Some(cli) = std::env::var_os(CLI_VAR) {
         candidates.push(cli.into());
     }
-    for var in ["NODE_PATH", "PATH"] {
-        if let Some(paths) = std::env::var_os(var) {
-            for dir in std::env::split_paths(&paths) {
-                candidates.push(dir.join(PACKAGE).join("dist/cli.js"));
-                // A global install: <prefix>/bin/pi -> <prefix>/lib/node_modules/...
-                candidates.push(
-                    dir.join("../lib/node_modules")
-                        .join(PACKAGE)
-                        .join("dist/cli.js"),
-                );
-            }
+    if let Some(paths) = std::env::var_os("NODE_PATH") {
+        for dir in std::env::split_paths(&paths) {
+            candidates.push(dir.join(PACKAGE).join("dist/cli.js"));
         }
     }
-    candidates.push(
-        Path::new("/work/pi-npm/node_modules")
-            .join(PACKAGE)
-            .join("dist/cli.js"),
-    );
+    if let Some(paths) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&paths) {
+            // npm links <prefix>/bin/pi to <prefix>/lib/node_modules/<package>/dist/cli.js.
+            if let Ok(target) = std::fs::canonicalize(dir.join("pi"))
+                && target.ends_with("dist/cli.js")
+            {
+                candidates.push(target);
+            }
+            candidates.push(dir.join(PACKAGE).join("dist/cli.js"));
+            candidates.push(
+                dir.join("../lib/node_modules")
+                    .join(PACKAGE)
+                    .join("dist/cli.js"),
+            );
+        }
+    }
     candidates.into_iter().find(|c| c.is_file())
 }
 
@@ -227,7 +233,7 @@ pub fn command(args: &[String]) -> ExitCode {
     }
     let Some(cli) = find_cli() else {
         println!(
-            "compare-pi: skipped: the npm package {PACKAGE} is not installed (looked in $PI_COMPARE_CLI, $NODE_PATH, next to PATH, /work/pi-npm)"
+            "compare-pi: skipped: pi ({PACKAGE}) not found: set ${CLI_VAR} to its dist/cli.js, or put its `pi` on PATH (an npm install; $NODE_PATH is searched too)"
         );
         return ExitCode::SUCCESS;
     };

@@ -1,4 +1,5 @@
-//! pi-agent-core on its own: an [`Agent`] with a custom tool, driven by a
+//! pi-agent-core on its own: an [`Agent`] with a custom tool (a
+//! [`TypedTool`]: its arguments arrive as a Rust struct), driven by a
 //! scripted provider (no network, no key). The "model" first calls the
 //! `add` tool, then answers with the sum; the example prints every event
 //! and the final transcript as pi's JSON.
@@ -15,15 +16,24 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use pi_agent_core::{
-    Agent, AgentEvent, AgentOptions, AgentTool, AgentToolResult, ToolError, ToolUpdateFn,
+    Agent, AgentEvent, AgentOptions, AgentToolResult, ToolError, ToolUpdateFn, TypedTool,
 };
 use pi_ai::CancellationToken;
 use pi_ai::scripted::{ScriptedProvider, scripted_model, text_reply, tool_call_reply};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// Adds two numbers.
 struct Add {
     schema: Value,
+}
+
+/// `add`'s arguments: the loop validated the JSON against the schema, the
+/// [`TypedTool`] adapter deserializes it into this.
+#[derive(Deserialize)]
+struct AddArgs {
+    a: f64,
+    b: f64,
 }
 
 impl Add {
@@ -39,7 +49,9 @@ impl Add {
 }
 
 #[async_trait]
-impl AgentTool for Add {
+impl TypedTool for Add {
+    type Args = AddArgs;
+
     fn name(&self) -> &str {
         "add"
     }
@@ -56,21 +68,14 @@ impl AgentTool for Add {
         &self.schema
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: AddArgs,
         _cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
-        // The loop validated the arguments against the schema already.
-        let number = |key: &str| {
-            args[key]
-                .as_f64()
-                .ok_or_else(|| ToolError::new(format!("{key} is not a number")))
-        };
-        let sum = number("a")? + number("b")?;
-        Ok(AgentToolResult::text(sum.to_string()))
+        Ok(AgentToolResult::text((args.a + args.b).to_string()))
     }
 }
 

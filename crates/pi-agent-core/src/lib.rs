@@ -25,6 +25,7 @@ mod queue;
 mod tool;
 mod tool_exec;
 mod typebox_convert;
+mod typed_tool;
 mod validation;
 mod validation_errors;
 
@@ -49,4 +50,5 @@ pub use tool::{
     TOOL_ABORTED_MESSAGE, ToolError, ToolExecutionMode, ToolUpdateFn, ignore_updates,
 };
 pub use typebox_convert::typebox_convert;
+pub use typed_tool::{TypedTool, invalid_arguments};
 pub use validation::{ArgumentConversion, ArgumentError, ArgumentValidator, coerce_types};

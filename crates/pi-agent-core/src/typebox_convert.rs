@@ -231,7 +231,6 @@ pub(crate) fn js_number_text(f: f64) -> String {
 fn number_value(f: f64) -> Value {
     // Integral values within the safe range become JSON integers (`5`).
     if f.fract() == 0.0 && f.abs() < 9.0e15 {
-        #[allow(clippy::cast_possible_truncation)]
         return Value::Number(Number::from(f as i64));
     }
     Number::from_f64(f).map_or(Value::Null, Value::Number)

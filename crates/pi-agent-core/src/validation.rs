@@ -42,7 +42,9 @@ pub struct ArgumentValidator {
     tool_name: String,
     schema: Value,
     conversion: ArgumentConversion,
-    compiled: Result<Validator, String>,
+    /// The compiled schema, or the error every call reports when it does
+    /// not compile.
+    compiled: Result<Validator, ArgumentError>,
 }
 
 impl std::fmt::Debug for ArgumentValidator {
@@ -71,9 +73,12 @@ impl ArgumentValidator {
         if schema.get("$schema").is_none() {
             options = options.with_draft(Draft::Draft7);
         }
-        let compiled = options.build(schema).map_err(|e| e.to_string());
+        let tool_name = tool_name.into();
+        let compiled = options.build(schema).map_err(|error| ArgumentError {
+            message: format!("Invalid JSON Schema for tool \"{tool_name}\": {error}"),
+        });
         Self {
-            tool_name: tool_name.into(),
+            tool_name,
             schema: schema.clone(),
             conversion,
             compiled,
@@ -83,17 +88,7 @@ impl ArgumentValidator {
     /// Converts a copy of `arguments` towards the schema's types and
     /// validates it; returns the converted arguments or pi's error text.
     pub fn validate(&self, arguments: &Value) -> Result<Value, ArgumentError> {
-        let validator = match &self.compiled {
-            Ok(validator) => validator,
-            Err(error) => {
-                return Err(ArgumentError {
-                    message: format!(
-                        "Invalid JSON Schema for tool \"{}\": {error}",
-                        self.tool_name
-                    ),
-                });
-            }
-        };
+        let validator = self.compiled.as_ref().map_err(Clone::clone)?;
         let coerced = match self.conversion {
             ArgumentConversion::JsonSchema => {
                 let mut coerced = arguments.clone();
@@ -260,7 +255,6 @@ fn parse_number(text: &str) -> Option<f64> {
 fn number_value(f: f64) -> Value {
     // Integral values within i64 become JSON integers (`5`, not `5.0`).
     if f.fract() == 0.0 && f.abs() < 9.0e15 {
-        #[allow(clippy::cast_possible_truncation)]
         return Value::Number(Number::from(f as i64));
     }
     Number::from_f64(f).map_or(Value::Null, Value::Number)

@@ -12,7 +12,6 @@ pub(crate) fn serialize<S: Serializer>(value: &f64, serializer: S) -> Result<S::
     let v = *value;
     if v.fract() == 0.0 && v.abs() <= MAX_SAFE {
         // The guard above makes the cast exact.
-        #[allow(clippy::cast_possible_truncation)]
         return serializer.serialize_i64(v as i64);
     }
     serializer.serialize_f64(v)

@@ -40,8 +40,7 @@ mod transformed;
 pub use transform::{
     TOOL_IMAGE_PLACEHOLDER, ToolCallIdNormalizer, USER_IMAGE_PLACEHOLDER,
     normalize_tool_call_id_anthropic, normalize_tool_call_id_completions,
-    normalize_tool_call_id_responses, transform_messages, transform_messages_borrowed,
-    transform_messages_iter,
+    normalize_tool_call_id_responses, transform_messages, transform_messages_iter,
 };
 pub use transform_iter::TransformIter;
 pub use transformed::TransformedMessage;

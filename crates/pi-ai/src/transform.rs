@@ -71,21 +71,10 @@ pub fn transform_messages<'m>(
     transform_messages_at(messages, model, normalize_tool_call_id, now_ms())
 }
 
-/// [`transform_messages`] without copies: a message the rewrite leaves as
-/// it is (a user message without dropped images, a tool result whose id
-/// and images stay, an assistant message of the same model with nothing to
-/// drop) is borrowed from `messages`; only rewritten and synthetic ones
-/// are owned. What encoders use, so a long transcript is not copied per call
-/// (see [`transform_messages_iter`] for one message at a time).
-pub fn transform_messages_borrowed<'m>(
-    messages: impl IntoIterator<Item = &'m Message>,
-    model: &Model,
-    normalize_tool_call_id: Option<ToolCallIdNormalizer<'_>>,
-) -> Vec<TransformedMessage<'m>> {
-    transform_borrowed_at(messages, model, normalize_tool_call_id, now_ms())
-}
-
-/// [`transform_messages_borrowed`] one message at a time: a rewritten
+/// [`transform_messages`] without copies, one message at a time: a message
+/// the rewrite leaves as it is (a user message without dropped images, a
+/// tool result whose id and images stay, an assistant message of the same
+/// model with nothing to drop) is borrowed from `messages`, and a rewritten
 /// message exists only until the caller drops it, so an encoder that
 /// converts as it reads never holds the rewritten copies of a whole
 /// transcript (every assistant message of another model is one). Only the
@@ -119,7 +108,8 @@ pub(crate) fn transform_messages_at<'m>(
         .collect()
 }
 
-/// [`transform_messages_borrowed`] with the timestamp of synthetic results given.
+/// [`transform_messages`] before the copies, with the timestamp of
+/// synthetic results given: untouched messages borrowed.
 pub(crate) fn transform_borrowed_at<'m>(
     messages: impl IntoIterator<Item = &'m Message>,
     model: &Model,

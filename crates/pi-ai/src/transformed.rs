@@ -1,5 +1,5 @@
 //! [`TransformedMessage`]: one message of a transcript after
-//! [`transform_messages_borrowed`](crate::transform_messages_borrowed).
+//! [`transform_messages_iter`](crate::transform_messages_iter).
 
 use std::ops::Deref;
 

@@ -12,17 +12,27 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use e2e_common::Scenario;
 use extension_common::{InProcessRpc, app_with, text_answer, tool_answer};
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentToolResult, ToolError, ToolUpdateFn, TypedTool};
 use pi_ai::CancellationToken;
 use pi_coding_agent::app::{SessionChoice, StartOptions, build_app};
 use pi_coding_agent::extensions::*;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// A tool that answers with its argument, upper-cased.
+/// A tool that answers with its argument, upper-cased: a typed tool (its
+/// arguments arrive deserialized), registered like any `AgentTool`.
 struct Shout(Value);
 
+/// `shout`'s arguments.
+#[derive(Deserialize)]
+struct ShoutArgs {
+    word: String,
+}
+
 #[async_trait]
-impl AgentTool for Shout {
+impl TypedTool for Shout {
+    type Args = ShoutArgs;
+
     fn name(&self) -> &str {
         "shout"
     }
@@ -35,15 +45,14 @@ impl AgentTool for Shout {
     fn parameters(&self) -> &Value {
         &self.0
     }
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: ShoutArgs,
         _cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
-        let word = args["word"].as_str().unwrap_or_default().to_uppercase();
-        Ok(AgentToolResult::text(word))
+        Ok(AgentToolResult::text(args.word.to_uppercase()))
     }
 }
 

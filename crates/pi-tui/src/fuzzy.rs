@@ -36,7 +36,7 @@ fn is_boundary(c: char) -> bool {
     c.is_whitespace() || matches!(c, '-' | '_' | '.' | '/' | ':')
 }
 
-#[allow(clippy::cast_precision_loss)] // positions in short labels
+// Positions in short labels: their conversions to f64 are exact.
 fn match_chars(query: &[char], text: &[char]) -> Option<f64> {
     if query.is_empty() {
         return Some(0.0);

@@ -144,9 +144,9 @@ pub fn theme_from_json(label: &str, json: &Value, mode: ColorMode) -> Result<The
     let mut theme = Theme::dark(mode).with_name(name);
     for token in Token::ALL {
         let value = colors.get(token.name()).unwrap_or(&Value::Null);
-        let color = resolve(value, vars).map_err(|message| ThemeError::Vars {
+        let color = resolve(value, vars).map_err(|error| ThemeError::Vars {
             label: label.to_owned(),
-            message,
+            message: error.to_string(),
         })?;
         theme.set_color(*token, color);
     }
@@ -161,8 +161,25 @@ fn is_color_value(value: &Value) -> bool {
     }
 }
 
+/// Why a colour value does not resolve (pi's wording).
+#[derive(Debug, thiserror::Error)]
+enum ColorError {
+    /// Neither a 0-255 index, a `#rrggbb` string nor a var name.
+    #[error("Invalid color value: {0}")]
+    Value(String),
+    /// A `#` string that is not `#rrggbb`.
+    #[error("Invalid hex color: {0}")]
+    Hex(String),
+    /// Vars that refer to each other in a loop.
+    #[error("Circular variable reference detected: {0}")]
+    Circular(String),
+    /// A var name that is not defined.
+    #[error("Variable reference not found: {0}")]
+    NotFound(String),
+}
+
 /// A colour value with var references followed.
-fn resolve(value: &Value, vars: &Map<String, Value>) -> Result<Color, String> {
+fn resolve(value: &Value, vars: &Map<String, Value>) -> Result<Color, ColorError> {
     let mut seen = HashSet::new();
     let mut current = value;
     loop {
@@ -171,22 +188,20 @@ fn resolve(value: &Value, vars: &Map<String, Value>) -> Result<Color, String> {
                 let index = n
                     .as_u64()
                     .and_then(|n| u8::try_from(n).ok())
-                    .ok_or_else(|| format!("Invalid color value: {n}"))?;
+                    .ok_or_else(|| ColorError::Value(n.to_string()))?;
                 return Ok(Color::Indexed(index));
             }
             Value::String(s) if s.is_empty() => return Ok(Color::Default),
             Value::String(s) if s.starts_with('#') => {
-                return parse_hex(s).ok_or_else(|| format!("Invalid hex color: {s}"));
+                return parse_hex(s).ok_or_else(|| ColorError::Hex(s.clone()));
             }
             Value::String(s) => {
                 if !seen.insert(s.as_str()) {
-                    return Err(format!("Circular variable reference detected: {s}"));
+                    return Err(ColorError::Circular(s.clone()));
                 }
-                current = vars
-                    .get(s)
-                    .ok_or_else(|| format!("Variable reference not found: {s}"))?;
+                current = vars.get(s).ok_or_else(|| ColorError::NotFound(s.clone()))?;
             }
-            other => return Err(format!("Invalid color value: {other}")),
+            other => return Err(ColorError::Value(other.to_string())),
         }
     }
 }

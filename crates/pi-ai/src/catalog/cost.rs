@@ -13,7 +13,6 @@ const TOKENS_PER_PRICE_UNIT: f64 = 1_000_000.0;
 pub fn calculate_cost(model: &Model, usage: &mut Usage) -> Cost {
     let price = |rate: f64, tokens: u64| {
         // Token counts stay far below 2^53, so the conversion is exact.
-        #[allow(clippy::cast_precision_loss)]
         let tokens = tokens as f64;
         rate / TOKENS_PER_PRICE_UNIT * tokens
     };

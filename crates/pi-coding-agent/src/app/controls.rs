@@ -39,7 +39,6 @@ pub fn supported_levels(model: &Model) -> Vec<Option<ThinkingLevel>> {
 pub fn js_number(value: f64) -> Value {
     const SAFE: f64 = 9_007_199_254_740_991.0;
     if value.fract() == 0.0 && value.abs() <= SAFE {
-        #[allow(clippy::cast_possible_truncation)]
         return json!(value as i64);
     }
     json!(value)
@@ -253,7 +252,6 @@ impl App {
         let tokens = self
             .agent
             .with_state(|s| estimate_context_tokens(&s.messages).tokens);
-        #[allow(clippy::cast_precision_loss)]
         let percent = tokens as f64 / window as f64 * 100.0;
         Some(ContextUsage {
             tokens: Some(tokens),

@@ -242,14 +242,18 @@ fn parse_seconds(text: &str) -> Result<std::time::Duration, &'static str> {
         .ok_or("expected a positive number of seconds")
 }
 
+/// An empty `--model`.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the model is empty; give a model id, provider/id or part of a model name (see --list-models)"
+)]
+struct EmptyModel;
+
 /// `--model` must name a model: an empty pattern would match any model
 /// (pi ignores an empty `--model` silently and runs its default model).
-fn non_empty_model(value: &str) -> Result<String, String> {
+fn non_empty_model(value: &str) -> Result<String, EmptyModel> {
     if value.trim().is_empty() {
-        return Err(
-            "the model is empty; give a model id, provider/id or part of a model name (see --list-models)"
-                .to_owned(),
-        );
+        return Err(EmptyModel);
     }
     Ok(value.to_owned())
 }

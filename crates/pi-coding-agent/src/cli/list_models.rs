@@ -8,7 +8,6 @@ use crate::config::{AuthStorage, ModelRegistry};
 /// `200000` -> `200K`, `1000000` -> `1M`, `1500` -> `1.5K`.
 fn format_tokens(count: u64) -> String {
     // The counts are token limits, far below 2^53, so the float is exact.
-    #[allow(clippy::cast_precision_loss)]
     let value = count as f64;
     let (scaled, unit) = if count >= 1_000_000 {
         (value / 1_000_000.0, "M")

@@ -230,14 +230,14 @@ impl ModelsFile {
                 field: pi_path(e.path()),
                 message: plain_message(&e.inner().to_string()),
             })?;
-        file.validate().map_err(ModelsJsonError::Invalid)?;
+        file.validate()?;
         Ok(file)
     }
 
     /// pi's checks beyond the shape (`validateConfig`), and a `baseUrl`
     /// that is not an http(s) URL (pi accepts it and fails at the request
     /// with `Invalid URL` or `Connection error.`).
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), ModelsJsonError> {
         let built_in = pi_ai::get_providers();
         for (name, provider) in self.providers.iter() {
             let is_built_in = built_in.iter().any(|p| p.as_str() == name);
@@ -247,46 +247,52 @@ impl ModelsFile {
                     && provider.compat.is_none()
                     && provider.model_overrides.is_empty()
                 {
-                    return Err(format!(
+                    return Err(ModelsJsonError::Invalid(format!(
                         "Provider {name}: must specify \"baseUrl\", \"headers\", \"compat\", \"modelOverrides\", or \"models\"."
-                    ));
+                    )));
                 }
             } else if !is_built_in {
                 if provider.base_url.is_none() {
-                    return Err(format!(
+                    return Err(ModelsJsonError::Invalid(format!(
                         "Provider {name}: \"baseUrl\" is required when defining custom models."
-                    ));
+                    )));
                 }
                 if provider.api_key.is_none() {
-                    return Err(format!(
+                    return Err(ModelsJsonError::Invalid(format!(
                         "Provider {name}: \"apiKey\" is required when defining custom models."
-                    ));
+                    )));
                 }
             }
             if let Some(url) = &provider.base_url {
-                check_base_url(url).map_err(|why| format!("Provider {name}: {why}"))?;
+                check_base_url(url)
+                    .map_err(|why| ModelsJsonError::Invalid(format!("Provider {name}: {why}")))?;
             }
             for model in &provider.models {
                 let id = &model.id;
                 if let Some(url) = &model.base_url {
-                    check_base_url(url)
-                        .map_err(|why| format!("Provider {name}, model {id}: {why}"))?;
+                    check_base_url(url).map_err(|why| {
+                        ModelsJsonError::Invalid(format!("Provider {name}, model {id}: {why}"))
+                    })?;
                 }
                 if provider.api.is_none() && model.api.is_none() && !is_built_in {
-                    return Err(format!(
+                    return Err(ModelsJsonError::Invalid(format!(
                         "Provider {name}, model {id}: no \"api\" specified. Set at provider or model level."
-                    ));
+                    )));
                 }
                 if id.is_empty() {
-                    return Err(format!("Provider {name}: model missing \"id\""));
+                    return Err(ModelsJsonError::Invalid(format!(
+                        "Provider {name}: model missing \"id\""
+                    )));
                 }
                 if model.context_window.is_some_and(|n| n <= 0.0) {
-                    return Err(format!(
+                    return Err(ModelsJsonError::Invalid(format!(
                         "Provider {name}, model {id}: invalid contextWindow"
-                    ));
+                    )));
                 }
                 if model.max_tokens.is_some_and(|n| n <= 0.0) {
-                    return Err(format!("Provider {name}, model {id}: invalid maxTokens"));
+                    return Err(ModelsJsonError::Invalid(format!(
+                        "Provider {name}, model {id}: invalid maxTokens"
+                    )));
                 }
             }
         }
@@ -399,23 +405,33 @@ impl ModelsFile {
     }
 }
 
-/// A JSON number as a token count (`default` when unset).
+/// A `baseUrl` that is not an http(s) URL.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "\"baseUrl\" {url:?} is not a valid URL ({why}); use a full address such as \"http://localhost:11434/v1\"."
+)]
+struct BadBaseUrl {
+    url: String,
+    why: String,
+}
+
 /// Why `url` cannot be a provider's base URL, if it cannot.
-fn check_base_url(url: &str) -> Result<(), String> {
+fn check_base_url(url: &str) -> Result<(), BadBaseUrl> {
     let why = match url::Url::parse(url) {
         Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => return Ok(()),
         Ok(_) => "it must start with http:// or https://".to_owned(),
         Err(e) => e.to_string(),
     };
-    Err(format!(
-        "\"baseUrl\" {url:?} is not a valid URL ({why}); use a full address such as \"http://localhost:11434/v1\"."
-    ))
+    Err(BadBaseUrl {
+        url: url.to_owned(),
+        why,
+    })
 }
 
+/// A JSON number as a token count (`default` when unset).
 fn to_count(value: Option<f64>, default: u64) -> u64 {
     match value {
         // Counts are small positive integers; fractions are truncated.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Some(n) if n.is_finite() && n > 0.0 => n as u64,
         _ => default,
     }

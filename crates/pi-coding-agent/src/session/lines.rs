@@ -267,6 +267,28 @@ pub(super) fn json_diagnostic(line: &Line, err: &serde_json::Error) -> LoadDiagn
     }
 }
 
+/// Why a line read again (after the load) is not the entry it was.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum RereadError {
+    /// The file cannot be read there.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The session file.
+        path: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
+    /// The line is no longer a JSON entry.
+    #[error(transparent)]
+    Json(serde_json::Error),
+    /// The line is no longer UTF-8.
+    #[error(transparent)]
+    Utf8(#[from] std::string::FromUtf8Error),
+    /// The session has no file.
+    #[error("the session has no file to read it from")]
+    NoFile,
+}
+
 /// Why a line is not an entry.
 pub(super) enum LineError {
     /// Not JSON at all.
@@ -384,23 +406,23 @@ impl LineSource {
 
     /// The entry at `span`, parsed as when the file was loaded: a JSON
     /// line this version cannot type is kept verbatim ([`RawEntry`]).
-    pub(super) fn read_entry(&self, span: LineSpan) -> Result<SessionEntry, String> {
+    pub(super) fn read_entry(&self, span: LineSpan) -> Result<SessionEntry, RereadError> {
         let bytes = self.read_bytes(span)?;
         match parse_entry(&bytes) {
             Ok(entry) => Ok(entry),
             Err(LineError::Entry(err)) => raw_entry(&bytes, &err)
                 .map(SessionEntry::Raw)
-                .ok_or_else(|| err.to_string()),
-            Err(LineError::Json(err)) => Err(err.to_string()),
+                .ok_or(RereadError::Json(err)),
+            Err(LineError::Json(err)) => Err(RereadError::Json(err)),
         }
     }
 
     /// The text of the line at `span`, as it is in the file.
-    pub(super) fn read_line(&self, span: LineSpan) -> Result<String, String> {
-        String::from_utf8(self.read_bytes(span)?).map_err(|e| e.to_string())
+    pub(super) fn read_line(&self, span: LineSpan) -> Result<String, RereadError> {
+        Ok(String::from_utf8(self.read_bytes(span)?)?)
     }
 
-    fn read_bytes(&self, span: LineSpan) -> Result<Vec<u8>, String> {
+    fn read_bytes(&self, span: LineSpan) -> Result<Vec<u8>, RereadError> {
         let mut bytes = vec![0; span.len];
         let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
         let read = match &mut *file {
@@ -416,7 +438,10 @@ impl LineSource {
                 Ok(())
             }),
         };
-        read.map_err(|e| format!("{}: {e}", self.path.display()))?;
+        read.map_err(|source| RereadError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
         Ok(bytes)
     }
 }

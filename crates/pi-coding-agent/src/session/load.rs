@@ -65,7 +65,24 @@ pub struct LoadedSession {
 
 /// The text of a migrated file: every line of the old file in its place,
 /// entries migrated, lines that are not JSON kept verbatim.
-pub(super) type MigratedText = Result<Vec<u8>, String>;
+pub(super) type MigratedText = Result<Vec<u8>, MigrationRefused>;
+
+/// Why an old-format file cannot be written back in the current format
+/// without losing something.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum MigrationRefused {
+    /// Lines JavaScript wrote with lone surrogates, which serde_json cannot.
+    #[error(
+        "line(s) {0:?} hold lone UTF-16 surrogate escapes that this version cannot write back unchanged"
+    )]
+    LoneSurrogates(Vec<usize>),
+    /// A migrated value does not serialize.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// A line refers to an entry that is not there.
+    #[error("entry {0} is missing")]
+    MissingEntry(usize),
+}
 
 /// Reads and parses a session file.
 ///
@@ -222,9 +239,7 @@ pub(super) fn read_session_file<T, M: MakeEntry<T>>(
         migrated_text = Some(if lossy_lines.is_empty() {
             migrated_file_text(&header_value, &old_lines, &old_values)
         } else {
-            Err(format!(
-                "line(s) {lossy_lines:?} hold lone UTF-16 surrogate escapes that this version cannot write back unchanged"
-            ))
+            Err(MigrationRefused::LoneSurrogates(lossy_lines))
         });
         for (line, value) in old_values {
             let entry = SessionEntry::from_value_or_raw(&value)?;
@@ -266,8 +281,8 @@ fn migrated_file_text(
     values: &[(usize, Value)],
 ) -> MigratedText {
     let mut out = Vec::new();
-    let json = |value: &Value, out: &mut Vec<u8>| -> Result<(), String> {
-        serde_json::to_writer(&mut *out, value).map_err(|e| e.to_string())?;
+    let json = |value: &Value, out: &mut Vec<u8>| -> Result<(), MigrationRefused> {
+        serde_json::to_writer(&mut *out, value)?;
         out.push(b'\n');
         Ok(())
     };
@@ -282,7 +297,7 @@ fn migrated_file_text(
                 let value = values
                     .get(*index)
                     .map(|(_, v)| v)
-                    .ok_or_else(|| format!("entry {index} is missing"))?;
+                    .ok_or(MigrationRefused::MissingEntry(*index))?;
                 json(value, &mut out)?;
             }
         }

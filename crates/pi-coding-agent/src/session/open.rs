@@ -142,7 +142,8 @@ impl SessionManager {
         let mut manager = Self::build(path, dir, loaded, messages);
         if let Some(text) = migrated {
             let reason = match (text, refused) {
-                (Err(reason), _) | (Ok(_), Some(reason)) => reason,
+                (Err(reason), _) => reason.to_string(),
+                (Ok(_), Some(reason)) => reason,
                 (Ok(_), None) => "it changed while it was being migrated".to_owned(),
             };
             manager.continue_in_new_file(path, &reason);

@@ -18,7 +18,7 @@ use pi_ai::ExtraFields;
 
 use super::context::{ModelRef, PathEntry, context_message};
 use super::entry::{CustomEntry, SessionEntry};
-use super::lines::{LineSource, LineSpan};
+use super::lines::{LineSource, LineSpan, RereadError};
 use super::outline::MessageOutline;
 use super::walk::Shape;
 use crate::messages::{CodingAgentMessage, CodingMessage};
@@ -345,12 +345,12 @@ impl ReadMessage {
     fn read_again(&self, file: Option<&LineSource>) -> SessionEntry {
         let read = match file {
             Some(file) => file.read_entry(self.span),
-            None => Err("the session has no file to read it from".to_owned()),
+            None => Err(RereadError::NoFile),
         };
         let problem = match read {
             Ok(entry) if entry.id() == &*self.id => return entry,
             Ok(entry) => format!("the line now holds entry {}", entry.id()),
-            Err(problem) => problem,
+            Err(problem) => problem.to_string(),
         };
         tracing::error!(id = %self.id, "cannot read a session entry again: {problem}");
         SessionEntry::Custom(CustomEntry {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn, TypedTool};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -19,7 +19,6 @@ use tokio::process::Command;
 use tokio::time::Instant;
 
 use super::bash_output::{OutputAccumulator, OutputSnapshot};
-use super::parse_args;
 use super::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, TruncationResult, format_size};
 
 /// Partial results are sent at most this often (pi's throttle).
@@ -91,8 +90,10 @@ pub struct BashTool {
     parameters: Value,
 }
 
+/// The arguments of `bash`, as the model sends them (opaque: built from
+/// that JSON).
 #[derive(Debug, Deserialize)]
-struct BashArgs {
+pub struct BashArgs {
     command: String,
     timeout: Option<f64>,
 }
@@ -174,12 +175,10 @@ impl BashTool {
 }
 
 #[async_trait]
-impl AgentTool for BashTool {
-    fn name(&self) -> &str {
-        "bash"
-    }
+impl TypedTool for BashTool {
+    type Args = BashArgs;
 
-    fn label(&self) -> &str {
+    fn name(&self) -> &str {
         "bash"
     }
 
@@ -198,14 +197,13 @@ impl AgentTool for BashTool {
         ArgumentConversion::TypeBox
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: BashArgs,
         cancel: CancellationToken,
         on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
-        let args: BashArgs = parse_args("bash", args)?;
         let shell = self
             .shell
             .as_ref()

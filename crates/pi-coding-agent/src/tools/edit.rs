@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
-use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn, TypedTool};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -18,7 +18,7 @@ use nix::unistd::{AccessFlags, access};
 
 use super::mutation_queue::lock_file;
 use super::path::resolve_to_cwd;
-use super::{node_io_error, node_replace_error, parse_args, run_blocking};
+use super::{node_io_error, node_replace_error, run_blocking};
 use crate::file_replace::{ReplaceError, ReplaceOptions, replace_file_with};
 
 /// The `edit` tool.
@@ -28,10 +28,12 @@ pub struct EditTool {
     parameters: Value,
 }
 
-/// The arguments (after [`prepare_edit_arguments`]); `edits` that are not
-/// an array count as none, as in pi.
+/// The arguments of `edit`, after its argument preparation (an `edits`
+/// string parsed, the older single-edit shape taken); `edits` that are not
+/// an array count as none, as in pi. Opaque: built from the JSON the model
+/// sends.
 #[derive(Debug, Deserialize)]
-struct EditArgs {
+pub struct EditArgs {
     path: String,
     #[serde(default, deserialize_with = "edits_or_none")]
     edits: Vec<Edit>,
@@ -124,12 +126,10 @@ impl EditTool {
 }
 
 #[async_trait]
-impl AgentTool for EditTool {
-    fn name(&self) -> &str {
-        "edit"
-    }
+impl TypedTool for EditTool {
+    type Args = EditArgs;
 
-    fn label(&self) -> &str {
+    fn name(&self) -> &str {
         "edit"
     }
 
@@ -152,14 +152,13 @@ impl AgentTool for EditTool {
         prepare_edit_arguments(arguments)
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: EditArgs,
         cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
-        let args: EditArgs = parse_args("edit", args)?;
         if args.edits.is_empty() {
             return Err(ToolError::new(
                 "Edit tool input is invalid. edits must contain at least one replacement.",

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use async_trait::async_trait;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkBuilder;
-use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn, TypedTool};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -18,7 +18,7 @@ use super::path::resolve_to_cwd;
 use super::truncate::{
     DEFAULT_MAX_BYTES, TruncationOptions, TruncationResult, format_size, truncate_head,
 };
-use super::{OPERATION_ABORTED, StopFlag, parse_args, run_blocking, text_result, to_count};
+use super::{OPERATION_ABORTED, StopFlag, run_blocking, text_result, to_count};
 
 /// Results returned when `limit` is not given.
 const DEFAULT_LIMIT: usize = 1000;
@@ -30,8 +30,10 @@ pub struct FindTool {
     parameters: Value,
 }
 
+/// The arguments of `find`, as the model sends them (opaque: built from
+/// that JSON).
 #[derive(Debug, Deserialize)]
-struct FindArgs {
+pub struct FindArgs {
     pattern: String,
     path: Option<String>,
     limit: Option<f64>,
@@ -75,12 +77,10 @@ impl FindTool {
 }
 
 #[async_trait]
-impl AgentTool for FindTool {
-    fn name(&self) -> &str {
-        "find"
-    }
+impl TypedTool for FindTool {
+    type Args = FindArgs;
 
-    fn label(&self) -> &str {
+    fn name(&self) -> &str {
         "find"
     }
 
@@ -98,14 +98,13 @@ impl AgentTool for FindTool {
         ArgumentConversion::TypeBox
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: FindArgs,
         cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
-        let args: FindArgs = parse_args("find", args)?;
         let search_path = resolve_to_cwd(args.path.as_deref().unwrap_or("."), &self.cwd);
         run_blocking(&cancel, move |stop| find(&search_path, &args, &stop)).await
     }

@@ -11,7 +11,7 @@ use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
-use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn, TypedTool};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -21,7 +21,7 @@ use super::truncate::{
     DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, TruncationOptions, TruncationResult, format_size,
     truncate_head, truncate_line,
 };
-use super::{OPERATION_ABORTED, StopFlag, parse_args, run_blocking, text_result, to_count};
+use super::{OPERATION_ABORTED, StopFlag, run_blocking, text_result, to_count};
 
 /// Matches returned when `limit` is not given.
 const DEFAULT_LIMIT: usize = 100;
@@ -33,9 +33,11 @@ pub struct GrepTool {
     parameters: Value,
 }
 
+/// The arguments of `grep`, as the model sends them (opaque: built from
+/// that JSON).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GrepArgs {
+pub struct GrepArgs {
     pattern: String,
     path: Option<String>,
     glob: Option<String>,
@@ -101,12 +103,10 @@ impl GrepTool {
 }
 
 #[async_trait]
-impl AgentTool for GrepTool {
-    fn name(&self) -> &str {
-        "grep"
-    }
+impl TypedTool for GrepTool {
+    type Args = GrepArgs;
 
-    fn label(&self) -> &str {
+    fn name(&self) -> &str {
         "grep"
     }
 
@@ -125,14 +125,13 @@ impl AgentTool for GrepTool {
         ArgumentConversion::TypeBox
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: GrepArgs,
         cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
-        let args: GrepArgs = parse_args("grep", args)?;
         let search_path = resolve_to_cwd(args.path.as_deref().unwrap_or("."), &self.cwd);
         run_blocking(&cancel, move |stop| grep(&search_path, &args, &stop)).await
     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use async_trait::async_trait;
 use icu_collator::Collator;
 use icu_collator::options::CollatorOptions;
-use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn, TypedTool};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -16,7 +16,7 @@ use super::path::resolve_to_cwd;
 use super::truncate::{
     DEFAULT_MAX_BYTES, TruncationOptions, TruncationResult, format_size, truncate_head,
 };
-use super::{parse_args, run_blocking, text_result, to_count};
+use super::{run_blocking, text_result, to_count};
 
 /// Entries returned when `limit` is not given.
 const DEFAULT_LIMIT: usize = 500;
@@ -28,8 +28,10 @@ pub struct LsTool {
     parameters: Value,
 }
 
+/// The arguments of `ls`, as the model sends them (opaque: built from
+/// that JSON).
 #[derive(Debug, Deserialize)]
-struct LsArgs {
+pub struct LsArgs {
     path: Option<String>,
     limit: Option<f64>,
 }
@@ -67,12 +69,10 @@ impl LsTool {
 }
 
 #[async_trait]
-impl AgentTool for LsTool {
-    fn name(&self) -> &str {
-        "ls"
-    }
+impl TypedTool for LsTool {
+    type Args = LsArgs;
 
-    fn label(&self) -> &str {
+    fn name(&self) -> &str {
         "ls"
     }
 
@@ -90,14 +90,13 @@ impl AgentTool for LsTool {
         ArgumentConversion::TypeBox
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: LsArgs,
         cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
-        let args: LsArgs = parse_args("ls", args)?;
         let dir = resolve_to_cwd(args.path.as_deref().unwrap_or("."), &self.cwd);
         let limit = args.limit.map_or(DEFAULT_LIMIT, to_count).max(1);
         run_blocking(&cancel, move |_| list(&dir, limit)).await

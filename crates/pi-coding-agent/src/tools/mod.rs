@@ -1,4 +1,4 @@
-//! The coding agent's tools as [`AgentTool`]s: `read`, `bash`, `edit`,
+//! The coding agent's tools as [`TypedTool`]s (so [`AgentTool`]s): `read`, `bash`, `edit`,
 //! `write`, `grep`, `find` and `ls`, all working relative to one working
 //! directory (absolute paths and `~` accepted).
 //!
@@ -29,18 +29,18 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+#[cfg(doc)]
+use pi_agent_core::TypedTool;
 use pi_agent_core::{AgentTool, AgentToolResult, ToolError};
 use pi_ai::CancellationToken;
-use serde::de::DeserializeOwned;
-use serde_json::Value;
 
-pub use bash::{BashTool, ShellConfig, ShellRun, run_shell_command};
-pub use edit::EditTool;
-pub use find::FindTool;
-pub use grep::GrepTool;
-pub use ls::LsTool;
-pub use read::{NON_VISION_IMAGE_NOTE, ReadTool};
-pub use write::WriteTool;
+pub use bash::{BashArgs, BashTool, ShellConfig, ShellRun, run_shell_command};
+pub use edit::{EditArgs, EditTool};
+pub use find::{FindArgs, FindTool};
+pub use grep::{GrepArgs, GrepTool};
+pub use ls::{LsArgs, LsTool};
+pub use read::{NON_VISION_IMAGE_NOTE, ReadArgs, ReadTool};
+pub use write::{WriteArgs, WriteTool};
 
 /// Set to `true` in the environment of every command the app runs (as pi
 /// does), so scripts can tell they run under the coding agent.
@@ -162,12 +162,6 @@ pub fn tool_summary(name: &str) -> Option<&'static str> {
         "ls" => "List the entries of a directory",
         _ => return None,
     })
-}
-
-/// Deserializes a tool's (already validated) arguments.
-pub(crate) fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolError> {
-    serde_json::from_value(args)
-        .map_err(|e| ToolError::new(format!("Invalid arguments for tool {tool}: {e}")))
 }
 
 /// A JSON number argument as a count: fractions are dropped, negative,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use base64::Engine as _;
-use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn, TypedTool};
 use pi_ai::{CancellationToken, UserBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -17,7 +17,7 @@ use super::read_lines::{Selection, select_lines};
 use super::truncate::{
     DEFAULT_MAX_BYTES, TruncatedBy, TruncationOptions, TruncationResult, format_size, truncate_head,
 };
-use super::{ImageInputProbe, node_io_error, parse_args, run_blocking, to_count};
+use super::{ImageInputProbe, node_io_error, run_blocking, to_count};
 
 /// How many leading bytes are checked for NUL to call a file binary.
 const BINARY_SNIFF_BYTES: usize = 8192;
@@ -35,8 +35,10 @@ pub struct ReadTool {
     resize_images: bool,
 }
 
+/// The arguments of `read`, as the model sends them (opaque: built from
+/// that JSON).
 #[derive(Debug, Deserialize)]
-struct ReadArgs {
+pub struct ReadArgs {
     path: String,
     offset: Option<f64>,
     limit: Option<f64>,
@@ -94,12 +96,10 @@ impl ReadTool {
 }
 
 #[async_trait]
-impl AgentTool for ReadTool {
-    fn name(&self) -> &str {
-        "read"
-    }
+impl TypedTool for ReadTool {
+    type Args = ReadArgs;
 
-    fn label(&self) -> &str {
+    fn name(&self) -> &str {
         "read"
     }
 
@@ -118,14 +118,13 @@ impl AgentTool for ReadTool {
         ArgumentConversion::TypeBox
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: ReadArgs,
         cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
-        let args: ReadArgs = parse_args("read", args)?;
         let cwd = self.cwd.clone();
         let images_supported = self
             .image_input

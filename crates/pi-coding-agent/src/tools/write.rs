@@ -4,14 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
-use pi_agent_core::{AgentTool, AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn};
+use pi_agent_core::{AgentToolResult, ArgumentConversion, ToolError, ToolUpdateFn, TypedTool};
 use pi_ai::CancellationToken;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::mutation_queue::lock_file;
 use super::path::resolve_to_cwd;
-use super::{node_io_error, node_replace_error, parse_args, run_blocking, text_result};
+use super::{node_io_error, node_replace_error, run_blocking, text_result};
 use crate::file_replace::{ReplaceOptions, replace_file};
 
 /// The `write` tool.
@@ -21,8 +21,10 @@ pub struct WriteTool {
     parameters: Value,
 }
 
+/// The arguments of `write`, as the model sends them (opaque: built from
+/// that JSON).
 #[derive(Debug, Deserialize)]
-struct WriteArgs {
+pub struct WriteArgs {
     path: String,
     content: String,
 }
@@ -51,12 +53,10 @@ impl WriteTool {
 }
 
 #[async_trait]
-impl AgentTool for WriteTool {
-    fn name(&self) -> &str {
-        "write"
-    }
+impl TypedTool for WriteTool {
+    type Args = WriteArgs;
 
-    fn label(&self) -> &str {
+    fn name(&self) -> &str {
         "write"
     }
 
@@ -73,14 +73,13 @@ impl AgentTool for WriteTool {
         ArgumentConversion::TypeBox
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: WriteArgs,
         cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
-        let args: WriteArgs = parse_args("write", args)?;
         let absolute = resolve_to_cwd(&args.path, &self.cwd);
         // Held until the file work ends, even if the call is cancelled first.
         let turn = lock_file(&absolute, &cancel).await?;

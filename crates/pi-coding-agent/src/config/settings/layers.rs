@@ -68,21 +68,27 @@ pub(super) fn read_layer(
     }
     match parse(&text) {
         Ok(map) => Some(map),
-        Err(problem) => warn(problem, warnings),
+        Err(problem) => warn(problem.to_string(), warnings),
     }
 }
 
+/// Why a settings file's text is not a settings object.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum LayerError {
+    /// Not JSON.
+    #[error("invalid JSON: {0}")]
+    Json(#[source] serde_json::Error),
+    /// JSON, but not an object (pi reads it as no keys at all, silently, and
+    /// writes over it; here it is a warning, and the file is left as it is).
+    #[error("not a JSON object but {0}")]
+    NotAnObject(&'static str),
+}
+
 /// A file's text as a settings object (migrated later, with the merge).
-pub(super) fn parse(text: &str) -> Result<Map<String, Value>, String> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(map)) => Ok(map),
-        // pi reads a non-object as no keys at all, silently (and writes over
-        // it); here it is a warning, and the file is left as it is.
-        Ok(other) => Err(format!(
-            "not a JSON object but {}",
-            crate::config::json_kind(&other)
-        )),
-        Err(e) => Err(format!("invalid JSON: {e}")),
+pub(super) fn parse(text: &str) -> Result<Map<String, Value>, LayerError> {
+    match serde_json::from_str::<Value>(text).map_err(LayerError::Json)? {
+        Value::Object(map) => Ok(map),
+        other => Err(LayerError::NotAnObject(crate::config::json_kind(&other))),
     }
 }
 
