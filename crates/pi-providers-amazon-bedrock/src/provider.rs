@@ -69,7 +69,7 @@ impl Wire for BedrockWire {
         Ok(self.clone())
     }
 
-    /// `{baseUrl}/model/{modelId}/converse-stream`; [`Wire::sign`] moves
+    /// `{baseUrl}/model/{modelId}/converse-stream`; [`Wire::prepare`] moves
     /// it to the configured region's endpoint where pi's SDK would.
     fn url(&self, model: &Model) -> String {
         converse_stream_url(&model.base_url, &model.id)

@@ -2,7 +2,7 @@
 //! hooks (pi's `renderCall` / `renderResult` / `renderShell`, with pi's
 //! fallback per slot when a hook is absent or fails) and custom messages
 //! through message renderers. The terminal's [`Theme`] is the hooks'
-//! [`RenderTheme`].
+//! [`RenderTheme`](crate::extensions::RenderTheme).
 
 use std::collections::HashMap;
 use std::sync::Arc;
