@@ -58,6 +58,7 @@ mod handler;
 pub mod loader;
 mod notify;
 mod panic_guard;
+#[cfg(feature = "cli")]
 pub(crate) use panic_guard::catch as catch_panics;
 mod render;
 mod run_events;
