@@ -80,6 +80,13 @@ pub trait AutocompleteProvider: Send + Sync {
 #[derive(Clone, Default)]
 pub struct AutocompleteProviders(Arc<Mutex<Vec<Arc<dyn AutocompleteProvider>>>>);
 
+impl std::fmt::Debug for AutocompleteProviders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = self.0.lock().unwrap_or_else(PoisonError::into_inner).len();
+        write!(f, "AutocompleteProviders({count})")
+    }
+}
+
 impl AutocompleteProviders {
     /// Adds `provider` (asked before the ones added earlier).
     pub fn add(&self, provider: Arc<dyn AutocompleteProvider>) {
