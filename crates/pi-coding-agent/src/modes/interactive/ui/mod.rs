@@ -335,5 +335,8 @@ impl Ui {
 }
 
 #[cfg(test)]
+#[path = "ext_parts_tests.rs"]
+mod ext_parts_tests;
+#[cfg(test)]
 #[path = "slots_tests.rs"]
 mod slots_tests;
