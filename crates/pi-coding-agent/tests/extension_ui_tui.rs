@@ -317,22 +317,33 @@ fn header_theme_completions_keys_and_editor(s: &Scenario) {
         "an unknown theme refused, the known ones listed",
     );
 
-    tui.submit("/demo-complete");
-    tui.wait_screen(|s| s.contains("Tags ready"), "the provider added");
-    tui.send("#");
-    tui.send("\t");
-    tui.wait_screen(
-        |s| s.contains("#alpha") && s.contains("#beta"),
-        "the extension's completions",
-    );
-    tui.send(ESC);
-    tui.send("\x03");
-
     tui.submit("/demo-keys");
+    tui.wait_screen(|s| s.contains("Keys on"), "the listener added");
     tui.send("\x1b[17~");
     tui.send("\x1b[18~");
     tui.wait_screen(|s| s.contains("seven"), "F7 replaced by text");
     tui.send("\x03");
+    tui.submit("/demo-keys");
+    tui.wait_screen(|s| s.contains("Keys off"), "the listener removed");
+
+    tui.submit("/demo-complete");
+    tui.wait_screen(|s| s.contains("Tags ready"), "the provider added");
+    // Typing asks the providers: the menu opens, Tab takes the first.
+    tui.send("#");
+    tui.wait_screen(
+        |s| s.contains("#alpha") && s.contains("#beta"),
+        "the extension's completions",
+    );
+    tui.send("\t");
+    tui.wait_screen(|s| !s.contains("#beta"), "the first completion taken");
+    tui.send("done");
+    tui.wait_screen(
+        |s| s.contains("#alpha done"),
+        "the completion in the editor",
+    );
+    // Not Ctrl+C: a second one soon after the first quits.
+    tui.send(&"\x7f".repeat("#alpha done".len()));
+    tui.wait_screen(|s| !s.contains("#alpha"), "the editor cleared");
 
     tui.submit("/demo-vim");
     tui.wait_screen(|s| s.contains("vim>"), "the extension's editor");

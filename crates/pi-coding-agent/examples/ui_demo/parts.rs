@@ -132,7 +132,10 @@ impl Extension for PartsDemo {
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 match keys.take() {
-                    Some(handle) => handle.remove(),
+                    Some(handle) => {
+                        handle.remove();
+                        ctx.ui().notify("Keys off", Some(NotifyLevel::Info));
+                    }
                     None => {
                         *keys = Some(ctx.ui().on_terminal_input(Arc::new(|key| {
                             if key.is("f6") {
@@ -143,6 +146,7 @@ impl Extension for PartsDemo {
                                 TerminalInput::Pass
                             }
                         })));
+                        ctx.ui().notify("Keys on", Some(NotifyLevel::Info));
                     }
                 }
                 async { Ok(()) }
