@@ -16,6 +16,8 @@
 #[path = "../examples/ui_demo/extension.rs"]
 mod demo;
 mod e2e_common;
+#[path = "../examples/ui_demo/parts.rs"]
+mod parts_demo;
 mod pty_common;
 #[path = "../examples/ui_demo/render.rs"]
 mod render_demo;
@@ -294,6 +296,71 @@ fn custom_components_take_keys_and_resolve(s: &Scenario) {
     assert!(tui.quit().success());
 }
 
+fn header_theme_completions_keys_and_editor(s: &Scenario) {
+    let mut tui = start(s, 30);
+    tui.submit("/demo-header");
+    tui.wait_screen(
+        |s| s.contains("★ demo header ★") && !s.contains("pi v"),
+        "the extension's header",
+    );
+    tui.submit("/demo-header off");
+    tui.wait_screen(
+        |s| s.contains("pi v") && !s.contains("★ demo header"),
+        "the built-in header restored",
+    );
+
+    tui.submit("/demo-theme light");
+    tui.wait_screen(|s| s.contains("Theme now light"), "the theme switched");
+    tui.submit("/demo-theme nope");
+    tui.wait_screen(
+        |s| s.contains("No theme:") && s.contains("dark, light"),
+        "an unknown theme refused, the known ones listed",
+    );
+
+    tui.submit("/demo-keys");
+    tui.wait_screen(|s| s.contains("Keys on"), "the listener added");
+    tui.send("\x1b[17~");
+    tui.send("\x1b[18~");
+    tui.wait_screen(|s| s.contains("seven"), "F7 replaced by text");
+    tui.send("\x03");
+    tui.submit("/demo-keys");
+    tui.wait_screen(|s| s.contains("Keys off"), "the listener removed");
+
+    tui.submit("/demo-complete");
+    tui.wait_screen(|s| s.contains("Tags ready"), "the provider added");
+    // Typing asks the providers: the menu opens, Tab takes the first.
+    tui.send("#");
+    tui.wait_screen(
+        |s| s.contains("#alpha") && s.contains("#beta"),
+        "the extension's completions",
+    );
+    tui.send("\t");
+    tui.wait_screen(|s| !s.contains("#beta"), "the first completion taken");
+    tui.send("done");
+    tui.wait_screen(
+        |s| s.contains("#alpha done"),
+        "the completion in the editor",
+    );
+    // Not Ctrl+C: a second one soon after the first quits.
+    tui.send(&"\x7f".repeat("#alpha done".len()));
+    tui.wait_screen(|s| !s.contains("#alpha"), "the editor cleared");
+
+    tui.submit("/demo-vim");
+    tui.wait_screen(|s| s.contains("vim>"), "the extension's editor");
+    tui.send("ok");
+    tui.wait_screen(
+        |s| s.contains("vim> ok"),
+        "the extension's editor taking keys",
+    );
+    tui.send("\x7f\x7f");
+    tui.submit("/demo-vim off");
+    tui.wait_screen(
+        |s| !s.contains("vim>") && s.contains("mock-gpt"),
+        "the built-in editor restored by a prompt the extension's editor submitted",
+    );
+    assert!(tui.quit().success());
+}
+
 /// A test: it panics when it fails.
 type Test = fn(&Scenario);
 
@@ -305,10 +372,16 @@ fn main() -> ExitCode {
         let mut extensions = ExtensionSet::default();
         extensions.push(demo::UiDemo::default());
         extensions.push(render_demo::RenderDemo::default());
+        extensions.push(parts_demo::PartsDemo::default());
         return pi_coding_agent::cli::run_main(extensions);
     }
     let none: Answers = Vec::new;
-    let tests: [(&str, Test, Answers); 5] = [
+    let tests: [(&str, Test, Answers); 6] = [
+        (
+            "header_theme_completions_keys_and_editor",
+            header_theme_completions_keys_and_editor,
+            none,
+        ),
         ("select_picks_and_cancels", select_picks_and_cancels, none),
         (
             "timed_input_statuses_widgets_and_notifications",

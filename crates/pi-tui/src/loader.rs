@@ -22,6 +22,8 @@ pub struct Loader {
     message_token: Token,
     started: Instant,
     frame: usize,
+    /// Frames drawn verbatim instead of pi's spinner, and their interval.
+    custom: Option<(Vec<String>, Duration)>,
 }
 
 impl Loader {
@@ -34,6 +36,7 @@ impl Loader {
             message_token: Token::Muted,
             started: Instant::now(),
             frame: 0,
+            custom: None,
         }
     }
 
@@ -52,6 +55,14 @@ impl Loader {
         self.spinner = token;
     }
 
+    /// Draws `frames` verbatim (no colour added), one per `interval`
+    /// (`None`: 80 ms); no frames: only the message. `None` restores the
+    /// spinner (pi's `setIndicator`).
+    pub fn set_frames(&mut self, frames: Option<(Vec<String>, Option<Duration>)>) {
+        self.custom = frames.map(|(f, i)| (f, i.unwrap_or(INTERVAL).max(Duration::from_millis(1))));
+        self.frame = 0;
+    }
+
     /// The frame index shown.
     pub fn frame(&self) -> usize {
         self.frame
@@ -60,7 +71,11 @@ impl Loader {
     /// Advances the animation to `now`; true when the visible frame changed.
     pub fn tick(&mut self, now: Instant) -> bool {
         let elapsed = now.saturating_duration_since(self.started);
-        let frame = (elapsed.as_millis() / INTERVAL.as_millis()) as usize % FRAMES.len();
+        let (count, interval) = match &self.custom {
+            Some((frames, interval)) => (frames.len().max(1), *interval),
+            None => (FRAMES.len(), INTERVAL),
+        };
+        let frame = (elapsed.as_millis() / interval.as_millis()) as usize % count;
         let changed = frame != self.frame;
         self.frame = frame;
         changed
@@ -69,12 +84,16 @@ impl Loader {
 
 impl Component for Loader {
     fn render(&mut self, width: usize) -> Vec<String> {
-        let line = format!(
-            " {} {}",
-            self.theme
-                .fg(self.spinner, FRAMES[self.frame % FRAMES.len()]),
-            self.theme.fg(self.message_token, &self.message)
-        );
+        let message = self.theme.fg(self.message_token, &self.message);
+        let line = match &self.custom {
+            Some((frames, _)) if frames.is_empty() => format!(" {message}"),
+            Some((frames, _)) => format!(" {} {message}", frames[self.frame % frames.len()]),
+            None => format!(
+                " {} {message}",
+                self.theme
+                    .fg(self.spinner, FRAMES[self.frame % FRAMES.len()])
+            ),
+        };
         vec![String::new(), truncate_to_width(&line, width, "")]
     }
 }
@@ -97,6 +116,23 @@ mod tests {
         l.tick(t0 + Duration::from_millis(800));
         assert_eq!(l.frame(), 0);
         assert_eq!(l.render(4), vec!["".to_owned(), " ⠋ W".to_owned()]);
+    }
+
+    #[test]
+    fn custom_frames_are_drawn_verbatim_and_restored() {
+        let mut l = Loader::new(Arc::new(Theme::dark(ColorMode::NoColor)), "Busy");
+        let t0 = l.started;
+        l.set_frames(Some((
+            vec!["a".into(), "b".into()],
+            Some(Duration::from_millis(10)),
+        )));
+        assert_eq!(l.render(20)[1], " a Busy");
+        assert!(l.tick(t0 + Duration::from_millis(10)));
+        assert_eq!(l.render(20)[1], " b Busy");
+        l.set_frames(Some((Vec::new(), None)));
+        assert_eq!(l.render(20)[1], " Busy");
+        l.set_frames(None);
+        assert_eq!(l.render(20)[1], " ⠋ Busy");
     }
 
     #[test]

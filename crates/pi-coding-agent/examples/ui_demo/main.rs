@@ -13,11 +13,13 @@ use std::process::ExitCode;
 use pi_coding_agent::extensions::ExtensionSet;
 
 mod extension;
+mod parts;
 mod render;
 
 fn main() -> ExitCode {
     let mut extensions = ExtensionSet::default();
     extensions.push(extension::UiDemo::default());
     extensions.push(render::RenderDemo::default());
+    extensions.push(parts::PartsDemo::default());
     pi_coding_agent::cli::run_main(extensions)
 }

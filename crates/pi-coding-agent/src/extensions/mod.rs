@@ -64,6 +64,7 @@ mod render;
 mod run_events;
 mod runner;
 mod ui;
+mod ui_parts;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -84,6 +85,10 @@ pub use render::{
 pub use run_events::*;
 pub use runner::{BeforeAgentStartOutcome, ErrorListener, ExtensionErrorReport, ExtensionRunner};
 pub use ui::{DialogOptions, ExtensionUi, NoUi, NotifyLevel, WidgetPlacement, within_dialog};
+pub use ui_parts::{
+    AutocompleteProvider, AutocompleteProviders, CompletionItem, Completions, EditorComponentFn,
+    HeaderFn, SetThemeError, TerminalInput, TerminalInputFn, TerminalInputHandle, WorkingIndicator,
+};
 
 /// `context` handlers as the agent's `transform_context`.
 struct ContextHook(Arc<ExtensionRunner>);

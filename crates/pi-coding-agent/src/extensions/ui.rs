@@ -11,6 +11,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::render::{ExtensionComponent, FooterFn};
+use super::ui_parts::{
+    AutocompleteProvider, EditorComponentFn, HeaderFn, SetThemeError, TerminalInputFn,
+    TerminalInputHandle, WorkingIndicator,
+};
+use std::sync::Arc;
 
 /// How long a dialog may stay open, and a token that dismisses it.
 #[derive(Debug, Clone, Default)]
@@ -149,6 +154,63 @@ pub trait ExtensionUi: Send + Sync {
     /// without a terminal, as in pi's rpc mode).
     fn set_footer(&self, footer: Option<FooterFn>) {
         let _ = footer;
+    }
+
+    /// Replaces the start-up header with `header`'s lines; `None`
+    /// restores the built-in one (pi's `setHeader`; a no-op without a
+    /// terminal, as in pi's rpc mode).
+    fn set_header(&self, header: Option<HeaderFn>) {
+        let _ = header;
+    }
+
+    /// Sets (`Some`) or restores (`None`: pi's spinner) the working
+    /// indicator (pi's `setWorkingIndicator`; a no-op without a terminal).
+    fn set_working_indicator(&self, indicator: Option<WorkingIndicator>) {
+        let _ = indicator;
+    }
+
+    /// Shows or hides the working row while the agent works (pi's
+    /// `setWorkingVisible`; a no-op without a terminal).
+    fn set_working_visible(&self, visible: bool) {
+        let _ = visible;
+    }
+
+    /// The current theme's name (`None` without a terminal).
+    fn theme_name(&self) -> Option<String> {
+        None
+    }
+
+    /// Every theme's name (pi's `getAllThemes`, without the paths; rpc: `[]`).
+    fn themes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Switches to the theme `name` and saves it as the `theme` setting
+    /// (pi's `setTheme`; rpc: not supported).
+    fn set_theme(&self, name: &str) -> Result<(), SetThemeError> {
+        let _ = name;
+        Err(SetThemeError::Unsupported)
+    }
+
+    /// Adds completions for the editor, asked before the ones added
+    /// earlier and the built-in ones (pi's `addAutocompleteProvider`; a
+    /// no-op without a terminal).
+    fn add_autocomplete_provider(&self, provider: Arc<dyn AutocompleteProvider>) {
+        let _ = provider;
+    }
+
+    /// Listens to the keys before the editor and the app's bindings (pi's
+    /// `onTerminalInput`; without a terminal nothing is heard).
+    fn on_terminal_input(&self, listener: TerminalInputFn) -> TerminalInputHandle {
+        let _ = listener;
+        TerminalInputHandle::none()
+    }
+
+    /// Replaces the editor with the component `factory` builds; `None`
+    /// restores the built-in editor (pi's `setEditorComponent`; a no-op
+    /// without a terminal).
+    fn set_editor_component(&self, factory: Option<EditorComponentFn>) {
+        let _ = factory;
     }
 
     /// Shows `component` in the editor's place (or, with `overlay`, over

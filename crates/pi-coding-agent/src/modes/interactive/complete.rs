@@ -10,7 +10,7 @@ use pi_tui::editor::{
 };
 
 use super::files::file_suggestions;
-use crate::extensions::CompletionFn;
+use crate::extensions::{AutocompleteProviders, CompletionFn};
 
 /// The slash commands with their descriptions.
 pub const COMMANDS: [(&str, &str); 19] = [
@@ -59,6 +59,8 @@ pub struct Completer {
     models: Vec<String>,
     /// The extensions' commands (after the built-in ones, which win).
     extension_commands: Vec<ExtensionCommand>,
+    /// The completions extensions added, asked first.
+    providers: AutocompleteProviders,
 }
 
 impl Completer {
@@ -68,7 +70,15 @@ impl Completer {
             cwd,
             models: Vec::new(),
             extension_commands: Vec::new(),
+            providers: AutocompleteProviders::default(),
         }
+    }
+
+    /// Asks the extensions' `providers` first (pi's
+    /// `addAutocompleteProvider` wrappers around the built-in provider).
+    pub fn with_providers(mut self, providers: AutocompleteProviders) -> Self {
+        self.providers = providers;
+        self
     }
 
     /// Offers the extensions' `commands` in the `/` menu (a name a
@@ -180,6 +190,20 @@ fn path_items(cwd: &Path, word: &str) -> Vec<CompletionItem> {
 impl AutocompleteProvider for Completer {
     fn suggest(&mut self, request: &CompletionRequest<'_>) -> Option<Suggestions> {
         let before = request.before_cursor();
+        if let Some(line) = request.lines.get(request.line)
+            && let Some(found) = self.providers.complete(line, request.col)
+            && before.ends_with(&found.prefix)
+        {
+            let items = found
+                .items
+                .into_iter()
+                .map(|i| CompletionItem::new(i.value).with_label(i.label))
+                .collect();
+            return Some(Suggestions {
+                prefix: found.prefix,
+                items,
+            });
+        }
         if request.line == 0 && before.starts_with('/') {
             if let Some(query) = before.strip_prefix("/model ") {
                 let items: Vec<CompletionItem> = self

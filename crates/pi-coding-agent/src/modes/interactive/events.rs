@@ -18,7 +18,8 @@ use tokio::sync::oneshot;
 use crate::app::{App, AppEvent, BashResult, SessionEvent, TreeNavigation};
 use crate::auth::{LoginEvent, OAuthError, OAuthProvider};
 use crate::extensions::{
-    ExtensionComponent, ExtensionErrorReport, FooterFn, NotifyLevel, WidgetPlacement,
+    AutocompleteProviders, EditorComponentFn, ExtensionComponent, ExtensionErrorReport, FooterFn,
+    HeaderFn, NotifyLevel, TerminalInputFn, WidgetPlacement, WorkingIndicator,
 };
 use crate::messages::CodingMessage;
 
@@ -127,6 +128,27 @@ pub enum ExtensionCall {
     Custom(CustomRequest),
     /// An extension's footer (`None`: the built-in one).
     Footer(FooterRequest),
+    /// An extension's header (`None`: the built-in one).
+    Header(Opaque<Option<HeaderFn>>),
+    /// The working indicator (`None`: pi's spinner).
+    WorkingIndicator(Option<WorkingIndicator>),
+    /// Shows or hides the working row.
+    WorkingVisible(bool),
+    /// Switches to a theme (already loaded) and saves its name.
+    Theme(Opaque<(String, pi_tui::theme::Theme)>),
+    /// Adds (`Some`) or removes the terminal input listener `id`.
+    TerminalInput(u64, Opaque<Option<TerminalInputFn>>),
+    /// An extension's editor (`None`: the built-in one).
+    EditorComponent(Opaque<Option<EditorComponentFn>>),
+}
+
+/// A payload shown as `..` in debug output (closures, themes).
+pub struct Opaque<T>(pub T);
+
+impl<T> std::fmt::Debug for Opaque<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("..")
+    }
 }
 
 /// An extension's footer (`None`: the built-in one).
@@ -230,6 +252,14 @@ pub struct ExtensionMirror {
     pub editor_text: Mutex<String>,
     /// Tool output expanded.
     pub tools_expanded: std::sync::atomic::AtomicBool,
+    /// The theme's name, the known themes and the colour mode.
+    pub themes: Mutex<(
+        String,
+        crate::themes::ThemeCatalog,
+        Option<pi_tui::theme::ColorMode>,
+    )>,
+    /// The completions extensions added (the editor's completer asks them).
+    pub autocomplete: AutocompleteProviders,
 }
 
 /// The result of a tree move run in the background.

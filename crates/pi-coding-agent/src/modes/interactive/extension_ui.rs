@@ -14,13 +14,15 @@ use tokio::sync::oneshot;
 
 use serde_json::Value;
 
+use super::events::Opaque;
 use super::events::{
     CustomRequest, DialogKind, DialogRequest, ExtensionCall, ExtensionMirror, ExtensionRequest,
     FooterRequest, UiEvent,
 };
 use crate::extensions::{
-    DialogOptions, ExtensionComponent, ExtensionUi, FooterFn, NotifyLevel, WidgetPlacement,
-    within_dialog,
+    AutocompleteProvider, DialogOptions, EditorComponentFn, ExtensionComponent, ExtensionUi,
+    FooterFn, HeaderFn, NotifyLevel, SetThemeError, TerminalInputFn, TerminalInputHandle,
+    WidgetPlacement, WorkingIndicator, within_dialog,
 };
 
 /// The interactive terminal as [`ExtensionUi`].
@@ -192,6 +194,71 @@ impl ExtensionUi for TerminalUi {
 
     fn set_footer(&self, footer: Option<FooterFn>) {
         self.send(ExtensionCall::Footer(FooterRequest(footer)));
+    }
+
+    fn set_header(&self, header: Option<HeaderFn>) {
+        self.send(ExtensionCall::Header(Opaque(header)));
+    }
+
+    fn set_working_indicator(&self, indicator: Option<WorkingIndicator>) {
+        self.send(ExtensionCall::WorkingIndicator(indicator));
+    }
+
+    fn set_working_visible(&self, visible: bool) {
+        self.send(ExtensionCall::WorkingVisible(visible));
+    }
+
+    fn theme_name(&self) -> Option<String> {
+        let themes = self
+            .mirror
+            .themes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        Some(themes.0.clone())
+    }
+
+    fn themes(&self) -> Vec<String> {
+        let themes = self
+            .mirror
+            .themes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        themes.1.names()
+    }
+
+    fn set_theme(&self, name: &str) -> Result<(), SetThemeError> {
+        let mut themes = self
+            .mirror
+            .themes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mode = themes.2.unwrap_or(pi_tui::theme::ColorMode::TrueColor);
+        let theme = themes
+            .1
+            .load(name, mode)
+            .map_err(|e| SetThemeError::Load(e.to_string()))?;
+        name.clone_into(&mut themes.0);
+        drop(themes);
+        self.send(ExtensionCall::Theme(Opaque((name.to_owned(), theme))));
+        Ok(())
+    }
+
+    fn add_autocomplete_provider(&self, provider: Arc<dyn AutocompleteProvider>) {
+        self.mirror.autocomplete.add(provider);
+    }
+
+    fn on_terminal_input(&self, listener: TerminalInputFn) -> TerminalInputHandle {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.send(ExtensionCall::TerminalInput(id, Opaque(Some(listener))));
+        let tx = self.tx.clone();
+        TerminalInputHandle::new(move || {
+            let call = ExtensionCall::TerminalInput(id, Opaque(None));
+            let _ = tx.send(UiEvent::Extension(ExtensionRequest::new(call)));
+        })
+    }
+
+    fn set_editor_component(&self, factory: Option<EditorComponentFn>) {
+        self.send(ExtensionCall::EditorComponent(Opaque(factory)));
     }
 
     async fn custom(&self, component: Box<dyn ExtensionComponent>, overlay: bool) -> Option<Value> {

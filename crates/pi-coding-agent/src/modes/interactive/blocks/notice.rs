@@ -37,6 +37,9 @@ pub enum Notice {
         /// The version shown after `pi`.
         version: String,
     },
+    /// An extension's header (pi's `setHeader`); the built-in one when it
+    /// fails.
+    CustomHeader(crate::extensions::HeaderFn),
 }
 
 /// The startup hints, expanded form.
@@ -116,6 +119,23 @@ impl Notice {
                 lines.extend(body.render(t, width, 1));
                 lines.push(String::new());
                 lines.push(rule(t, Token::Border, width));
+            }
+            Self::CustomHeader(header) => {
+                let theme: &pi_tui::theme::Theme = t;
+                match crate::extensions::run_hook(|| Ok(header(width, theme))) {
+                    Some(custom) => lines.extend(
+                        custom
+                            .iter()
+                            .flat_map(|l| l.split('\n'))
+                            .map(|l| pi_tui::text::truncate_to_width(l, width, "")),
+                    ),
+                    None => {
+                        let mut builtin = Self::Header {
+                            version: crate::VERSION.to_owned(),
+                        };
+                        lines = builtin.render(ctx, width);
+                    }
+                }
             }
             Self::Header { version } => {
                 let hint = |key: &str, text: &str| {

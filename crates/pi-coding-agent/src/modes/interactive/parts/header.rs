@@ -6,15 +6,18 @@
 use crate::modes::interactive::blocks::Notice;
 
 /// The startup header.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Header {
     version: String,
+    /// An extension's header (pi's `setHeader`), drawn instead.
+    pub custom: Option<crate::extensions::HeaderFn>,
 }
 
 impl Default for Header {
     fn default() -> Self {
         Self {
             version: crate::VERSION.to_owned(),
+            custom: None,
         }
     }
 }
@@ -22,8 +25,11 @@ impl Default for Header {
 impl Header {
     /// The header as the chat's first block.
     pub fn block(&self) -> Notice {
-        Notice::Header {
-            version: self.version.clone(),
+        match &self.custom {
+            Some(header) => Notice::CustomHeader(std::sync::Arc::clone(header)),
+            None => Notice::Header {
+                version: self.version.clone(),
+            },
         }
     }
 }

@@ -20,7 +20,7 @@ impl Ui {
         let now = Instant::now();
         match event {
             UiEvent::AgentStart => {
-                self.status = Status::busy(&self.theme, &self.working_message());
+                self.status = self.working_status();
             }
             UiEvent::AgentEnd => {
                 self.transcript.agent_end(now);
@@ -106,7 +106,7 @@ impl Ui {
                 ..
             } => {
                 self.status = if self.app.agent.is_streaming() {
-                    Status::busy(&self.theme, &self.working_message())
+                    self.working_status()
                 } else {
                     Status::Idle
                 };

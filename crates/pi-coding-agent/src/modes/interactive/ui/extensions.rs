@@ -68,6 +68,14 @@ pub(crate) struct ExtensionState {
     dialog: Option<(u64, bool, Weak<()>)>,
     /// An extension's footer, drawn instead of the built-in one.
     pub footer: Option<FooterFn>,
+    /// The working indicator (`None`: pi's spinner).
+    pub indicator: Option<crate::extensions::WorkingIndicator>,
+    /// The working row hidden (pi's `setWorkingVisible(false)`).
+    pub working_hidden: bool,
+    /// Terminal input listeners, oldest first, by id.
+    pub listeners: Vec<(u64, crate::extensions::TerminalInputFn)>,
+    /// An extension's editor, shown instead of the built-in one.
+    pub editor_component: Option<Box<dyn crate::extensions::ExtensionComponent>>,
     /// The shortcuts that may be used: parsed key, index in the runner's list.
     shortcuts: Vec<(KeyCombo, usize)>,
 }
@@ -282,6 +290,7 @@ impl Ui {
             .mirror
             .tools_expanded
             .store(self.view.expanded, Ordering::Relaxed);
+        self.sync_theme_mirror();
     }
 
     /// The title an extension set, for the terminal loop to write.
@@ -371,6 +380,12 @@ impl Ui {
                 }
             }
             ExtensionCall::Footer(FooterRequest(footer)) => self.ext.footer = footer,
+            call @ (ExtensionCall::Header(_)
+            | ExtensionCall::WorkingIndicator(_)
+            | ExtensionCall::WorkingVisible(_)
+            | ExtensionCall::Theme(_)
+            | ExtensionCall::TerminalInput(..)
+            | ExtensionCall::EditorComponent(_)) => self.extension_part_call(call),
             ExtensionCall::Error(report) => {
                 let text = format!(
                     "Extension \"{}\" error: {}",

@@ -19,6 +19,10 @@ impl Ui {
         if key.kind == KeyEventKind::Release {
             return Effect::None;
         }
+        if let Some(effect) = self.terminal_input(&key) {
+            self.update_border();
+            return effect;
+        }
         if let Some(outcome) = self.overlays.handle_key(&key) {
             return self.outcome(outcome);
         }
@@ -29,6 +33,8 @@ impl Ui {
         {
             cancel.cancel();
             Effect::None
+        } else if let Some(effect) = self.editor_component_key(&key) {
+            effect
         } else if self.extension_shortcut(&key) {
             Effect::None
         } else if let Some(action) = self.key_action(&key) {
@@ -43,7 +49,10 @@ impl Ui {
     /// Pasted text: for the overlay or the slot component that takes input,
     /// else the editor.
     pub fn handle_paste(&mut self, text: &str) {
-        if !self.overlays.paste(text) && !self.slot.paste(text) {
+        if !self.overlays.paste(text)
+            && !self.slot.paste(text)
+            && !self.editor_component_paste(text)
+        {
             self.editor.handle_paste(text);
         }
     }

@@ -17,6 +17,7 @@
 
 mod app_events;
 mod dispatch;
+mod ext_parts;
 mod extensions;
 mod info;
 mod keys;
@@ -148,10 +149,12 @@ impl Ui {
                 completions: c.completions.clone(),
             })
             .collect();
+        let ext = extensions::ExtensionState::default();
         editor.set_autocomplete(Box::new(
             Completer::new(app.cwd.clone())
                 .with_models(models)
-                .with_extension_commands(commands),
+                .with_extension_commands(commands)
+                .with_providers(ext.mirror.autocomplete.clone()),
         ));
         let renderers = Arc::new(ExtRenderers::from_runner(&app.extensions));
         let mut ui = Self {
@@ -176,7 +179,7 @@ impl Ui {
             last_escape: None,
             tx,
             home: dirs::home_dir(),
-            ext: extensions::ExtensionState::default(),
+            ext,
         };
         ui.transcript.notice(ui.header.block());
         ui.load_session();
@@ -294,12 +297,14 @@ impl Ui {
         let mut lines = Vec::new();
         self.transcript.live_lines(&ctx, width, rows, &mut lines);
         self.queue.render(&ctx, width, &mut lines);
-        self.status.render(width, &mut lines);
+        if !self.working_hidden() {
+            self.status.render(width, &mut lines);
+        }
         self.widgets
             .render(Placement::AboveEditor, width, &mut lines);
         match self.slot.render(width, rows) {
             Some(in_place) => lines.extend(in_place),
-            None => lines.extend(self.editor.render(width, (rows * 3 / 10).max(5))),
+            None => self.editor_lines(width, rows, &mut lines),
         }
         self.widgets
             .render(Placement::BelowEditor, width, &mut lines);
@@ -329,6 +334,9 @@ impl Ui {
     }
 }
 
+#[cfg(test)]
+#[path = "ext_parts_tests.rs"]
+mod ext_parts_tests;
 #[cfg(test)]
 #[path = "slots_tests.rs"]
 mod slots_tests;
