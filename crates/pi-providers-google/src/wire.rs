@@ -297,7 +297,6 @@ fn js_number<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok,
     // |x| < 2^53 with no fraction converts to i64 exactly.
     const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
     match *value {
-        #[allow(clippy::cast_possible_truncation)]
         Some(x) if x.fract() == 0.0 && x.abs() < MAX_EXACT => serializer.serialize_i64(x as i64),
         Some(x) => serializer.serialize_f64(x),
         None => serializer.serialize_none(),

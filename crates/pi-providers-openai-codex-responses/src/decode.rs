@@ -262,9 +262,7 @@ pub(crate) fn error_message_at(status: u16, body: &str, now: i64) -> String {
         let minutes = field("resets_at").and_then(Value::as_f64).map(|resets_at| {
             let minutes = ((resets_at * 1000.0 - now as f64) / 60_000.0 + 0.5).floor();
             // Bounded by the float's range; pi prints whole minutes.
-            #[allow(clippy::cast_possible_truncation)]
-            let minutes = minutes.max(0.0) as i64;
-            minutes
+            minutes.max(0.0) as i64
         });
         Some(usage_limit_message(plan, minutes))
     } else {

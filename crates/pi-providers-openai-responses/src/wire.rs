@@ -71,7 +71,6 @@ pub fn js_integral(v: f64) -> Option<i64> {
     /// 2^53: the largest integer an `f64` holds exactly.
     const MAX_SAFE: f64 = 9_007_199_254_740_992.0;
     // The guard makes the cast exact.
-    #[allow(clippy::cast_possible_truncation)]
     (v.fract() == 0.0 && v.abs() <= MAX_SAFE).then_some(v as i64)
 }
 

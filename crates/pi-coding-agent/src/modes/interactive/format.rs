@@ -9,7 +9,6 @@ use std::path::Path;
 /// else rounded (`12M`).
 pub fn format_tokens(count: u64) -> String {
     // Counts are far below 2^52, so the f64 conversions are exact.
-    #[allow(clippy::cast_precision_loss)]
     let n = count as f64;
     if count < 1_000 {
         count.to_string()
@@ -39,9 +38,7 @@ pub fn fixed(x: f64, digits: i32) -> String {
 /// `Math.round`: halves round up.
 fn js_round(x: f64) -> i64 {
     // Rounded values of token counts fit an i64.
-    #[allow(clippy::cast_possible_truncation)]
-    let rounded = (x + 0.5).floor() as i64;
-    rounded
+    (x + 0.5).floor() as i64
 }
 
 /// A count with `,` between thousands (`toLocaleString` in an English locale).
@@ -60,7 +57,6 @@ pub fn format_thousands(count: u64) -> String {
 /// Milliseconds as seconds with one decimal (`3.1s`).
 pub fn format_duration_ms(ms: u128) -> String {
     // Durations are far below 2^52 ms.
-    #[allow(clippy::cast_precision_loss)]
     let seconds = ms as f64 / 1_000.0;
     format!("{seconds:.1}s")
 }

@@ -265,7 +265,6 @@ fn head_preview(theme: &Theme, text: &str, max: usize, expanded: bool) -> Vec<St
 
 fn format_size(bytes: u64) -> String {
     // Sizes are far below 2^52.
-    #[allow(clippy::cast_precision_loss)]
     let b = bytes as f64;
     if bytes < 1024 {
         format!("{bytes}B")

@@ -120,7 +120,6 @@ impl FooterInfo {
         let window = model.context_window;
         self.context_window = window;
         // Token counts are far below 2^52.
-        #[allow(clippy::cast_precision_loss)]
         let percent = (window > 0).then(|| tokens as f64 / window as f64 * 100.0);
         self.context_percent = if context_unknown { None } else { percent };
         self.model = Some(model.id.clone());

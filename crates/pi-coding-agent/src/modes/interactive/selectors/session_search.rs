@@ -98,7 +98,6 @@ fn search_text(session: &SessionInfo) -> String {
 
 /// The score of `session` for `query` (lower is better), `None` when it
 /// does not match.
-#[allow(clippy::cast_precision_loss)] // byte offsets in short texts
 pub fn match_session(session: &SessionInfo, query: &Query) -> Option<f64> {
     let text = search_text(session);
     match query {
