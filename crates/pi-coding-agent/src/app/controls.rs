@@ -62,7 +62,8 @@ fn percent_number<S: serde::Serializer>(percent: &Option<f64>, s: S) -> Result<S
     percent.map(js_number).serialize(s)
 }
 
-fn user_message(text: &str, images: Vec<ImageContent>) -> AgentMessage<CodingMessage> {
+/// A user message of `text` followed by `images`.
+pub(super) fn user_message(text: &str, images: Vec<ImageContent>) -> AgentMessage<CodingMessage> {
     let mut content = vec![pi_ai::UserBlock::text(text)];
     content.extend(images.into_iter().map(pi_ai::UserBlock::Image));
     AgentMessage::Standard(Message::User(pi_ai::UserMessage {

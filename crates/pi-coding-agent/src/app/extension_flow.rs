@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use pi_agent_core::{AgentError, AgentEvent, AgentMessage, PromptInput};
-use pi_ai::{ImageContent, Message, UserBlock};
+use pi_ai::ImageContent;
 use serde_json::json;
 
 use super::{App, AppError, lock};
@@ -40,16 +40,6 @@ impl InputSource {
             Self::Extension => "extension",
         }
     }
-}
-
-fn user_message(text: &str, images: &[ImageContent]) -> AgentMessage<CodingMessage> {
-    let mut content = vec![UserBlock::text(text)];
-    content.extend(images.iter().cloned().map(UserBlock::Image));
-    AgentMessage::Standard(Message::User(pi_ai::UserMessage {
-        content: content.into(),
-        timestamp: pi_ai::now_ms(),
-        ..Default::default()
-    }))
 }
 
 impl App {
@@ -132,7 +122,7 @@ impl App {
         } else {
             self.expand_input(&text)
         };
-        let mut messages = vec![user_message(&text, &images)];
+        let mut messages = vec![super::controls::user_message(&text, images.clone())];
         messages.append(&mut lock(&self.next_turn));
         let base = lock(&self.base_system_prompt).clone();
         let event = BeforeAgentStartEvent {

@@ -37,10 +37,7 @@ pub struct Discovery {
 pub fn discover(options: &DiscoveryOptions) -> Discovery {
     let mut found = Discovery::default();
     let resolve = |path: &str| {
-        let expanded = match path.strip_prefix("~/") {
-            Some(rest) => dirs::home_dir().unwrap_or_default().join(rest),
-            None => PathBuf::from(path),
-        };
+        let expanded = crate::config::expand_tilde(path, &dirs::home_dir().unwrap_or_default());
         if expanded.is_absolute() {
             expanded
         } else {

@@ -157,28 +157,33 @@ impl ExtensionSet {
 /// pi's `sourceInfo` of an extension: a file is `local` (its folder the
 /// base dir); a built-in or library extension named `<name>` or
 /// `<name:detail>` has source `name` (pi's inline factories: `<inline>`).
-pub fn source_info(extension_path: &str) -> serde_json::Value {
+pub fn source_info(extension_path: &str) -> crate::resources::discovery::SourceInfo {
     let inner = extension_path
         .strip_prefix('<')
         .and_then(|p| p.strip_suffix('>'));
-    let mut info = serde_json::json!({
-        "path": extension_path,
-        "source": "local",
-        "scope": "temporary",
-        "origin": "top-level",
-    });
-    match inner {
-        Some(inner) => {
-            let source = inner.split(':').next().filter(|s| !s.is_empty());
-            info["source"] = serde_json::json!(source.unwrap_or("temporary"));
-        }
-        None => {
-            if let Some(dir) = std::path::Path::new(extension_path).parent() {
-                info["baseDir"] = serde_json::json!(dir.display().to_string());
-            }
-        }
+    let (source, base_dir) = match inner {
+        Some(inner) => (
+            inner
+                .split(':')
+                .next()
+                .filter(|s| !s.is_empty())
+                .unwrap_or("temporary"),
+            None,
+        ),
+        None => (
+            "local",
+            std::path::Path::new(extension_path)
+                .parent()
+                .map(|dir| dir.display().to_string()),
+        ),
+    };
+    crate::resources::discovery::SourceInfo {
+        path: extension_path.to_owned(),
+        source: source.to_owned(),
+        scope: "temporary".to_owned(),
+        origin: "top-level".to_owned(),
+        base_dir,
     }
-    info
 }
 
 /// The command-line flags `extensions` register (each registers once more,
