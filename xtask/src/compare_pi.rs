@@ -10,7 +10,8 @@
 //!
 //! pi's CLI is looked up as `$PI_COMPARE_CLI` (a `dist/cli.js`), under each
 //! directory of `$NODE_PATH`, then as the `pi` on `PATH` (an npm install's
-//! link to `dist/cli.js`, or a `node_modules` next to that `bin`).
+//! link to `dist/cli.js`, or a `node_modules` next to that `bin`), then in
+//! `.tools/npm` (where `.ci/setup` installs the pinned copy).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -50,6 +51,13 @@ fn find_cli() -> Option<PathBuf> {
             );
         }
     }
+    // Where `.ci/setup` installs the pinned copy.
+    candidates.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../.tools/npm/node_modules")
+            .join(PACKAGE)
+            .join("dist/cli.js"),
+    );
     candidates.into_iter().find(|c| c.is_file())
 }
 

@@ -3,9 +3,9 @@
 //! every scenario of `fixtures/capture/rpc_client_scenarios.json`; each call
 //! and event is compared with pi 0.73.1's captured run.
 //!
-//! Needs `node` and the package: `PI_CODING_AGENT_PKG` names its directory
-//! (default `/work/pi-npm/node_modules/@mariozechner/pi-coding-agent`).
-//! Without them the test says so and passes; it never installs anything.
+//! Needs `node` and the package (`.ci/setup` installs it;
+//! `PI_CODING_AGENT_PKG` may name another copy): see
+//! `pi_test_support::external`.
 
 #![allow(
     clippy::unwrap_used,
@@ -17,36 +17,11 @@
 mod e2e_common;
 mod rpc_fixture;
 
-use std::path::PathBuf;
-use std::process::Command;
-
-const DEFAULT_PACKAGE: &str = "/work/pi-npm/node_modules/@mariozechner/pi-coding-agent";
-
-fn package() -> Option<PathBuf> {
-    let dir = std::env::var_os("PI_CODING_AGENT_PKG")
-        .map_or_else(|| PathBuf::from(DEFAULT_PACKAGE), PathBuf::from);
-    dir.join("dist/modes/rpc/rpc-client.js")
-        .is_file()
-        .then_some(dir)
-}
-
-fn node_works() -> bool {
-    Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn pis_rpc_client_drives_pi_rs_like_pi() {
-    let Some(package) = package() else {
-        eprintln!("skipped: pi's npm package not found (set PI_CODING_AGENT_PKG)");
+    let Some(package) = pi_test_support::external::pi_package() else {
         return;
     };
-    if !node_works() {
-        eprintln!("skipped: node not found");
-        return;
-    }
     let out = tempfile::tempdir().unwrap();
     let result = out.path().join("run.json");
     let dir = rpc_fixture::capture_dir();

@@ -168,14 +168,13 @@ async fn tools_answer_as_pi_did_for_every_captured_case() {
 }
 
 #[test]
-fn the_capture_is_reproducible_with_node_when_present() {
-    // Re-running pi's tools must give the committed capture; skipped
-    // without Node or without pi installed where capture.mjs looks for it.
-    let dist = Path::new("/work/pi-npm/node_modules/@mariozechner/pi-coding-agent/dist");
-    let node = std::process::Command::new("node").arg("--version").output();
-    if node.is_err() || !dist.exists() {
+fn the_capture_is_reproducible_with_pis_package() {
+    // Re-running pi's tools must give the committed capture (pi's package
+    // as `.ci/setup` installs it).
+    let Some(package) = pi_test_support::external::pi_package() else {
         return;
-    }
+    };
+    let dist = package.join("dist");
     let out_dir = tempfile::tempdir().unwrap();
     let script = out_dir.path().join("capture.mjs");
     fs::copy(capture_dir().join("capture.mjs"), &script).unwrap();

@@ -16,6 +16,8 @@
 //!   answers with canned (or broken) responses.
 //! - [`event_stream`]: recorded answers as AWS event-stream messages, for
 //!   the mock server of a wire that is not SSE.
+//! - [`external`]: tmux, Node and pi's npm package as `.ci/setup`
+//!   installs them (missing: a skip, or a failure under `CI=true`).
 //! - [`full_disk`]: a directory whose disk can be made full (a tmpfs, or
 //!   a file size limit on child processes).
 //! - [`e2e`]: the end-to-end scenarios every wire runs over real HTTP,
@@ -32,6 +34,7 @@ pub mod contexts;
 pub mod contract;
 pub mod e2e;
 pub mod event_stream;
+pub mod external;
 pub mod fixtures;
 pub mod full_disk;
 pub mod mock_server;

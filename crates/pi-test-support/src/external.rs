@@ -1,0 +1,78 @@
+//! External tools the tests run against (tmux, Node, pi's npm package),
+//! installed by `.ci/setup`. Without one a test says so and passes, except
+//! under `CI=true`, where a missing tool is a failure: CI runs the setup
+//! step first, so a skip there would hide a test that never ran.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository's root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root exists")
+}
+
+/// Where `.ci/setup` installs the tools (`<repo>/.tools`).
+pub fn tools_dir() -> PathBuf {
+    repo_root().join(".tools")
+}
+
+/// True when `CI` is set to something other than `false`/`0`.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// Decides about a prerequisite: `Some(found)` when present; when missing,
+/// `None` after saying so on stderr, or a panic under CI.
+pub fn require<T>(what: &str, found: Option<T>) -> Option<T> {
+    if found.is_none() {
+        assert!(
+            !in_ci(),
+            "{what} is missing and CI=true: run .ci/setup (a test must not skip in CI)"
+        );
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("skipped: {what} is missing (run .ci/setup)");
+        }
+    }
+    found
+}
+
+/// Whether `program --version` runs.
+pub fn runs(program: &str) -> bool {
+    Command::new(program)
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+        || Command::new(program)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+}
+
+/// `node` on PATH ([`require`]d).
+pub fn node() -> Option<()> {
+    require("node (Node 20+)", runs("node").then_some(()))
+}
+
+/// `tmux` on PATH ([`require`]d).
+pub fn tmux() -> Option<()> {
+    require("tmux", runs("tmux").then_some(()))
+}
+
+/// pi 0.73.1's npm package directory (`PI_CODING_AGENT_PKG`, else
+/// `.tools/npm/node_modules/@mariozechner/pi-coding-agent`), [`require`]d
+/// along with `node`.
+pub fn pi_package() -> Option<PathBuf> {
+    node()?;
+    let dir = std::env::var_os("PI_CODING_AGENT_PKG").map_or_else(
+        || tools_dir().join("npm/node_modules/@mariozechner/pi-coding-agent"),
+        PathBuf::from,
+    );
+    require(
+        "pi 0.73.1's npm package (PI_CODING_AGENT_PKG or .tools/npm)",
+        dir.join("dist/cli.js").is_file().then_some(dir),
+    )
+}
