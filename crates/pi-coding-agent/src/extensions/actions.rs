@@ -71,6 +71,12 @@ impl ExtensionHandle {
         Self { shared }
     }
 
+    /// A context over the same app (for calls made outside any handler:
+    /// an out-of-process host's requests).
+    pub(crate) fn context(&self) -> super::ExtensionContext {
+        super::ExtensionContext::new(Arc::clone(&self.shared))
+    }
+
     /// pi's `sendMessage`: a custom message. During a run it is delivered
     /// as `delivery` says; otherwise it starts a turn (`trigger_turn`) or
     /// is added to the transcript and saved.

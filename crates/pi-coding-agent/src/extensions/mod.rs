@@ -55,6 +55,7 @@ mod api;
 mod context;
 mod events;
 mod handler;
+pub mod host;
 pub mod loader;
 mod notify;
 mod panic_guard;

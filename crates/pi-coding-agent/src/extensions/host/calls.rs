@@ -1,0 +1,376 @@
+//! What a host asks of pi-rs on behalf of its extensions (the host → pi-rs
+//! requests of `docs/extension-protocol.md`), carried out through the same
+//! [`ExtensionHandle`] and [`ExtensionContext`] Rust extensions use.
+
+use std::path::Path;
+use std::sync::{PoisonError, RwLock};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::connection::Incoming;
+use super::protocol::RemoteError;
+use crate::extensions::{
+    CommandContext, Delivery, DialogOptions, ExtensionContext, ExtensionHandle, NewCustomMessage,
+    NotifyLevel, WidgetPlacement,
+};
+
+/// The host → pi-rs side of one host.
+#[derive(Default)]
+pub(super) struct Calls {
+    handle: RwLock<Option<ExtensionHandle>>,
+    /// Called when the connection goes down.
+    pub(super) on_down: RwLock<Option<Box<dyn Fn(&str) + Send + Sync>>>,
+}
+
+fn error(message: impl std::fmt::Display) -> RemoteError {
+    RemoteError {
+        message: message.to_string(),
+        stack: None,
+    }
+}
+
+fn str_arg<'a>(params: &'a Value, name: &str) -> Result<&'a str, RemoteError> {
+    params
+        .get(name)
+        .and_then(Value::as_str)
+        .ok_or_else(|| error(format!("missing string parameter `{name}`")))
+}
+
+fn delivery(options: &Value) -> Option<Delivery> {
+    match options.get("deliverAs").and_then(Value::as_str) {
+        Some("steer") => Some(Delivery::Steer),
+        Some("followUp") => Some(Delivery::FollowUp),
+        Some("nextTurn") => Some(Delivery::NextTurn),
+        _ => None,
+    }
+}
+
+fn dialog(options: &Value) -> DialogOptions {
+    DialogOptions {
+        timeout: options
+            .get("timeout")
+            .and_then(Value::as_u64)
+            .map(Duration::from_millis),
+        signal: None,
+    }
+}
+
+fn opt_str(value: Option<&Value>) -> Option<&str> {
+    value.and_then(Value::as_str)
+}
+
+impl Calls {
+    /// Ties the calls to the runtime of the app (each load registers again;
+    /// the last one is the app's).
+    pub(super) fn bind(&self, handle: ExtensionHandle) {
+        *self.handle.write().unwrap_or_else(PoisonError::into_inner) = Some(handle);
+    }
+
+    pub(super) fn handle(&self) -> Result<ExtensionHandle, RemoteError> {
+        self.handle
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .ok_or_else(|| error("Extension runtime not initialized"))
+    }
+
+    async fn call(&self, method: &str, params: Value) -> Result<Value, RemoteError> {
+        let pi = self.handle()?;
+        let ctx = pi.context();
+        match method {
+            "send_message" => {
+                let message: NewCustomMessage =
+                    serde_json::from_value(params.get("message").cloned().unwrap_or(Value::Null))
+                        .map_err(error)?;
+                let options = params.get("options").cloned().unwrap_or(Value::Null);
+                let trigger = options
+                    .get("triggerTurn")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                pi.send_message(message, delivery(&options), trigger)
+                    .await
+                    .map_err(error)?;
+            }
+            "send_user_message" => {
+                let content: pi_ai::UserContent =
+                    serde_json::from_value(params.get("content").cloned().unwrap_or(Value::Null))
+                        .map_err(error)?;
+                let (text, images) = split_content(content);
+                let options = params.get("options").cloned().unwrap_or(Value::Null);
+                pi.send_user_message(&text, images, delivery(&options))
+                    .await
+                    .map_err(error)?;
+            }
+            "append_entry" => pi
+                .append_entry(
+                    str_arg(&params, "customType")?,
+                    params.get("data").filter(|d| !d.is_null()).cloned(),
+                )
+                .map_err(error)?,
+            "set_session_name" => pi
+                .set_session_name(str_arg(&params, "name")?)
+                .map_err(error)?,
+            "set_label" => pi
+                .set_label(str_arg(&params, "entryId")?, opt_str(params.get("label")))
+                .map_err(error)?,
+            "set_active_tools" => {
+                let names: Vec<String> =
+                    serde_json::from_value(params.get("names").cloned().unwrap_or(json!([])))
+                        .map_err(error)?;
+                pi.set_active_tools(&names).map_err(error)?;
+            }
+            "set_model" => {
+                let provider = str_arg(&params, "provider")?;
+                let id = str_arg(&params, "id")?;
+                let model = ctx
+                    .with_model_registry(|r| r.find(Some(provider), id))
+                    .ok_or_else(|| error("Extension runtime not initialized"))?
+                    .map_err(error)?;
+                return pi.set_model(model).await.map(Value::Bool).map_err(error);
+            }
+            "set_thinking_level" => {
+                let level = params
+                    .get("level")
+                    .filter(|l| l.as_str() != Some("off"))
+                    .map(|l| serde_json::from_value(l.clone()))
+                    .transpose()
+                    .map_err(error)?;
+                pi.set_thinking_level(level).map_err(error)?;
+            }
+            "bus_emit" => pi.emit_bus(
+                str_arg(&params, "channel")?,
+                params.get("data").unwrap_or(&Value::Null),
+            ),
+            "api_key" => {
+                let provider = str_arg(&params, "provider")?;
+                let key = ctx
+                    .with_model_registry(|r| {
+                        r.models().iter().find(|m| m.provider == provider).cloned()
+                    })
+                    .flatten()
+                    .and_then(|m| ctx.api_key_for(&m));
+                return Ok(json!(key));
+            }
+            "context" => return context_call(&ctx, &params).await,
+            "ui" => return ui_call(&ctx, &params).await,
+            other => return Err(error(format!("unknown method: {other}"))),
+        }
+        Ok(Value::Null)
+    }
+}
+
+/// Text and images of a user message.
+fn split_content(content: pi_ai::UserContent) -> (String, Vec<pi_ai::ImageContent>) {
+    match content {
+        pi_ai::UserContent::Text(text) => (text, Vec::new()),
+        pi_ai::UserContent::Blocks(blocks) => {
+            let mut text = String::new();
+            let mut images = Vec::new();
+            for block in blocks {
+                match block {
+                    pi_ai::UserBlock::Text(t) => text.push_str(&t.text),
+                    pi_ai::UserBlock::Image(image) => images.push(image),
+                }
+            }
+            (text, images)
+        }
+    }
+}
+
+/// `ctx` actions (`ctx.abort()`, `ctx.compact()`, command-context session
+/// changes).
+async fn context_call(ctx: &ExtensionContext, params: &Value) -> Result<Value, RemoteError> {
+    let method = str_arg(params, "method")?;
+    let args = params.get("args").cloned().unwrap_or(Value::Null);
+    let command = CommandContext::new(ctx.clone());
+    let cancelled = |done: bool| json!({ "cancelled": !done });
+    Ok(match method {
+        "abort" => {
+            ctx.abort();
+            Value::Null
+        }
+        "shutdown" => {
+            ctx.shutdown();
+            Value::Null
+        }
+        "compact" => {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            ctx.compact(
+                opt_str(args.get("customInstructions")).map(str::to_owned),
+                move |result| {
+                    let _ = tx.send(result);
+                },
+            );
+            rx.await
+                .map_err(|_| error("compaction was dropped"))?
+                .map_err(error)?;
+            Value::Null
+        }
+        "waitForIdle" => {
+            command.wait_for_idle().await;
+            Value::Null
+        }
+        "newSession" => cancelled(
+            command
+                .new_session(opt_str(args.get("parentSession")).map(str::to_owned))
+                .await
+                .map_err(error)?,
+        ),
+        "fork" => cancelled(
+            command
+                .fork(str_arg(&args, "entryId")?)
+                .await
+                .map_err(error)?,
+        ),
+        "navigateTree" => cancelled(
+            command
+                .navigate_tree(
+                    str_arg(&args, "targetId")?,
+                    args.get("summarize")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                )
+                .await
+                .map_err(error)?,
+        ),
+        "switchSession" => cancelled(
+            command
+                .switch_session(Path::new(str_arg(&args, "sessionPath")?))
+                .await
+                .map_err(error)?,
+        ),
+        "reload" => {
+            command.reload().await.map_err(error)?;
+            Value::Null
+        }
+        other => return Err(error(format!("unknown context method: {other}"))),
+    })
+}
+
+/// `ctx.ui` calls.
+async fn ui_call(ctx: &ExtensionContext, params: &Value) -> Result<Value, RemoteError> {
+    let method = str_arg(params, "method")?;
+    let args = params
+        .get("args")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let arg = |i: usize| args.get(i).unwrap_or(&Value::Null);
+    let text = |i: usize| arg(i).as_str().unwrap_or_default().to_owned();
+    let ui = ctx.ui();
+    Ok(match method {
+        "select" => {
+            let options: Vec<String> = arg(1)
+                .as_array()
+                .map(|o| {
+                    o.iter()
+                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            json!(ui.select(&text(0), &options, dialog(arg(2))).await)
+        }
+        "confirm" => json!(ui.confirm(&text(0), &text(1), dialog(arg(2))).await),
+        "input" => json!(ui.input(&text(0), arg(1).as_str(), dialog(arg(2))).await),
+        "editor" => json!(ui.editor(&text(0), arg(1).as_str()).await),
+        "notify" => {
+            let level: Option<NotifyLevel> = serde_json::from_value(arg(1).clone()).ok();
+            ui.notify(&text(0), level);
+            Value::Null
+        }
+        "setStatus" => {
+            ui.set_status(&text(0), arg(1).as_str());
+            Value::Null
+        }
+        "setWidget" => {
+            let lines: Option<Vec<String>> = serde_json::from_value(arg(1).clone()).ok();
+            let placement: Option<WidgetPlacement> = arg(2)
+                .get("placement")
+                .and_then(|p| serde_json::from_value(p.clone()).ok());
+            ui.set_widget(&text(0), lines, placement);
+            Value::Null
+        }
+        "setTitle" => {
+            ui.set_title(&text(0));
+            Value::Null
+        }
+        "setEditorText" => {
+            ui.set_editor_text(&text(0));
+            Value::Null
+        }
+        "getEditorText" => json!(ui.editor_text()),
+        "pasteToEditor" => {
+            ui.paste_to_editor(&text(0));
+            Value::Null
+        }
+        "setWorkingMessage" => {
+            ui.set_working_message(arg(0).as_str());
+            Value::Null
+        }
+        "setHiddenThinkingLabel" => {
+            ui.set_hidden_thinking_label(arg(0).as_str());
+            Value::Null
+        }
+        "setToolsExpanded" => {
+            ui.set_tools_expanded(arg(0).as_bool().unwrap_or(false));
+            Value::Null
+        }
+        "getToolsExpanded" => json!(ui.tools_expanded()),
+        "setWorkingVisible" => {
+            ui.set_working_visible(arg(0).as_bool().unwrap_or(true));
+            Value::Null
+        }
+        "getAllThemes" => json!(
+            ui.themes()
+                .into_iter()
+                .map(|name| json!({ "name": name, "path": Value::Null }))
+                .collect::<Vec<_>>()
+        ),
+        "setTheme" => match ui.set_theme(&text(0)) {
+            Ok(()) => json!({ "success": true }),
+            Err(e) => json!({ "success": false, "error": e.to_string() }),
+        },
+        other => {
+            return Err(error(format!(
+                "ctx.ui.{other} is not supported by pi-rs yet"
+            )));
+        }
+    })
+}
+
+#[async_trait::async_trait]
+impl Incoming for Calls {
+    async fn request(&self, method: String, params: Value) -> Result<Value, RemoteError> {
+        self.call(&method, params).await
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        match method {
+            "log" => {
+                let message = params.get("message").and_then(Value::as_str).unwrap_or("");
+                match params.get("level").and_then(Value::as_str) {
+                    Some("error") => tracing::error!(target: "pi::extension_host", "{message}"),
+                    Some("warn") => tracing::warn!(target: "pi::extension_host", "{message}"),
+                    _ => tracing::debug!(target: "pi::extension_host", "{message}"),
+                }
+            }
+            "hello" => {
+                let protocol = params.get("protocol").and_then(Value::as_u64);
+                if protocol != Some(super::protocol::PROTOCOL) {
+                    tracing::error!(
+                        "extension host speaks protocol {protocol:?}, pi-rs speaks {}",
+                        super::protocol::PROTOCOL
+                    );
+                }
+            }
+            _ => tracing::debug!("extension host notification {method} ignored"),
+        }
+    }
+
+    fn down(&self, reason: &str) {
+        if let Some(on_down) = &*self.on_down.read().unwrap_or_else(PoisonError::into_inner) {
+            on_down(reason);
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! One connection to a host: requests both ways with ids, responses in any
+//! order, notifications, streaming tool updates and cancellation. The
+//! reader and the writer are tasks of their own; a closed socket or a line
+//! that is not a message puts the connection down and fails every request
+//! in flight.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use pi_ai::CancellationToken;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+use super::protocol::{Frame, RemoteError};
+
+/// Why a call to the host failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostError {
+    /// The host's code threw.
+    #[error("{message}")]
+    Remote {
+        /// The error's message.
+        message: String,
+        /// Its stack, if any.
+        stack: Option<String>,
+    },
+    /// The host is not running (it exited, closed the socket, or sent
+    /// garbage).
+    #[error("extension host is down: {0}")]
+    Down(String),
+    /// The host could not be started.
+    #[error("{0}")]
+    Start(String),
+}
+
+/// What the host asks of pi-rs.
+#[async_trait::async_trait]
+pub trait Incoming: Send + Sync {
+    /// A request: its result, or the error to answer with.
+    async fn request(&self, method: String, params: Value) -> Result<Value, RemoteError>;
+
+    /// A notification (`tool_update` is routed by the connection itself).
+    fn notify(&self, method: &str, params: Value);
+
+    /// The connection went down (called once).
+    fn down(&self, reason: &str);
+}
+
+struct Pending {
+    reply: oneshot::Sender<Result<Value, HostError>>,
+    updates: Option<mpsc::UnboundedSender<Value>>,
+}
+
+/// A live connection.
+pub struct Connection {
+    writer: mpsc::UnboundedSender<String>,
+    pending: Mutex<HashMap<u64, Pending>>,
+    next_id: AtomicU64,
+    down: Mutex<Option<String>>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("down", &self.down_reason())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Removes a request whose caller went away, and tells the host.
+struct InFlight<'a> {
+    connection: &'a Connection,
+    id: u64,
+    done: bool,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.connection.lock_pending().remove(&self.id);
+            self.connection
+                .send_notify("cancel", json!({ "id": self.id }));
+        }
+    }
+}
+
+impl Connection {
+    /// Starts the reader and writer tasks over `read` / `write`.
+    pub fn start<R, W>(read: R, write: W, incoming: Arc<dyn Incoming>) -> Arc<Self>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (writer, lines) = mpsc::unbounded_channel::<String>();
+        let connection = Arc::new(Self {
+            writer,
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            down: Mutex::new(None),
+        });
+        tokio::spawn(write_lines(write, lines));
+        tokio::spawn(read_frames(read, Arc::clone(&connection), incoming));
+        connection
+    }
+
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Pending>> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Why the connection is down (`None`: it is up).
+    pub fn down_reason(&self) -> Option<String> {
+        self.down
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn send(&self, frame: &Frame) -> bool {
+        self.writer.send(frame.to_line()).is_ok()
+    }
+
+    /// Sends a notification (dropped when the connection is down).
+    pub fn send_notify(&self, method: &str, params: Value) {
+        self.send(&Frame::Notify {
+            method: method.to_owned(),
+            params,
+        });
+    }
+
+    /// A request and its result.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, HostError> {
+        self.request_with(method, params, None, None).await
+    }
+
+    /// A request whose `tool_update` notifications go to `updates`, and
+    /// which `cancel` aborts on the host's side (the host still answers).
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        updates: Option<mpsc::UnboundedSender<Value>>,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Value, HostError> {
+        if let Some(reason) = self.down_reason() {
+            return Err(HostError::Down(reason));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (reply, answer) = oneshot::channel();
+        self.lock_pending().insert(id, Pending { reply, updates });
+        let mut in_flight = InFlight {
+            connection: self,
+            id,
+            done: false,
+        };
+        if !self.send(&Frame::Request {
+            id,
+            method: method.to_owned(),
+            params,
+        }) {
+            in_flight.done = true;
+            self.lock_pending().remove(&id);
+            return Err(HostError::Down("the connection is closed".into()));
+        }
+        let result = match cancel {
+            Some(token) => {
+                tokio::pin!(answer);
+                tokio::select! {
+                    result = &mut answer => result,
+                    () = token.cancelled() => {
+                        self.send_notify("cancel", json!({ "id": id }));
+                        answer.await
+                    }
+                }
+            }
+            None => answer.await,
+        };
+        in_flight.done = true;
+        result.unwrap_or_else(|_| Err(HostError::Down("the connection closed".into())))
+    }
+
+    fn answered(&self, id: u64, result: Result<Value, HostError>) {
+        if let Some(pending) = self.lock_pending().remove(&id) {
+            let _ = pending.reply.send(result);
+        }
+    }
+
+    fn update(&self, params: &Value) {
+        let Some(id) = params.get("id").and_then(Value::as_u64) else {
+            return;
+        };
+        if let Some(updates) = self
+            .lock_pending()
+            .get(&id)
+            .and_then(|p| p.updates.as_ref())
+        {
+            let _ = updates.send(params.get("partial").cloned().unwrap_or(Value::Null));
+        }
+    }
+
+    /// Puts the connection down: every request in flight fails.
+    fn go_down(&self, reason: &str) {
+        *self.down.lock().unwrap_or_else(PoisonError::into_inner) = Some(reason.to_owned());
+        let pending: Vec<Pending> = self.lock_pending().drain().map(|(_, p)| p).collect();
+        for p in pending {
+            let _ = p.reply.send(Err(HostError::Down(reason.to_owned())));
+        }
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut write: W,
+    mut lines: mpsc::UnboundedReceiver<String>,
+) {
+    while let Some(line) = lines.recv().await {
+        if write.write_all(line.as_bytes()).await.is_err() {
+            return;
+        }
+        // Write what is queued in one go before flushing.
+        while let Ok(more) = lines.try_recv() {
+            if write.write_all(more.as_bytes()).await.is_err() {
+                return;
+            }
+        }
+        if write.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn read_frames<R: AsyncRead + Unpin>(
+    read: R,
+    connection: Arc<Connection>,
+    incoming: Arc<dyn Incoming>,
+) {
+    let mut lines = BufReader::new(read).lines();
+    let reason = loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => break "it closed the connection".to_owned(),
+            Err(e) => break format!("reading from it failed: {e}"),
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let frame = match Frame::parse(&line) {
+            Ok(frame) => frame,
+            Err(e) => {
+                let shown: String = line.chars().take(120).collect();
+                break format!("it sent a line that is not a message ({e}): {shown}");
+            }
+        };
+        match frame {
+            Frame::Response { id, result, error } => connection.answered(
+                id,
+                match error {
+                    Some(e) => Err(HostError::Remote {
+                        message: e.message,
+                        stack: e.stack,
+                    }),
+                    None => Ok(result.unwrap_or(Value::Null)),
+                },
+            ),
+            Frame::Notify { method, params } if method == "tool_update" => {
+                connection.update(&params);
+            }
+            Frame::Notify { method, params } => incoming.notify(&method, params),
+            Frame::Request { id, method, params } => {
+                let incoming = Arc::clone(&incoming);
+                let connection = Arc::clone(&connection);
+                tokio::spawn(async move {
+                    let frame = match incoming.request(method, params).await {
+                        Ok(result) => Frame::Response {
+                            id,
+                            result: Some(result),
+                            error: None,
+                        },
+                        Err(error) => Frame::Response {
+                            id,
+                            result: None,
+                            error: Some(error),
+                        },
+                    };
+                    connection.send(&frame);
+                });
+            }
+        }
+    };
+    connection.go_down(&reason);
+    incoming.down(&reason);
+}
