@@ -15,12 +15,15 @@ use crate::extensions::{
     NotifyLevel, WidgetPlacement,
 };
 
+/// What runs when the connection goes down (the host reports it).
+pub(super) type DownFn = Box<dyn Fn(&str) + Send + Sync>;
+
 /// The host → pi-rs side of one host.
 #[derive(Default)]
 pub(super) struct Calls {
     handle: RwLock<Option<ExtensionHandle>>,
     /// Called when the connection goes down.
-    pub(super) on_down: RwLock<Option<Box<dyn Fn(&str) + Send + Sync>>>,
+    pub(super) on_down: RwLock<Option<DownFn>>,
 }
 
 fn error(message: impl std::fmt::Display) -> RemoteError {
