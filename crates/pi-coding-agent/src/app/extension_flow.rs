@@ -396,12 +396,14 @@ impl App {
                     .tools()
                     .iter()
                     .find(|r| r.tool.name() == name);
-                let summary = match registered {
-                    Some(r) => r
+                let runtime = lock(&self.runtime_tool_snippets).get(&name).cloned();
+                let summary = match (registered, runtime) {
+                    (_, Some(snippet)) => snippet,
+                    (Some(r), None) => r
                         .prompt_snippet
                         .clone()
                         .unwrap_or_else(|| r.tool.description().to_owned()),
-                    None => crate::tools::tool_summary(&name)
+                    (None, None) => crate::tools::tool_summary(&name)
                         .unwrap_or_default()
                         .to_owned(),
                 };
@@ -411,5 +413,35 @@ impl App {
         self.agent.set_tools(tools);
         lock(&self.prompt_options).tools = summaries;
         self.rebuild_system_prompt();
+    }
+
+    /// A tool an extension registers after load (pi's `registerTool`
+    /// from a handler or command): it becomes available and active, a
+    /// tool of the same name is replaced, and its prompt line and
+    /// guidelines join the system prompt.
+    pub fn register_runtime_tool(
+        &self,
+        tool: Arc<dyn pi_agent_core::AgentTool>,
+        prompt_snippet: Option<String>,
+        prompt_guidelines: &[String],
+    ) {
+        let name = tool.name().to_owned();
+        {
+            let mut available = lock(&self.available_tools);
+            available.retain(|t| t.name() != name);
+            available.push(Arc::clone(&tool));
+        }
+        let summary = prompt_snippet.unwrap_or_else(|| tool.description().to_owned());
+        lock(&self.runtime_tool_snippets).insert(name.clone(), summary);
+        let mut active: Vec<String> = self
+            .agent
+            .with_state(|s| s.tools.iter().map(|t| t.name().to_owned()).collect());
+        if !active.contains(&name) {
+            active.push(name);
+        }
+        lock(&self.prompt_options)
+            .guidelines
+            .extend(prompt_guidelines.iter().cloned());
+        self.set_active_tools(&active);
     }
 }

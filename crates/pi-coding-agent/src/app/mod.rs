@@ -111,6 +111,8 @@ pub struct App {
     base_system_prompt: Mutex<String>,
     /// Every tool that can be active (built-in and from extensions).
     available_tools: Mutex<Vec<Arc<dyn pi_agent_core::AgentTool>>>,
+    /// System prompt lines of tools extensions registered after load.
+    runtime_tool_snippets: Mutex<std::collections::HashMap<String, String>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -175,6 +175,21 @@ impl ExtensionHandle {
         Ok(())
     }
 
+    /// Registers `tool` after load (pi's `registerTool` from a handler or a
+    /// command): available and active at once, named like a built-in it
+    /// replaces it.
+    pub fn register_tool(
+        &self,
+        tool: Arc<dyn pi_agent_core::AgentTool>,
+        prompt_snippet: Option<String>,
+        prompt_guidelines: &[String],
+    ) -> Result<(), ExtensionError> {
+        self.shared
+            .app()?
+            .register_runtime_tool(tool, prompt_snippet, prompt_guidelines);
+        Ok(())
+    }
+
     /// The extension commands: `(name, description)`.
     pub fn commands(&self) -> Vec<(String, Option<String>)> {
         self.shared

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::connection::Incoming;
+use super::connection::{Incoming, Notifier};
 use super::protocol::RemoteError;
 use crate::extensions::{
     CommandContext, Delivery, DialogOptions, ExtensionContext, ExtensionHandle, NewCustomMessage,
@@ -22,6 +22,10 @@ pub(super) type DownFn = Box<dyn Fn(&str) + Send + Sync>;
 #[derive(Default)]
 pub(super) struct Calls {
     handle: RwLock<Option<ExtensionHandle>>,
+    /// Tokens of the host's requests in progress (its `cancel`).
+    cancels: super::streams::Cancels,
+    /// The host these calls belong to (tools registered later call it).
+    pub(super) host: RwLock<std::sync::Weak<super::Host>>,
     /// Called when the connection goes down.
     pub(super) on_down: RwLock<Option<DownFn>>,
 }
@@ -76,6 +80,39 @@ impl Calls {
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
             .ok_or_else(|| error("Extension runtime not initialized"))
+    }
+
+    /// Registrations after load: tools (pi's `registerTool` from a handler
+    /// or a command).
+    fn register(&self, params: Value) -> Result<Value, RemoteError> {
+        let pi = self.handle()?;
+        let host = self
+            .host
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .upgrade()
+            .ok_or_else(|| error("the extension host is gone"))?;
+        let ext = params.get("ext").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let tools: Vec<super::protocol::ToolSpec> =
+            serde_json::from_value(params.get("tools").cloned().unwrap_or(json!([])))
+                .map_err(error)?;
+        for spec in &tools {
+            let tool = super::hosted::HostTool::new(std::sync::Arc::clone(&host), ext, spec);
+            pi.register_tool(
+                std::sync::Arc::new(tool),
+                spec.prompt_snippet.clone(),
+                &spec.prompt_guidelines,
+            )
+            .map_err(error)?;
+        }
+        for kind in ["commands", "shortcuts", "flags", "messageRenderers"] {
+            if params.get(kind).and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
+                return Err(error(format!(
+                    "registering {kind} after an extension loaded is not supported by pi-rs"
+                )));
+            }
+        }
+        Ok(Value::Null)
     }
 
     async fn call(&self, method: &str, params: Value) -> Result<Value, RemoteError> {
@@ -344,8 +381,28 @@ async fn ui_call(ctx: &ExtensionContext, params: &Value) -> Result<Value, Remote
 
 #[async_trait::async_trait]
 impl Incoming for Calls {
-    async fn request(&self, method: String, params: Value) -> Result<Value, RemoteError> {
-        self.call(&method, params).await
+    async fn request(
+        &self,
+        id: u64,
+        method: String,
+        params: Value,
+        notifier: Notifier,
+    ) -> Result<Value, RemoteError> {
+        match method.as_str() {
+            "model_stream" | "builtin_tool" => {
+                let ctx = self.handle()?.context();
+                let cancel = self.cancels.token(id);
+                let result = if method == "model_stream" {
+                    super::streams::model_stream(&ctx, id, params, &notifier, cancel).await
+                } else {
+                    super::streams::builtin_tool(&ctx, id, params, &notifier, cancel).await
+                };
+                self.cancels.done(id);
+                result
+            }
+            "register" => self.register(params),
+            _ => self.call(&method, params).await,
+        }
     }
 
     fn notify(&self, method: &str, params: Value) {
@@ -356,6 +413,11 @@ impl Incoming for Calls {
                     Some("error") => tracing::error!(target: "pi::extension_host", "{message}"),
                     Some("warn") => tracing::warn!(target: "pi::extension_host", "{message}"),
                     _ => tracing::debug!(target: "pi::extension_host", "{message}"),
+                }
+            }
+            "cancel" => {
+                if let Some(id) = params.get("id").and_then(Value::as_u64) {
+                    self.cancels.cancel(id);
                 }
             }
             "hello" => {

@@ -35,11 +35,36 @@ pub enum HostError {
     Start(String),
 }
 
+/// Sends notifications on a connection (for an answer in progress:
+/// streaming updates tagged with the request's id).
+#[derive(Clone)]
+pub struct Notifier(mpsc::UnboundedSender<String>);
+
+impl Notifier {
+    /// Sends a notification (dropped when the connection is down).
+    pub fn notify(&self, method: &str, params: Value) {
+        let _ = self.0.send(
+            Frame::Notify {
+                method: method.to_owned(),
+                params,
+            }
+            .to_line(),
+        );
+    }
+}
+
 /// What the host asks of pi-rs.
 #[async_trait::async_trait]
 pub trait Incoming: Send + Sync {
-    /// A request: its result, or the error to answer with.
-    async fn request(&self, method: String, params: Value) -> Result<Value, RemoteError>;
+    /// Request `id`: its result, or the error to answer with; `notifier`
+    /// sends updates while it runs.
+    async fn request(
+        &self,
+        id: u64,
+        method: String,
+        params: Value,
+        notifier: Notifier,
+    ) -> Result<Value, RemoteError>;
 
     /// A notification (`tool_update` is routed by the connection itself).
     fn notify(&self, method: &str, params: Value);
@@ -269,8 +294,9 @@ async fn read_frames<R: AsyncRead + Unpin>(
             Frame::Request { id, method, params } => {
                 let incoming = Arc::clone(&incoming);
                 let connection = Arc::clone(&connection);
+                let notifier = Notifier(connection.writer.clone());
                 tokio::spawn(async move {
-                    let frame = match incoming.request(method, params).await {
+                    let frame = match incoming.request(id, method, params, notifier).await {
                         Ok(result) => Frame::Response {
                             id,
                             result: Some(result),

@@ -111,7 +111,7 @@ impl Extension for HostedExtension {
 }
 
 /// A tool whose `execute` runs in the host.
-struct HostTool {
+pub(super) struct HostTool {
     host: Arc<Host>,
     ext: usize,
     name: String,
@@ -122,7 +122,7 @@ struct HostTool {
 }
 
 impl HostTool {
-    fn new(host: Arc<Host>, ext: usize, spec: &ToolSpec) -> Self {
+    pub(super) fn new(host: Arc<Host>, ext: usize, spec: &ToolSpec) -> Self {
         Self {
             host,
             ext,

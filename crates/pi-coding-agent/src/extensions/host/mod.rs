@@ -13,6 +13,7 @@ pub mod install;
 mod mirror;
 mod process;
 pub mod protocol;
+mod streams;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -142,6 +143,11 @@ async fn start_one(kind: HostKind, files: &[PathBuf], options: HostOptions) -> H
         restarts: AtomicU32::new(0),
         stopping: AtomicBool::new(false),
     });
+    *host
+        .calls
+        .host
+        .write()
+        .unwrap_or_else(PoisonError::into_inner) = Arc::downgrade(&host);
     let loaded = match host.launch().await {
         Ok(loaded) => loaded,
         Err(error) => {
