@@ -34,6 +34,12 @@ pub trait RenderTheme: Send + Sync {
     fn underline(&self, text: &str) -> String;
     /// Struck-through `text`.
     fn strikethrough(&self, text: &str) -> String;
+
+    /// The colour names it knows (an out-of-process host builds its own
+    /// theme object from them); none by default.
+    fn tokens(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
 }
 
 /// A theme without colours or styles (tests, and places without a terminal).

@@ -106,7 +106,11 @@ impl Calls {
             .map_err(error)?;
         }
         for kind in ["commands", "shortcuts", "flags", "messageRenderers"] {
-            if params.get(kind).and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
+            if params
+                .get(kind)
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty())
+            {
                 return Err(error(format!(
                     "registering {kind} after an extension loaded is not supported by pi-rs"
                 )));

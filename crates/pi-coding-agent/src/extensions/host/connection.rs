@@ -73,8 +73,27 @@ pub trait Incoming: Send + Sync {
     fn down(&self, reason: &str);
 }
 
+/// Where a response goes: an async caller, or a thread blocked on it.
+enum Reply {
+    Async(oneshot::Sender<Result<Value, HostError>>),
+    Blocking(std::sync::mpsc::Sender<Result<Value, HostError>>),
+}
+
+impl Reply {
+    fn send(self, result: Result<Value, HostError>) {
+        match self {
+            Self::Async(reply) => {
+                let _ = reply.send(result);
+            }
+            Self::Blocking(reply) => {
+                let _ = reply.send(result);
+            }
+        }
+    }
+}
+
 struct Pending {
-    reply: oneshot::Sender<Result<Value, HostError>>,
+    reply: Reply,
     updates: Option<mpsc::UnboundedSender<Value>>,
 }
 
@@ -173,7 +192,13 @@ impl Connection {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (reply, answer) = oneshot::channel();
-        self.lock_pending().insert(id, Pending { reply, updates });
+        self.lock_pending().insert(
+            id,
+            Pending {
+                reply: Reply::Async(reply),
+                updates,
+            },
+        );
         let mut in_flight = InFlight {
             connection: self,
             id,
@@ -205,9 +230,54 @@ impl Connection {
         result.unwrap_or_else(|_| Err(HostError::Down("the connection closed".into())))
     }
 
+    /// A request from synchronous code (render hooks, components): waits
+    /// at most `timeout` for the answer, telling the async runtime it
+    /// blocks. `None` where it cannot wait (a single-threaded runtime) or
+    /// when the answer is late.
+    pub fn request_blocking(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: std::time::Duration,
+    ) -> Option<Result<Value, HostError>> {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        let in_runtime = match Handle::try_current() {
+            Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::CurrentThread => return None,
+            Ok(_) => true,
+            Err(_) => false,
+        };
+        if let Some(reason) = self.down_reason() {
+            return Some(Err(HostError::Down(reason)));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (reply, answer) = std::sync::mpsc::channel();
+        self.lock_pending().insert(
+            id,
+            Pending {
+                reply: Reply::Blocking(reply),
+                updates: None,
+            },
+        );
+        self.send(&Frame::Request {
+            id,
+            method: method.to_owned(),
+            params,
+        });
+        let wait = || answer.recv_timeout(timeout).ok();
+        let result = if in_runtime {
+            tokio::task::block_in_place(wait)
+        } else {
+            wait()
+        };
+        if result.is_none() {
+            self.lock_pending().remove(&id);
+        }
+        result
+    }
+
     fn answered(&self, id: u64, result: Result<Value, HostError>) {
         if let Some(pending) = self.lock_pending().remove(&id) {
-            let _ = pending.reply.send(result);
+            pending.reply.send(result);
         }
     }
 
@@ -229,7 +299,7 @@ impl Connection {
         *self.down.lock().unwrap_or_else(PoisonError::into_inner) = Some(reason.to_owned());
         let pending: Vec<Pending> = self.lock_pending().drain().map(|(_, p)| p).collect();
         for p in pending {
-            let _ = p.reply.send(Err(HostError::Down(reason.to_owned())));
+            p.reply.send(Err(HostError::Down(reason.to_owned())));
         }
     }
 }

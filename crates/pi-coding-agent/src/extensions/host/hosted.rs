@@ -10,7 +10,10 @@ use serde_json::{Value, json};
 
 use super::Host;
 use super::protocol::{Loaded, ToolSpec};
-use crate::extensions::{Extension, ExtensionApi, ExtensionError, FlagKind};
+use crate::extensions::{
+    Extension, ExtensionApi, ExtensionError, FlagKind, RegisteredTool, RenderShell,
+    ToolRenderContext,
+};
 
 /// Extension number `index` of a host.
 pub(super) struct HostedExtension {
@@ -52,6 +55,22 @@ impl Extension for HostedExtension {
             registered
                 .prompt_guidelines
                 .clone_from(&spec.prompt_guidelines);
+            render_hooks(registered, &self.host, ext, spec);
+        }
+        for custom_type in &self.loaded.message_renderers {
+            let host = Arc::clone(&self.host);
+            let kind = custom_type.clone();
+            api.register_message_renderer(custom_type, move |message, rctx| {
+                let params = json!({
+                    "kind": "message",
+                    "ext": ext,
+                    "customType": kind,
+                    "message": message,
+                    "expanded": rctx.expanded,
+                    "width": rctx.width,
+                });
+                Ok(host.render(params, rctx.theme))
+            });
         }
         for command in &self.loaded.commands {
             let host = Arc::clone(&self.host);
@@ -107,6 +126,50 @@ impl Extension for HostedExtension {
         for provider in &self.loaded.providers {
             api.register_provider(&provider.name, provider.config.clone());
         }
+    }
+}
+
+/// The tool's render hooks, drawn by the host.
+fn render_hooks(registered: &mut RegisteredTool, host: &Arc<Host>, ext: usize, spec: &ToolSpec) {
+    let context = |rctx: &ToolRenderContext<'_>| {
+        json!({
+            "toolCallId": rctx.tool_call_id,
+            "args": rctx.args,
+            "width": rctx.width,
+            "expanded": rctx.expanded,
+            "isPartial": rctx.is_partial,
+            "isError": rctx.is_error,
+            "executionStarted": rctx.execution_started,
+            "argsComplete": rctx.args_complete,
+        })
+    };
+    if spec.render_call {
+        let host = Arc::clone(host);
+        let name = spec.name.clone();
+        registered.set_render_call(move |args, rctx| {
+            let params = json!({
+                "kind": "call", "ext": ext, "name": name, "args": args, "context": context(rctx),
+                "width": rctx.width,
+            });
+            host.render(params, rctx.theme)
+                .ok_or_else(|| ExtensionError::new("no lines from the extension host"))
+        });
+    }
+    if spec.render_result {
+        let host = Arc::clone(host);
+        let name = spec.name.clone();
+        registered.set_render_result(move |result, options, rctx| {
+            let params = json!({
+                "kind": "result", "ext": ext, "name": name, "result": result,
+                "options": {"expanded": options.expanded, "isPartial": options.is_partial},
+                "context": context(rctx), "width": rctx.width,
+            });
+            host.render(params, rctx.theme)
+                .ok_or_else(|| ExtensionError::new("no lines from the extension host"))
+        });
+    }
+    if spec.render_shell.as_deref() == Some("self") {
+        registered.set_render_shell(RenderShell::SelfDrawn);
     }
 }
 

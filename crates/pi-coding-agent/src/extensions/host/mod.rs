@@ -13,10 +13,11 @@ pub mod install;
 mod mirror;
 mod process;
 pub mod protocol;
+mod render;
 mod streams;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use pi_ai::CancellationToken;
@@ -96,6 +97,8 @@ pub(crate) struct Host {
     mirror: tokio::sync::Mutex<Mirror>,
     restarts: AtomicU32,
     stopping: AtomicBool,
+    /// A fingerprint of the theme last sent with a `render` request.
+    theme_sent: AtomicU64,
 }
 
 /// Starts the hosts for `files` (script extensions, in load order) and
@@ -142,6 +145,7 @@ async fn start_one(kind: HostKind, files: &[PathBuf], options: HostOptions) -> H
         mirror: tokio::sync::Mutex::new(Mirror::default()),
         restarts: AtomicU32::new(0),
         stopping: AtomicBool::new(false),
+        theme_sent: AtomicU64::new(0),
     });
     *host
         .calls
@@ -223,6 +227,7 @@ impl Host {
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Some(connection);
         self.mirror.lock().await.reset();
+        self.theme_sent.store(0, Ordering::SeqCst);
         Ok(loaded)
     }
 
