@@ -117,6 +117,7 @@ export class FakePiRs {
 	async answer(msg) {
 		const script = this.answers.get(msg.method);
 		if (script === "manual") return; // the test answers with respond()
+		if (script) msg.__answered = true;
 		try {
 			const result = script ? await script(msg.params, msg) : null;
 			if (result && typeof result === "object" && "__error" in result) this.respond(msg.id, undefined, result.__error);
@@ -154,8 +155,8 @@ export class FakePiRs {
 
 	/** @param {(msg: any) => boolean} match @param {number} [timeout] */
 	waitFor(match, timeout = 5000) {
-		const seen = [...this.notifications, ...this.requests].find(match);
-		if (seen && !seen.__consumed) {
+		const seen = [...this.notifications, ...this.requests].find((m) => !m.__consumed && !m.__answered && match(m));
+		if (seen) {
 			seen.__consumed = true;
 			return Promise.resolve(seen);
 		}
@@ -173,8 +174,8 @@ export class FakePiRs {
 	}
 
 	/** @param {string} method @param {(params: any) => boolean} [where] */
-	waitNotify(method, where = () => true) {
-		return this.waitFor((m) => m.kind === "notify" && m.method === method && where(m.params));
+	waitNotify(method, where = () => true, timeout = 5000) {
+		return this.waitFor((m) => m.kind === "notify" && m.method === method && where(m.params), timeout);
 	}
 
 	/** @param {string} method @param {(params: any) => boolean} [where] */
