@@ -310,4 +310,19 @@ describe("components", () => {
 		pi.answers.delete("ui");
 		await pi.waitRequest("ui", (p) => p.method === "notify" && p.args[0] === "Dialog timed out (auto-cancelled)");
 	});
+
+	test("qna: BorderedLoader in a custom component, model_auth, complete(), editor text", async () => {
+		pi.answers.set("model_auth", () => ({ ok: true, apiKey: "k", headers: {} }));
+		pi.answers.set("model_stream", (params) => {
+			assert.equal(params.options.apiKey, "k");
+			return { role: "assistant", content: [{ type: "text", text: "Q: Why?\nA: " }], stopReason: "stop" };
+		});
+		pi.answers.set("ui", (p) => (p.method === "custom" ? new Promise(() => {}) : null));
+		await pi.request("command", { ext: ext("qna"), name: "qna", args: "" });
+		const done = pi.notifications.findLast((n) => n.method === "component_done");
+		assert.equal(done.params.value, "Q: Why?\nA: ");
+		assert.deepEqual(pi.ui("setEditorText").at(-1), ["Q: Why?\nA: "]);
+		assert.equal(lastNotify()[0], "Questions loaded. Edit and submit when ready.");
+		pi.answers.delete("ui");
+	});
 });
