@@ -262,6 +262,13 @@ pub trait ExtensionComponent: Send {
     fn paste(&mut self, text: &str) {
         let _ = text;
     }
+
+    /// A value the component closed with on its own, without a key (pi's
+    /// `done(value)` called later, e.g. after a model call); asked when
+    /// the UI is told to draw again ([`super::ExtensionUi::request_render`]).
+    fn poll_close(&mut self) -> Option<Value> {
+        None
+    }
 }
 
 #[cfg(test)]

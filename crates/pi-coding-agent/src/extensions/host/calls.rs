@@ -4,15 +4,13 @@
 
 use std::path::Path;
 use std::sync::{PoisonError, RwLock};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::connection::{Incoming, Notifier};
 use super::protocol::RemoteError;
 use crate::extensions::{
-    CommandContext, Delivery, DialogOptions, ExtensionContext, ExtensionHandle, NewCustomMessage,
-    NotifyLevel, WidgetPlacement,
+    CommandContext, Delivery, ExtensionContext, ExtensionHandle, NewCustomMessage,
 };
 
 /// What runs when the connection goes down (the host reports it).
@@ -50,16 +48,6 @@ fn delivery(options: &Value) -> Option<Delivery> {
         Some("followUp") => Some(Delivery::FollowUp),
         Some("nextTurn") => Some(Delivery::NextTurn),
         _ => None,
-    }
-}
-
-fn dialog(options: &Value) -> DialogOptions {
-    DialogOptions {
-        timeout: options
-            .get("timeout")
-            .and_then(Value::as_u64)
-            .map(Duration::from_millis),
-        signal: None,
     }
 }
 
@@ -105,7 +93,14 @@ impl Calls {
             )
             .map_err(error)?;
         }
-        for kind in ["commands", "shortcuts", "flags", "messageRenderers"] {
+        for kind in [
+            "commands",
+            "shortcuts",
+            "flags",
+            "messageRenderers",
+            "handlers",
+            "providers",
+        ] {
             if params
                 .get(kind)
                 .and_then(Value::as_array)
@@ -117,6 +112,79 @@ impl Calls {
             }
         }
         Ok(Value::Null)
+    }
+
+    /// `ui` calls that show a component the host draws: `custom`, and
+    /// `setFooter` / `setHeader` with `{component}` (`None`: not one).
+    async fn component_call(
+        &self,
+        ctx: &ExtensionContext,
+        params: &Value,
+    ) -> Option<Result<Value, RemoteError>> {
+        let method = params.get("method").and_then(Value::as_str)?;
+        let args = params.get("args").unwrap_or(&Value::Null);
+        let first = args.get(0).unwrap_or(&Value::Null);
+        let id = match method {
+            "custom" => args.get("component").and_then(Value::as_u64),
+            "setFooter" | "setHeader" | "setWidget" => {
+                let slot = if method == "setWidget" {
+                    args.get(1)
+                } else {
+                    Some(first)
+                };
+                match slot
+                    .and_then(|s| s.get("component"))
+                    .and_then(Value::as_u64)
+                {
+                    Some(id) => Some(id),
+                    None => return None,
+                }
+            }
+            _ => return None,
+        };
+        let host = self
+            .host
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .upgrade();
+        let (Some(host), Some(id)) = (host, id) else {
+            return Some(Err(error(format!("ctx.ui.{method}: no component"))));
+        };
+        let component = |kind| super::component::HostComponent {
+            host: std::sync::Arc::clone(&host),
+            id,
+            kind,
+        };
+        let ui = ctx.ui();
+        Some(match method {
+            "custom" => {
+                let overlay = args
+                    .get("overlay")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                ui.custom(Box::new(component("component")), overlay).await;
+                // Answered when the component is gone; its value went to the
+                // host through its own `done`.
+                Ok(Value::Null)
+            }
+            "setFooter" => {
+                let shown = component("footer");
+                ui.set_footer(Some(std::sync::Arc::new(move |width, theme| {
+                    shown.lines(width, theme)
+                })));
+                Ok(Value::Null)
+            }
+            "setHeader" => {
+                let shown = component("header");
+                ui.set_header(Some(std::sync::Arc::new(move |width, theme| {
+                    shown.lines(width, theme)
+                })));
+                Ok(Value::Null)
+            }
+            _ => Err(error(
+                "ctx.ui.setWidget with a component factory is not supported by pi-rs yet (pass lines)",
+            )),
+        })
     }
 
     async fn call(&self, method: &str, params: Value) -> Result<Value, RemoteError> {
@@ -196,8 +264,50 @@ impl Calls {
                     .and_then(|m| ctx.api_key_for(&m));
                 return Ok(json!(key));
             }
-            "context" => return context_call(&ctx, &params).await,
-            "ui" => return ui_call(&ctx, &params).await,
+            "model_auth" => {
+                let model = ctx
+                    .with_model_registry(|r| {
+                        r.find(
+                            opt_str(params.get("provider")),
+                            str_arg(&params, "id").unwrap_or(""),
+                        )
+                    })
+                    .ok_or_else(|| error("Extension runtime not initialized"))?;
+                return Ok(match model {
+                    Ok(model) => match ctx.api_key_for(&model) {
+                        Some(key) => json!({ "ok": true, "apiKey": key }),
+                        None => json!({
+                            "ok": false,
+                            "error": format!("No API key for {}/{}", model.provider, model.id),
+                        }),
+                    },
+                    Err(e) => json!({ "ok": false, "error": e.to_string() }),
+                });
+            }
+            "unregister" => {
+                return Err(error(
+                    "unregistering a provider after the extension loaded is not supported by pi-rs",
+                ));
+            }
+            "context" => {
+                let result = context_call(&ctx, &params).await;
+                // The host reads the new session as soon as it has the answer.
+                let host = self
+                    .host
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .upgrade();
+                if let Some(host) = host {
+                    host.sync_now(&ctx).await;
+                }
+                return result;
+            }
+            "ui" => {
+                if let Some(answer) = self.component_call(&ctx, &params).await {
+                    return answer;
+                }
+                return super::ui_calls::ui_call(&ctx, &params).await;
+            }
             other => return Err(error(format!("unknown method: {other}"))),
         }
         Ok(Value::Null)
@@ -292,97 +402,6 @@ async fn context_call(ctx: &ExtensionContext, params: &Value) -> Result<Value, R
     })
 }
 
-/// `ctx.ui` calls.
-async fn ui_call(ctx: &ExtensionContext, params: &Value) -> Result<Value, RemoteError> {
-    let method = str_arg(params, "method")?;
-    let args = params
-        .get("args")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let arg = |i: usize| args.get(i).unwrap_or(&Value::Null);
-    let text = |i: usize| arg(i).as_str().unwrap_or_default().to_owned();
-    let ui = ctx.ui();
-    Ok(match method {
-        "select" => {
-            let options: Vec<String> = arg(1)
-                .as_array()
-                .map(|o| {
-                    o.iter()
-                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
-            json!(ui.select(&text(0), &options, dialog(arg(2))).await)
-        }
-        "confirm" => json!(ui.confirm(&text(0), &text(1), dialog(arg(2))).await),
-        "input" => json!(ui.input(&text(0), arg(1).as_str(), dialog(arg(2))).await),
-        "editor" => json!(ui.editor(&text(0), arg(1).as_str()).await),
-        "notify" => {
-            let level: Option<NotifyLevel> = serde_json::from_value(arg(1).clone()).ok();
-            ui.notify(&text(0), level);
-            Value::Null
-        }
-        "setStatus" => {
-            ui.set_status(&text(0), arg(1).as_str());
-            Value::Null
-        }
-        "setWidget" => {
-            let lines: Option<Vec<String>> = serde_json::from_value(arg(1).clone()).ok();
-            let placement: Option<WidgetPlacement> = arg(2)
-                .get("placement")
-                .and_then(|p| serde_json::from_value(p.clone()).ok());
-            ui.set_widget(&text(0), lines, placement);
-            Value::Null
-        }
-        "setTitle" => {
-            ui.set_title(&text(0));
-            Value::Null
-        }
-        "setEditorText" => {
-            ui.set_editor_text(&text(0));
-            Value::Null
-        }
-        "getEditorText" => json!(ui.editor_text()),
-        "pasteToEditor" => {
-            ui.paste_to_editor(&text(0));
-            Value::Null
-        }
-        "setWorkingMessage" => {
-            ui.set_working_message(arg(0).as_str());
-            Value::Null
-        }
-        "setHiddenThinkingLabel" => {
-            ui.set_hidden_thinking_label(arg(0).as_str());
-            Value::Null
-        }
-        "setToolsExpanded" => {
-            ui.set_tools_expanded(arg(0).as_bool().unwrap_or(false));
-            Value::Null
-        }
-        "getToolsExpanded" => json!(ui.tools_expanded()),
-        "setWorkingVisible" => {
-            ui.set_working_visible(arg(0).as_bool().unwrap_or(true));
-            Value::Null
-        }
-        "getAllThemes" => json!(
-            ui.themes()
-                .into_iter()
-                .map(|name| json!({ "name": name, "path": Value::Null }))
-                .collect::<Vec<_>>()
-        ),
-        "setTheme" => match ui.set_theme(&text(0)) {
-            Ok(()) => json!({ "success": true }),
-            Err(e) => json!({ "success": false, "error": e.to_string() }),
-        },
-        other => {
-            return Err(error(format!(
-                "ctx.ui.{other} is not supported by pi-rs yet"
-            )));
-        }
-    })
-}
-
 #[async_trait::async_trait]
 impl Incoming for Calls {
     async fn request(
@@ -422,6 +441,26 @@ impl Incoming for Calls {
             "cancel" => {
                 if let Some(id) = params.get("id").and_then(Value::as_u64) {
                     self.cancels.cancel(id);
+                }
+            }
+            "component_done" => {
+                let host = self
+                    .host
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .upgrade();
+                if let (Some(host), Some(id)) =
+                    (host, params.get("component").and_then(Value::as_u64))
+                {
+                    host.component_done(id, params.get("value").cloned().unwrap_or(Value::Null));
+                }
+                if let Ok(pi) = self.handle() {
+                    pi.context().ui().request_render();
+                }
+            }
+            "redraw" => {
+                if let Ok(pi) = self.handle() {
+                    pi.context().ui().request_render();
                 }
             }
             "hello" => {

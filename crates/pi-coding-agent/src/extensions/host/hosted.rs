@@ -131,8 +131,11 @@ impl Extension for HostedExtension {
 
 /// The tool's render hooks, drawn by the host.
 fn render_hooks(registered: &mut RegisteredTool, host: &Arc<Host>, ext: usize, spec: &ToolSpec) {
-    let context = |rctx: &ToolRenderContext<'_>| {
+    let fields = move |kind: &str, name: &str, rctx: &ToolRenderContext<'_>| {
         json!({
+            "ext": ext,
+            "kind": kind,
+            "name": name,
             "toolCallId": rctx.tool_call_id,
             "args": rctx.args,
             "width": rctx.width,
@@ -143,29 +146,28 @@ fn render_hooks(registered: &mut RegisteredTool, host: &Arc<Host>, ext: usize, s
             "argsComplete": rctx.args_complete,
         })
     };
+    let no_lines = || ExtensionError::new("no lines from the extension host");
     if spec.render_call {
         let host = Arc::clone(host);
         let name = spec.name.clone();
-        registered.set_render_call(move |args, rctx| {
-            let params = json!({
-                "kind": "call", "ext": ext, "name": name, "args": args, "context": context(rctx),
-                "width": rctx.width,
-            });
-            host.render(params, rctx.theme)
-                .ok_or_else(|| ExtensionError::new("no lines from the extension host"))
+        registered.set_render_call(move |_, rctx| {
+            host.render(fields("call", &name, rctx), rctx.theme)
+                .ok_or_else(no_lines)
         });
     }
     if spec.render_result {
         let host = Arc::clone(host);
         let name = spec.name.clone();
         registered.set_render_result(move |result, options, rctx| {
-            let params = json!({
-                "kind": "result", "ext": ext, "name": name, "result": result,
-                "options": {"expanded": options.expanded, "isPartial": options.is_partial},
-                "context": context(rctx), "width": rctx.width,
+            let mut params = fields("result", &name, rctx);
+            params["result"] = json!({
+                "content": result.content,
+                "details": result.details,
+                "isError": rctx.is_error,
             });
-            host.render(params, rctx.theme)
-                .ok_or_else(|| ExtensionError::new("no lines from the extension host"))
+            params["expanded"] = json!(options.expanded);
+            params["isPartial"] = json!(options.is_partial);
+            host.render(params, rctx.theme).ok_or_else(no_lines)
         });
     }
     if spec.render_shell.as_deref() == Some("self") {
@@ -182,6 +184,7 @@ pub(super) struct HostTool {
     description: String,
     parameters: Value,
     mode: Option<ToolExecutionMode>,
+    prepare: bool,
 }
 
 impl HostTool {
@@ -202,6 +205,7 @@ impl HostTool {
                 Some("parallel") => Some(ToolExecutionMode::Parallel),
                 _ => None,
             },
+            prepare: spec.prepare_arguments,
         }
     }
 }
@@ -226,6 +230,13 @@ impl AgentTool for HostTool {
 
     fn execution_mode(&self) -> Option<ToolExecutionMode> {
         self.mode
+    }
+
+    fn prepare_arguments(&self, arguments: &mut Value) -> Option<Value> {
+        if !self.prepare {
+            return None;
+        }
+        self.host.prepare_arguments(self.ext, &self.name, arguments)
     }
 
     async fn execute(

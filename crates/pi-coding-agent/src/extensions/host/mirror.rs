@@ -93,7 +93,6 @@ impl Mirror {
             ("hasUI", json!(ctx.has_ui())),
             ("editorText", json!(ctx.ui().editor_text())),
             ("toolsExpanded", json!(ctx.ui().tools_expanded())),
-            ("theme", json!({ "name": ctx.ui().theme_name() })),
         ];
         fields.push(("flags", flags(ctx)));
         if let Some(models) = ctx.with_model_registry(|r| r.models().to_vec()) {

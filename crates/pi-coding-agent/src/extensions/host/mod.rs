@@ -7,6 +7,7 @@
 //! is a script extension to load.
 
 mod calls;
+mod component;
 mod connection;
 mod hosted;
 pub mod install;
@@ -15,6 +16,7 @@ mod process;
 pub mod protocol;
 mod render;
 mod streams;
+mod ui_calls;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -99,6 +101,8 @@ pub(crate) struct Host {
     stopping: AtomicBool,
     /// A fingerprint of the theme last sent with a `render` request.
     theme_sent: AtomicU64,
+    /// Values components closed with (`component_done`), not yet taken.
+    done: std::sync::Mutex<std::collections::HashMap<u64, Value>>,
 }
 
 /// Starts the hosts for `files` (script extensions, in load order) and
@@ -146,6 +150,7 @@ async fn start_one(kind: HostKind, files: &[PathBuf], options: HostOptions) -> H
         restarts: AtomicU32::new(0),
         stopping: AtomicBool::new(false),
         theme_sent: AtomicU64::new(0),
+        done: std::sync::Mutex::new(std::collections::HashMap::new()),
     });
     *host
         .calls
@@ -196,7 +201,85 @@ async fn start_one(kind: HostKind, files: &[PathBuf], options: HostOptions) -> H
     start
 }
 
+/// pi-rs's built-in tools as the host's tool factories describe them.
+fn builtin_tools(cwd: &std::path::Path) -> Vec<Value> {
+    crate::tools::ALL_TOOLS
+        .iter()
+        .filter_map(|name| crate::tools::create_tool(cwd, name).ok())
+        .map(|tool| {
+            json!({
+                "name": tool.name(),
+                "label": tool.label(),
+                "description": tool.description(),
+                "parameters": tool.parameters(),
+                "promptSnippet": crate::tools::tool_summary(tool.name()),
+                "promptGuidelines": [],
+            })
+        })
+        .collect()
+}
+
 impl Host {
+    /// The connection while it is up (no restart).
+    fn live_connection(&self) -> Option<Arc<Connection>> {
+        self.connection
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .filter(|c| c.down_reason().is_none())
+    }
+
+    /// Component `id` closed with `value`.
+    fn component_done(&self, id: u64, value: Value) {
+        self.done
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, value);
+    }
+
+    /// The value component `id` closed with, once.
+    fn take_done(&self, id: u64) -> Option<Value> {
+        self.done
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id)
+    }
+
+    /// A tool's `prepareArguments` in the host (synchronous in the agent
+    /// loop: a short blocking request; none when the host does not answer).
+    fn prepare_arguments(&self, ext: usize, name: &str, arguments: &Value) -> Option<Value> {
+        let connection = self
+            .connection
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()?;
+        let params = json!({ "ext": ext, "name": name, "args": arguments });
+        match connection.request_blocking(
+            "prepare_arguments",
+            params,
+            std::time::Duration::from_secs(5),
+        )? {
+            Ok(prepared) => Some(prepared),
+            Err(error) => {
+                tracing::warn!("prepareArguments of {name} failed: {error}");
+                None
+            }
+        }
+    }
+
+    /// Sends what changed now (after a session change the host reads at
+    /// once).
+    pub(super) async fn sync_now(&self, ctx: &ExtensionContext) {
+        let connection = self
+            .connection
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(connection) = connection {
+            self.sync(ctx, &connection).await;
+        }
+    }
+
     /// Starts the process and loads the extensions.
     async fn launch(&self) -> Result<Vec<protocol::Loaded>, HostError> {
         let incoming: Arc<dyn connection::Incoming> = self.calls.clone();
@@ -213,6 +296,7 @@ impl Host {
                     "piExecutable": std::env::current_exe().ok(),
                     "version": crate::VERSION,
                     "extensions": self.files.iter().map(|f| json!({ "path": f })).collect::<Vec<_>>(),
+                    "builtinTools": builtin_tools(&self.options.cwd),
                 }),
             )
             .await?;

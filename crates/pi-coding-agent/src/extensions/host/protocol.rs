@@ -115,6 +115,8 @@ pub struct ToolSpec {
     pub render_result: bool,
     /// `"default"` or `"self"`.
     pub render_shell: Option<String>,
+    /// It has a `prepareArguments` hook.
+    pub prepare_arguments: bool,
 }
 
 /// A command as the host describes it.

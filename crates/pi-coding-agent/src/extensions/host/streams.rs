@@ -139,7 +139,7 @@ pub(super) async fn model_stream(
 }
 
 /// `builtin_tool {name, toolCallId, params, cwd?}`: one of pi-rs's tools,
-/// its updates as `tool_update` notifications, its result as pi's.
+/// its updates as `builtin_tool_update` notifications, its result as pi's.
 pub(super) async fn builtin_tool(
     ctx: &ExtensionContext,
     id: u64,
@@ -164,7 +164,7 @@ pub(super) async fn builtin_tool(
     let updates = notifier.clone();
     let on_update: pi_agent_core::ToolUpdateFn = std::sync::Arc::new(move |partial| {
         updates.notify(
-            "tool_update",
+            "builtin_tool_update",
             json!({ "id": id, "partial": serde_json::to_value(partial).unwrap_or(Value::Null) }),
         );
     });
