@@ -79,6 +79,16 @@ async fn run(
             return ExitCode::FAILURE;
         }
     };
+    // As pi: an extension that failed to load is an error, in every mode.
+    if !hosted.errors.is_empty() {
+        for error in &hosted.errors {
+            eprintln!("Error: {error}");
+        }
+        for host in &hosted.handles {
+            host.stop().await;
+        }
+        return ExitCode::FAILURE;
+    }
     let mode = args.effective_mode();
     let stdin = std::io::stdin();
     let piped = !stdin.is_terminal();

@@ -16,8 +16,10 @@ use crate::extensions::loader::{self, DiscoveryOptions};
 pub(crate) struct Hosted {
     /// The script extensions found (each loaded or warned about).
     pub(crate) files: Vec<PathBuf>,
-    /// What did not load.
+    /// Scripts whose host could not start.
     pub(crate) warnings: Vec<String>,
+    /// Scripts that failed to load (pi's error lines).
+    pub(crate) errors: Vec<String>,
     /// The extensions it loaded.
     pub(crate) extensions: Vec<std::sync::Arc<dyn crate::extensions::Extension>>,
     /// The running hosts (none: no script extension).
@@ -84,6 +86,7 @@ pub(crate) async fn start(args: &[OsString]) -> Hosted {
     Hosted {
         files: found.files,
         warnings: started.warnings,
+        errors: started.errors,
         extensions: started.extensions,
         handles: started.handles,
     }

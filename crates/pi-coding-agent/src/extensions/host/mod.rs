@@ -55,9 +55,13 @@ pub struct HostOptions {
 pub struct HostStart {
     /// One extension per script that loaded, in order.
     pub extensions: Vec<Arc<dyn Extension>>,
-    /// One line per script that did not load (the host could not start, or
-    /// the script failed).
+    /// One line per script that could not be loaded because its host
+    /// could not start (no Node, offline before the first install): the
+    /// run goes on without it.
     pub warnings: Vec<String>,
+    /// pi's error line per script that failed to load (it threw, or
+    /// exports no factory): pi reports it and exits with status 1.
+    pub errors: Vec<String>,
     /// The running hosts.
     pub handles: Vec<HostHandle>,
 }
@@ -123,6 +127,7 @@ pub async fn start(files: &[PathBuf], options: HostOptions) -> HostStart {
     for (kind, group) in groups {
         let started = start_one(kind, &group, options.clone()).await;
         all.warnings.extend(started.warnings);
+        all.errors.extend(started.errors);
         all.handles.extend(started.handles);
         for extension in started.extensions {
             by_path.push((PathBuf::from(extension.path()), extension));
@@ -163,6 +168,7 @@ async fn start_one(kind: HostKind, files: &[PathBuf], options: HostOptions) -> H
             return HostStart {
                 extensions: Vec::new(),
                 handles: Vec::new(),
+                errors: Vec::new(),
                 warnings: files
                     .iter()
                     .map(|f| format!("Extension {} not loaded: {error}", f.display()))
@@ -186,7 +192,7 @@ async fn start_one(kind: HostKind, files: &[PathBuf], options: HostOptions) -> H
     };
     for (index, loaded) in loaded.into_iter().enumerate() {
         if let Some(error) = &loaded.error {
-            start.warnings.push(format!(
+            start.errors.push(format!(
                 "Failed to load extension \"{}\": {error}",
                 loaded.path
             ));
