@@ -181,3 +181,116 @@ async fn a_host_that_dies_fails_closed_and_starts_again() {
         "{errors:#?}"
     );
 }
+
+/// A Python extension whose process stops (SIGSTOP) in its first
+/// `tool_call`: alive but silent. The liveness check finds it, the call is
+/// blocked, and a new host allows the next one.
+const HANGING: &str = r#"
+import os, signal, sys
+sys.path.insert(0, EXAMPLE_DIR)
+from pi_extension import Extension
+
+ext = Extension()
+marker = os.path.join(os.getcwd(), "hung-once")
+
+@ext.on("tool_call")
+def gate(event, ctx):
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGSTOP)
+    return None
+
+ext.run()
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_that_stops_answering_is_found_and_replaced() {
+    let scenario = Scenario::start(Vec::new()).await;
+    let script = scenario.work.path().join("hanging.py");
+    let dir = python_example("");
+    let source = HANGING.replace("EXAMPLE_DIR", &format!("{:?}", dir.to_str().unwrap()));
+    std::fs::write(&script, source).unwrap();
+    scenario.server.push(tool_answer(
+        "bash",
+        &json!({"command": "echo first"}),
+        "call_1",
+    ));
+    scenario.server.push(tool_answer(
+        "bash",
+        &json!({"command": "echo second"}),
+        "call_2",
+    ));
+    scenario.server.push(text_answer("Done."));
+    let (mut rpc, hosts) = start(&scenario, &[script]).await;
+    let started = std::time::Instant::now();
+    rpc.prompt("Run two commands.", |_| None).await;
+    let waited = started.elapsed();
+    rpc.close().await;
+    for host in &hosts {
+        host.stop().await;
+    }
+
+    let results = tool_results(&scenario);
+    let first = results[0]["content"].as_str().unwrap();
+    assert!(first.contains("stopped answering"), "{first}");
+    assert_eq!(results[1]["content"], "second\n");
+    assert!(waited < std::time::Duration::from_secs(20), "{waited:?}");
+}
+
+/// A Python extension that writes a line that is not a message in its
+/// first `tool_call`: the host is put down (the call blocked, the error
+/// shown) and started again for the next call.
+const GARBAGE: &str = r#"
+import os, sys
+sys.path.insert(0, EXAMPLE_DIR)
+from pi_extension import Extension
+
+ext = Extension()
+marker = os.path.join(os.getcwd(), "garbled-once")
+
+@ext.on("tool_call")
+def gate(event, ctx):
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        ext.connection._sock.sendall(b"this is not JSON\n")
+    return None
+
+ext.run()
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_that_writes_garbage_is_put_down_and_started_again() {
+    let scenario = Scenario::start(Vec::new()).await;
+    let script = scenario.work.path().join("garbage.py");
+    let dir = python_example("");
+    let source = GARBAGE.replace("EXAMPLE_DIR", &format!("{:?}", dir.to_str().unwrap()));
+    std::fs::write(&script, source).unwrap();
+    scenario.server.push(tool_answer(
+        "bash",
+        &json!({"command": "echo first"}),
+        "call_1",
+    ));
+    scenario.server.push(tool_answer(
+        "bash",
+        &json!({"command": "echo second"}),
+        "call_2",
+    ));
+    scenario.server.push(text_answer("Done."));
+    let (mut rpc, hosts) = start(&scenario, &[script]).await;
+    rpc.prompt("Run two commands.", |_| None).await;
+    rpc.settle(200).await;
+    let lines = rpc.close().await;
+    for host in &hosts {
+        host.stop().await;
+    }
+
+    let results = tool_results(&scenario);
+    let first = results[0]["content"].as_str().unwrap();
+    assert!(first.contains("not a message"), "{first}");
+    assert_eq!(results[1]["content"], "second\n");
+    assert!(
+        lines.iter().any(|l| l["notifyType"] == "error"
+            && l["message"].as_str().unwrap().contains("this is not JSON")),
+        "{lines:#?}"
+    );
+}

@@ -95,7 +95,14 @@ impl Reply {
 struct Pending {
     reply: Reply,
     updates: Option<mpsc::UnboundedSender<Value>>,
+    since: std::time::Instant,
 }
+
+/// How long a request may wait before the host's liveness is checked.
+const SLOW: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// How long the host has to answer that check.
+const PING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A live connection.
 pub struct Connection {
@@ -103,6 +110,7 @@ pub struct Connection {
     pending: Mutex<HashMap<u64, Pending>>,
     next_id: AtomicU64,
     down: Mutex<Option<String>>,
+    incoming: Arc<dyn Incoming>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -143,10 +151,19 @@ impl Connection {
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             down: Mutex::new(None),
+            incoming: Arc::clone(&incoming),
         });
         tokio::spawn(write_lines(write, lines));
         tokio::spawn(read_frames(read, Arc::clone(&connection), incoming));
+        tokio::spawn(watch(Arc::downgrade(&connection)));
         connection
+    }
+
+    /// Whether a request has waited longer than [`SLOW`].
+    fn has_slow_request(&self) -> bool {
+        self.lock_pending()
+            .values()
+            .any(|p| p.since.elapsed() > SLOW)
     }
 
     fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Pending>> {
@@ -197,6 +214,7 @@ impl Connection {
             Pending {
                 reply: Reply::Async(reply),
                 updates,
+                since: std::time::Instant::now(),
             },
         );
         let mut in_flight = InFlight {
@@ -256,6 +274,7 @@ impl Connection {
             Pending {
                 reply: Reply::Blocking(reply),
                 updates: None,
+                since: std::time::Instant::now(),
             },
         );
         self.send(&Frame::Request {
@@ -294,12 +313,51 @@ impl Connection {
         }
     }
 
-    /// Puts the connection down: every request in flight fails.
+    /// Puts the connection down (once): every request in flight fails,
+    /// and the other side is told.
     fn go_down(&self, reason: &str) {
-        *self.down.lock().unwrap_or_else(PoisonError::into_inner) = Some(reason.to_owned());
+        {
+            let mut down = self.down.lock().unwrap_or_else(PoisonError::into_inner);
+            if down.is_some() {
+                return;
+            }
+            *down = Some(reason.to_owned());
+        }
+        self.incoming.down(reason);
         let pending: Vec<Pending> = self.lock_pending().drain().map(|(_, p)| p).collect();
         for p in pending {
             p.reply.send(Err(HostError::Down(reason.to_owned())));
+        }
+    }
+}
+
+/// Liveness: while a request waits longer than [`SLOW`] (a handler at
+/// work, or a host that hangs), the host is asked a `ping`; any answer,
+/// even "unknown method", shows it alive. No answer within
+/// [`PING_TIMEOUT`] puts the connection down. Dialogs are requests the
+/// host makes, so a dialog open for an hour is never a reason.
+async fn watch(connection: std::sync::Weak<Connection>) {
+    let mut tick = tokio::time::interval(SLOW);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let Some(live) = connection.upgrade() else {
+            return;
+        };
+        if live.down_reason().is_some() {
+            return;
+        }
+        if !live.has_slow_request() {
+            continue;
+        }
+        let ping = live.request("ping", json!({}));
+        match tokio::time::timeout(PING_TIMEOUT, ping).await {
+            Ok(Ok(_) | Err(HostError::Remote { .. })) => {}
+            Ok(Err(_)) => return,
+            Err(_) => {
+                live.go_down("it stopped answering");
+                return;
+            }
         }
     }
 }
@@ -384,5 +442,4 @@ async fn read_frames<R: AsyncRead + Unpin>(
         }
     };
     connection.go_down(&reason);
-    incoming.down(&reason);
 }
