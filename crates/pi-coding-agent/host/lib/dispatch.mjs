@@ -19,12 +19,23 @@ function extension(index) {
 /** Events whose pi object carries the run's AbortSignal. */
 const SIGNAL_EVENTS = new Set(["session_before_compact", "session_before_tree"]);
 
+/** The transcript of the last `context` event, as pi-rs sent it (see runEvent). @type {any[]} */
+let contextBase = [];
+
 /** `event {ext, handler, event}`. @param {any} params @param {{id: number, signal: AbortSignal}} request */
 export async function runEvent(params, request) {
 	const ext = extension(params.ext);
 	const handler = ext.handlers[params.handler];
 	if (!handler) throw new Error(`extension ${params.ext} has no handler ${params.handler}`);
 	const event = params.event;
+	if (event?.type === "context" && event.messagesDelta) {
+		// The transcript comes as a delta against the last one: rebuild it, and give the
+		// handler its own copy (pi's structuredClone), so what it changes stays its own.
+		const { keep, append } = event.messagesDelta;
+		contextBase = contextBase.slice(0, keep).concat(append ?? []);
+		delete event.messagesDelta;
+		event.messages = structuredClone(contextBase);
+	}
 	if (SIGNAL_EVENTS.has(event?.type)) event.signal = request.signal;
 	const before = event?.type === "tool_call" ? JSON.stringify(event.input ?? null) : undefined;
 	const result = await handler.fn(event, createContext(ext.index, request.signal));

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::Host;
 use super::protocol::{Loaded, ToolSpec};
 use crate::extensions::{
-    Extension, ExtensionApi, ExtensionError, FlagKind, RegisteredTool, RenderShell,
+    ContextEvent, Extension, ExtensionApi, ExtensionError, FlagKind, RegisteredTool, RenderShell,
     ToolRenderContext,
 };
 
@@ -31,6 +31,20 @@ impl Extension for HostedExtension {
         self.host.calls.bind(api.handle());
         let ext = self.index;
         for (handler, event) in self.loaded.handlers.iter().enumerate() {
+            if event == "context" {
+                // The transcript crosses as a delta against the last one
+                // sent (a long session would otherwise cross whole per turn).
+                let host = Arc::clone(&self.host);
+                api.on::<ContextEvent, _, _>(move |event, ctx| {
+                    let host = Arc::clone(&host);
+                    async move {
+                        host.context_event(&ctx, ext, handler, event.messages)
+                            .await
+                            .map_err(|e| ExtensionError::new(e.to_string()))
+                    }
+                });
+                continue;
+            }
             let host = Arc::clone(&self.host);
             api.on_json(event, move |event, ctx| {
                 let host = Arc::clone(&host);

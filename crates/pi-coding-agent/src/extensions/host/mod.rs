@@ -9,6 +9,7 @@
 mod calls;
 mod component;
 mod connection;
+mod context;
 mod hosted;
 pub mod install;
 mod mirror;
@@ -105,6 +106,8 @@ pub(crate) struct Host {
     stopping: AtomicBool,
     /// A fingerprint of the theme last sent with a `render` request.
     theme_sent: AtomicU64,
+    /// The transcript last sent with a `context` event.
+    context_sent: tokio::sync::Mutex<context::SentContext>,
     /// Values components closed with (`component_done`), not yet taken.
     done: std::sync::Mutex<std::collections::HashMap<u64, Value>>,
 }
@@ -156,6 +159,7 @@ async fn start_one(kind: HostKind, files: &[PathBuf], options: HostOptions) -> H
         stopping: AtomicBool::new(false),
         theme_sent: AtomicU64::new(0),
         done: std::sync::Mutex::new(std::collections::HashMap::new()),
+        context_sent: tokio::sync::Mutex::new(context::SentContext::default()),
     });
     *host
         .calls
