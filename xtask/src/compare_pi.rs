@@ -160,6 +160,48 @@ fn compare(
         pi: p,
         rs: r,
     });
+    // The same run with five of pi's own example extensions (TypeScript,
+    // through pi-rs's extension host).
+    if let Some(examples) = pi
+        .prefix
+        .first()
+        .and_then(|cli| Path::new(cli).parent()?.parent().map(Path::to_path_buf))
+        .map(|package| package.join("examples/extensions"))
+        .filter(|dir| dir.is_dir())
+    {
+        let names = [
+            "permission-gate",
+            "protected-paths",
+            "todo",
+            "status-line",
+            "pirate",
+        ];
+        let files: Vec<String> = names
+            .iter()
+            .map(|n| {
+                examples
+                    .join(format!("{n}.ts"))
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        let mut args: Vec<&str> = print_args(&print_dir).to_vec();
+        for file in &files {
+            args.extend(["-e", file.as_str()]);
+        }
+        let (p, r) = both(&scratch, &args, reps)?;
+        let goal = if 2.0 * r.wall <= p.wall {
+            "met"
+        } else {
+            "NOT met"
+        };
+        rows.push(Compared {
+            workload: "print run with 5 TypeScript extensions".to_owned(),
+            input: format!("{}; goal <= 1/2 of pi's wall: {goal}", names.join(", ")),
+            pi: p,
+            rs: r,
+        });
+    }
     let mut sizes: Vec<usize> = if quick { vec![2_500] } else { vec![20_000] };
     if large {
         // About 750 bytes per entry: 60 MB and a 128 MB session.

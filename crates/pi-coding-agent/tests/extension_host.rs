@@ -29,6 +29,10 @@ fn python_example(name: &str) -> PathBuf {
 
 /// The script extensions `files` through their hosts, in rpc mode.
 async fn start(scenario: &Scenario, files: &[PathBuf]) -> (InProcessRpc, Vec<host::HostHandle>) {
+    assert!(
+        pi_test_support::external::python3().is_some() || !pi_test_support::external::in_ci(),
+        "python3 is needed"
+    );
     let started = host::start(
         files,
         HostOptions {
@@ -182,11 +186,12 @@ async fn a_host_that_dies_fails_closed_and_starts_again() {
     );
 }
 
-/// A Python extension whose process stops (SIGSTOP) in its first
-/// `tool_call`: alive but silent. The liveness check finds it, the call is
+/// A Python extension that goes silent in its first `tool_call` (it
+/// takes the lock every message out needs, and never gives it back): alive
+/// but answering nothing. The liveness check finds it, the call is
 /// blocked, and a new host allows the next one.
 const HANGING: &str = r#"
-import os, signal, sys
+import os, sys, time
 sys.path.insert(0, EXAMPLE_DIR)
 from pi_extension import Extension
 
@@ -197,7 +202,8 @@ marker = os.path.join(os.getcwd(), "hung-once")
 def gate(event, ctx):
     if not os.path.exists(marker):
         open(marker, "w").close()
-        os.kill(os.getpid(), signal.SIGSTOP)
+        ext.connection._write_lock.acquire()
+        time.sleep(3600)
     return None
 
 ext.run()

@@ -57,6 +57,11 @@ pub fn node() -> Option<()> {
     require("node (Node 20+)", runs("node").then_some(()))
 }
 
+/// `python3` on PATH ([`require`]d).
+pub fn python3() -> Option<()> {
+    require("python3", runs("python3").then_some(()))
+}
+
 /// `tmux` on PATH ([`require`]d).
 pub fn tmux() -> Option<()> {
     require("tmux", runs("tmux").then_some(()))

@@ -402,8 +402,40 @@ async fn context_call(ctx: &ExtensionContext, params: &Value) -> Result<Value, R
     })
 }
 
+/// `ui` methods that answer at once (pi's synchronous UI calls).
+const IMMEDIATE_UI: &[&str] = &[
+    "notify",
+    "setStatus",
+    "setWidget",
+    "setTitle",
+    "setEditorText",
+    "getEditorText",
+    "pasteToEditor",
+    "setWorkingMessage",
+    "setWorkingVisible",
+    "setWorkingIndicator",
+    "setHiddenThinkingLabel",
+    "setToolsExpanded",
+    "getToolsExpanded",
+    "setFooter",
+    "setHeader",
+    "setEditorComponent",
+];
+
 #[async_trait::async_trait]
 impl Incoming for Calls {
+    fn is_immediate(&self, method: &str, params: &Value) -> bool {
+        match method {
+            "append_entry" | "set_session_name" | "set_label" | "set_active_tools"
+            | "set_thinking_level" | "bus_emit" => true,
+            "ui" => params
+                .get("method")
+                .and_then(Value::as_str)
+                .is_some_and(|m| IMMEDIATE_UI.contains(&m)),
+            _ => false,
+        }
+    }
+
     async fn request(
         &self,
         id: u64,

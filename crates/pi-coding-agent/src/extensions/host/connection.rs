@@ -66,6 +66,16 @@ pub trait Incoming: Send + Sync {
         notifier: Notifier,
     ) -> Result<Value, RemoteError>;
 
+    /// Whether request `method` is one pi makes synchronously (a
+    /// notification in the UI, a session entry, ...): it is then carried
+    /// out before the next message is read, so that what the host did
+    /// first happens first (a `notify` before the `tool_call` answer that
+    /// follows it). Others run concurrently (a dialog waits for the user).
+    fn is_immediate(&self, method: &str, params: &Value) -> bool {
+        let _ = (method, params);
+        false
+    }
+
     /// A notification (`tool_update` is routed by the connection itself).
     fn notify(&self, method: &str, params: Value);
 
@@ -420,10 +430,11 @@ async fn read_frames<R: AsyncRead + Unpin>(
             }
             Frame::Notify { method, params } => incoming.notify(&method, params),
             Frame::Request { id, method, params } => {
+                let immediate = incoming.is_immediate(&method, &params);
                 let incoming = Arc::clone(&incoming);
                 let connection = Arc::clone(&connection);
-                let notifier = Notifier(connection.writer.clone());
-                tokio::spawn(async move {
+                let answer = async move {
+                    let notifier = Notifier(connection.writer.clone());
                     let frame = match incoming.request(id, method, params, notifier).await {
                         Ok(result) => Frame::Response {
                             id,
@@ -437,7 +448,12 @@ async fn read_frames<R: AsyncRead + Unpin>(
                         },
                     };
                     connection.send(&frame);
-                });
+                };
+                if immediate {
+                    answer.await;
+                } else {
+                    tokio::spawn(answer);
+                }
             }
         }
     };
