@@ -121,182 +121,100 @@ async fn a_python_extension_adds_a_tool_gates_bash_and_runs_a_command() {
     );
 }
 
-/// A Python extension whose `tool_call` handler kills its own process on
-/// the first call: that call is blocked (fail closed), the error is shown,
-/// and the host starts again for the next call, which it allows.
-const CRASHING: &str = r#"
-import os, sys
-sys.path.insert(0, EXAMPLE_DIR)
-from pi_extension import Extension
-
-ext = Extension()
-marker = os.path.join(os.getcwd(), "crashed-once")
-
-@ext.on("tool_call")
-def gate(event, ctx):
-    if not os.path.exists(marker):
-        open(marker, "w").close()
-        os._exit(3)
-    return None
-
-ext.run()
-"#;
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_host_that_dies_fails_closed_and_starts_again() {
-    let scenario = Scenario::start(Vec::new()).await;
-    let script = scenario.work.path().join("crashing.py");
-    let dir = python_example("");
-    let source = CRASHING.replace("EXAMPLE_DIR", &format!("{:?}", dir.to_str().unwrap()));
-    std::fs::write(&script, source).unwrap();
-    scenario.server.push(tool_answer(
-        "bash",
-        &json!({"command": "echo first"}),
-        "call_1",
-    ));
-    scenario.server.push(tool_answer(
-        "bash",
-        &json!({"command": "echo second"}),
-        "call_2",
-    ));
-    scenario.server.push(text_answer("Done."));
-    let (mut rpc, hosts) = start(&scenario, &[script]).await;
-    rpc.prompt("Run two commands.", |_| None).await;
-    rpc.settle(300).await;
-    let lines = rpc.close().await;
-    for host in &hosts {
-        host.stop().await;
-    }
-
-    let results = tool_results(&scenario);
-    let first = results[0]["content"].as_str().unwrap();
-    assert!(first.contains("extension host is down"), "{first}");
-    assert_eq!(results[1]["content"], "second\n");
-    let errors: Vec<&Value> = lines
-        .iter()
-        .filter(|l| l["method"] == "notify" && l["notifyType"] == "error")
-        .collect();
-    assert_eq!(errors.len(), 1, "{lines:#?}");
-    assert!(
-        errors[0]["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("Extension host stopped"),
-        "{errors:#?}"
-    );
-}
-
-/// A Python extension that goes silent in its first `tool_call` (it
-/// takes the lock every message out needs, and never gives it back): alive
-/// but answering nothing. The liveness check finds it, the call is
-/// blocked, and a new host allows the next one.
-const HANGING: &str = r#"
+/// A Python extension whose `tool_call` gate misbehaves (`FAULT`) on its
+/// first call and allows every later one.
+const FAULTY: &str = r#"
 import os, sys, time
 sys.path.insert(0, EXAMPLE_DIR)
 from pi_extension import Extension
 
 ext = Extension()
-marker = os.path.join(os.getcwd(), "hung-once")
+marker = os.path.join(os.getcwd(), "faulted-once")
 
 @ext.on("tool_call")
 def gate(event, ctx):
     if not os.path.exists(marker):
         open(marker, "w").close()
-        ext.connection._write_lock.acquire()
-        time.sleep(3600)
+        FAULT
     return None
 
 ext.run()
 "#;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_host_that_stops_answering_is_found_and_replaced() {
+/// Two bash calls with the gate doing `fault` on the first: the tool
+/// results the model got, every rpc line, and how long the prompt took.
+async fn run_faulty(fault: &str) -> (Vec<Value>, Vec<Value>, std::time::Duration) {
     let scenario = Scenario::start(Vec::new()).await;
-    let script = scenario.work.path().join("hanging.py");
+    let script = scenario.work.path().join("faulty.py");
     let dir = python_example("");
-    let source = HANGING.replace("EXAMPLE_DIR", &format!("{:?}", dir.to_str().unwrap()));
+    let source = FAULTY
+        .replace("EXAMPLE_DIR", &format!("{:?}", dir.to_str().unwrap()))
+        .replace("FAULT", fault);
     std::fs::write(&script, source).unwrap();
-    scenario.server.push(tool_answer(
-        "bash",
-        &json!({"command": "echo first"}),
-        "call_1",
-    ));
-    scenario.server.push(tool_answer(
-        "bash",
-        &json!({"command": "echo second"}),
-        "call_2",
-    ));
+    for (n, word) in ["first", "second"].iter().enumerate() {
+        scenario.server.push(tool_answer(
+            "bash",
+            &json!({ "command": format!("echo {word}") }),
+            &format!("call_{}", n + 1),
+        ));
+    }
     scenario.server.push(text_answer("Done."));
     let (mut rpc, hosts) = start(&scenario, &[script]).await;
     let started = std::time::Instant::now();
     rpc.prompt("Run two commands.", |_| None).await;
     let waited = started.elapsed();
-    rpc.close().await;
+    rpc.settle(300).await;
+    let lines = rpc.close().await;
     for host in &hosts {
         host.stop().await;
     }
+    (tool_results(&scenario), lines, waited)
+}
 
-    let results = tool_results(&scenario);
+/// The error notifications among rpc `lines`.
+fn error_notifications(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l["method"] == "notify" && l["notifyType"] == "error")
+        .map(|l| l["message"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_that_dies_fails_closed_and_starts_again() {
+    let (results, lines, _) = run_faulty("os._exit(3)").await;
+    let first = results[0]["content"].as_str().unwrap();
+    assert!(first.contains("extension host is down"), "{first}");
+    assert_eq!(results[1]["content"], "second\n");
+    let errors = error_notifications(&lines);
+    assert_eq!(errors.len(), 1, "{lines:#?}");
+    assert!(
+        errors[0].starts_with("Extension host stopped"),
+        "{errors:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_that_stops_answering_is_found_and_replaced() {
+    // Silent but alive: it takes the lock every message out needs.
+    let (results, _, waited) =
+        run_faulty("ext.connection._write_lock.acquire(); time.sleep(3600)").await;
     let first = results[0]["content"].as_str().unwrap();
     assert!(first.contains("stopped answering"), "{first}");
     assert_eq!(results[1]["content"], "second\n");
     assert!(waited < std::time::Duration::from_secs(20), "{waited:?}");
 }
 
-/// A Python extension that writes a line that is not a message in its
-/// first `tool_call`: the host is put down (the call blocked, the error
-/// shown) and started again for the next call.
-const GARBAGE: &str = r#"
-import os, sys
-sys.path.insert(0, EXAMPLE_DIR)
-from pi_extension import Extension
-
-ext = Extension()
-marker = os.path.join(os.getcwd(), "garbled-once")
-
-@ext.on("tool_call")
-def gate(event, ctx):
-    if not os.path.exists(marker):
-        open(marker, "w").close()
-        ext.connection._sock.sendall(b"this is not JSON\n")
-    return None
-
-ext.run()
-"#;
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_that_writes_garbage_is_put_down_and_started_again() {
-    let scenario = Scenario::start(Vec::new()).await;
-    let script = scenario.work.path().join("garbage.py");
-    let dir = python_example("");
-    let source = GARBAGE.replace("EXAMPLE_DIR", &format!("{:?}", dir.to_str().unwrap()));
-    std::fs::write(&script, source).unwrap();
-    scenario.server.push(tool_answer(
-        "bash",
-        &json!({"command": "echo first"}),
-        "call_1",
-    ));
-    scenario.server.push(tool_answer(
-        "bash",
-        &json!({"command": "echo second"}),
-        "call_2",
-    ));
-    scenario.server.push(text_answer("Done."));
-    let (mut rpc, hosts) = start(&scenario, &[script]).await;
-    rpc.prompt("Run two commands.", |_| None).await;
-    rpc.settle(200).await;
-    let lines = rpc.close().await;
-    for host in &hosts {
-        host.stop().await;
-    }
-
-    let results = tool_results(&scenario);
+    let (results, lines, _) =
+        run_faulty(r#"ext.connection._sock.sendall(b"this is not JSON\n")"#).await;
     let first = results[0]["content"].as_str().unwrap();
     assert!(first.contains("not a message"), "{first}");
     assert_eq!(results[1]["content"], "second\n");
+    let errors = error_notifications(&lines);
     assert!(
-        lines.iter().any(|l| l["notifyType"] == "error"
-            && l["message"].as_str().unwrap().contains("this is not JSON")),
-        "{lines:#?}"
+        errors.iter().any(|e| e.contains("this is not JSON")),
+        "{errors:#?}"
     );
 }

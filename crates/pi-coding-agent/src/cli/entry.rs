@@ -287,6 +287,20 @@ fn fork_conflicts(args: &Args) -> Option<String> {
     })
 }
 
+/// The async runtime (`None`, said on stderr, when it cannot start).
+fn runtime() -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => Some(runtime),
+        Err(e) => {
+            eprintln!("Cannot start the async runtime: {e}");
+            None
+        }
+    }
+}
+
 /// `pi login [provider]` / `pi logout [provider]` (pi-rs's terminal form of
 /// pi's `/login` and `/logout`), when those are the first arguments.
 fn auth_command(argv: &[String]) -> Option<ExitCode> {
@@ -296,15 +310,8 @@ fn auth_command(argv: &[String]) -> Option<ExitCode> {
     }
     init_logging();
     let provider = argv.get(2).map(String::as_str);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("Cannot start the async runtime: {e}");
-            return Some(ExitCode::FAILURE);
-        }
+    let Some(runtime) = runtime() else {
+        return Some(ExitCode::FAILURE);
     };
     let store = crate::auth::OAuthStore::new(&crate::session::agent_dir());
     let ui = crate::auth::TerminalLogin::new(
@@ -344,15 +351,8 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
         return code;
     }
     let raw = crate::cli::expand_short_flags(std::env::args_os());
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("Cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = runtime() else {
+        return ExitCode::FAILURE;
     };
     // Script extensions run in the extension host (started only when there
     // are some); what they register is known before the second parse.

@@ -28,14 +28,16 @@ pub(super) struct Calls {
     pub(super) on_down: RwLock<Option<DownFn>>,
 }
 
-fn error(message: impl std::fmt::Display) -> RemoteError {
+/// A failure to answer with.
+pub(super) fn error(message: impl std::fmt::Display) -> RemoteError {
     RemoteError {
         message: message.to_string(),
         stack: None,
     }
 }
 
-fn str_arg<'a>(params: &'a Value, name: &str) -> Result<&'a str, RemoteError> {
+/// The string parameter `name`.
+pub(super) fn str_arg<'a>(params: &'a Value, name: &str) -> Result<&'a str, RemoteError> {
     params
         .get(name)
         .and_then(Value::as_str)

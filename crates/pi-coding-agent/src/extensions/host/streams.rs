@@ -11,16 +11,10 @@ use futures::StreamExt;
 use pi_ai::CancellationToken;
 use serde_json::{Value, json};
 
+use super::calls::error;
 use super::connection::Notifier;
 use super::protocol::RemoteError;
 use crate::extensions::ExtensionContext;
-
-fn error(message: impl std::fmt::Display) -> RemoteError {
-    RemoteError {
-        message: message.to_string(),
-        stack: None,
-    }
-}
 
 /// The cancellation tokens of the host's requests in progress, by id.
 #[derive(Default)]

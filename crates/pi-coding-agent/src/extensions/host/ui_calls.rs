@@ -6,22 +6,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::calls::{error, str_arg};
 use super::protocol::RemoteError;
 use crate::extensions::{DialogOptions, ExtensionContext, NotifyLevel, WidgetPlacement};
-
-fn error(message: impl std::fmt::Display) -> RemoteError {
-    RemoteError {
-        message: message.to_string(),
-        stack: None,
-    }
-}
-
-fn str_arg<'a>(params: &'a Value, name: &str) -> Result<&'a str, RemoteError> {
-    params
-        .get(name)
-        .and_then(Value::as_str)
-        .ok_or_else(|| error(format!("missing string parameter `{name}`")))
-}
 
 fn dialog(options: &Value) -> DialogOptions {
     DialogOptions {
