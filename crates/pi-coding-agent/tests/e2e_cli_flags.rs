@@ -351,3 +351,33 @@ async fn a_script_extension_loads_through_the_host_and_one_that_fails_stops_the_
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(s.requests().len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_node_a_script_extension_is_one_warning_and_the_run_goes_on() {
+    let s = answering(1).await;
+    std::fs::write(s.work.path().join("gate.ts"), "export default () => {}").unwrap();
+    let dir = s.sessions_dir();
+    let mut command = s.command(&[
+        "--session-dir",
+        dir.to_str().unwrap(),
+        "-e",
+        "gate.ts",
+        "-ne",
+        "-p",
+        "Hi",
+    ]);
+    // No `node` anywhere on PATH.
+    command.env("PATH", s.work.path());
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "Warning: Extension {} not loaded: Node.js 20 or newer is needed to run TypeScript extensions (`node` was not found on PATH)\n",
+            s.work.path().join("gate.ts").display()
+        )
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "Answer 1.\n");
+}
