@@ -25,6 +25,7 @@ pub mod export;
 pub mod extensions;
 pub mod file_read;
 pub mod file_replace;
+pub mod git;
 #[cfg(feature = "cli")]
 pub mod keybindings;
 pub mod messages;

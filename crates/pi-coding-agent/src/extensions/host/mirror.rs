@@ -91,6 +91,8 @@ impl Mirror {
             ),
             ("systemPrompt", json!(ctx.system_prompt())),
             ("hasUI", json!(ctx.has_ui())),
+            // pi's footer data (`footerData.getGitBranch()`).
+            ("gitBranch", json!(crate::git::current_branch(ctx.cwd()))),
             ("editorText", json!(ctx.ui().editor_text())),
             ("toolsExpanded", json!(ctx.ui().tools_expanded())),
         ];

@@ -32,7 +32,7 @@ pub mod events;
 pub mod extension_ui;
 pub mod files;
 pub mod format;
-pub mod git;
+pub use crate::git;
 mod hotkeys;
 mod layout;
 pub mod line;

@@ -1,0 +1,167 @@
+//! pi's own TypeScript UI examples in pi-rs's terminal UI, through the
+//! extension host, in a pseudo-terminal: the region each one draws (the
+//! footer statuses, the widgets around the editor, a footer of its own)
+//! must read as on pi 0.73.1's screens (`screen-*.txt` of
+//! `fixtures/pi-0.73.1/extensions/examples/<name>/`, captured in tmux at
+//! 100 columns).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod e2e_common;
+mod pty_common;
+
+use std::path::PathBuf;
+
+use e2e_common::{Scenario, capture_answer};
+use pretty_assertions::assert_eq;
+use pty_common::Tui;
+
+/// pi's example `name`, when pi's package is installed.
+fn example(name: &str) -> Option<String> {
+    let package = pi_test_support::external::pi_package()?;
+    Some(
+        package
+            .join("examples/extensions")
+            .join(format!("{name}.ts"))
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+/// The host, ready-made (HOME is the scenario's: no cache to install into).
+fn host_dir() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("host")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A scenario whose mock answers `text`, with the runtime that serves it.
+fn scenario(text: &str) -> (tokio::runtime::Runtime, Scenario) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let s = runtime.block_on(Scenario::start(vec![capture_answer(text)]));
+    (runtime, s)
+}
+
+fn start(s: &Scenario, file: &str) -> Tui {
+    let host = host_dir();
+    let tui = Tui::start_program(
+        env!("CARGO_BIN_EXE_pi"),
+        &[("PI_EXTENSION_HOST_DIR", &host)],
+        s,
+        &["-e", file],
+        100,
+        40,
+    );
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui
+}
+
+/// Types `command` and runs it (the `/` menu takes the first Enter when
+/// it completes the name).
+fn run_command(tui: &mut Tui, command: &str) {
+    tui.send(command);
+    tui.wait_screen(|s| s.contains(command), "the command typed");
+    tui.send("\r");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    if tui.screen().lines().any(|l| l.trim_end() == command) {
+        tui.send("\r");
+    }
+}
+
+/// pi's screen `step` of example `name`, without trailing blanks.
+fn pi_screen(name: &str, step: &str) -> Vec<String> {
+    let path = e2e_common::fixtures()
+        .join("extensions/examples")
+        .join(name)
+        .join(format!("screen-{step}.txt"));
+    lines(&std::fs::read_to_string(path).unwrap())
+}
+
+fn lines(screen: &str) -> Vec<String> {
+    let mut lines: Vec<String> = screen.lines().map(|l| l.trim_end().to_owned()).collect();
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    lines
+}
+
+/// The rows from the editor's top rule (the second-last pair of `─` rows'
+/// first) to the end of the screen: the editor, the footer and what
+/// extensions put around them.
+fn bottom(screen: &[String], above: usize) -> Vec<String> {
+    let first_rule = screen
+        .iter()
+        .position(|l| l.starts_with('─'))
+        .expect("the editor's top rule");
+    screen[first_rule.saturating_sub(above)..].to_vec()
+}
+
+#[test]
+fn widget_placement_draws_its_widgets_around_the_editor_as_in_pi() {
+    let Some(file) = example("widget-placement") else {
+        return;
+    };
+    let (_runtime, s) = scenario("Answer 1.");
+    let mut tui = start(&s, &file);
+    let screen = tui.wait_screen(|s| s.contains("Below editor widget"), "the widgets");
+    let ours = bottom(&lines(&screen), 1);
+    let pi = bottom(&pi_screen("widget-placement", "start"), 1);
+    // The widget above the editor, the editor, the one below; the footer's
+    // path and model line are pi-rs's own (its scratch cwd).
+    assert_eq!(ours[..4], pi[..4], "{screen}");
+    tui.quit();
+}
+
+#[test]
+fn status_line_shows_its_turn_status_in_the_footer_as_in_pi() {
+    let Some(file) = example("status-line") else {
+        return;
+    };
+    let (_runtime, s) = scenario("Done.");
+    let mut tui = start(&s, &file);
+    let screen = tui.wait_screen(|s| s.contains("Ready"), "the status");
+    let pi = pi_screen("status-line", "start");
+    assert_eq!(lines(&screen).last(), pi.last(), "{screen}");
+    tui.submit("Hello.");
+    let screen = tui.wait_screen(|s| s.contains("complete"), "the turn status");
+    assert_eq!(
+        lines(&screen).last().map(String::as_str),
+        Some("✓ Turn 1 complete"),
+        "{screen}"
+    );
+    tui.quit();
+}
+
+#[test]
+fn custom_footer_draws_its_own_footer_in_the_host_as_in_pi() {
+    let Some(file) = example("custom-footer") else {
+        return;
+    };
+    let (_runtime, s) = scenario("Answer 1.");
+    // As pi's capture: the work dir is a git repository on `main`.
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(s.work.path())
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    let mut tui = start(&s, &file);
+    tui.submit("Hello.");
+    tui.wait_screen(|s| s.contains("Answer 1."), "the answer");
+    run_command(&mut tui, "/footer");
+    let screen = tui.wait_screen(|s| s.contains("$0.000"), "the extension's footer");
+    let pi = pi_screen("custom-footer", "custom-footer");
+    // The footer the extension draws (in the host, with pi-tui) is pi's line.
+    assert_eq!(lines(&screen).last(), pi.last(), "{screen}");
+    run_command(&mut tui, "/footer");
+    let screen = tui.wait_screen(|s| !s.contains("$0.000"), "the built-in footer again");
+    assert!(
+        lines(&screen).last().unwrap().contains("mock-gpt"),
+        "{screen}"
+    );
+    tui.quit();
+}
