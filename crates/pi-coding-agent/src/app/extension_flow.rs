@@ -379,6 +379,35 @@ impl App {
             .collect()
     }
 
+    /// Takes in the tool `name` an extension registered or removed while
+    /// the app runs (pi's `refreshTools`): a new tool is available and,
+    /// unless `--tools` left its name out, active; a replaced one is
+    /// swapped in place; a removed one is neither. The system prompt lists
+    /// the active tools again.
+    pub(crate) fn refresh_extension_tool(&self, name: &str) {
+        let registered = self.extensions.tool(name);
+        {
+            let mut available = lock(&self.available_tools);
+            available.retain(|t| t.name() != name);
+            if let Some(registered) = &registered {
+                available.push(Arc::clone(&registered.tool));
+            }
+        }
+        let mut active: Vec<String> = self
+            .agent
+            .with_state(|s| s.tools.iter().map(|t| t.name().to_owned()).collect());
+        let allowed = self
+            .allowed_tools
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == name));
+        match registered {
+            Some(_) if allowed && !active.iter().any(|n| n == name) => active.push(name.to_owned()),
+            Some(_) => {}
+            None => active.retain(|n| n != name),
+        }
+        self.set_active_tools(&active);
+    }
+
     /// Activates exactly the tools named among those available, and lists
     /// them in the system prompt, as pi does.
     pub fn set_active_tools(&self, names: &[String]) {
@@ -391,11 +420,7 @@ impl App {
             .iter()
             .map(|tool| {
                 let name = tool.name().to_owned();
-                let registered = self
-                    .extensions
-                    .tools()
-                    .iter()
-                    .find(|r| r.tool.name() == name);
+                let registered = self.extensions.tool(&name);
                 let summary = match registered {
                     Some(r) => r
                         .prompt_snippet

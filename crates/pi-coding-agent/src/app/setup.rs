@@ -591,6 +591,7 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             next_turn: Mutex::new(Vec::new()),
             base_system_prompt: Mutex::new(base_system_prompt),
             available_tools: Mutex::new(available),
+            allowed_tools: options.tools,
         }
     });
     Ok(app)

@@ -25,6 +25,9 @@ pub struct Shared {
     pub(crate) shutdown_requested: AtomicBool,
     pub(crate) flags: RwLock<std::collections::HashMap<String, serde_json::Value>>,
     pub(crate) bus: super::actions::EventBus,
+    /// The tools and commands (those registered at load and those added
+    /// while the app runs), and who hears warnings.
+    pub(crate) live: super::live::Live,
 }
 
 impl Shared {
@@ -36,6 +39,7 @@ impl Shared {
             shutdown_requested: AtomicBool::new(false),
             flags: RwLock::new(std::collections::HashMap::new()),
             bus: super::actions::EventBus::default(),
+            live: super::live::Live::default(),
         }
     }
 
