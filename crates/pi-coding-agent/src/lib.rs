@@ -27,6 +27,7 @@ pub mod file_read;
 pub mod file_replace;
 #[cfg(feature = "cli")]
 pub mod keybindings;
+pub mod mcp;
 pub mod messages;
 pub mod modes;
 pub mod resources;

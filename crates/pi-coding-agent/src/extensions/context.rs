@@ -102,6 +102,12 @@ impl ExtensionContext {
         &self.shared.cwd
     }
 
+    /// The agent directory (`~/.pi/agent` or `$PI_CODING_AGENT_DIR`:
+    /// settings, auth, sessions); `None` before the app exists.
+    pub fn agent_dir(&self) -> Option<PathBuf> {
+        self.app().ok().map(|app| app.agent_dir.clone())
+    }
+
     /// The extension actions (pi's `pi` object).
     pub fn pi(&self) -> ExtensionHandle {
         ExtensionHandle::new(Arc::clone(&self.shared))
