@@ -2,8 +2,9 @@
 //! only: `--no-mcp` is a flag it registers; servers start from its
 //! `session_start` handler in the background; the project's servers wait
 //! for the user's approval (a dialog in the terminal UI, one warning line
-//! elsewhere); `/mcp` shows them; rpc's `get_mcp_servers` reports them;
-//! they stop at `session_shutdown` when pi quits.
+//! elsewhere); `/mcp` (registered then, where servers are configured)
+//! shows them; rpc's `get_mcp_servers` reports them; they stop at
+//! `session_shutdown` when pi quits.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -72,6 +73,17 @@ fn start(slot: &Slot, ctx: &ExtensionContext) {
     }
     let manager = Manager::new(config, ctx.pi(), ctx.cwd(), &agent_dir);
     *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&manager));
+    // `/mcp` exists where servers are configured (elsewhere pi-rs's
+    // commands stay pi's).
+    let commands = Arc::clone(slot);
+    ctx.pi().register_command(
+        "mcp",
+        Some("MCP servers, their state and tools (/mcp approve [name])"),
+        move |args, ctx| {
+            let slot = Arc::clone(&commands);
+            async move { command(&slot, &args, &ctx).await }
+        },
+    );
     manager.start_all();
     let waiting = manager.awaiting_approval();
     if waiting.is_empty() {
@@ -158,16 +170,8 @@ async fn command(slot: &Slot, args: &str, ctx: &ExtensionContext) -> Result<(), 
     let mut words = args.split_whitespace();
     match words.next() {
         None => {
-            let text = if ctx
-                .pi()
-                .flag(NO_MCP_FLAG)
-                .is_some_and(|v| v.as_bool() == Some(true))
-            {
-                "MCP is off (--no-mcp).".to_owned()
-            } else {
-                status_text(manager.as_deref())
-            };
-            ctx.ui().notify(&text, Some(NotifyLevel::Info));
+            ctx.ui()
+                .notify(&status_text(manager.as_deref()), Some(NotifyLevel::Info));
             Ok(())
         }
         Some("approve") => {
@@ -234,15 +238,6 @@ impl Extension for McpExtension {
                 Ok(None)
             }
         });
-        let slot = Arc::clone(&self.manager);
-        api.register_command(
-            "mcp",
-            Some("MCP servers, their state and tools (/mcp approve [name])"),
-            move |args, ctx| {
-                let slot = Arc::clone(&slot);
-                async move { command(&slot, &args, &ctx).await }
-            },
-        );
         let slot = Arc::clone(&self.manager);
         api.register_rpc_command("get_mcp_servers", move |_, _| {
             let slot = Arc::clone(&slot);
