@@ -13,15 +13,20 @@ use std::time::Duration;
 
 use rmcp::RoleClient;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, GetPromptRequestParams,
-    GetPromptResult, Implementation, NumberOrString, ProgressNotificationParam, ProgressToken,
-    Prompt, ReadResourceRequestParams, ReadResourceResult, RequestMetaObject, Resource, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    ClientRequest, GetPromptRequestParams, GetPromptResult, Implementation, NumberOrString,
+    ProgressNotificationParam, ProgressToken, Prompt, ReadResourceRequestParams,
+    ReadResourceResult, Resource, ServerResult, Tool,
 };
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use tokio::io::AsyncBufReadExt;
 
 use super::config::{MissingVariable, Transport, expand_env};
 use super::http::ReqwestClient;
+
+/// The largest message read from a stdio server (the SDK's default, 16
+/// MiB, would drop a bigger tool result, which pi truncates instead).
+pub const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
 
 /// What a server told pi-rs between requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +93,20 @@ fn token_key(token: &ProgressToken) -> String {
     }
 }
 
+/// How a tool call ended without a result.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// The user cancelled it (Esc).
+    #[error("cancelled")]
+    Cancelled,
+    /// It took longer than the server's `timeout`.
+    #[error("timed out")]
+    TimedOut,
+    /// It failed.
+    #[error(transparent)]
+    Failed(ClientError),
+}
+
 /// Why a server could not be reached or a request failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -124,13 +143,33 @@ pub enum ClientError {
 /// The last lines a server wrote on stderr (kept for failure reasons, never
 /// printed).
 #[derive(Default)]
-pub struct StderrTail(Mutex<Vec<String>>);
+pub struct StderrTail {
+    lines: Mutex<Vec<String>>,
+    /// Set when the stream ended.
+    closed: tokio::sync::Notify,
+    ended: std::sync::atomic::AtomicBool,
+}
 
 impl StderrTail {
     const LINES: usize = 20;
 
+    fn close(&self) {
+        self.ended.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.closed.notify_waiters();
+    }
+
+    /// Waits (at most `limit`) for the stream to end: after the process
+    /// exited, its last lines are still being read.
+    pub async fn wait_closed(&self, limit: Duration) {
+        let closed = self.closed.notified();
+        if self.ended.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let _ = tokio::time::timeout(limit, closed).await;
+    }
+
     fn push(&self, line: String) {
-        let mut lines = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
         if lines.len() == Self::LINES {
             lines.remove(0);
         }
@@ -139,7 +178,7 @@ impl StderrTail {
 
     /// The last non-empty line.
     pub fn last(&self) -> Option<String> {
-        self.0
+        self.lines
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .iter()
@@ -256,10 +295,15 @@ pub async fn connect(
                     while let Ok(Some(line)) = lines.next_line().await {
                         tail.push(line);
                     }
+                    tail.close();
                 });
             }
             let guard = ChildGuard { child };
-            let service = rmcp::serve_client(handler, (stdout, stdin))
+            let transport = rmcp::transport::async_rw::AsyncRwTransport::<RoleClient, _, _>::new(
+                stdout, stdin,
+            )
+            .with_max_line_length(MAX_MESSAGE_BYTES);
+            let service = rmcp::serve_client(handler, transport)
                 .await
                 .map_err(|e| ClientError::Handshake {
                     reason: e.to_string(),
@@ -350,34 +394,61 @@ impl Connection {
             .map_err(request_error)
     }
 
-    /// `tools/call`, with `progress` hearing its progress notifications.
-    /// Dropping the future (cancellation, a timeout) sends
-    /// `notifications/cancelled` for it.
+    /// `tools/call`, with `progress` hearing its progress notifications;
+    /// `cancel` firing or `limit` passing ends it with
+    /// `notifications/cancelled` sent for it.
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
-        progress: Option<(String, ProgressFn)>,
-    ) -> Result<CallToolResult, ClientError> {
-        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        progress: ProgressFn,
+        cancel: &pi_ai::CancellationToken,
+        limit: Duration,
+    ) -> Result<CallToolResult, CallError> {
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let peer = self.service.peer();
+        let mut handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| CallError::Failed(request_error(e)))?;
+        // The SDK sets the call's progress token; progress is matched on it.
         let handler = self.service.service();
-        let registered = progress.map(|(token, listener)| {
-            let mut meta = RequestMetaObject::new();
-            meta.set_progress_token(ProgressToken(NumberOrString::String(token.as_str().into())));
-            params.meta = Some(meta);
-            handler
-                .progress
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(token.clone(), listener);
-            ProgressGuard {
-                handler,
-                token,
+        let key = token_key(&handle.progress_token);
+        handler
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.clone(), progress);
+        let _listening = ProgressGuard { handler, token: key };
+        enum Ended {
+            Answer(Result<Result<ServerResult, rmcp::ServiceError>, tokio::sync::oneshot::error::RecvError>),
+            Cancelled,
+            TimedOut,
+        }
+        let ended = tokio::select! {
+            answer = &mut handle.rx => Ended::Answer(answer),
+            () = cancel.cancelled() => Ended::Cancelled,
+            () = tokio::time::sleep(limit) => Ended::TimedOut,
+        };
+        match ended {
+            Ended::Answer(Ok(Ok(ServerResult::CallToolResult(result)))) => Ok(result),
+            Ended::Answer(Ok(Ok(_))) => Err(CallError::Failed(ClientError::Request(
+                "the server answered tools/call with something else".to_owned(),
+            ))),
+            Ended::Answer(Ok(Err(error))) => Err(CallError::Failed(request_error(error))),
+            Ended::Answer(Err(_)) => Err(CallError::Failed(ClientError::Request(
+                "the connection closed".to_owned(),
+            ))),
+            Ended::Cancelled => {
+                let _ = handle.cancel(Some("cancelled by the user".to_owned())).await;
+                Err(CallError::Cancelled)
             }
-        });
-        let result = self.service.call_tool(params).await.map_err(request_error);
-        drop(registered);
-        result
+            Ended::TimedOut => {
+                let _ = handle.cancel(Some("timed out".to_owned())).await;
+                Err(CallError::TimedOut)
+            }
+        }
     }
 
     /// `prompts/get`.

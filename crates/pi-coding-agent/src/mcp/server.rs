@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use pi_agent_core::{AgentToolResult, ToolError, ToolUpdateFn};
 use pi_ai::CancellationToken;
@@ -13,7 +14,7 @@ use rmcp::model::{Prompt, Resource, Tool};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::client::{ChildGuard, ClientError, Connection, ServerNotice, connect};
+use super::client::{CallError, ChildGuard, ClientError, Connection, ServerNotice, connect};
 use super::config::{ServerDef, Transport};
 
 /// A server's state, as `/mcp` and the rpc command report it.
@@ -241,6 +242,7 @@ impl Server {
                     if stop.is_cancelled() || server.stopped.is_cancelled() {
                         return;
                     }
+                    connection.stderr.wait_closed(Duration::from_millis(500)).await;
                     let mut reason = format!("exited ({status})");
                     if let Some(line) = connection.stderr.last() {
                         reason.push_str(&format!("; stderr: {line}"));
@@ -296,7 +298,6 @@ impl Server {
         self: &Arc<Self>,
         tool: &str,
         args: Value,
-        call_id: &str,
         cancel: CancellationToken,
         on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
@@ -313,7 +314,16 @@ impl Server {
                 )));
             }
         };
+        // Notifications may arrive out of order: only growth is shown.
+        let shown = Mutex::new(f64::NEG_INFINITY);
         let progress: super::client::ProgressFn = Arc::new(move |done, total, message| {
+            {
+                let mut last = shown.lock().unwrap_or_else(PoisonError::into_inner);
+                if done <= *last {
+                    return;
+                }
+                *last = done;
+            }
             let amount = match total {
                 Some(total) => format!("{done}/{total}"),
                 None => format!("{done}"),
@@ -325,15 +335,22 @@ impl Server {
             on_update(AgentToolResult::text(text));
         });
         let limit = self.def.call_timeout;
-        let call = connection.call_tool(tool, arguments, Some((call_id.to_owned(), progress)));
-        let outcome = tokio::select! {
-            outcome = tokio::time::timeout(limit, call) => outcome,
-            () = cancel.cancelled() => return Err(ToolError::new("MCP tool call aborted")),
-        };
+        let outcome = connection
+            .call_tool(tool, arguments, progress, &cancel, limit)
+            .await;
         match outcome {
-            Ok(Ok(result)) => super::result::to_agent_result(&self.def.name, tool, result),
-            Ok(Err(error)) => {
-                if connection.is_closed() && !self.stopped.is_cancelled() {
+            Ok(result) => super::result::to_agent_result(&self.def.name, tool, result),
+            Err(CallError::Cancelled) => Err(ToolError::new("MCP tool call aborted")),
+            Err(CallError::TimedOut) => Err(ToolError::new(format!(
+                "MCP tool {tool} on {} timed out after {}s (its \"timeout\")",
+                self.def.name,
+                limit.as_secs_f64()
+            ))),
+            Err(CallError::Failed(error)) => {
+                // A stdio server's end is reported by its watcher, with
+                // its exit status; an HTTP server's here.
+                let http = matches!(self.def.transport, Ok(Transport::Http { .. }));
+                if http && connection.is_closed() && !self.stopped.is_cancelled() {
                     self.set_state(State::Failed(format!("connection lost: {error}")));
                 }
                 Err(ToolError::new(format!(
@@ -341,11 +358,6 @@ impl Server {
                     self.def.name
                 )))
             }
-            Err(_) => Err(ToolError::new(format!(
-                "MCP tool {tool} on {} timed out after {}s (its \"timeout\")",
-                self.def.name,
-                limit.as_secs_f64()
-            ))),
         }
     }
 

@@ -72,13 +72,13 @@ impl AgentTool for McpTool {
 
     async fn execute(
         &self,
-        call_id: &str,
+        _call_id: &str,
         args: Value,
         cancel: CancellationToken,
         on_update: ToolUpdateFn,
     ) -> Result<AgentToolResult, ToolError> {
         self.server
-            .call_tool(&self.mcp_name, args, call_id, cancel, on_update)
+            .call_tool(&self.mcp_name, args, cancel, on_update)
             .await
     }
 }
