@@ -15,7 +15,9 @@
 //! - `extra`, while listed: `extra tool`.
 //!
 //! Every call is appended to `$MCP_FAULT_LOG` (`call <name>`), and so is
-//! each start (`start <pid>`), so a test can count restarts.
+//! each start (`start <pid> token:<$FAULT_TOKEN>`), so a test can count
+//! restarts and see what the environment gave the server.
+//! `$FAULT_START_DELAY_MS` delays its answer to `initialize`.
 
 #![allow(clippy::print_stderr)]
 
@@ -159,7 +161,15 @@ impl ServerHandler for Faults {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    log(&format!("start {}", std::process::id()));
+    let token = std::env::var("FAULT_TOKEN").unwrap_or_default();
+    log(&format!("start {} token:{token}", std::process::id()));
+    // A slow start, when asked (the environment pi runs in).
+    if let Some(ms) = std::env::var("FAULT_START_DELAY_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
     match rmcp::serve_server(Faults::default(), rmcp::transport::stdio()).await {
         Ok(service) => {
             let _ = service.waiting().await;

@@ -13,7 +13,7 @@ use serde_json::json;
 use super::config::McpConfig;
 use super::manager::{Manager, describe};
 use crate::extensions::{
-    DialogOptions, Extension, ExtensionApi, ExtensionContext, ExtensionError, FlagKind,
+    BeforeAgentStartEvent, DialogOptions, Extension, ExtensionApi, ExtensionContext, ExtensionError, FlagKind,
     NotifyLevel, SessionShutdownEvent, SessionStartEvent,
 };
 
@@ -223,6 +223,21 @@ impl Extension for McpExtension {
             let slot = Arc::clone(&slot);
             async move {
                 start(&slot, &ctx);
+                Ok(None)
+            }
+        });
+        // Without a terminal (print, json, rpc) the first request waits
+        // for servers that have no tool list to offer yet; later runs offer
+        // the cached list at once.
+        let slot = Arc::clone(&self.manager);
+        api.on::<BeforeAgentStartEvent, _, _>(move |_, ctx| {
+            let slot = Arc::clone(&slot);
+            async move {
+                if let Some(manager) = current(&slot)
+                    && !ctx.ui().is_terminal()
+                {
+                    manager.wait_for_unlisted().await;
+                }
                 Ok(None)
             }
         });

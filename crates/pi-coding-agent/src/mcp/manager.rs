@@ -34,6 +34,7 @@ pub struct Manager {
     servers: Vec<Arc<Server>>,
     handle: ExtensionHandle,
     cwd: PathBuf,
+    agent_dir: PathBuf,
     approvals: Approvals,
     registered: Mutex<BTreeMap<String, Registered>>,
     problems: Vec<String>,
@@ -95,6 +96,7 @@ impl Manager {
                 servers,
                 handle,
                 cwd: cwd.to_path_buf(),
+                agent_dir: agent_dir.to_path_buf(),
                 approvals,
                 registered: Mutex::new(BTreeMap::new()),
                 problems: config.problems,
@@ -112,11 +114,37 @@ impl Manager {
         &self.problems
     }
 
-    /// Starts, in the background, every server that may start.
+    /// Starts, in the background, every server that may start; the tools
+    /// it listed last time are offered meanwhile.
     pub fn start_all(&self) {
         for server in &self.servers {
             if server.snapshot().state == State::Starting {
+                self.offer_cached(server);
                 server.start_in_background();
+            }
+        }
+    }
+
+    fn offer_cached(&self, server: &Arc<Server>) {
+        if let Some(tools) = super::cache::load(&self.agent_dir, &server.def) {
+            server.seed_tools(tools);
+            self.register(server);
+        }
+    }
+
+    /// Waits until no server is starting without a tool list to offer (a
+    /// first start, or a changed definition), each at most its
+    /// `startupTimeout`: what a mode without a terminal does before its
+    /// first request, since a tool not listed yet cannot be offered.
+    pub async fn wait_for_unlisted(&self) {
+        let started = std::time::Instant::now();
+        for server in &self.servers {
+            while {
+                let snapshot = server.snapshot();
+                snapshot.state == State::Starting && snapshot.offer.tools.is_empty()
+            } && started.elapsed() < server.def.startup_timeout
+            {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
             }
         }
     }
@@ -133,6 +161,7 @@ impl Manager {
     /// Remembers the user's approval of `server` and starts it.
     pub fn approve(&self, server: &Arc<Server>) -> Result<(), super::approval::ApprovalError> {
         self.approvals.approve(&self.cwd, &server.def)?;
+        self.offer_cached(server);
         server.start_in_background();
         Ok(())
     }
@@ -151,7 +180,10 @@ impl Manager {
 
     fn on_event(&self, server: &Arc<Server>, event: ServerEvent) {
         match event {
-            ServerEvent::Listed => self.register(server),
+            ServerEvent::Listed => {
+                super::cache::save(&self.agent_dir, &server.def, &server.snapshot().offer.tools);
+                self.register(server);
+            }
             ServerEvent::Crashed => {
                 if let State::Failed(reason) = server.snapshot().state {
                     self.handle.warn(&format!(

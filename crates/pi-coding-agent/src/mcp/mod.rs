@@ -6,6 +6,7 @@
 //!   expansion, definition fingerprints.
 //! - [`approval`]: project servers start only once approved, remembered
 //!   per project and definition.
+//! - [`cache`]: each server's last tool list, offered while it starts.
 //! - [`naming`]: `mcp__<server>__<tool>` names within providers' limits.
 //! - [`client`] and [`http`]: one connection (stdio process or streamable
 //!   HTTP), its handshake and notifications.
@@ -17,6 +18,7 @@
 //!   `get_mcp_servers`).
 
 pub mod approval;
+pub mod cache;
 pub mod client;
 pub mod config;
 pub mod extension;

@@ -152,6 +152,15 @@ impl Server {
             .state = state;
     }
 
+    /// Offers `tools` (a cached list) until the server lists its own.
+    pub fn seed_tools(&self, tools: Vec<Tool>) {
+        self.status
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .offer
+            .tools = tools;
+    }
+
     /// Starts it in the background (for a server that may start).
     pub fn start_in_background(self: &Arc<Self>) {
         self.set_state(State::Starting);
