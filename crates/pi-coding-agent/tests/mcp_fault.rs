@@ -80,10 +80,13 @@ async fn progress_notifications_are_tool_updates() {
         .iter()
         .map(|u| u["partialResult"]["content"][0]["text"].as_str().unwrap().to_owned())
         .collect();
-    // The SDK may hand notifications over out of order; pi shows progress
-    // only as it grows, ending at the last step.
+    // The SDK hands notifications over concurrently (out of order, or
+    // after the result): pi shows progress only as it grows.
     assert!(!updates.is_empty(), "{:#?}", mcp.rpc.seen);
-    assert_eq!(updates.last().unwrap(), "step 3 (3/3)", "{updates:?}");
+    assert!(
+        updates.iter().all(|u| ["step 1 (1/3)", "step 2 (2/3)", "step 3 (3/3)"].contains(&u.as_str())),
+        "{updates:?}"
+    );
     let steps: Vec<char> = updates.iter().map(|u| u.chars().nth(5).unwrap()).collect();
     assert!(steps.windows(2).all(|w| w[0] < w[1]), "{updates:?}");
     assert_eq!(mcp.tool_result(1, "c1"), "done");
