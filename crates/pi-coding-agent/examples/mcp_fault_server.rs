@@ -151,10 +151,7 @@ impl ServerHandler for Faults {
                 text(if now { "extra added" } else { "extra removed" })
             }
             "extra" if self.extra.load(Ordering::SeqCst) => text("extra tool"),
-            other => Err(ErrorData::invalid_params(
-                format!("no tool {other}"),
-                None,
-            )),
+            other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         }
     }
 }

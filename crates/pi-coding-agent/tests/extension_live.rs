@@ -127,7 +127,12 @@ async fn a_tool_registered_while_running_is_offered_called_and_removed() {
     rpc.prompt("and now", |_| None).await;
     let last = s.requests().last().unwrap().json();
     assert!(!tool_names(&last).contains(&"late".to_owned()), "{last}");
-    assert!(!last["messages"][0]["content"].as_str().unwrap().contains("- late:"));
+    assert!(
+        !last["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("- late:")
+    );
     rpc.close().await;
 }
 

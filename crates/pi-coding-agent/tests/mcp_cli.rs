@@ -103,10 +103,17 @@ async fn secrets_from_the_environment_stay_out_of_the_session_and_the_logs() {
         .iter()
         .map(|f| std::fs::read_to_string(f).unwrap())
         .collect();
-    assert!(sessions.contains("\"text\":\"public\""), "the result is saved");
+    assert!(
+        sessions.contains("\"text\":\"public\""),
+        "the result is saved"
+    );
     for file in s.session_files() {
         let text = std::fs::read_to_string(&file).unwrap();
-        assert!(!text.contains(secret), "{} holds the secret", file.display());
+        assert!(
+            !text.contains(secret),
+            "{} holds the secret",
+            file.display()
+        );
     }
     assert!(
         log_lines(&log)[0].ends_with(&format!("token:{secret}")),
@@ -131,7 +138,11 @@ async fn the_next_run_offers_the_cached_tools_of_a_server_still_starting() {
     let out = run(&s, &["-p", "hi"], &[]).await;
     assert!(out.status.success(), "{out:?}");
     let cache = s.agent_dir.path().join("mcp-cache");
-    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 1, "one list cached");
+    assert_eq!(
+        std::fs::read_dir(&cache).unwrap().count(),
+        1,
+        "one list cached"
+    );
     // Now the server takes 2 s to answer: the first request offers its
     // cached tools, and the call waits for the server.
     let started = std::time::Instant::now();
@@ -140,7 +151,10 @@ async fn the_next_run_offers_the_cached_tools_of_a_server_still_starting() {
     assert_eq!(e2e_common::text(&out.stdout), "done\n");
     assert!(started.elapsed() >= std::time::Duration::from_secs(2));
     let first = s.requests()[1].json();
-    assert!(first["tools"].to_string().contains("mcp__fault__echo"), "{first}");
+    assert!(
+        first["tools"].to_string().contains("mcp__fault__echo"),
+        "{first}"
+    );
     let second = s.requests()[2].json().to_string();
     assert!(second.contains("\"content\":\"cached\""), "{second}");
 }

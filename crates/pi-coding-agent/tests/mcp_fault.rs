@@ -32,7 +32,12 @@ async fn a_tool_call_reaches_the_server_and_its_result_the_next_request() {
     let server = mcp.wait_state("fault", "ready").await;
     assert_eq!(server["transport"], "stdio");
     assert_eq!(server["serverInfo"], "mcp-fault-server 1.0.0");
-    assert!(server["protocolVersion"].as_str().unwrap().starts_with("20"));
+    assert!(
+        server["protocolVersion"]
+            .as_str()
+            .unwrap()
+            .starts_with("20")
+    );
     let tools: Vec<&str> = server["tools"]
         .as_array()
         .unwrap()
@@ -78,13 +83,20 @@ async fn progress_notifications_are_tool_updates() {
     let updates: Vec<String> = mcp
         .lines_of("tool_execution_update")
         .iter()
-        .map(|u| u["partialResult"]["content"][0]["text"].as_str().unwrap().to_owned())
+        .map(|u| {
+            u["partialResult"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
         .collect();
     // The SDK hands notifications over concurrently (out of order, or
     // after the result): pi shows progress only as it grows.
     assert!(!updates.is_empty(), "{:#?}", mcp.rpc.seen);
     assert!(
-        updates.iter().all(|u| ["step 1 (1/3)", "step 2 (2/3)", "step 3 (3/3)"].contains(&u.as_str())),
+        updates
+            .iter()
+            .all(|u| ["step 1 (1/3)", "step 2 (2/3)", "step 3 (3/3)"].contains(&u.as_str())),
         "{updates:?}"
     );
     let steps: Vec<char> = updates.iter().map(|u| u.chars().nth(5).unwrap()).collect();
@@ -378,12 +390,13 @@ async fn project_servers_wait_for_approval_and_rpc_says_how_to_give_it() {
         .await;
     assert_eq!(answer["success"], true, "{answer}");
     mcp.wait_state("proj", "ready").await;
-    let approvals = std::fs::read_to_string(
-        mcp.scenario.agent_dir.path().join("mcp-approvals.json"),
-    )
-    .unwrap();
+    let approvals =
+        std::fs::read_to_string(mcp.scenario.agent_dir.path().join("mcp-approvals.json")).unwrap();
     assert!(approvals.contains("\"proj\""), "{approvals}");
-    assert!(!approvals.contains("mcp_fault_server"), "no definition saved");
+    assert!(
+        !approvals.contains("mcp_fault_server"),
+        "no definition saved"
+    );
     mcp.close().await;
 }
 
@@ -408,16 +421,25 @@ async fn raw_round_trips(count: usize) -> Vec<Duration> {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "raw", "version": "1"}}});
-    stdin.write_all(format!("{init}\n").as_bytes()).await.unwrap();
+    stdin
+        .write_all(format!("{init}\n").as_bytes())
+        .await
+        .unwrap();
     lines.next_line().await.unwrap().unwrap();
     let ready = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    stdin.write_all(format!("{ready}\n").as_bytes()).await.unwrap();
+    stdin
+        .write_all(format!("{ready}\n").as_bytes())
+        .await
+        .unwrap();
     let mut samples = Vec::with_capacity(count);
     for id in 1..=count {
         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                           "params": {"name": "echo", "arguments": {"text": "ping"}}});
         let started = std::time::Instant::now();
-        stdin.write_all(format!("{call}\n").as_bytes()).await.unwrap();
+        stdin
+            .write_all(format!("{call}\n").as_bytes())
+            .await
+            .unwrap();
         let answer = lines.next_line().await.unwrap().unwrap();
         samples.push(started.elapsed());
         assert!(answer.contains("ping"), "{answer}");
@@ -465,7 +487,9 @@ async fn a_round_trip_adds_little_over_the_server_s_own_time() {
     let added = ours.saturating_sub(raw);
     #[allow(clippy::print_stderr)]
     {
-        eprintln!("tools/call echo round trip: by hand {raw:?}, through pi-rs {ours:?}, added {added:?}");
+        eprintln!(
+            "tools/call echo round trip: by hand {raw:?}, through pi-rs {ours:?}, added {added:?}"
+        );
     }
     // The release build adds well under 1 ms (docs/performance.md); the
     // dev profile, unoptimized, is allowed a few.

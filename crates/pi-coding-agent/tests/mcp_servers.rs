@@ -36,7 +36,11 @@ async fn everything_over_stdio_tools_images_structured_env_progress_prompts_reso
     let uri = "demo://resource/static/document/architecture.md";
     let mut mcp = Mcp::start(
         vec![
-            tool_answer("mcp__everything__echo", &json!({"message": "hi there"}), "c1"),
+            tool_answer(
+                "mcp__everything__echo",
+                &json!({"message": "hi there"}),
+                "c1",
+            ),
             tool_answer("mcp__everything__get-sum", &json!({"a": 2, "b": 40}), "c2"),
             tool_answer("mcp__everything__get-tiny-image", &json!({}), "c3"),
             tool_answer(
@@ -59,13 +63,20 @@ async fn everything_over_stdio_tools_images_structured_env_progress_prompts_reso
     .await;
     let server = mcp.wait_state("everything", "ready").await;
     assert!(
-        server["serverInfo"].as_str().unwrap().contains("everything"),
+        server["serverInfo"]
+            .as_str()
+            .unwrap()
+            .contains("everything"),
         "{server}"
     );
     assert!(server["resources"].as_u64().unwrap() > 0, "{server}");
     mcp.prompt("use the tools").await;
     assert_eq!(mcp.tool_result(1, "c1"), "Echo: hi there");
-    assert!(mcp.tool_result(2, "c2").contains("42"), "{}", mcp.tool_result(2, "c2"));
+    assert!(
+        mcp.tool_result(2, "c2").contains("42"),
+        "{}",
+        mcp.tool_result(2, "c2")
+    );
     // The image is the result's image (this mock model takes no images,
     // so pi's note stands in for it in the request).
     let image_end = mcp
@@ -75,7 +86,9 @@ async fn everything_over_stdio_tools_images_structured_env_progress_prompts_reso
         .unwrap();
     let blocks = image_end["result"]["content"].as_array().unwrap();
     assert!(
-        blocks.iter().any(|b| b["type"] == "image" && b["mimeType"] == "image/png"),
+        blocks
+            .iter()
+            .any(|b| b["type"] == "image" && b["mimeType"] == "image/png"),
         "{image_end}"
     );
     assert!(
@@ -101,8 +114,8 @@ async fn everything_over_stdio_tools_images_structured_env_progress_prompts_reso
             .any(|u| u["toolName"] == "mcp__everything__trigger-long-running-operation"),
         "progress arrives as updates: {updates:?}"
     );
-    let doc = std::fs::read_to_string(script.parent().unwrap().join("docs/architecture.md"))
-        .unwrap();
+    let doc =
+        std::fs::read_to_string(script.parent().unwrap().join("docs/architecture.md")).unwrap();
     let first_line = doc.lines().find(|l| !l.trim().is_empty()).unwrap();
     assert!(mcp.tool_result(7, "c7").contains(first_line.trim()));
     // A prompt of the server is a command; its messages are the prompt.
@@ -113,7 +126,10 @@ async fn everything_over_stdio_tools_images_structured_env_progress_prompts_reso
     assert_eq!(answer["success"], true, "{answer}");
     let deadline = Instant::now() + Duration::from_secs(20);
     while mcp.bodies().len() < 9 {
-        assert!(Instant::now() < deadline, "the prompt never reached the model");
+        assert!(
+            Instant::now() < deadline,
+            "the prompt never reached the model"
+        );
         mcp.rpc.settle(50).await;
     }
     let last = mcp.bodies()[8].to_string();
@@ -221,6 +237,9 @@ async fn filesystem_and_time_servers_side_by_side() {
     let text = mcp.tool_result(1, "c1");
     assert!(text.contains("alpha\nbeta\ngamma"), "{text}");
     let now = mcp.tool_result(2, "c2");
-    assert!(now.contains("\"timezone\": \"UTC\"") || now.contains("\"timezone\":\"UTC\""), "{now}");
+    assert!(
+        now.contains("\"timezone\": \"UTC\"") || now.contains("\"timezone\":\"UTC\""),
+        "{now}"
+    );
     mcp.close().await;
 }

@@ -26,7 +26,10 @@ impl Live {
     /// Starts the lists with what the extensions registered at load.
     pub(crate) fn seed(&self, tools: Vec<RegisteredTool>, commands: Vec<RegisteredCommand>) {
         *self.tools.write().unwrap_or_else(PoisonError::into_inner) = tools;
-        *self.commands.write().unwrap_or_else(PoisonError::into_inner) = commands;
+        *self
+            .commands
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = commands;
     }
 
     pub(crate) fn tools(&self) -> Vec<RegisteredTool> {

@@ -76,10 +76,10 @@ pub use api::{
     RegisteredCommand, RegisteredFlag, RegisteredProvider, RegisteredRpcCommand,
     RegisteredShortcut, RegisteredTool, RpcCommandFn, RpcFuture,
 };
-pub use live::WarningListener;
 pub use context::{CommandContext, ExtensionContext};
 pub use events::*;
 pub use handler::{ExtensionError, HandlerFuture, HandlerResult};
+pub use live::WarningListener;
 pub use render::{
     ExtensionComponent, ExtensionKey, FooterFn, MessageRenderContext, MessageRendererFn,
     PlainTheme, RegisteredMessageRenderer, RenderCallFn, RenderResultFn, RenderShell, RenderTheme,

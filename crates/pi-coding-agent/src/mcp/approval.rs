@@ -147,7 +147,10 @@ mod tests {
         assert!(!approvals.is_approved(one.path(), &server("a")));
         approvals.approve(one.path(), &server("a")).unwrap();
         assert!(approvals.is_approved(one.path(), &server("a")));
-        assert!(!approvals.is_approved(two.path(), &server("a")), "other project");
+        assert!(
+            !approvals.is_approved(two.path(), &server("a")),
+            "other project"
+        );
         assert!(!approvals.is_approved(one.path(), &server("b")), "changed");
         approvals.approve(two.path(), &server("b")).unwrap();
         assert!(approvals.is_approved(one.path(), &server("a")), "kept");

@@ -20,6 +20,7 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use tokio::io::AsyncBufReadExt;
+use tokio::sync::oneshot::error::RecvError;
 
 use super::config::{MissingVariable, Transport, expand_env};
 use super::http::ReqwestClient;
@@ -299,16 +300,15 @@ pub async fn connect(
                 });
             }
             let guard = ChildGuard { child };
-            let transport = rmcp::transport::async_rw::AsyncRwTransport::<RoleClient, _, _>::new(
-                stdout, stdin,
-            )
-            .with_max_line_length(MAX_MESSAGE_BYTES);
-            let service = rmcp::serve_client(handler, transport)
-                .await
-                .map_err(|e| ClientError::Handshake {
+            let transport =
+                rmcp::transport::async_rw::AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin)
+                    .with_max_line_length(MAX_MESSAGE_BYTES);
+            let service = rmcp::serve_client(handler, transport).await.map_err(|e| {
+                ClientError::Handshake {
                     reason: e.to_string(),
                     stderr: stderr.last(),
-                })?;
+                }
+            })?;
             (service, Some(guard))
         }
         Transport::Http { url, headers } => {
@@ -322,16 +322,16 @@ pub async fn connect(
                     .map_err(|_| ClientError::Header(name.clone()))?;
                 custom.insert(header, value);
             }
-            let config =
-                StreamableHttpClientTransportConfig::with_uri(expand_env(url)?).custom_headers(custom);
+            let config = StreamableHttpClientTransportConfig::with_uri(expand_env(url)?)
+                .custom_headers(custom);
             let transport =
                 StreamableHttpClientTransport::with_client(ReqwestClient::default(), config);
-            let service = rmcp::serve_client(handler, transport)
-                .await
-                .map_err(|e| ClientError::Handshake {
+            let service = rmcp::serve_client(handler, transport).await.map_err(|e| {
+                ClientError::Handshake {
                     reason: e.to_string(),
                     stderr: None,
-                })?;
+                }
+            })?;
             (service, None)
         }
     };
@@ -420,28 +420,36 @@ impl Connection {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(key.clone(), progress);
-        let _listening = ProgressGuard { handler, token: key };
+        let _listening = ProgressGuard {
+            handler,
+            token: key,
+        };
+        type Answer = Result<Result<ServerResult, rmcp::ServiceError>, RecvError>;
         enum Ended {
-            Answer(Result<Result<ServerResult, rmcp::ServiceError>, tokio::sync::oneshot::error::RecvError>),
+            Answer(Box<Answer>),
             Cancelled,
             TimedOut,
         }
         let ended = tokio::select! {
-            answer = &mut handle.rx => Ended::Answer(answer),
+            answer = &mut handle.rx => Ended::Answer(Box::new(answer)),
             () = cancel.cancelled() => Ended::Cancelled,
             () = tokio::time::sleep(limit) => Ended::TimedOut,
         };
         match ended {
-            Ended::Answer(Ok(Ok(ServerResult::CallToolResult(result)))) => Ok(result),
-            Ended::Answer(Ok(Ok(_))) => Err(CallError::Failed(ClientError::Request(
-                "the server answered tools/call with something else".to_owned(),
-            ))),
-            Ended::Answer(Ok(Err(error))) => Err(CallError::Failed(request_error(error))),
-            Ended::Answer(Err(_)) => Err(CallError::Failed(ClientError::Request(
-                "the connection closed".to_owned(),
-            ))),
+            Ended::Answer(answer) => match *answer {
+                Ok(Ok(ServerResult::CallToolResult(result))) => Ok(result),
+                Ok(Ok(_)) => Err(CallError::Failed(ClientError::Request(
+                    "the server answered tools/call with something else".to_owned(),
+                ))),
+                Ok(Err(error)) => Err(CallError::Failed(request_error(error))),
+                Err(_) => Err(CallError::Failed(ClientError::Request(
+                    "the connection closed".to_owned(),
+                ))),
+            },
             Ended::Cancelled => {
-                let _ = handle.cancel(Some("cancelled by the user".to_owned())).await;
+                let _ = handle
+                    .cancel(Some("cancelled by the user".to_owned()))
+                    .await;
                 Err(CallError::Cancelled)
             }
             Ended::TimedOut => {

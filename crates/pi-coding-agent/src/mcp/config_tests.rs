@@ -134,7 +134,10 @@ fn expands_variables_with_defaults_and_reports_missing_ones() {
         expand("${UNSET:-fallback}/${SET:-x}", &lookup),
         Ok("fallback/value".to_owned())
     );
-    assert_eq!(expand("$HOME ${open", &lookup), Ok("$HOME ${open".to_owned()));
+    assert_eq!(
+        expand("$HOME ${open", &lookup),
+        Ok("$HOME ${open".to_owned())
+    );
     assert_eq!(
         expand("a ${UNSET} b", &lookup),
         Err(MissingVariable("UNSET".to_owned()))

@@ -13,8 +13,8 @@ use serde_json::json;
 use super::config::McpConfig;
 use super::manager::{Manager, describe};
 use crate::extensions::{
-    BeforeAgentStartEvent, DialogOptions, Extension, ExtensionApi, ExtensionContext, ExtensionError, FlagKind,
-    NotifyLevel, SessionShutdownEvent, SessionStartEvent,
+    BeforeAgentStartEvent, DialogOptions, Extension, ExtensionApi, ExtensionContext,
+    ExtensionError, FlagKind, NotifyLevel, SessionShutdownEvent, SessionStartEvent,
 };
 
 /// The flag that turns MCP off.
@@ -139,20 +139,33 @@ pub fn status_text(manager: Option<&Manager>) -> String {
             "\n\n{} ({}, {}): {}",
             str_of("name"),
             str_of("transport"),
-            if server["scope"] == "project" { "project" } else { "user" },
+            if server["scope"] == "project" {
+                "project"
+            } else {
+                "user"
+            },
             str_of("state")
         ));
         if let Some(error) = server["error"].as_str() {
             out.push_str(&format!(" - {error}"));
         }
         if let Some(info) = server["serverInfo"].as_str() {
-            out.push_str(&format!("\n  server {info}, protocol {}", str_of("protocolVersion")));
+            out.push_str(&format!(
+                "\n  server {info}, protocol {}",
+                str_of("protocolVersion")
+            ));
         }
         for tool in server["tools"].as_array().into_iter().flatten() {
-            out.push_str(&format!("\n  tool {}", tool["name"].as_str().unwrap_or_default()));
+            out.push_str(&format!(
+                "\n  tool {}",
+                tool["name"].as_str().unwrap_or_default()
+            ));
         }
         for prompt in server["prompts"].as_array().into_iter().flatten() {
-            out.push_str(&format!("\n  prompt {}", prompt.as_str().unwrap_or_default()));
+            out.push_str(&format!(
+                "\n  prompt {}",
+                prompt.as_str().unwrap_or_default()
+            ));
         }
         if server["state"] == "not approved" {
             out.push_str(&format!("\n  /mcp approve {} starts it", str_of("name")));

@@ -108,12 +108,7 @@ impl StreamableHttpClient for ReqwestClient {
             .header(reqwest::header::ACCEPT, format!("{EVENT_STREAM}, {JSON}"))
             .header(reqwest::header::CONTENT_TYPE, JSON)
             .body(body);
-        let request = with_headers(
-            request,
-            session_id.as_deref(),
-            auth_header,
-            custom_headers,
-        );
+        let request = with_headers(request, session_id.as_deref(), auth_header, custom_headers);
         let response = request.send().await.map_err(failed)?;
         let status = response.status();
         if matches!(
@@ -207,12 +202,7 @@ impl StreamableHttpClient for ReqwestClient {
         if let Some(id) = last_event_id {
             request = request.header(LAST_EVENT_HEADER, id);
         }
-        let request = with_headers(
-            request,
-            session_id.as_deref(),
-            auth_header,
-            custom_headers,
-        );
+        let request = with_headers(request, session_id.as_deref(), auth_header, custom_headers);
         let response = request.send().await.map_err(failed)?;
         if response.status() == reqwest::StatusCode::METHOD_NOT_ALLOWED {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);

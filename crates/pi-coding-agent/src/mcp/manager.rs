@@ -194,10 +194,8 @@ impl Manager {
             }
             ServerEvent::StartFailed => {
                 if let State::Failed(reason) = server.snapshot().state {
-                    self.handle.warn(&format!(
-                        "MCP server {} failed: {reason}",
-                        server.name()
-                    ));
+                    self.handle
+                        .warn(&format!("MCP server {} failed: {reason}", server.name()));
                 }
             }
         }
@@ -233,12 +231,8 @@ impl Manager {
             taken.insert(name.clone());
             let mcp_tool = McpTool::new(name.clone(), tool, Arc::clone(server));
             let snippet = first_line(mcp_tool_description(tool), 200);
-            self.handle.register_tool(card(
-                Arc::new(mcp_tool),
-                snippet,
-                server.name(),
-                &tool.name,
-            ));
+            self.handle
+                .register_tool(card(Arc::new(mcp_tool), snippet, server.name(), &tool.name));
             next.tools.insert(tool.name.to_string(), name);
         }
         if !offer.resources.is_empty() {
@@ -269,7 +263,8 @@ impl Manager {
         {
             self.handle.unregister_tool(&name);
         }
-        next.commands = prompt::register_prompts(&self.handle, server, &offer.prompts, &previous.commands);
+        next.commands =
+            prompt::register_prompts(&self.handle, server, &offer.prompts, &previous.commands);
         all.insert(server.name().to_owned(), next);
     }
 
@@ -314,7 +309,11 @@ impl Manager {
                             .map(|name| json!({"name": name, "mcpName": null})),
                     )
                     .collect();
-                entry["prompts"] = names.commands.values().map(|c| json!(format!("/{c}"))).collect();
+                entry["prompts"] = names
+                    .commands
+                    .values()
+                    .map(|c| json!(format!("/{c}")))
+                    .collect();
                 entry["resources"] = json!(snapshot.offer.resources.len());
                 entry
             })
@@ -374,7 +373,12 @@ fn card(
 /// sets (not their values).
 pub fn describe(def: &ServerDef) -> String {
     match &def.transport {
-        Ok(Transport::Stdio { command, args, env, cwd }) => {
+        Ok(Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        }) => {
             let mut text = std::iter::once(command.as_str())
                 .chain(args.iter().map(String::as_str))
                 .collect::<Vec<_>>()

@@ -138,7 +138,9 @@ pub fn register_prompts(
                 let result = connection
                     .get_prompt(&prompt.name, arguments)
                     .await
-                    .map_err(|e| ExtensionError::new(format!("MCP server {}: {e}", server.name())))?;
+                    .map_err(|e| {
+                        ExtensionError::new(format!("MCP server {}: {e}", server.name()))
+                    })?;
                 let (text, images) = prompt_input(result);
                 ctx.pi().send_user_message(&text, images, None).await
             }

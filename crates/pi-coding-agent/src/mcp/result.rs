@@ -56,7 +56,8 @@ pub(crate) fn collect(content: Vec<ContentBlock>) -> Collected {
         match block {
             ContentBlock::Text(text) => out.line(&text.text),
             ContentBlock::Image(image) => {
-                out.images.push(UserBlock::image(image.data, image.mime_type));
+                out.images
+                    .push(UserBlock::image(image.data, image.mime_type));
             }
             ContentBlock::Audio(audio) => out.line(&format!(
                 "[audio ({}, {} base64 bytes) not shown]",

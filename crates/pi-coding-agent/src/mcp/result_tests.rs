@@ -46,7 +46,11 @@ fn structured_content_is_the_text_when_there_is_none_and_kept_in_details() {
 
 #[test]
 fn an_error_result_fails_the_call_with_its_text() {
-    let error = to_agent_result("s", "t", result(vec![ContentBlock::text("bad")], None, true));
+    let error = to_agent_result(
+        "s",
+        "t",
+        result(vec![ContentBlock::text("bad")], None, true),
+    );
     assert_eq!(error, Err(ToolError::new("bad")));
     let empty = to_agent_result("s", "t", result(vec![], None, true));
     assert_eq!(empty, Err(ToolError::new("MCP tool t on s failed")));
@@ -55,14 +59,21 @@ fn an_error_result_fails_the_call_with_its_text() {
 #[test]
 fn long_output_keeps_the_head_with_pi_s_notice_and_saves_the_whole() {
     let text: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
-    let out = to_agent_result("s", "t", result(vec![ContentBlock::text(&text)], None, false)).unwrap();
+    let out = to_agent_result(
+        "s",
+        "t",
+        result(vec![ContentBlock::text(&text)], None, false),
+    )
+    .unwrap();
     let shown = out.content[0].as_text().unwrap();
     assert!(shown.starts_with("line 1\nline 2\n"));
     let notice = shown.rsplit("\n\n").next().unwrap();
     let path = out.details["fullOutputPath"].as_str().unwrap();
     assert_eq!(
         notice,
-        format!("[Output truncated: 2000 of 3001 lines (18.4KB of 28.2KB). Full output saved to: {path}]")
+        format!(
+            "[Output truncated: 2000 of 3001 lines (18.4KB of 28.2KB). Full output saved to: {path}]"
+        )
     );
     assert_eq!(std::fs::read_to_string(path).unwrap(), text);
     assert_eq!(out.details["truncation"]["truncatedBy"], "lines");
@@ -77,6 +88,8 @@ fn one_huge_line_keeps_its_first_50kb() {
     let (truncation, path) = cut.unwrap();
     assert!(shown.starts_with(&"é".repeat(100)));
     assert_eq!(truncation.output_bytes, 51_200);
-    assert!(shown.ends_with(&format!("(50.0KB of 78.1KB). Full output saved to: {path}]")));
+    assert!(shown.ends_with(&format!(
+        "(50.0KB of 78.1KB). Full output saved to: {path}]"
+    )));
     std::fs::remove_file(path).unwrap();
 }

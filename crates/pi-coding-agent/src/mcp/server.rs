@@ -241,7 +241,12 @@ impl Server {
 
     /// Waits for the process to end: asked to (`stop`), it is killed; by
     /// itself, the server failed and that is reported.
-    fn watch(self: &Arc<Self>, mut child: ChildGuard, connection: Arc<Connection>, stop: CancellationToken) {
+    fn watch(
+        self: &Arc<Self>,
+        mut child: ChildGuard,
+        connection: Arc<Connection>,
+        stop: CancellationToken,
+    ) {
         let weak = Arc::downgrade(self);
         tokio::spawn(async move {
             tokio::select! {

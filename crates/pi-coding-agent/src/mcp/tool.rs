@@ -179,7 +179,10 @@ impl AgentTool for ResourceTool {
                 }
                 ResourceContents::BlobResourceContents {
                     mime_type, blob, ..
-                } if mime_type.as_deref().is_some_and(|m| m.starts_with("image/")) => {
+                } if mime_type
+                    .as_deref()
+                    .is_some_and(|m| m.starts_with("image/")) =>
+                {
                     images.push(pi_ai::UserBlock::image(blob, mime_type.unwrap_or_default()));
                 }
                 ResourceContents::BlobResourceContents {
