@@ -243,3 +243,55 @@ async fn filesystem_and_time_servers_side_by_side() {
     );
     mcp.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_headers_take_their_secrets_from_the_environment() {
+    use pi_coding_agent::mcp::client::connect;
+    use pi_coding_agent::mcp::config::Transport;
+    use pi_test_support::mock_server::{MockResponse, MockServer};
+    let init = json!({"jsonrpc": "2.0", "id": 0, "result": {
+        "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+        "serverInfo": {"name": "mock-mcp", "version": "0.1"}}});
+    let refuse = || MockResponse::Body {
+        status: 405,
+        headers: Vec::new(),
+        body: String::new(),
+    };
+    let server = MockServer::start(vec![
+        MockResponse::Body {
+            status: 200,
+            headers: vec![("mcp-session-id".to_owned(), "session-1".to_owned())],
+            body: init.to_string(),
+        },
+        MockResponse::Body {
+            status: 202,
+            headers: Vec::new(),
+            body: String::new(),
+        },
+        refuse(),
+        refuse(),
+        refuse(),
+    ])
+    .await
+    .unwrap();
+    let transport = Transport::Http {
+        url: format!("{}/mcp", server.url()),
+        headers: vec![("Authorization".to_owned(), "Bearer ${HOME}".to_owned())],
+    };
+    let (connection, child) = connect(&transport, Path::new("."), std::sync::Arc::new(|_| {}))
+        .await
+        .unwrap();
+    assert!(child.is_none());
+    assert_eq!(connection.protocol_version, "2025-06-18");
+    assert_eq!(connection.server_info.as_deref(), Some("mock-mcp 0.1"));
+    let requests = server.requests();
+    let home = std::env::var("HOME").unwrap();
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some(format!("Bearer {home}").as_str())
+    );
+    assert_eq!(requests[0].json()["method"], "initialize");
+    assert_eq!(requests[1].header("mcp-session-id"), Some("session-1"));
+    assert_eq!(requests[1].json()["method"], "notifications/initialized");
+    connection.close().await;
+}

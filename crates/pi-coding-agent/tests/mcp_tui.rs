@@ -20,7 +20,11 @@ use serde_json::json;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_project_server_starts_once_approved_and_its_cards_name_it() {
     let s = Scenario::start(vec![
-        tool_answer("mcp__proj__echo", &json!({"text": "from the terminal"}), "c1"),
+        tool_answer(
+            "mcp__proj__echo",
+            &json!({"text": "from the terminal"}),
+            "c1",
+        ),
         text_answer("done"),
     ])
     .await;
@@ -35,7 +39,10 @@ async fn a_project_server_starts_once_approved_and_its_cards_name_it() {
         |s| s.contains("Start MCP server \"proj\"?") && s.contains("→ Yes"),
         "the approval dialog",
     );
-    assert!(screen.contains("mcp_fault_server"), "the command is shown: {screen}");
+    assert!(
+        screen.contains("mcp_fault_server"),
+        "the command is shown: {screen}"
+    );
     assert!(screen.contains("(env: MCP_FAULT_LOG)"), "{screen}");
     assert!(log_lines(&log).is_empty(), "nothing runs before the answer");
     tui.send("\r");
@@ -63,6 +70,9 @@ async fn a_project_server_starts_once_approved_and_its_cards_name_it() {
         |s| s.contains("echo [MCP proj]") && s.contains("from the terminal") && s.contains("done"),
         "the tool card naming the server",
     );
-    assert!(screen.contains("{\"text\":\"from the terminal\"}"), "{screen}");
+    assert!(
+        screen.contains("{\"text\":\"from the terminal\"}"),
+        "{screen}"
+    );
     assert!(tui.quit().success());
 }

@@ -23,21 +23,13 @@ pub const NO_MCP_FLAG: &str = "no-mcp";
 /// The MCP client extension.
 #[derive(Debug, Default, Clone)]
 pub struct McpExtension {
-    manager: Arc<Mutex<Option<Arc<Manager>>>>,
+    manager: Slot,
 }
 
 impl McpExtension {
     /// The extension (servers are read when the first session starts).
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// The servers, once started.
-    pub fn manager(&self) -> Option<Arc<Manager>> {
-        self.manager
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
     }
 }
 
