@@ -158,3 +158,30 @@ async fn the_next_run_offers_the_cached_tools_of_a_server_still_starting() {
     let second = s.requests()[2].json().to_string();
     assert!(second.contains("\"content\":\"cached\""), "{second}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quitting_does_not_wait_for_a_server_still_starting() {
+    let s = Scenario::start(vec![text_answer("first"), text_answer("second")]).await;
+    let log = s.work.path().join("fault.log");
+    write_servers(
+        &s.agent_dir.path().join("mcp.json"),
+        &json!({"fault": fault_def(&log)}),
+    );
+    // The first run lists the tools (cached); the second has them at once
+    // and ends before the slow server answers.
+    assert!(run(&s, &["-p", "hi"], &[]).await.status.success());
+    let started = std::time::Instant::now();
+    let out = run(&s, &["-p", "hi"], &[("FAULT_START_DELAY_MS", "8000")]).await;
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(e2e_common::text(&out.stdout), "second\n");
+    assert_eq!(
+        e2e_common::text(&out.stderr),
+        "",
+        "no failure reported on quit"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}

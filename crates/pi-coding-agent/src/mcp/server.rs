@@ -196,6 +196,13 @@ impl Server {
                 self.relist(&connection).await;
                 Ok(connection)
             }
+            Err(_) if self.stopped.is_cancelled() => {
+                self.set_state(State::Stopped);
+                Err(ToolError::new(format!(
+                    "MCP server {} is stopped",
+                    self.def.name
+                )))
+            }
             Err(error) => {
                 let reason = error.to_string();
                 tracing::debug!(server = %self.def.name, "MCP server failed to start: {reason}");
@@ -222,10 +229,15 @@ impl Server {
             }
         });
         let limit = self.def.startup_timeout;
-        let (connection, child) =
-            tokio::time::timeout(limit, connect(transport, &self.cwd, notices))
-                .await
-                .map_err(|_| ClientError::Timeout(limit))??;
+        // pi quitting does not wait for a slow start (its process is
+        // killed with the dropped future).
+        let connecting = tokio::time::timeout(limit, connect(transport, &self.cwd, notices));
+        let (connection, child) = tokio::select! {
+            started = connecting => started.map_err(|_| ClientError::Timeout(limit))??,
+            () = self.stopped.cancelled() => {
+                return Err(ClientError::Request("stopped".to_owned()));
+            }
+        };
         {
             let mut status = self.status.lock().unwrap_or_else(PoisonError::into_inner);
             status.protocol_version = Some(connection.protocol_version.clone());
