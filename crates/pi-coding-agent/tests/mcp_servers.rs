@@ -32,7 +32,7 @@ async fn everything_over_stdio_tools_images_structured_env_progress_prompts_reso
         return;
     };
     let mut def = node_server(&script, &["stdio"]);
-    def["env"] = json!({"PI_MCP_FROM_CONFIG": "${HOME}", "PI_MCP_DEFAULTED": "${PI_MCP_UNSET_VAR:-fallback}"});
+    def["env"] = json!({"PI_MCP_FROM_CONFIG": "${PATH}", "PI_MCP_DEFAULTED": "${PI_MCP_UNSET_VAR:-fallback}"});
     let uri = "demo://resource/static/document/architecture.md";
     let mut mcp = Mcp::start(
         vec![
@@ -98,10 +98,10 @@ async fn everything_over_stdio_tools_images_structured_env_progress_prompts_reso
     let structured = mcp.tool_result(4, "c4");
     assert!(structured.contains("temperature"), "{structured}");
     let env = mcp.tool_result(5, "c5");
-    let home = std::env::var("HOME").unwrap();
+    let path = std::env::var("PATH").unwrap();
     assert!(
-        env.contains(&format!("\"PI_MCP_FROM_CONFIG\": \"{home}\""))
-            || env.contains(&format!("\"PI_MCP_FROM_CONFIG\":\"{home}\"")),
+        env.contains(&format!("\"PI_MCP_FROM_CONFIG\": \"{path}\""))
+            || env.contains(&format!("\"PI_MCP_FROM_CONFIG\":\"{path}\"")),
         "{env}"
     );
     assert!(env.contains("fallback"), "{env}");
@@ -174,7 +174,7 @@ async fn everything_over_streamable_http_on_loopback() {
         json!({"remote": {
             "type": "http",
             "url": format!("http://127.0.0.1:{port}/mcp"),
-            "headers": {"X-Pi-Test": "${HOME}"}
+            "headers": {"X-Pi-Test": "${PATH}"}
         }}),
     )
     .await;
@@ -276,7 +276,7 @@ async fn http_headers_take_their_secrets_from_the_environment() {
     .unwrap();
     let transport = Transport::Http {
         url: format!("{}/mcp", server.url()),
-        headers: vec![("Authorization".to_owned(), "Bearer ${HOME}".to_owned())],
+        headers: vec![("Authorization".to_owned(), "Bearer ${PATH}".to_owned())],
     };
     let (connection, child) = connect(&transport, Path::new("."), std::sync::Arc::new(|_| {}))
         .await
@@ -285,10 +285,10 @@ async fn http_headers_take_their_secrets_from_the_environment() {
     assert_eq!(connection.protocol_version, "2025-06-18");
     assert_eq!(connection.server_info.as_deref(), Some("mock-mcp 0.1"));
     let requests = server.requests();
-    let home = std::env::var("HOME").unwrap();
+    let path = std::env::var("PATH").unwrap();
     assert_eq!(
         requests[0].header("authorization"),
-        Some(format!("Bearer {home}").as_str())
+        Some(format!("Bearer {path}").as_str())
     );
     assert_eq!(requests[0].json()["method"], "initialize");
     assert_eq!(requests[1].header("mcp-session-id"), Some("session-1"));
