@@ -2,7 +2,8 @@
 //! the MCP tests (`tests/mcp_*.rs`): its tools are
 //!
 //! - `echo {text}`: the text back;
-//! - `progress {steps}`: that many progress notifications, then `done`;
+//! - `progress {steps}`: that many progress notifications, 100 ms apart,
+//!   then `done`;
 //! - `hang`: never answers; when the client cancels the call, it writes
 //!   `cancelled <request id>` to the file `$MCP_FAULT_LOG`;
 //! - `crash`: the process exits (code 3) in the middle of the call, after
@@ -118,6 +119,8 @@ impl ServerHandler for Faults {
                         if let Ok(params) = serde_json::from_value(note) {
                             let _ = context.peer.notify_progress(params).await;
                         }
+                        // Work takes time: progress comes before the result.
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
                     }
                 }
                 text("done")

@@ -90,9 +90,15 @@ async fn progress_notifications_are_tool_updates() {
                 .to_owned()
         })
         .collect();
-    // The SDK hands notifications over concurrently (out of order, or
-    // after the result): pi shows progress only as it grows.
-    assert!(!updates.is_empty(), "{:#?}", mcp.rpc.seen);
+    // The server works between its notifications; the SDK hands them over
+    // concurrently (one may overtake another): pi shows progress only as
+    // it grows.
+    assert_eq!(
+        updates.first().map(String::as_str),
+        Some("step 1 (1/3)"),
+        "{:#?}",
+        mcp.rpc.seen
+    );
     assert!(
         updates
             .iter()
@@ -322,8 +328,16 @@ async fn allow_and_deny_lists_choose_the_tools_and_no_mcp_starts_nothing() {
     let mut def = fault_def(&log);
     def["includeTools"] = json!(["echo", "hang", "big"]);
     def["excludeTools"] = json!(["hang"]);
-    let mut mcp = Mcp::start(vec![], json!({"fault": def.clone()})).await;
+    let off_log = dir.path().join("off.log");
+    let mut off = fault_def(&off_log);
+    off["disabled"] = json!(true);
+    let mut mcp = Mcp::start(vec![], json!({"fault": def.clone(), "off": off})).await;
     let server = mcp.wait_state("fault", "ready").await;
+    assert_eq!(mcp.server("off").await["state"], "disabled");
+    assert!(
+        log_lines(&off_log).is_empty(),
+        "a disabled server never starts"
+    );
     let tools: Vec<&str> = server["tools"]
         .as_array()
         .unwrap()

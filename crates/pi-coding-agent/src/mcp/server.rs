@@ -295,9 +295,21 @@ impl Server {
 
     /// Reads its lists again and tells the listener.
     async fn relist(self: &Arc<Self>, connection: &Connection) {
-        let tools = connection.tools().await;
-        let prompts = connection.prompts().await.unwrap_or_default();
-        let resources = connection.resources().await.unwrap_or_default();
+        // The lists get the start's time limit too.
+        let limit = self.def.startup_timeout;
+        let tools = tokio::time::timeout(limit, connection.tools())
+            .await
+            .unwrap_or(Err(ClientError::Timeout(limit)));
+        let prompts = tokio::time::timeout(limit, connection.prompts())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let resources = tokio::time::timeout(limit, connection.resources())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
         match tools {
             Ok(tools) => {
                 {
