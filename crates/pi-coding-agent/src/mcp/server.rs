@@ -312,16 +312,17 @@ impl Server {
             .unwrap_or_default();
         match tools {
             Ok(tools) => {
-                {
-                    let mut status = self.status.lock().unwrap_or_else(PoisonError::into_inner);
-                    status.offer = Offer {
-                        tools,
-                        prompts,
-                        resources,
-                    };
-                    status.state = State::Ready;
-                }
+                self.status
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .offer = Offer {
+                    tools,
+                    prompts,
+                    resources,
+                };
+                // Ready once its tools are registered.
                 (self.events)(self, ServerEvent::Listed);
+                self.set_state(State::Ready);
             }
             Err(error) => {
                 self.set_state(State::Failed(format!("tools/list failed: {error}")));
