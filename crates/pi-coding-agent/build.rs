@@ -20,6 +20,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn main() {
+    embed_extension_host();
     let file = Path::new("link-order.txt");
     println!("cargo:rerun-if-changed={}", file.display());
     println!("cargo:rerun-if-env-changed=PI_LINK_ORDER");
@@ -58,4 +59,55 @@ fn glibc_loads_relr() -> bool {
     let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
     let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
     (major, minor) >= (2, 36)
+}
+
+/// Writes `$OUT_DIR/extension_host_files.rs`: every file of `host/` (the
+/// Node extension host) but its `node_modules/` and `test/`, embedded in
+/// the binary, and a fingerprint of them that names the folder they are
+/// installed into.
+fn embed_extension_host() {
+    let root = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("host");
+    println!("cargo:rerun-if-changed={}", root.display());
+    let mut files = Vec::new();
+    collect_host_files(&root, &root, &mut files);
+    files.sort();
+    // FNV-1a over names and contents.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut entries = String::new();
+    for (name, path) in &files {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let bytes = std::fs::read(path).unwrap_or_default();
+        for byte in name.bytes().chain(bytes) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        entries.push_str(&format!(
+            "    ({name:?}, include_bytes!({:?})),\n",
+            path.display().to_string()
+        ));
+    }
+    let code = format!(
+        "/// The host's files: (path inside `host/`, contents).\npub(super) const FILES: &[(&str, &[u8])] = &[\n{entries}];\n/// A fingerprint of [`FILES`].\npub(super) const FINGERPRINT: &str = \"{hash:016x}\";\n"
+    );
+    let out =
+        Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join("extension_host_files.rs");
+    let _ = std::fs::write(out, code);
+}
+
+fn collect_host_files(root: &Path, dir: &Path, out: &mut Vec<(String, std::path::PathBuf)>) {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in read.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || name == "node_modules" || (dir == root && name == "test") {
+            continue;
+        }
+        if path.is_dir() {
+            collect_host_files(root, &path, out);
+        } else if let Ok(relative) = path.strip_prefix(root) {
+            out.push((relative.to_string_lossy().into_owned(), path));
+        }
+    }
 }

@@ -323,16 +323,31 @@ async fn export_writes_html_and_says_where_as_pi() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_script_extension_is_named_in_a_warning_and_the_run_goes_on() {
+async fn a_script_extension_loads_through_the_host_and_one_that_fails_stops_the_run() {
+    if pi_test_support::external::node().is_none() {
+        return;
+    }
     let s = answering(1).await;
     std::fs::write(s.work.path().join("gate.ts"), "export default () => {}").unwrap();
     let out = s.run(&["-e", "gate.ts", "-ne", "-p", "Hi"]).await;
-    let stderr = text(&out.stderr);
-    let expected = format!(
-        "Warning: Extension {} not loaded: pi-rs does not run TypeScript/JavaScript extensions yet\n",
-        s.work.path().join("gate.ts").display()
-    );
-    assert_eq!(stderr, expected);
+    assert_eq!(text(&out.stderr), "");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(text(&out.stdout), "Answer 1.\n");
+    // As pi 0.73.1: `Error: Failed to load extension "<path>": Failed to
+    // load extension: boom`, exit status 1, no request.
+    std::fs::write(
+        s.work.path().join("bad.ts"),
+        "export default function (pi) { throw new Error(\"boom\"); }",
+    )
+    .unwrap();
+    let out = s.run(&["-e", "bad.ts", "-ne", "-p", "Hi"]).await;
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "Error: Failed to load extension \"{}\": Failed to load extension: boom\n",
+            s.work.path().join("bad.ts").display()
+        )
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(s.requests().len(), 1);
 }

@@ -29,10 +29,11 @@ mod prune_context;
 #[path = "../examples/extensions/todo.rs"]
 mod todo;
 
-use e2e_common::{Scenario, comparable_body, comparable_entry};
+use e2e_common::Scenario;
 use extension_common::{
-    InProcessRpc, app_with, pi_example, request_bodies, session_lines, text_answer, tool_answer,
-    ui_requests, ui_response,
+    InProcessRpc, add_providers, answer_no, app_with, assert_lines, assert_requests,
+    assert_session, command, pi_example, request_bodies, session_lines, system_prompt, text_answer,
+    tool_answer, ui_requests,
 };
 use pi_coding_agent::extensions::{Extension, ExtensionSet};
 use pretty_assertions::assert_eq;
@@ -52,65 +53,6 @@ fn start(
         settings,
         "mock-oai/mock-gpt",
     ))
-}
-
-/// The request bodies match pi's (system prompt text and tool
-/// descriptions aside).
-fn assert_requests(scenario: &Scenario, name: &str) {
-    let ours: Vec<Value> = request_bodies(scenario)
-        .iter()
-        .map(comparable_body)
-        .collect();
-    let pi: Vec<Value> = pi_example(name, "requests.jsonl")
-        .iter()
-        .map(comparable_body)
-        .collect();
-    assert_eq!(ours, pi, "{name}: requests");
-}
-
-/// The session file matches pi's (ids, times and cwd aside).
-fn assert_session(scenario: &Scenario, name: &str) {
-    let ours: Vec<Value> = session_lines(scenario)
-        .iter()
-        .map(comparable_entry)
-        .collect();
-    let pi: Vec<Value> = pi_example(name, "session.jsonl")
-        .iter()
-        .map(comparable_entry)
-        .collect();
-    assert_eq!(ours, pi, "{name}: session");
-}
-
-/// The rpc lines of `kind` match pi's, ids of dialogs aside.
-fn assert_lines(ours: &[Value], name: &str, kind: &str) {
-    let pick = |lines: &[Value]| -> Vec<Value> {
-        if kind == "extension_ui_request" {
-            return ui_requests(lines);
-        }
-        lines
-            .iter()
-            .filter(|l| l["type"] == kind)
-            .cloned()
-            .collect()
-    };
-    assert_eq!(
-        pick(ours),
-        pick(&pi_example(name, "rpc.jsonl")),
-        "{name}: {kind} lines"
-    );
-}
-
-/// Runs extension command `text` (a `prompt`, answered once its handler
-/// returned, as pi answers it).
-async fn command(rpc: &mut InProcessRpc, text: &str) {
-    let response = rpc.call(json!({"type": "prompt", "message": text})).await;
-    assert_eq!(response["success"], true, "{response}");
-}
-
-/// Answers the select dialog "No" as pi's driver did.
-fn answer_no(line: &Value) -> Option<Value> {
-    (line["type"] == "extension_ui_request" && line["method"] == "select")
-        .then(|| ui_response(line, json!({"value": "No"})))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -220,11 +162,6 @@ async fn inline_bash_expands_the_prompt_as_pi_does() {
     assert_session(&scenario, name);
 }
 
-/// The system prompt of a request body.
-fn system_prompt(body: &Value) -> String {
-    body["messages"][0]["content"].as_str().unwrap().to_owned()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pirate_changes_the_system_prompt_as_pi_does() {
     let scenario = Scenario::start(Vec::new()).await;
@@ -251,17 +188,6 @@ async fn pirate_changes_the_system_prompt_as_pi_does() {
     assert_eq!(pi_added, pirate::PIRATE_PROMPT);
     let ours = request_bodies(&scenario);
     assert_eq!(system_prompt(&ours[1]), system_prompt(&ours[0]) + &pi_added);
-}
-
-/// Adds `providers` to the scenario's models.json.
-fn add_providers(scenario: &Scenario, providers: Value) {
-    let path = scenario.agent_dir.path().join("models.json");
-    let mut models: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    models["providers"]
-        .as_object_mut()
-        .unwrap()
-        .extend(providers.as_object().unwrap().clone());
-    std::fs::write(&path, models.to_string()).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -57,7 +57,7 @@ fn extension() -> FnExtension {
             async move {
                 let mut tool = RegisteredTool::new(Arc::new(Late(json!({"type": "object"}))));
                 tool.prompt_snippet = Some("A tool that came late".to_owned());
-                handle.register_tool(tool);
+                handle.add_tool(tool);
                 let dropper = handle.clone();
                 handle.register_command("drop-late", Some("Removes late"), move |_, _| {
                     let dropper = dropper.clone();

@@ -191,6 +191,20 @@ impl<A> OverlayStack<A> {
         Some(outcome)
     }
 
+    /// Polls every overlay ([`SlotComponent::poll`]), removing those that
+    /// close; their outcomes, topmost first.
+    pub fn poll(&mut self) -> Vec<Outcome<A>> {
+        let mut outcomes = Vec::new();
+        for at in (0..self.entries.len()).rev() {
+            let outcome = self.entries[at].component.poll();
+            if outcome.closes() {
+                self.entries.remove(at);
+                outcomes.push(outcome);
+            }
+        }
+        outcomes
+    }
+
     /// Gives pasted text to the topmost capturing overlay; false when none takes it.
     pub fn paste(&mut self, text: &str) -> bool {
         match self.focused() {

@@ -68,6 +68,13 @@ pub trait SlotComponent<A> {
     /// The screen switched to `theme` (a component that draws with the
     /// screen's theme takes the new one).
     fn set_theme(&mut self, _theme: &Arc<Theme>) {}
+
+    /// Asked when the screen is told that something changed without a
+    /// key (a component whose own code closes it, such as an extension's
+    /// after a model call): an outcome that closes it closes it.
+    fn poll(&mut self) -> Outcome<A> {
+        Outcome::Stay
+    }
 }
 
 /// The editor slot: at most one component shown instead of the editor.
@@ -107,6 +114,16 @@ impl<A> EditorSlot<A> {
     /// returned, so that the action may open the next one.
     pub fn handle_key(&mut self, key: &KeyEvent) -> Option<Outcome<A>> {
         let outcome = self.current.as_mut()?.handle_key(key);
+        if outcome.closes() {
+            self.current = None;
+        }
+        Some(outcome)
+    }
+
+    /// Polls the component shown ([`SlotComponent::poll`]); `None` when
+    /// the slot is empty. A closing outcome closes it first.
+    pub fn poll(&mut self) -> Option<Outcome<A>> {
+        let outcome = self.current.as_mut()?.poll();
         if outcome.closes() {
             self.current = None;
         }

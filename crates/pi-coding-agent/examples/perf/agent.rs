@@ -72,7 +72,7 @@ pub fn transcript(n: usize) -> Vec<Message> {
         .collect()
 }
 
-fn agent_transcript(n: usize) -> Vec<AgentMessage<CodingMessage>> {
+pub fn agent_transcript(n: usize) -> Vec<AgentMessage<CodingMessage>> {
     transcript(n).into_iter().map(AgentMessage::from).collect()
 }
 

@@ -28,6 +28,7 @@ mod generator;
 mod agent;
 mod decode;
 mod extensions;
+mod host;
 mod wire;
 
 /// The `pi` binary's allocator and its setting (`main`), so the rows
@@ -303,12 +304,14 @@ fn main() {
     // `--extensions-only`: only the extension rows.
     if args.iter().any(|a| a == "--extensions-only") {
         extensions::rows(quick);
+        host::rows(quick);
         return;
     }
     if !listing_only {
         wire_rows(quick);
         agent_rows(quick);
         extensions::rows(quick);
+        host::rows(quick);
     }
     // About 750 bytes per entry: 170,000 entries make a 128 MB file.
     let (resume_sizes, listing_count, reps): (&[usize], usize, usize) = if listing_only {

@@ -189,7 +189,7 @@ impl App {
         custom_instructions: Option<&str>,
     ) -> Result<CompactionResult, Refused> {
         let settings = self.settings.compaction();
-        let (preparation, branch_entries) = {
+        let (preparation, for_extensions) = {
             let session = self.session();
             // One entry at a time, none kept: the session stays as small
             // as its resume left it.
@@ -199,17 +199,27 @@ impl App {
             }
             let preparation = compaction::prepare_branch_compaction(&branch, &settings)
                 .ok_or(Refused::NoPreparation(CompactionError::NothingToCompact))?;
-            // The entries go to extensions only when one listens.
-            let entries = if self.extensions.has_handlers("session_before_compact") {
-                session
-                    .branch_path(None)
-                    .iter()
-                    .filter_map(|e| serde_json::to_value(e).ok())
-                    .collect()
+            // The entries and messages go to extensions only when one listens.
+            let for_extensions = if self.extensions.has_handlers("session_before_compact") {
+                let path = session.branch_path(None);
+                ExtensionView {
+                    entries: path
+                        .iter()
+                        .filter_map(|e| serde_json::to_value(e).ok())
+                        .collect(),
+                    to_summarize: compaction::messages_json(
+                        &path,
+                        preparation.summarize_range.clone(),
+                    ),
+                    turn_prefix: compaction::messages_json(
+                        &path,
+                        preparation.turn_prefix_range.clone(),
+                    ),
+                }
             } else {
-                Vec::new()
+                ExtensionView::default()
             };
-            (preparation, entries)
+            (preparation, for_extensions)
         };
         if preparation.messages_to_summarize.is_empty()
             && preparation.turn_prefix_messages.is_empty()
@@ -217,7 +227,7 @@ impl App {
             return Err(Refused::Failed(CompactionError::NothingToCompact));
         }
         let from_extension = self
-            .extension_compaction(&preparation, branch_entries, custom_instructions)
+            .extension_compaction(&preparation, for_extensions, custom_instructions)
             .await?;
         let result = match from_extension.clone() {
             Some(result) => result,
@@ -265,23 +275,29 @@ impl App {
     async fn extension_compaction(
         &self,
         preparation: &compaction::CompactionPreparation,
-        branch_entries: Vec<serde_json::Value>,
+        view: ExtensionView,
         custom_instructions: Option<&str>,
     ) -> Result<Option<CompactionResult>, Refused> {
         if !self.extensions.has_handlers("session_before_compact") {
             return Ok(None);
         }
+        let files = &preparation.file_ops;
         let event = crate::extensions::SessionBeforeCompactEvent {
+            // pi's CompactionPreparation, plus the serialized text pi-rs
+            // summarizes (`conversationText`, `turnPrefixText`).
             preparation: serde_json::json!({
                 "firstKeptEntryId": preparation.first_kept_entry_id,
+                "messagesToSummarize": view.to_summarize,
+                "turnPrefixMessages": view.turn_prefix,
                 "conversationText": preparation.messages_to_summarize.text(),
                 "turnPrefixText": preparation.turn_prefix_messages.text(),
                 "isSplitTurn": preparation.is_split_turn,
                 "tokensBefore": preparation.tokens_before,
                 "previousSummary": preparation.previous_summary,
+                "fileOps": {"read": files.read, "written": files.written, "edited": files.edited},
                 "settings": preparation.settings,
             }),
-            branch_entries,
+            branch_entries: view.entries,
             custom_instructions: custom_instructions.map(str::to_owned),
         };
         let Some(answer) = self.extensions.emit_before_compact(event).await else {
@@ -297,4 +313,13 @@ impl App {
             details: c.details.unwrap_or(serde_json::Value::Null),
         }))
     }
+}
+
+/// What `session_before_compact` handlers see of the branch: its entries
+/// and the messages to summarize (empty when no handler listens).
+#[derive(Default)]
+struct ExtensionView {
+    entries: Vec<serde_json::Value>,
+    to_summarize: Vec<serde_json::Value>,
+    turn_prefix: Vec<serde_json::Value>,
 }

@@ -386,6 +386,13 @@ impl App {
     /// the active tools again.
     pub(crate) fn refresh_extension_tool(&self, name: &str) {
         let registered = self.extensions.tool(name);
+        if let Some(registered) = &registered {
+            // Its guidelines join the system prompt's (repeated ones are
+            // dropped when it is built).
+            lock(&self.prompt_options)
+                .guidelines
+                .extend(registered.prompt_guidelines.iter().cloned());
+        }
         {
             let mut available = lock(&self.available_tools);
             available.retain(|t| t.name() != name);

@@ -146,6 +146,11 @@ pub struct StartOptions {
     pub no_extensions: bool,
     /// Values of the command-line flags extensions registered.
     pub extension_flags: Vec<(String, serde_json::Value)>,
+    /// Script extensions the extension host was given (loaded, or
+    /// reported in [`StartOptions::host_warnings`]).
+    pub hosted_scripts: Vec<PathBuf>,
+    /// What the extension host could not load, one line each.
+    pub host_warnings: Vec<String>,
 }
 
 /// The environment variable naming the session directory (below `--session-dir`).
@@ -604,17 +609,7 @@ fn extension_warnings(
     settings: &Settings,
     agent_dir: &Path,
 ) -> Vec<String> {
-    let configured = settings
-        .extra
-        .get("extensions")
-        .and_then(serde_json::Value::as_array)
-        .map(|paths| {
-            paths
-                .iter()
-                .filter_map(|p| p.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+    let configured = crate::extensions::loader::configured_paths(settings);
     let found = crate::extensions::loader::discover(&crate::extensions::loader::DiscoveryOptions {
         cwd: options.cwd.clone(),
         agent_dir: agent_dir.to_path_buf(),
@@ -623,10 +618,12 @@ fn extension_warnings(
         no_extensions: options.no_extensions,
     });
     let mut warnings = found.missing;
+    warnings.extend(options.host_warnings.iter().cloned());
     warnings.extend(
         found
             .files
             .iter()
+            .filter(|f| !options.hosted_scripts.contains(f))
             .map(|f| crate::extensions::loader::script_warning(f)),
     );
     warnings

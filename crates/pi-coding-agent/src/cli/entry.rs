@@ -70,6 +70,7 @@ async fn run(
     args: Args,
     extensions: ExtensionSet,
     flag_values: Vec<(String, serde_json::Value)>,
+    hosted: super::script_host::Hosted,
 ) -> ExitCode {
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
@@ -78,6 +79,16 @@ async fn run(
             return ExitCode::FAILURE;
         }
     };
+    // As pi: an extension that failed to load is an error, in every mode.
+    if !hosted.errors.is_empty() {
+        for error in &hosted.errors {
+            eprintln!("Error: {error}");
+        }
+        for host in &hosted.handles {
+            host.stop().await;
+        }
+        return ExitCode::FAILURE;
+    }
     let mode = args.effective_mode();
     let stdin = std::io::stdin();
     let piped = !stdin.is_terminal();
@@ -149,6 +160,8 @@ async fn run(
         http_timeout: args.http_timeout,
         extensions,
         extension_flags: flag_values,
+        hosted_scripts: hosted.files,
+        host_warnings: hosted.warnings,
     };
     let app = match build_app(options) {
         Ok(app) => app,
@@ -197,6 +210,9 @@ async fn run(
         }
     };
     app.shutdown().await;
+    for host in &hosted.handles {
+        host.stop().await;
+    }
     // The process ends now: the system takes its memory back at once, so
     // the app (a resumed transcript: thousands of messages) is not freed
     // block by block first. Everything it wrote is already on disk.
@@ -333,7 +349,23 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
     if let Some(code) = auth_command(&argv) {
         return code;
     }
-    let mut screened = crate::cli::screen(crate::cli::expand_short_flags(std::env::args_os()));
+    let raw = crate::cli::expand_short_flags(std::env::args_os());
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("Cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Script extensions run in the extension host (started only when there
+    // are some); what they register is known before the second parse.
+    let mut hosted = runtime.block_on(super::script_host::start(&raw));
+    let mut extensions = extensions;
+    extensions.0.append(&mut hosted.extensions);
+    let mut screened = crate::cli::screen(raw);
     // pi's second parse: flags the extensions registered are theirs.
     let extension_flags = crate::extensions::registered_flags(&extensions);
     let flag_values = screened.take_extension_flags(&extension_flags);
@@ -403,15 +435,5 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
     if let Some(search) = &args.list_models {
         return list_models(search, &extensions);
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("Cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    runtime.block_on(run(args, extensions, flag_values))
+    runtime.block_on(run(args, extensions, flag_values, hosted))
 }

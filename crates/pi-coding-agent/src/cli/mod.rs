@@ -4,6 +4,7 @@ mod args;
 mod entry;
 mod help;
 mod list_models;
+mod script_host;
 mod unknown;
 
 pub use args::{Args, Mode, expand_short_flags, invalid_thinking_warning};

@@ -28,7 +28,7 @@ pub use conversation::{Conversation, serialize_conversation};
 pub(crate) use prepare::ends_with_compaction;
 use prepare::entry_message;
 pub use prepare::{
-    CompactionPreparation, CutPoint, find_cut_point, find_turn_start_index,
+    CompactionPreparation, CutPoint, find_cut_point, find_turn_start_index, messages_json,
     prepare_branch_compaction, prepare_compaction,
 };
 pub use summarize::{
@@ -247,6 +247,7 @@ pub async fn compact(
         previous_summary,
         file_ops,
         settings,
+        ..
     } = preparation;
     let reserve = settings.reserve_tokens;
     let instructions = if previous_summary.is_some() {

@@ -237,6 +237,23 @@ pub struct CompactionPreparation {
     pub file_ops: FileOperations,
     /// The settings used.
     pub settings: CompactionSettings,
+    /// Where the summarized messages are on the path (entry positions).
+    pub summarize_range: Range<usize>,
+    /// Where the split turn's start is on the path (empty when none).
+    pub turn_prefix_range: Range<usize>,
+}
+
+/// The messages of the entries at `range` of `path` (the compaction entry
+/// aside) as pi's message JSON: pi's `messagesToSummarize` /
+/// `turnPrefixMessages` of its `CompactionPreparation`.
+pub fn messages_json(path: &[&SessionEntry], range: Range<usize>) -> Vec<serde_json::Value> {
+    path.get(range)
+        .unwrap_or_default()
+        .iter()
+        .filter(|e| compaction_of(Shape::Entry(e)).is_none())
+        .filter_map(|e| entry_message(e))
+        .filter_map(|m| serde_json::to_value(m.as_ref()).ok())
+        .collect()
 }
 
 /// pi's `prepareCompaction`: `None` when the path is empty, already ends
@@ -317,6 +334,11 @@ fn prepare_in<P: PathSource + ?Sized>(
         extra,
         &mut file_ops,
     );
+    let summarize_range = boundary_start..history_end.max(boundary_start);
+    let turn_prefix_range = match cut.turn_start_index {
+        Some(turn_start) => turn_start..cut.first_kept_entry_index,
+        None => 0..0,
+    };
     let turn_prefix_messages = match cut.turn_start_index {
         Some(turn_start) => serialize(
             path,
@@ -336,6 +358,8 @@ fn prepare_in<P: PathSource + ?Sized>(
         previous_summary,
         file_ops,
         settings: *settings,
+        summarize_range,
+        turn_prefix_range,
     })
 }
 

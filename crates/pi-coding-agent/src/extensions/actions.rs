@@ -84,14 +84,14 @@ impl ExtensionHandle {
         }
     }
 
-    /// pi's `registerTool` while the app runs: adds `tool` (replacing a
-    /// tool of the same name, a built-in included), activates it unless
-    /// `--tools` left its name out, and lists it in the system prompt
-    /// (its `prompt_snippet`, else its description), as pi's tool refresh
-    /// does. From this handle's extension (`api.handle()`) the tool's
-    /// `extension_path` is set to it. Before the app exists the tool
-    /// joins those registered at load.
-    pub fn register_tool(&self, mut tool: super::RegisteredTool) {
+    /// pi's `registerTool` while the app runs, with render hooks: adds
+    /// `tool` (replacing a tool of the same name, a built-in included),
+    /// activates it unless `--tools` left its name out, and lists it in
+    /// the system prompt (its `prompt_snippet`, else its description; its
+    /// guidelines too), as pi's tool refresh does. From this handle's
+    /// extension (`api.handle()`) the tool's `extension_path` is set to
+    /// it. Before the app exists the tool joins those registered at load.
+    pub fn add_tool(&self, mut tool: super::RegisteredTool) {
         if let Some(path) = &self.extension_path {
             tool.extension_path = path.to_string();
         }
@@ -155,6 +155,12 @@ impl ExtensionHandle {
         for listener in listeners {
             listener(message);
         }
+    }
+
+    /// A context over the same app (for calls made outside any handler:
+    /// an out-of-process host's requests).
+    pub(crate) fn context(&self) -> super::ExtensionContext {
+        super::ExtensionContext::new(Arc::clone(&self.shared))
     }
 
     /// pi's `sendMessage`: a custom message. During a run it is delivered
@@ -252,6 +258,24 @@ impl ExtensionHandle {
     /// Activates exactly the tools named (unknown names are ignored).
     pub fn set_active_tools(&self, names: &[String]) -> Result<(), ExtensionError> {
         self.shared.app()?.set_active_tools(names);
+        Ok(())
+    }
+
+    /// Registers `tool` after load (pi's `registerTool` from a handler or a
+    /// command), with its prompt line and guidelines: what
+    /// [`ExtensionHandle::add_tool`] does with a [`super::RegisteredTool`]
+    /// of them. Before the app exists it fails, as pi's actions do.
+    pub fn register_tool(
+        &self,
+        tool: Arc<dyn pi_agent_core::AgentTool>,
+        prompt_snippet: Option<String>,
+        prompt_guidelines: &[String],
+    ) -> Result<(), ExtensionError> {
+        self.shared.app()?;
+        let mut registered = super::RegisteredTool::new(tool);
+        registered.prompt_snippet = prompt_snippet;
+        registered.prompt_guidelines = prompt_guidelines.to_vec();
+        self.add_tool(registered);
         Ok(())
     }
 

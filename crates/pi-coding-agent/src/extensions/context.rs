@@ -87,6 +87,11 @@ impl ExtensionContext {
         self
     }
 
+    /// What the extensions of the app share.
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
     /// The UI (pi's `ctx.ui`).
     pub fn ui(&self) -> Arc<dyn ExtensionUi> {
         self.shared.ui()

@@ -3,8 +3,9 @@
 //! discovery folders (`<agent dir>/extensions/` and `.pi/extensions/`:
 //! `*.ts` / `*.js` files, `*/index.ts` / `*/index.js`, and folders whose
 //! `package.json` lists `pi.extensions`). These are pi's TypeScript and
-//! JavaScript extensions; until the out-of-process host runs them, each
-//! found file yields one warning line, never silence.
+//! JavaScript extensions, which the out-of-process host runs
+//! ([`super::host`]); a file it did not load yields one warning line,
+//! never silence.
 
 use std::path::{Path, PathBuf};
 
@@ -74,7 +75,7 @@ pub fn discover(options: &DiscoveryOptions) -> Discovery {
 fn is_script(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| matches!(e, "ts" | "js" | "mts" | "mjs" | "cts" | "cjs"))
+        .is_some_and(|e| matches!(e, "ts" | "js" | "mts" | "mjs" | "cts" | "cjs" | "py"))
 }
 
 /// The entry files of one named path: a script itself, or a folder's
@@ -134,9 +135,24 @@ fn scan_folder(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The warning for a script extension pi-rs cannot run yet.
 pub fn script_warning(path: &Path) -> String {
     format!(
-        "Extension {} not loaded: pi-rs does not run TypeScript/JavaScript extensions yet",
+        "Extension {} not loaded: the extension host was not started for it",
         path.display()
     )
+}
+
+/// The `extensions` setting's paths.
+pub fn configured_paths(settings: &crate::config::Settings) -> Vec<String> {
+    settings
+        .extra
+        .get("extensions")
+        .and_then(serde_json::Value::as_array)
+        .map(|paths| {
+            paths
+                .iter()
+                .filter_map(|p| p.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

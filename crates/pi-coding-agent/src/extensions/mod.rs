@@ -55,6 +55,7 @@ mod api;
 mod context;
 mod events;
 mod handler;
+pub mod host;
 mod live;
 pub mod loader;
 mod notify;

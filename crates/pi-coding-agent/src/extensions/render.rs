@@ -34,6 +34,12 @@ pub trait RenderTheme: Send + Sync {
     fn underline(&self, text: &str) -> String;
     /// Struck-through `text`.
     fn strikethrough(&self, text: &str) -> String;
+
+    /// The colour names it knows (an out-of-process host builds its own
+    /// theme object from them); none by default.
+    fn tokens(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
 }
 
 /// A theme without colours or styles (tests, and places without a terminal).
@@ -255,6 +261,13 @@ pub trait ExtensionComponent: Send {
     /// Pasted text.
     fn paste(&mut self, text: &str) {
         let _ = text;
+    }
+
+    /// A value the component closed with on its own, without a key (pi's
+    /// `done(value)` called later, e.g. after a model call); asked when
+    /// the UI is told to draw again ([`super::ExtensionUi::request_render`]).
+    fn poll_close(&mut self) -> Option<Value> {
+        None
     }
 }
 

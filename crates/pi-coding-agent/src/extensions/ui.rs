@@ -220,6 +220,12 @@ pub trait ExtensionUi: Send + Sync {
         let _ = factory;
     }
 
+    /// Draws again: what an extension draws changed (pi's
+    /// `tui.requestRender()`), and a component it shows may have closed
+    /// ([`super::ExtensionComponent::poll_close`]). A no-op without a
+    /// terminal.
+    fn request_render(&self) {}
+
     /// Shows `component` in the editor's place (or, with `overlay`, over
     /// the screen) until it closes, and resolves to the value it closed
     /// with (pi's `ctx.ui.custom()`). `None` when it was dismissed

@@ -232,7 +232,7 @@ impl Manager {
             let mcp_tool = McpTool::new(name.clone(), tool, Arc::clone(server));
             let snippet = first_line(mcp_tool_description(tool), 200);
             self.handle
-                .register_tool(card(Arc::new(mcp_tool), snippet, server.name(), &tool.name));
+                .add_tool(card(Arc::new(mcp_tool), snippet, server.name(), &tool.name));
             next.tools.insert(tool.name.to_string(), name);
         }
         if !offer.resources.is_empty() {
@@ -245,7 +245,7 @@ impl Manager {
                 });
             let tool = ResourceTool::new(name.clone(), Arc::clone(server));
             let snippet = format!("Read a resource of the MCP server {}", server.name());
-            self.handle.register_tool(card(
+            self.handle.add_tool(card(
                 Arc::new(tool),
                 snippet,
                 server.name(),

@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
-use crate::e2e_common::Scenario;
+use crate::e2e_common::{Scenario, comparable_body, comparable_entry};
+use pretty_assertions::assert_eq;
 
 /// pi's extension captures.
 pub fn captures() -> std::path::PathBuf {
@@ -323,4 +324,79 @@ pub fn session_lines(scenario: &Scenario) -> Vec<Value> {
     let files = scenario.session_files();
     assert_eq!(files.len(), 1, "one session file: {files:?}");
     crate::e2e_common::jsonl(&files[0])
+}
+
+/// The request bodies match pi's (system prompt text and tool
+/// descriptions aside).
+pub fn assert_requests(scenario: &Scenario, name: &str) {
+    let ours: Vec<Value> = request_bodies(scenario)
+        .iter()
+        .map(comparable_body)
+        .collect();
+    let pi: Vec<Value> = pi_example(name, "requests.jsonl")
+        .iter()
+        .map(comparable_body)
+        .collect();
+    assert_eq!(ours, pi, "{name}: requests");
+}
+
+/// The session file matches pi's (ids, times and cwd aside).
+pub fn assert_session(scenario: &Scenario, name: &str) {
+    let ours: Vec<Value> = session_lines(scenario)
+        .iter()
+        .map(comparable_entry)
+        .collect();
+    let pi: Vec<Value> = pi_example(name, "session.jsonl")
+        .iter()
+        .map(comparable_entry)
+        .collect();
+    assert_eq!(ours, pi, "{name}: session");
+}
+
+/// The rpc lines of `kind` match pi's, ids of dialogs aside.
+pub fn assert_lines(ours: &[Value], name: &str, kind: &str) {
+    let pick = |lines: &[Value]| -> Vec<Value> {
+        if kind == "extension_ui_request" {
+            return ui_requests(lines);
+        }
+        lines
+            .iter()
+            .filter(|l| l["type"] == kind)
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        pick(ours),
+        pick(&pi_example(name, "rpc.jsonl")),
+        "{name}: {kind} lines"
+    );
+}
+
+/// Runs extension command `text` (a `prompt`, answered once its handler
+/// returned, as pi answers it).
+pub async fn command(rpc: &mut InProcessRpc, text: &str) {
+    let response = rpc.call(json!({"type": "prompt", "message": text})).await;
+    assert_eq!(response["success"], true, "{response}");
+}
+
+/// Answers the select dialog "No" as pi's driver did.
+pub fn answer_no(line: &Value) -> Option<Value> {
+    (line["type"] == "extension_ui_request" && line["method"] == "select")
+        .then(|| ui_response(line, json!({"value": "No"})))
+}
+
+/// The system prompt of a request body.
+pub fn system_prompt(body: &Value) -> String {
+    body["messages"][0]["content"].as_str().unwrap().to_owned()
+}
+
+/// Adds `providers` to the scenario's models.json.
+pub fn add_providers(scenario: &Scenario, providers: Value) {
+    let path = scenario.agent_dir.path().join("models.json");
+    let mut models: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    models["providers"]
+        .as_object_mut()
+        .unwrap()
+        .extend(providers.as_object().unwrap().clone());
+    std::fs::write(&path, models.to_string()).unwrap();
 }

@@ -140,6 +140,8 @@ pub enum ExtensionCall {
     TerminalInput(u64, Opaque<Option<TerminalInputFn>>),
     /// An extension's editor (`None`: the built-in one).
     EditorComponent(Opaque<Option<EditorComponentFn>>),
+    /// Draw again; components that closed on their own close.
+    Redraw,
 }
 
 /// A payload shown as `..` in debug output (closures, themes).

@@ -261,6 +261,10 @@ impl ExtensionUi for TerminalUi {
         })
     }
 
+    fn request_render(&self) {
+        self.send(ExtensionCall::Redraw);
+    }
+
     fn set_editor_component(&self, factory: Option<EditorComponentFn>) {
         self.send(ExtensionCall::EditorComponent(Opaque(factory)));
     }

@@ -46,6 +46,10 @@ impl crate::extensions::RenderTheme for Theme {
     fn strikethrough(&self, text: &str) -> String {
         Theme::strikethrough(self, text)
     }
+
+    fn tokens(&self) -> Vec<&'static str> {
+        Token::ALL.iter().map(|t| t.name()).collect()
+    }
 }
 
 /// The tools with render hooks (looked up when a card is made: extensions

@@ -122,4 +122,16 @@ impl<A> SlotComponent<A> for ExtCustom {
     fn set_theme(&mut self, theme: &Arc<Theme>) {
         self.theme = Arc::clone(theme);
     }
+
+    fn poll(&mut self) -> Outcome<A> {
+        match self.component.poll_close() {
+            Some(value) => {
+                if let Some(reply) = self.reply.take() {
+                    let _ = reply.send(Some(value));
+                }
+                Outcome::Cancel
+            }
+            None => Outcome::Stay,
+        }
+    }
 }

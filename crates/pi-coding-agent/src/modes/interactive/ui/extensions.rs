@@ -380,6 +380,10 @@ impl Ui {
                 }
             }
             ExtensionCall::Footer(FooterRequest(footer)) => self.ext.footer = footer,
+            ExtensionCall::Redraw => {
+                self.slot.poll();
+                self.overlays.poll();
+            }
             call @ (ExtensionCall::Header(_)
             | ExtensionCall::WorkingIndicator(_)
             | ExtensionCall::WorkingVisible(_)

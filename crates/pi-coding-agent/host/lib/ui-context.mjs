@@ -1,0 +1,261 @@
+// `ctx.ui` (pi's ExtensionUIContext). With a UI, dialogs and display calls become `ui`
+// requests to pi-rs; components are built and drawn here (components.mjs). Without one
+// (`hasUI` false: print and json modes) it behaves as pi's no-op UI, locally.
+
+import * as components from "./components.mjs";
+import { conn, fireAndForget, host } from "./host.mjs";
+import { keybindings } from "./keybindings.mjs";
+import { strictObject, unsupported } from "./strict.mjs";
+import { currentTheme, Theme } from "./theme.mjs";
+
+/** What a dismissed dialog answers. */
+const DISMISSED = { select: undefined, confirm: false, input: undefined, editor: undefined };
+
+/** @param {string} method @param {any[]} args @param {AbortSignal} [signal] */
+function dialog(method, args, signal) {
+	const dismissed = DISMISSED[method];
+	if (signal?.aborted) return Promise.resolve(dismissed);
+	return new Promise((resolve, reject) => {
+		let id;
+		let done = false;
+		const onAbort = () => {
+			if (done) return;
+			done = true;
+			if (id !== undefined) host.conn?.notify("cancel", { id });
+			resolve(dismissed);
+		};
+		signal?.addEventListener("abort", onAbort, { once: true });
+		conn(`ctx.ui.${method}`)
+			.request("ui", { method, args }, (requestId) => {
+				id = requestId;
+			})
+			.then(
+				(answer) => {
+					signal?.removeEventListener("abort", onAbort);
+					if (done) return;
+					done = true;
+					if (method === "confirm") resolve(Boolean(answer));
+					else resolve(answer === null ? undefined : answer);
+				},
+				(err) => {
+					signal?.removeEventListener("abort", onAbort);
+					if (done) return;
+					done = true;
+					reject(err);
+				},
+			);
+	});
+}
+
+/** Dialog options without the signal (it stays in the host). @param {any} opts */
+function dialogOptions(opts) {
+	if (!opts) return {};
+	const { signal: _signal, ...rest } = opts;
+	return rest;
+}
+
+/** @param {string} method @param {any[]} args */
+function display(method, args) {
+	fireAndForget("ui", { method, args });
+}
+
+/** The footer data provider a footer factory gets (git branch and statuses from the state). */
+function footerData() {
+	return {
+		getGitBranch: () => host.state.gitBranch ?? null,
+		getExtensionStatuses: () => new Map(Object.entries(host.state.extensionStatuses ?? {})),
+		getAvailableProviderCount: () => host.state.availableProviderCount ?? 0,
+		onBranchChange: (/** @type {() => void} */ callback) => onBranchChange(callback),
+	};
+}
+
+/** @type {Set<() => void>} */
+const branchListeners = new Set();
+/** @param {() => void} callback */
+function onBranchChange(callback) {
+	branchListeners.add(callback);
+	return () => branchListeners.delete(callback);
+}
+/** The `gitBranch` state changed. */
+export function branchChanged() {
+	for (const listener of branchListeners) listener();
+}
+
+/**
+ * Builds a factory's component under a fresh id and tells pi-rs with `ui {method}`.
+ * @param {number} ext @param {string} kind @param {(tui: any, id: number) => any} build
+ * @param {(id: number) => [string, any[]]} describe
+ */
+function showFactory(ext, kind, build, describe) {
+	const id = components.allocateId();
+	const component = build(components.createTui(id), id);
+	components.register(id, ext, kind, component);
+	const [method, args] = describe(id);
+	display(method, args);
+	return id;
+}
+
+/** @param {number} ext */
+export function createUIContext(ext) {
+	if (!host.run.hasUI) return noUIContext();
+	/** @type {Function | undefined} */
+	let editorFactory;
+	const ui = {
+		select: (title, options, opts) => dialog("select", [title, options, dialogOptions(opts)], opts?.signal),
+		confirm: (title, message, opts) => dialog("confirm", [title, message, dialogOptions(opts)], opts?.signal),
+		input: (title, placeholder, opts) => dialog("input", [title, placeholder ?? null, dialogOptions(opts)], opts?.signal),
+		editor: (title, prefill) => dialog("editor", [title, prefill ?? null]),
+		notify: (message, type) => display("notify", [message, type ?? "info"]),
+		setStatus: (key, text) => display("setStatus", [key, text ?? null]),
+		setWorkingMessage: (message) => display("setWorkingMessage", [message ?? null]),
+		setWorkingVisible: (visible) => display("setWorkingVisible", [Boolean(visible)]),
+		setWorkingIndicator: (options) => display("setWorkingIndicator", [options ?? null]),
+		setHiddenThinkingLabel: (label) => display("setHiddenThinkingLabel", [label ?? null]),
+		setTitle: (title) => display("setTitle", [title]),
+		pasteToEditor: (text) => display("pasteToEditor", [text]),
+		setEditorText(text) {
+			host.state.editorText = text;
+			display("setEditorText", [text]);
+		},
+		getEditorText: () => host.state.editorText ?? "",
+		getToolsExpanded: () => Boolean(host.state.toolsExpanded),
+		setToolsExpanded(expanded) {
+			host.state.toolsExpanded = Boolean(expanded);
+			display("setToolsExpanded", [Boolean(expanded)]);
+		},
+		setWidget(key, content, options) {
+			components.disposeWhere("widget", ext, key);
+			const placement = options?.placement ?? "aboveEditor";
+			if (typeof content === "function") {
+				const id = showFactory(ext, "widget", (tui) => content(tui, currentTheme()), (cid) => ["setWidget", [key, { component: cid }, { placement }]]);
+				components.setKey(id, key);
+			} else display("setWidget", [key, content ?? null, { placement }]);
+		},
+		setFooter(factory) {
+			components.disposeWhere("footer", ext);
+			if (typeof factory === "function")
+				showFactory(ext, "footer", (tui) => factory(tui, currentTheme(), footerData()), (id) => ["setFooter", [{ component: id }]]);
+			else display("setFooter", [null]);
+		},
+		setHeader(factory) {
+			components.disposeWhere("header", ext);
+			if (typeof factory === "function")
+				showFactory(ext, "header", (tui) => factory(tui, currentTheme()), (id) => ["setHeader", [{ component: id }]]);
+			else display("setHeader", [null]);
+		},
+		custom: (factory, options) => custom(ext, factory, options),
+		setEditorComponent(factory) {
+			if (factory !== undefined) throw unsupported("ctx.ui.setEditorComponent", "a replacement editor cannot yet drive pi-rs's input");
+			editorFactory = undefined;
+			display("setEditorComponent", [null]);
+		},
+		getEditorComponent: () => editorFactory,
+		get theme() {
+			return currentTheme();
+		},
+		getAllThemes: () => (host.state.themes ?? []).map((t) => ({ name: t.name, path: t.path ?? undefined })),
+		getTheme(name) {
+			if (name === currentTheme().name) return currentTheme();
+			if (!(host.state.themes ?? []).some((t) => t.name === name)) return undefined;
+			throw unsupported(`ctx.ui.getTheme("${name}")`, "the host only has the colours of the current theme");
+		},
+		setTheme(theme) {
+			if (theme instanceof Theme || typeof theme !== "string") throw unsupported("ctx.ui.setTheme(Theme object)", "pass a theme name");
+			const known = (host.state.themes ?? []).some((t) => t.name === theme);
+			if (!known) return { success: false, error: `Theme not found: ${theme}` };
+			display("setTheme", [theme]);
+			return { success: true };
+		},
+		onTerminalInput() {
+			throw unsupported("ctx.ui.onTerminalInput", "pi-rs does not forward raw terminal input to extensions");
+		},
+		addAutocompleteProvider() {
+			throw unsupported("ctx.ui.addAutocompleteProvider");
+		},
+	};
+	return strictObject(ui, "ctx.ui");
+}
+
+/**
+ * `ctx.ui.custom(factory, options)`: builds the component, shows it through `ui custom`, and
+ * resolves with what the component passes to `done` (or undefined when pi-rs closes it or
+ * cannot show it).
+ * @param {number} ext @param {Function} factory @param {any} [options]
+ */
+async function custom(ext, factory, options) {
+	if (options?.onHandle) throw unsupported("ctx.ui.custom({onHandle})", "overlay handles are not available through pi-rs");
+	const id = components.allocateId();
+	let settle;
+	const result = new Promise((resolve) => {
+		settle = resolve;
+	});
+	let finished = false;
+	const finish = (value, fromComponent) => {
+		if (finished) return;
+		finished = true;
+		components.dispose(id);
+		if (fromComponent) host.conn?.notify("component_done", { component: id, value: jsonSafe(value) });
+		settle(value);
+	};
+	const done = (value) => finish(value, true);
+	const component = await factory(components.createTui(id), currentTheme(), keybindings(), done);
+	if (finished) return result; // done() during the factory
+	components.register(id, ext, "custom", component, (value) => finish(value, false));
+	let overlayOptions = options?.overlayOptions;
+	if (typeof overlayOptions === "function") overlayOptions = overlayOptions();
+	conn("ctx.ui.custom")
+		.request("ui", { method: "custom", args: { component: id, overlay: Boolean(options?.overlay), overlayOptions: jsonSafe(overlayOptions) } })
+		.then(
+			() => finish(undefined, false),
+			() => finish(undefined, false),
+		);
+	return result;
+}
+
+/** @param {unknown} value */
+function jsonSafe(value) {
+	if (value === undefined) return null;
+	try {
+		return JSON.parse(JSON.stringify(value));
+	} catch {
+		return null;
+	}
+}
+
+/** pi's no-op UI (no UI in this mode): dialogs answer as dismissed, the rest does nothing. */
+function noUIContext() {
+	const nothing = () => {};
+	return {
+		select: async () => undefined,
+		confirm: async () => false,
+		input: async () => undefined,
+		editor: async () => undefined,
+		custom: async () => undefined,
+		notify: nothing,
+		onTerminalInput: () => nothing,
+		setStatus: nothing,
+		setWorkingMessage: nothing,
+		setWorkingVisible: nothing,
+		setWorkingIndicator: nothing,
+		setHiddenThinkingLabel: nothing,
+		setWidget: nothing,
+		setFooter: nothing,
+		setHeader: nothing,
+		setTitle: nothing,
+		pasteToEditor: nothing,
+		setEditorText: nothing,
+		getEditorText: () => "",
+		addAutocompleteProvider: nothing,
+		setEditorComponent: nothing,
+		getEditorComponent: () => undefined,
+		get theme() {
+			return currentTheme();
+		},
+		getAllThemes: () => [],
+		getTheme: () => undefined,
+		setTheme: () => ({ success: false, error: "UI not available" }),
+		getToolsExpanded: () => false,
+		setToolsExpanded: nothing,
+	};
+}
+
