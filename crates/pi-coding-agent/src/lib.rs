@@ -28,6 +28,7 @@ pub mod file_replace;
 pub mod git;
 #[cfg(feature = "cli")]
 pub mod keybindings;
+pub mod mcp;
 pub mod messages;
 pub mod modes;
 pub mod resources;

@@ -10,5 +10,8 @@ static ALLOCATOR: pi_alloc::MiMalloc = pi_alloc::MiMalloc;
 
 fn main() -> ExitCode {
     pi_alloc::release_freed_memory_at_once();
-    pi_coding_agent::cli::run_main(pi_coding_agent::extensions::ExtensionSet::default())
+    // The built-in extensions: the MCP client (docs/mcp.md).
+    let mut builtin = pi_coding_agent::extensions::ExtensionSet::default();
+    builtin.push(pi_coding_agent::mcp::McpExtension::new());
+    pi_coding_agent::cli::run_main(builtin)
 }

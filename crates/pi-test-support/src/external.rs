@@ -81,3 +81,43 @@ pub fn pi_package() -> Option<PathBuf> {
         dir.join("dist/cli.js").is_file().then_some(dir),
     )
 }
+
+/// The entry script of an npm package installed by `.ci/setup`
+/// (`.tools/npm/node_modules/<package>/dist/index.js`), [`require`]d along
+/// with `node`.
+fn npm_script(package: &str) -> Option<PathBuf> {
+    node()?;
+    let script = tools_dir()
+        .join("npm/node_modules")
+        .join(package)
+        .join("dist/index.js");
+    require(
+        &format!("{package} (.tools/npm)"),
+        script.is_file().then_some(script),
+    )
+}
+
+/// `@modelcontextprotocol/server-everything`'s entry script (run it with
+/// `node SCRIPT stdio`, or `PORT=N node SCRIPT streamableHttp` for its
+/// streamable HTTP mode at `http://127.0.0.1:N/mcp`).
+pub fn mcp_everything() -> Option<PathBuf> {
+    npm_script("@modelcontextprotocol/server-everything")
+}
+
+/// `@modelcontextprotocol/server-filesystem`'s entry script (`node SCRIPT
+/// DIR...`).
+pub fn mcp_filesystem() -> Option<PathBuf> {
+    npm_script("@modelcontextprotocol/server-filesystem")
+}
+
+/// The folder `.ci/setup` installs `mcp-server-time` into (`.tools/py`):
+/// run `python3 -m mcp_server_time` with it as `PYTHONPATH`. [`require`]d
+/// along with `python3`.
+pub fn mcp_time() -> Option<PathBuf> {
+    require("python3", runs("python3").then_some(()))?;
+    let dir = tools_dir().join("py");
+    require(
+        "mcp-server-time (.tools/py)",
+        dir.join("mcp_server_time").is_dir().then_some(dir),
+    )
+}

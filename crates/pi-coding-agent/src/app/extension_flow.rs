@@ -379,6 +379,42 @@ impl App {
             .collect()
     }
 
+    /// Takes in the tool `name` an extension registered or removed while
+    /// the app runs (pi's `refreshTools`): a new tool is available and,
+    /// unless `--tools` left its name out, active; a replaced one is
+    /// swapped in place; a removed one is neither. The system prompt lists
+    /// the active tools again.
+    pub(crate) fn refresh_extension_tool(&self, name: &str) {
+        let registered = self.extensions.tool(name);
+        if let Some(registered) = &registered {
+            // Its guidelines join the system prompt's (repeated ones are
+            // dropped when it is built).
+            lock(&self.prompt_options)
+                .guidelines
+                .extend(registered.prompt_guidelines.iter().cloned());
+        }
+        {
+            let mut available = lock(&self.available_tools);
+            available.retain(|t| t.name() != name);
+            if let Some(registered) = &registered {
+                available.push(Arc::clone(&registered.tool));
+            }
+        }
+        let mut active: Vec<String> = self
+            .agent
+            .with_state(|s| s.tools.iter().map(|t| t.name().to_owned()).collect());
+        let allowed = self
+            .allowed_tools
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == name));
+        match registered {
+            Some(_) if allowed && !active.iter().any(|n| n == name) => active.push(name.to_owned()),
+            Some(_) => {}
+            None => active.retain(|n| n != name),
+        }
+        self.set_active_tools(&active);
+    }
+
     /// Activates exactly the tools named among those available, and lists
     /// them in the system prompt, as pi does.
     pub fn set_active_tools(&self, names: &[String]) {
@@ -391,19 +427,13 @@ impl App {
             .iter()
             .map(|tool| {
                 let name = tool.name().to_owned();
-                let registered = self
-                    .extensions
-                    .tools()
-                    .iter()
-                    .find(|r| r.tool.name() == name);
-                let runtime = lock(&self.runtime_tool_snippets).get(&name).cloned();
-                let summary = match (registered, runtime) {
-                    (_, Some(snippet)) => snippet,
-                    (Some(r), None) => r
+                let registered = self.extensions.tool(&name);
+                let summary = match registered {
+                    Some(r) => r
                         .prompt_snippet
                         .clone()
                         .unwrap_or_else(|| r.tool.description().to_owned()),
-                    (None, None) => crate::tools::tool_summary(&name)
+                    None => crate::tools::tool_summary(&name)
                         .unwrap_or_default()
                         .to_owned(),
                 };
@@ -413,35 +443,5 @@ impl App {
         self.agent.set_tools(tools);
         lock(&self.prompt_options).tools = summaries;
         self.rebuild_system_prompt();
-    }
-
-    /// A tool an extension registers after load (pi's `registerTool`
-    /// from a handler or command): it becomes available and active, a
-    /// tool of the same name is replaced, and its prompt line and
-    /// guidelines join the system prompt.
-    pub fn register_runtime_tool(
-        &self,
-        tool: Arc<dyn pi_agent_core::AgentTool>,
-        prompt_snippet: Option<String>,
-        prompt_guidelines: &[String],
-    ) {
-        let name = tool.name().to_owned();
-        {
-            let mut available = lock(&self.available_tools);
-            available.retain(|t| t.name() != name);
-            available.push(Arc::clone(&tool));
-        }
-        let summary = prompt_snippet.unwrap_or_else(|| tool.description().to_owned());
-        lock(&self.runtime_tool_snippets).insert(name.clone(), summary);
-        let mut active: Vec<String> = self
-            .agent
-            .with_state(|s| s.tools.iter().map(|t| t.name().to_owned()).collect());
-        if !active.contains(&name) {
-            active.push(name);
-        }
-        lock(&self.prompt_options)
-            .guidelines
-            .extend(prompt_guidelines.iter().cloned());
-        self.set_active_tools(&active);
     }
 }

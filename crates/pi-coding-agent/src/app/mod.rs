@@ -111,8 +111,9 @@ pub struct App {
     base_system_prompt: Mutex<String>,
     /// Every tool that can be active (built-in and from extensions).
     available_tools: Mutex<Vec<Arc<dyn pi_agent_core::AgentTool>>>,
-    /// System prompt lines of tools extensions registered after load.
-    runtime_tool_snippets: Mutex<std::collections::HashMap<String, String>>,
+    /// `--tools`: the only names a tool an extension adds later may be
+    /// active under (`None`: any).
+    allowed_tools: Option<Vec<String>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -596,7 +596,7 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             next_turn: Mutex::new(Vec::new()),
             base_system_prompt: Mutex::new(base_system_prompt),
             available_tools: Mutex::new(available),
-            runtime_tool_snippets: Mutex::new(std::collections::HashMap::new()),
+            allowed_tools: options.tools,
         }
     });
     Ok(app)

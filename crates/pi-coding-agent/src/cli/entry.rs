@@ -179,6 +179,12 @@ async fn run(
             eprintln!("Warning: {warning}");
         }
     }
+    // Print and json modes have no UI to show an extension's warning
+    // (`ExtensionHandle::warn`): it goes to stderr, as the lines above.
+    if !interactive && mode != Mode::Rpc {
+        app.extensions
+            .on_warning(Arc::new(|message| eprintln!("Warning: {message}")));
+    }
     let prompts = prompt_inputs(stdin_text, files, messages);
     #[cfg(unix)]
     if !interactive {

@@ -9,7 +9,7 @@ mod json_lenient;
 mod model_registry;
 mod model_resolver;
 mod models_config;
-mod settings;
+pub(crate) mod settings;
 
 use std::path::PathBuf;
 

@@ -54,6 +54,8 @@ pub struct EventBus {
 #[derive(Clone)]
 pub struct ExtensionHandle {
     shared: Arc<Shared>,
+    /// The extension it belongs to (`None` for `ctx.pi()`).
+    extension_path: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for ExtensionHandle {
@@ -68,7 +70,91 @@ fn failed(error: impl std::fmt::Display) -> ExtensionError {
 
 impl ExtensionHandle {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        Self { shared }
+        Self {
+            shared,
+            extension_path: None,
+        }
+    }
+
+    /// The handle of the extension at `path` (what `api.handle()` gives).
+    pub(crate) fn for_extension(shared: Arc<Shared>, path: String) -> Self {
+        Self {
+            shared,
+            extension_path: Some(path.into()),
+        }
+    }
+
+    /// pi's `registerTool` while the app runs, with render hooks: adds
+    /// `tool` (replacing a tool of the same name, a built-in included),
+    /// activates it unless `--tools` left its name out, and lists it in
+    /// the system prompt (its `prompt_snippet`, else its description; its
+    /// guidelines too), as pi's tool refresh does. From this handle's
+    /// extension (`api.handle()`) the tool's `extension_path` is set to
+    /// it. Before the app exists the tool joins those registered at load.
+    pub fn add_tool(&self, mut tool: super::RegisteredTool) {
+        if let Some(path) = &self.extension_path {
+            tool.extension_path = path.to_string();
+        }
+        let name = tool.tool.name().to_owned();
+        self.shared.live.add_tool(tool);
+        if let Ok(app) = self.shared.app() {
+            app.refresh_extension_tool(&name);
+        }
+    }
+
+    /// Removes the tool `name` an extension registered (beyond pi, which
+    /// cannot): it is no longer available, active, or listed in the
+    /// system prompt; a built-in it replaced does not come back. False
+    /// when no extension registered it.
+    pub fn unregister_tool(&self, name: &str) -> bool {
+        let removed = self.shared.live.remove_tool(name);
+        if removed && let Ok(app) = self.shared.app() {
+            app.refresh_extension_tool(name);
+        }
+        removed
+    }
+
+    /// pi's `registerCommand` while the app runs: adds `/name` (replacing
+    /// an extension command of that name) for the prompt paths of every
+    /// mode, rpc's `get_commands` and the terminal's `/` menu.
+    pub fn register_command<F, Fut>(&self, name: &str, description: Option<&str>, handler: F)
+    where
+        F: Fn(String, super::CommandContext) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<(), ExtensionError>> + Send + 'static,
+    {
+        self.shared.live.add_command(super::RegisteredCommand {
+            name: name.trim_start_matches('/').to_owned(),
+            description: description.map(str::to_owned),
+            handler: Arc::new(move |args, ctx| Box::pin(handler(args, ctx))),
+            completions: None,
+            extension_path: self
+                .extension_path
+                .as_deref()
+                .unwrap_or_default()
+                .to_owned(),
+        });
+    }
+
+    /// Removes the extension command `name`; false when there is none.
+    pub fn unregister_command(&self, name: &str) -> bool {
+        self.shared.live.remove_command(name)
+    }
+
+    /// A warning for the user, whatever the mode (beyond pi, whose
+    /// extensions print with `console.error`): print and json modes write
+    /// `Warning: <message>` on stderr (their `notify` is silent, as in
+    /// pi); the terminal UI and rpc show it as a warning notification.
+    pub fn warn(&self, message: &str) {
+        tracing::debug!("extension warning: {message}");
+        let listeners = self.shared.live.warning_listeners();
+        if listeners.is_empty() {
+            self.shared
+                .ui()
+                .notify(message, Some(super::NotifyLevel::Warning));
+        }
+        for listener in listeners {
+            listener(message);
+        }
     }
 
     /// A context over the same app (for calls made outside any handler:
@@ -176,17 +262,20 @@ impl ExtensionHandle {
     }
 
     /// Registers `tool` after load (pi's `registerTool` from a handler or a
-    /// command): available and active at once, named like a built-in it
-    /// replaces it.
+    /// command), with its prompt line and guidelines: what
+    /// [`ExtensionHandle::add_tool`] does with a [`super::RegisteredTool`]
+    /// of them. Before the app exists it fails, as pi's actions do.
     pub fn register_tool(
         &self,
         tool: Arc<dyn pi_agent_core::AgentTool>,
         prompt_snippet: Option<String>,
         prompt_guidelines: &[String],
     ) -> Result<(), ExtensionError> {
-        self.shared
-            .app()?
-            .register_runtime_tool(tool, prompt_snippet, prompt_guidelines);
+        self.shared.app()?;
+        let mut registered = super::RegisteredTool::new(tool);
+        registered.prompt_snippet = prompt_snippet;
+        registered.prompt_guidelines = prompt_guidelines.to_vec();
+        self.add_tool(registered);
         Ok(())
     }
 
@@ -196,8 +285,7 @@ impl ExtensionHandle {
             .app()
             .map(|app| {
                 app.extensions
-                    .registry
-                    .commands
+                    .commands()
                     .iter()
                     .map(|c| (c.name.clone(), c.description.clone()))
                     .collect()

@@ -88,6 +88,26 @@ pub struct RegisteredCommand {
     pub extension_path: String,
 }
 
+/// A future returned by rpc command handlers: the response's `data`
+/// (`None`: none), or the failure its `error` tells.
+pub type RpcFuture =
+    Pin<Box<dyn Future<Output = Result<Option<Value>, super::ExtensionError>> + Send>>;
+
+/// An rpc command handler: the command's whole JSON line and a context.
+pub type RpcCommandFn = Arc<dyn Fn(Value, ExtensionContext) -> RpcFuture + Send + Sync>;
+
+/// A command of rpc mode's protocol an extension adds
+/// ([`ExtensionApi::register_rpc_command`]).
+#[derive(Clone)]
+pub struct RegisteredRpcCommand {
+    /// Its `type`.
+    pub name: String,
+    /// Answers it.
+    pub handler: RpcCommandFn,
+    /// The extension that registered it.
+    pub extension_path: String,
+}
+
 /// A registered keyboard shortcut (pi's key ids, e.g. `ctrl+shift+p`).
 #[derive(Clone)]
 pub struct RegisteredShortcut {
@@ -151,6 +171,22 @@ pub struct RegisteredTool {
 }
 
 impl RegisteredTool {
+    /// `tool` with no prompt lines, no render hooks and the default shell
+    /// (what [`ExtensionApi::register_tool`] starts from; for
+    /// [`super::ExtensionHandle::register_tool`], which fills in the
+    /// extension's path).
+    pub fn new(tool: Arc<dyn AgentTool>) -> Self {
+        Self {
+            tool,
+            prompt_snippet: None,
+            prompt_guidelines: Vec::new(),
+            extension_path: String::new(),
+            render_call: None,
+            render_result: None,
+            render_shell: RenderShell::Default,
+        }
+    }
+
     /// Sets the header hook (pi's `renderCall`).
     pub fn set_render_call(
         &mut self,
@@ -217,6 +253,7 @@ pub(crate) struct Registry {
     pub(crate) providers: Vec<RegisteredProvider>,
     pub(crate) unregistered_providers: Vec<String>,
     pub(crate) renderers: Vec<RegisteredMessageRenderer>,
+    pub(crate) rpc_commands: Vec<RegisteredRpcCommand>,
 }
 
 /// The registration surface one extension gets while it loads.
@@ -276,13 +313,8 @@ impl<'a> ExtensionApi<'a> {
     pub fn register_tool(&mut self, tool: Arc<dyn AgentTool>) -> &mut RegisteredTool {
         let path = self.path();
         self.registry.tools.push(RegisteredTool {
-            tool,
-            prompt_snippet: None,
-            prompt_guidelines: Vec::new(),
             extension_path: path,
-            render_call: None,
-            render_result: None,
-            render_shell: RenderShell::Default,
+            ..RegisteredTool::new(tool)
         });
         let last = self.registry.tools.len() - 1;
         &mut self.registry.tools[last]
@@ -312,6 +344,24 @@ impl<'a> ExtensionApi<'a> {
         if let Some(command) = self.registry.commands.last_mut() {
             command.completions = Some(Arc::new(completions));
         }
+    }
+
+    /// Adds a command to rpc mode's protocol (beyond pi, whose commands
+    /// keep their meaning): a line `{"type": name, ...}` runs `handler`
+    /// with the whole line, and is answered with pi's response shape
+    /// (`{"id"?, "type": "response", "command": name, "success", "data"? |
+    /// "error"}`). A name pi's protocol uses is never routed here.
+    pub fn register_rpc_command<F, Fut>(&mut self, name: &str, handler: F)
+    where
+        F: Fn(Value, ExtensionContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Option<Value>, super::ExtensionError>> + Send + 'static,
+    {
+        let path = self.path();
+        self.registry.rpc_commands.push(RegisteredRpcCommand {
+            name: name.to_owned(),
+            handler: Arc::new(move |line, ctx| Box::pin(handler(line, ctx))),
+            extension_path: path,
+        });
     }
 
     /// Adds a keyboard shortcut (interactive mode).

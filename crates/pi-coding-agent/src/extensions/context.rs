@@ -25,6 +25,9 @@ pub struct Shared {
     pub(crate) shutdown_requested: AtomicBool,
     pub(crate) flags: RwLock<std::collections::HashMap<String, serde_json::Value>>,
     pub(crate) bus: super::actions::EventBus,
+    /// The tools and commands (those registered at load and those added
+    /// while the app runs), and who hears warnings.
+    pub(crate) live: super::live::Live,
 }
 
 impl Shared {
@@ -36,6 +39,7 @@ impl Shared {
             shutdown_requested: AtomicBool::new(false),
             flags: RwLock::new(std::collections::HashMap::new()),
             bus: super::actions::EventBus::default(),
+            live: super::live::Live::default(),
         }
     }
 
@@ -101,6 +105,12 @@ impl ExtensionContext {
     /// The working directory.
     pub fn cwd(&self) -> &Path {
         &self.shared.cwd
+    }
+
+    /// The agent directory (`~/.pi/agent` or `$PI_CODING_AGENT_DIR`:
+    /// settings, auth, sessions); `None` before the app exists.
+    pub fn agent_dir(&self) -> Option<PathBuf> {
+        self.app().ok().map(|app| app.agent_dir.clone())
     }
 
     /// The extension actions (pi's `pi` object).

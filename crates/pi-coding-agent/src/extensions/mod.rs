@@ -56,6 +56,7 @@ mod context;
 mod events;
 mod handler;
 pub mod host;
+mod live;
 pub mod loader;
 mod notify;
 mod panic_guard;
@@ -73,11 +74,13 @@ use std::sync::Arc;
 pub use actions::{Delivery, EventBus, ExecOutput, ExtensionHandle};
 pub use api::{
     ActionFuture, CommandFn, CompletionFn, Extension, ExtensionApi, FlagKind, FnExtension,
-    RegisteredCommand, RegisteredFlag, RegisteredProvider, RegisteredShortcut, RegisteredTool,
+    RegisteredCommand, RegisteredFlag, RegisteredProvider, RegisteredRpcCommand,
+    RegisteredShortcut, RegisteredTool, RpcCommandFn, RpcFuture,
 };
 pub use context::{CommandContext, ExtensionContext};
 pub use events::*;
 pub use handler::{ExtensionError, HandlerFuture, HandlerResult};
+pub use live::WarningListener;
 pub use render::{
     ExtensionComponent, ExtensionKey, FooterFn, MessageRenderContext, MessageRendererFn,
     PlainTheme, RegisteredMessageRenderer, RenderCallFn, RenderResultFn, RenderShell, RenderTheme,
@@ -199,7 +202,7 @@ pub fn load(extensions: &ExtensionSet, cwd: PathBuf) -> ExtensionRunner {
     let mut registry = api::Registry::default();
     for (index, extension) in extensions.0.iter().enumerate() {
         registry.extensions.push(extension.path());
-        let handle = ExtensionHandle::new(Arc::clone(&shared));
+        let handle = ExtensionHandle::for_extension(Arc::clone(&shared), extension.path());
         let mut api = ExtensionApi::new(&mut registry, index, handle);
         extension.register(&mut api);
     }
@@ -246,14 +249,16 @@ impl ExtensionRunner {
         &self.registry.flags
     }
 
-    /// The tools the extensions registered.
-    pub fn tools(&self) -> &[RegisteredTool] {
-        &self.registry.tools
+    /// The tools the extensions registered, at load and since
+    /// ([`ExtensionHandle::register_tool`]), in registration order.
+    pub fn tools(&self) -> Vec<RegisteredTool> {
+        self.shared.live.tools()
     }
 
-    /// The commands the extensions registered.
-    pub fn commands(&self) -> &[RegisteredCommand] {
-        &self.registry.commands
+    /// The commands the extensions registered, at load and since
+    /// ([`ExtensionHandle::register_command`]).
+    pub fn commands(&self) -> Vec<RegisteredCommand> {
+        self.shared.live.commands()
     }
 
     /// The shortcuts the extensions registered.
@@ -263,12 +268,8 @@ impl ExtensionRunner {
 
     /// The tool an extension registered as `name` (the last one wins, as
     /// in the agent's tool list).
-    pub fn tool(&self, name: &str) -> Option<&RegisteredTool> {
-        self.registry
-            .tools
-            .iter()
-            .rev()
-            .find(|t| t.tool.name() == name)
+    pub fn tool(&self, name: &str) -> Option<RegisteredTool> {
+        self.shared.live.tool(name)
     }
 
     /// The message renderers the extensions registered.
@@ -295,8 +296,7 @@ impl ExtensionRunner {
 
     /// The extension commands as rpc's `get_commands` lists them.
     pub fn command_infos(&self) -> Vec<serde_json::Value> {
-        self.registry
-            .commands
+        self.commands()
             .iter()
             .map(|c| {
                 serde_json::json!({
@@ -310,13 +310,13 @@ impl ExtensionRunner {
     }
 
     /// The command `/name` names, if an extension registered it.
-    pub fn command(&self, name: &str) -> Option<&RegisteredCommand> {
-        self.registry.commands.iter().find(|c| c.name == name)
+    pub fn command(&self, name: &str) -> Option<RegisteredCommand> {
+        self.shared.live.command(name)
     }
 
     /// The extension command `text` (`/name args`) invokes, with its
     /// arguments.
-    fn command_in<'t>(&self, text: &'t str) -> Option<(&RegisteredCommand, &'t str)> {
+    fn command_in<'t>(&self, text: &'t str) -> Option<(RegisteredCommand, &'t str)> {
         let rest = text.strip_prefix('/')?;
         let (name, args) = rest.split_once(' ').unwrap_or((rest, ""));
         Some((self.command(name)?, args))
@@ -333,7 +333,6 @@ impl ExtensionRunner {
         let Some((command, args)) = self.command_in(text) else {
             return false;
         };
-        let command = command.clone();
         let ctx = CommandContext::new(self.context());
         let run = (command.handler)(args.trim_start().to_owned(), ctx);
         if let Err(error) = panic_guard::catch(run).await.and_then(|r| r) {

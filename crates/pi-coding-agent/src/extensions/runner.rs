@@ -63,7 +63,11 @@ impl std::fmt::Debug for ExtensionRunner {
 }
 
 impl ExtensionRunner {
-    pub(crate) fn new(registry: Registry, shared: Arc<Shared>) -> Self {
+    pub(crate) fn new(mut registry: Registry, shared: Arc<Shared>) -> Self {
+        shared.live.seed(
+            std::mem::take(&mut registry.tools),
+            std::mem::take(&mut registry.commands),
+        );
         Self {
             registry,
             shared,
@@ -88,6 +92,40 @@ impl ExtensionRunner {
     /// A context for handlers (no system prompt override).
     pub fn context(&self) -> ExtensionContext {
         ExtensionContext::new(Arc::clone(&self.shared))
+    }
+
+    /// Adds a listener of the warnings extensions give
+    /// ([`super::ExtensionHandle::warn`]); while there is none, they go to
+    /// the mode's UI as warning notifications.
+    pub fn on_warning(&self, listener: super::WarningListener) {
+        self.shared.live.on_warning(listener);
+    }
+
+    /// The command-protocol commands extensions added
+    /// ([`super::ExtensionApi::register_rpc_command`]).
+    pub fn rpc_command(&self, name: &str) -> Option<super::RegisteredRpcCommand> {
+        self.registry
+            .rpc_commands
+            .iter()
+            .find(|c| c.name == name)
+            .cloned()
+    }
+
+    /// Runs the rpc command `name` with the command's JSON line; `None`
+    /// when no extension added it. A failure (an error or a panic) is
+    /// reported as an extension error and returned.
+    pub async fn run_rpc_command(
+        &self,
+        name: &str,
+        line: serde_json::Value,
+    ) -> Option<Result<Option<serde_json::Value>, ExtensionError>> {
+        let command = self.rpc_command(name)?;
+        let run = (command.handler)(line, self.context());
+        let result = super::panic_guard::catch(run).await.and_then(|r| r);
+        if let Err(error) = &result {
+            self.report_error(&command.extension_path, &format!("rpc:{name}"), error);
+        }
+        Some(result)
     }
 
     /// Adds a listener of extension failures.

@@ -79,6 +79,13 @@ pub trait ExtensionUi: Send + Sync {
     /// Whether there is a user to ask (pi's `ctx.hasUI`).
     fn has_ui(&self) -> bool;
 
+    /// Whether this is the terminal UI, with a person at the keyboard
+    /// (beyond pi: rpc also has a UI, but a program answers its dialogs).
+    /// Only the interactive mode says yes.
+    fn is_terminal(&self) -> bool {
+        false
+    }
+
     /// Asks the user to pick one of `options`; `None` when dismissed.
     async fn select(
         &self,

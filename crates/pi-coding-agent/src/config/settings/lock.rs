@@ -14,13 +14,13 @@ const ATTEMPTS: u32 = 100;
 
 /// A held lock; released when dropped.
 #[derive(Debug)]
-pub(super) struct FileLock {
+pub(crate) struct FileLock {
     dir: PathBuf,
 }
 
 impl FileLock {
     /// Takes the lock of `file`, waiting while another process holds it.
-    pub(super) fn acquire(file: &Path) -> std::io::Result<Self> {
+    pub(crate) fn acquire(file: &Path) -> std::io::Result<Self> {
         let mut dir = file.as_os_str().to_owned();
         dir.push(".lock");
         let dir = PathBuf::from(dir);

@@ -8,7 +8,7 @@
 //! (default model, thinking level) are written back by [`SettingsWriter`].
 
 mod layers;
-mod lock;
+pub(crate) mod lock;
 mod writer;
 
 use std::path::{Path, PathBuf};

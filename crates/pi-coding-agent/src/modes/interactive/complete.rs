@@ -4,6 +4,7 @@
 //! cursor (directory listing).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use pi_tui::editor::{
     AutocompleteProvider, CompletionItem, CompletionRequest, CompletionTrigger, Suggestions,
@@ -57,8 +58,9 @@ pub struct Completer {
     cwd: PathBuf,
     /// `provider/id` of the available models, for `/model` arguments.
     models: Vec<String>,
-    /// The extensions' commands (after the built-in ones, which win).
-    extension_commands: Vec<ExtensionCommand>,
+    /// The extensions' commands (after the built-in ones, which win), read
+    /// when asked: extensions add commands while pi runs.
+    extension_commands: Arc<dyn Fn() -> Vec<ExtensionCommand> + Send + Sync>,
     /// The completions extensions added, asked first.
     providers: AutocompleteProviders,
 }
@@ -69,7 +71,7 @@ impl Completer {
         Self {
             cwd,
             models: Vec::new(),
-            extension_commands: Vec::new(),
+            extension_commands: Arc::new(Vec::new),
             providers: AutocompleteProviders::default(),
         }
     }
@@ -83,21 +85,36 @@ impl Completer {
 
     /// Offers the extensions' `commands` in the `/` menu (a name a
     /// built-in command has is left out, as pi does).
-    pub fn with_extension_commands(mut self, commands: Vec<ExtensionCommand>) -> Self {
-        self.extension_commands = commands
+    pub fn with_extension_commands(self, commands: Vec<ExtensionCommand>) -> Self {
+        self.with_extension_command_source(Arc::new(move || commands.clone()))
+    }
+
+    /// Offers the commands `source` lists when asked (those extensions
+    /// registered so far).
+    pub fn with_extension_command_source(
+        mut self,
+        source: Arc<dyn Fn() -> Vec<ExtensionCommand> + Send + Sync>,
+    ) -> Self {
+        self.extension_commands = source;
+        self
+    }
+
+    /// The extensions' commands now, without those a built-in one shadows.
+    fn extension_commands(&self) -> Vec<ExtensionCommand> {
+        (self.extension_commands)()
             .into_iter()
             .filter(|c| !COMMANDS.iter().any(|(name, _)| *name == c.name))
-            .collect();
-        self
+            .collect()
     }
 
     /// The `/` menu for `query`: built-in commands, then the extensions'.
     fn command_items(&self, query: &str) -> Vec<CompletionItem> {
+        let extension_commands = self.extension_commands();
         let commands = COMMANDS
             .iter()
             .map(|(name, description)| (*name, Some(*description)))
             .chain(
-                self.extension_commands
+                extension_commands
                     .iter()
                     .map(|c| (c.name.as_str(), c.description.as_deref())),
             );
@@ -119,7 +136,10 @@ impl Completer {
     /// An extension command's argument completions for `/name args`.
     fn argument_items(&self, before: &str) -> Option<Suggestions> {
         let (name, args) = before.strip_prefix('/')?.split_once(' ')?;
-        let command = self.extension_commands.iter().find(|c| c.name == name)?;
+        let command = self
+            .extension_commands()
+            .into_iter()
+            .find(|c| c.name == name)?;
         let items: Vec<CompletionItem> = (command.completions.as_ref()?)(args)?
             .into_iter()
             .map(|(value, label)| CompletionItem::new(value).with_label(label))

@@ -76,6 +76,10 @@ impl ExtensionUi for TerminalUi {
         true
     }
 
+    fn is_terminal(&self) -> bool {
+        true
+    }
+
     async fn select(
         &self,
         title: &str,

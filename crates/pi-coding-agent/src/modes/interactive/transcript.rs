@@ -75,7 +75,7 @@ impl Transcript {
     fn new_card(&self, id: &str, name: &str, args: serde_json::Value) -> ToolCard {
         let card = ToolCard::new(id, name, args);
         match self.renderers.tool(name) {
-            Some(hooks) => card.with_hooks(hooks.clone()),
+            Some(hooks) => card.with_hooks(hooks),
             None => card,
         }
     }

@@ -113,6 +113,21 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
             Line::UiResponse(response) => ui.answer(&response),
             // Unlike pi, which answers these without the request's id.
             Line::Invalid(id, error) => respond(&out, id.as_ref(), "parse", Err(error)),
+            // A command of an extension's own (not one of pi's): answered
+            // by its handler, as a task.
+            Line::Command {
+                id,
+                kind,
+                command: Err(RpcError::UnknownCommand(_)),
+            } if app.extensions.rpc_command(&kind).is_some() => {
+                let (app, out, line) = (Arc::clone(&app), Arc::clone(&out), buffer.clone());
+                tasks.spawn(async move {
+                    let line = serde_json::from_slice(&line).unwrap_or(Value::Null);
+                    if let Some(reply) = app.extensions.run_rpc_command(&kind, line).await {
+                        respond(&out, id.as_ref(), &kind, reply.map_err(RpcError::from));
+                    }
+                });
+            }
             Line::Command {
                 id,
                 kind,

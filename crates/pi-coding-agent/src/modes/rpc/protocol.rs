@@ -335,6 +335,9 @@ pub enum RpcError {
     /// A value could not be turned into JSON.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
+    /// A command an extension added failed.
+    #[error(transparent)]
+    Extension(#[from] crate::extensions::ExtensionError),
 }
 
 #[cfg(test)]

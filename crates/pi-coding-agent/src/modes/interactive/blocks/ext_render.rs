@@ -52,34 +52,35 @@ impl crate::extensions::RenderTheme for Theme {
     }
 }
 
-/// The tools with render hooks and the message renderers, by name.
+/// The tools with render hooks (looked up when a card is made: extensions
+/// add tools while pi runs) and the message renderers, by name.
 #[derive(Default, Clone)]
 pub struct ExtRenderers {
-    tools: HashMap<String, RegisteredTool>,
+    runner: Option<Arc<ExtensionRunner>>,
     messages: HashMap<String, MessageRendererFn>,
 }
 
 impl ExtRenderers {
     /// What the loaded extensions registered (the last registration of a
     /// name wins).
-    pub fn from_runner(runner: &ExtensionRunner) -> Self {
-        let tools = runner
-            .tools()
-            .iter()
-            .filter(|t| t.has_render_hooks())
-            .map(|t| (t.tool.name().to_owned(), t.clone()))
-            .collect();
+    pub fn from_runner(runner: &Arc<ExtensionRunner>) -> Self {
         let messages = runner
             .message_renderers()
             .iter()
             .map(|r| (r.custom_type.clone(), Arc::clone(&r.render)))
             .collect();
-        Self { tools, messages }
+        Self {
+            runner: Some(Arc::clone(runner)),
+            messages,
+        }
     }
 
     /// The hooks of the tool `name`, if it has any.
-    pub fn tool(&self, name: &str) -> Option<&RegisteredTool> {
-        self.tools.get(name)
+    pub fn tool(&self, name: &str) -> Option<RegisteredTool> {
+        self.runner
+            .as_ref()?
+            .tool(name)
+            .filter(RegisteredTool::has_render_hooks)
     }
 
     /// The renderer of custom messages of `custom_type`.

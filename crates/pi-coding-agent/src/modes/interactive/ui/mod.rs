@@ -139,21 +139,23 @@ impl Ui {
             .iter()
             .map(|m| format!("{}/{}", m.provider.as_str(), m.id))
             .collect();
-        let commands = app
-            .extensions
-            .commands()
-            .iter()
-            .map(|c| ExtensionCommand {
-                name: c.name.clone(),
-                description: c.description.clone(),
-                completions: c.completions.clone(),
-            })
-            .collect();
+        let runner = Arc::clone(&app.extensions);
+        let commands: Arc<dyn Fn() -> Vec<ExtensionCommand> + Send + Sync> = Arc::new(move || {
+            runner
+                .commands()
+                .iter()
+                .map(|c| ExtensionCommand {
+                    name: c.name.clone(),
+                    description: c.description.clone(),
+                    completions: c.completions.clone(),
+                })
+                .collect()
+        });
         let ext = extensions::ExtensionState::default();
         editor.set_autocomplete(Box::new(
             Completer::new(app.cwd.clone())
                 .with_models(models)
-                .with_extension_commands(commands)
+                .with_extension_command_source(commands)
                 .with_providers(ext.mirror.autocomplete.clone()),
         ));
         let renderers = Arc::new(ExtRenderers::from_runner(&app.extensions));
