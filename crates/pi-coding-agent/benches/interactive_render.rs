@@ -42,7 +42,7 @@ fn deltas() -> Vec<String> {
         "It **never** walks the transcript, so a long session costs nothing per frame.\n\n",
         "- a list item with `inline code` and a [link](https://example.com) in it\n",
         "- another item that is long enough to wrap on a narrow terminal window\n\n",
-        "```rust\nfn frame(ui: &mut Ui) -> Vec<String> {\n    ui.live_lines(120, 40)\n}\n```\n\n",
+        "```rust\nfn frame(ui: &mut Ui) -> Vec<String> {\n    ui.frame(120, 40)\n}\n```\n\n",
     ];
     let mut out = Vec::new();
     let mut total = 0;
@@ -65,12 +65,10 @@ struct Bench {
 
 impl Bench {
     fn frame(&mut self) {
-        let commits = self.ui.take_commits(usize::from(COLS));
-        if !commits.is_empty() {
-            self.renderer.commit(&commits);
-        }
-        let live = self.ui.live_lines(usize::from(COLS), usize::from(ROWS));
-        self.renderer.draw(&live).unwrap();
+        self.ui
+            .frame(usize::from(COLS), usize::from(ROWS))
+            .draw(&mut self.renderer)
+            .unwrap();
         self.renderer.writer_mut().clear();
     }
 

@@ -71,6 +71,8 @@ impl Ui {
                     self.start_prompt(text);
                 }
             }
+            UiEvent::Warning(text) => self.transcript.notice(Notice::Warning(text)),
+            UiEvent::BashOutput(output) => self.bash_output(&output),
             UiEvent::BashDone(result) => self.bash_done(Ok(&result)),
             UiEvent::BashFailed(error) => self.bash_done(Err(&error)),
             UiEvent::Tree(done) => self.tree_done(*done),
@@ -166,6 +168,21 @@ impl Ui {
             SessionEvent::QueueUpdate { .. }
             | SessionEvent::ThinkingLevelChanged { .. }
             | SessionEvent::SessionInfoChanged { .. } => {}
+        }
+    }
+
+    /// The running user shell command's output so far.
+    fn bash_output(&mut self, output: &str) {
+        let block = match self.work.bash {
+            Some(BashSlot::Chat(i)) => self.transcript.get_mut(i),
+            Some(BashSlot::Pending(i)) => self.queue.bash_mut(i),
+            None => None,
+        };
+        if let Some(block) = block {
+            block.invalidate();
+            if let BlockKind::Bash(bash) = &mut block.kind {
+                bash.set_output(output);
+            }
         }
     }
 

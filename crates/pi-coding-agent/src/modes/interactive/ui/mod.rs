@@ -104,6 +104,31 @@ pub struct Ui {
     pub(crate) ext: extensions::ExtensionState,
 }
 
+/// What one frame writes (see [`Ui::frame`]).
+#[derive(Debug, Default)]
+pub struct Frame {
+    /// Clear the screen and the scrollback first: `commits` hold the whole chat.
+    pub clear: bool,
+    /// Lines for the scrollback.
+    pub commits: Vec<String>,
+    /// The live region.
+    pub live: Vec<String>,
+}
+
+impl Frame {
+    /// Hands the frame to `renderer` and draws it.
+    pub fn draw<W: std::io::Write>(
+        &self,
+        renderer: &mut pi_tui::renderer::InlineRenderer<W>,
+    ) -> std::io::Result<()> {
+        if self.clear {
+            renderer.clear_all();
+        }
+        renderer.commit(&self.commits);
+        renderer.draw(&self.live)
+    }
+}
+
 /// How the chat is drawn (Ctrl+O, Ctrl+T).
 #[derive(Debug, Default)]
 pub(crate) struct View {
@@ -133,6 +158,7 @@ impl Ui {
     /// The state for `app`, with the chat of its session so far.
     pub fn new(app: Arc<App>, theme: Arc<Theme>, tx: UnboundedSender<UiEvent>) -> Self {
         let mut editor = Editor::new(Arc::clone(&theme));
+        editor.set_cursor_marker(true);
         let models = app
             .registry()
             .available_models(app.cli_api_key.as_deref(), &app.auth)
@@ -276,41 +302,47 @@ impl Ui {
             || (!self.status.is_shown() && self.queue.is_animating())
     }
 
-    /// The lines to commit into the scrollback now (all of them after a reprint request).
-    pub fn take_commits(&mut self, width: usize) -> Vec<String> {
+    /// The next frame for a terminal `width` x `rows`: the lines for the
+    /// scrollback (finished blocks, the start of a streaming answer that
+    /// scrolled off the screen; every block after a reprint request) and the
+    /// live region: the unfinished chat, the queue, the status, the widgets,
+    /// the editor (or what takes its place) and the footer, with the
+    /// overlays drawn over them.
+    pub fn frame(&mut self, width: usize, rows: usize) -> Frame {
         let theme = Arc::clone(&self.theme);
         let ctx = self.render_ctx(&theme);
-        let mut lines = Vec::new();
-        if std::mem::take(&mut self.view.reprint) {
-            lines = self.transcript.committed_lines(&ctx, width);
-        }
-        lines.extend(self.transcript.take_committable(&ctx, width));
-        lines
-    }
-
-    /// The live region for a terminal `width` x `rows`: the unfinished
-    /// chat, the queue, the status, the widgets, the editor (or what takes
-    /// its place) and the footer, with the overlays drawn over them.
-    pub fn live_lines(&mut self, width: usize, rows: usize) -> Vec<String> {
-        let theme = Arc::clone(&self.theme);
-        let ctx = self.render_ctx(&theme);
-        let mut lines = Vec::new();
-        self.transcript.live_lines(&ctx, width, rows, &mut lines);
-        self.queue.render(&ctx, width, &mut lines);
+        let clear = std::mem::take(&mut self.view.reprint);
+        let mut commits = if clear {
+            self.transcript.committed_lines(&ctx, width)
+        } else {
+            Vec::new()
+        };
+        commits.extend(self.transcript.take_committable(&ctx, width));
+        let mut below = Vec::new();
+        self.queue.render(&ctx, width, &mut below);
         if !self.working_hidden() {
-            self.status.render(width, &mut lines);
+            self.status.render(width, &mut below);
         }
         self.widgets
-            .render(Placement::AboveEditor, width, &mut lines);
+            .render(Placement::AboveEditor, width, &mut below);
         match self.slot.render(width, rows) {
-            Some(in_place) => lines.extend(in_place),
-            None => self.editor_lines(width, rows, &mut lines),
+            Some(in_place) => below.extend(in_place),
+            None => self.editor_lines(width, rows, &mut below),
         }
         self.widgets
-            .render(Placement::BelowEditor, width, &mut lines);
-        self.footer_lines(width, &mut lines);
-        self.overlays.composite(&mut lines, width, rows);
-        lines
+            .render(Placement::BelowEditor, width, &mut below);
+        self.footer_lines(width, &mut below);
+        let budget = rows.saturating_sub(below.len());
+        commits.extend(self.transcript.commit_scrolled(&ctx, width, budget));
+        let mut live = Vec::new();
+        self.transcript.live_lines(&ctx, width, rows, &mut live);
+        live.append(&mut below);
+        self.overlays.composite(&mut live, width, rows);
+        Frame {
+            clear,
+            commits,
+            live,
+        }
     }
 
     fn render_ctx<'a>(&self, theme: &'a Arc<Theme>) -> RenderCtx<'a> {

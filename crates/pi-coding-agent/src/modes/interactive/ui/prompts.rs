@@ -120,8 +120,18 @@ impl Ui {
         });
         let app = Arc::clone(&self.app);
         let tx = self.tx.clone();
+        // The output so far, while it runs (pi streams it into the block).
+        let output_tx = self.tx.clone();
+        let on_output: pi_agent_core::ToolUpdateFn = Arc::new(move |update| {
+            let text = update
+                .content
+                .iter()
+                .filter_map(pi_ai::UserBlock::as_text)
+                .collect::<String>();
+            let _ = output_tx.send(UiEvent::BashOutput(text));
+        });
         tokio::spawn(async move {
-            let event = match app.run_editor_bash(&command, exclude).await {
+            let event = match app.run_editor_bash(&command, exclude, &on_output).await {
                 Ok(result) => UiEvent::BashDone(result),
                 Err(e) => UiEvent::BashFailed(e.to_string()),
             };
