@@ -122,16 +122,16 @@ impl TerminalSession {
     pub fn on_reply(&mut self, reply: &Input) -> Result<(), TerminalError> {
         let mut out = io::stdout();
         match reply {
-            Input::KittyFlags(_) if self.options.keyboard_enhancement => {
-                if !KITTY.swap(true, Ordering::SeqCst) {
-                    execute!(
-                        out,
-                        PushKeyboardEnhancementFlags(
-                            KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
-                                | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS
-                        )
-                    )?;
-                }
+            Input::KittyFlags(_)
+                if self.options.keyboard_enhancement && !KITTY.swap(true, Ordering::SeqCst) =>
+            {
+                execute!(
+                    out,
+                    PushKeyboardEnhancementFlags(
+                        KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
+                            | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS
+                    )
+                )?;
             }
             Input::DeviceAttributes
                 if self.options.modify_other_keys

@@ -383,7 +383,8 @@ fn an_answer_committed_as_it_scrolls_off_is_never_rewritten() {
     }
     let all = t.all();
     let lines: Vec<&String> = all.iter().filter(|l| l.starts_with("answer")).collect();
-    assert_eq!(lines.len(), 100, "{all:?}");
+    let expected: Vec<String> = (0..100).map(|i| format!("answer line {i}")).collect();
+    assert_eq!(lines, expected.iter().collect::<Vec<_>>(), "{all:?}");
     assert_eq!(all.iter().filter(|l| l.contains("Working")).count(), 1);
 }
 
