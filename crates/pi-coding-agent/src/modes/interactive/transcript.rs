@@ -358,6 +358,13 @@ impl Transcript {
         }
     }
 
+    /// The diff an edit will make, shown on its card until the result comes.
+    pub fn set_edit_preview(&mut self, id: &str, diff: String) {
+        if let Some(card) = self.card(id) {
+            card.set_preview(diff);
+        }
+    }
+
     /// A tool started running.
     pub fn tool_start(&mut self, id: &str, name: &str, args: &serde_json::Value, now: Instant) {
         if self.card(id).is_none() {

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use pi_agent_core::AgentMessage;
-use pi_ai::Message;
+use pi_ai::{AssistantMessageEvent, Message};
 
 use super::{BashSlot, Ui};
 use crate::app::{BashResult, CompactionReason, SessionEvent};
@@ -35,7 +35,15 @@ impl Ui {
                 }
                 self.transcript.message_start(&message, now);
             }
-            UiEvent::MessageUpdate(event) => self.transcript.message_update(&event),
+            UiEvent::MessageUpdate(event) => {
+                if let AssistantMessageEvent::ToolCallEnd { tool_call, .. } = &event
+                    && tool_call.name == "edit"
+                {
+                    self.start_edit_preview(tool_call.id.clone(), tool_call.arguments.clone());
+                }
+                self.transcript.message_update(&event);
+            }
+            UiEvent::EditPreview { id, diff } => self.transcript.set_edit_preview(&id, diff),
             UiEvent::MessageEnd(message) => {
                 if let Some(a) = message.as_assistant() {
                     self.footer.totals.add(&a.usage);
@@ -169,6 +177,18 @@ impl Ui {
             | SessionEvent::ThinkingLevelChanged { .. }
             | SessionEvent::SessionInfoChanged { .. } => {}
         }
+    }
+
+    /// Computes, off the UI thread, the diff an edit whose arguments are
+    /// complete will make (pi previews it before the tool runs).
+    fn start_edit_preview(&self, id: String, args: serde_json::Value) {
+        let cwd = self.app.cwd.clone();
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Some(diff) = crate::tools::preview_diff(&cwd, &args) {
+                let _ = tx.send(UiEvent::EditPreview { id, diff });
+            }
+        });
     }
 
     /// The running user shell command's output so far.
