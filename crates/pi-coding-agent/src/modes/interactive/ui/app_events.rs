@@ -111,6 +111,7 @@ impl Ui {
             }
             SessionEvent::CompactionEnd {
                 reason,
+                aborted,
                 result,
                 error_message,
                 ..
@@ -129,6 +130,13 @@ impl Ui {
                     self.transcript.add_message(&message, now);
                     self.context_unknown = true;
                     self.refresh_footer();
+                } else if aborted {
+                    // pi's texts for a compaction cancelled with Esc.
+                    if reason == CompactionReason::Manual {
+                        self.error("Compaction cancelled");
+                    } else {
+                        self.status_line("Auto-compaction cancelled");
+                    }
                 } else if let Some(message) = error_message {
                     if reason == CompactionReason::Manual {
                         self.transcript.notice(Notice::Error(message));

@@ -153,10 +153,13 @@ impl Ui {
         Effect::None
     }
 
-    /// Esc: abort the run (queued messages back into the editor), else
-    /// cancel a running `!cmd`, a retry wait, or leave bash mode.
+    /// Esc: cancel a running compaction, else abort the run (queued
+    /// messages back into the editor), else cancel a running `!cmd`, a
+    /// retry wait, or leave bash mode.
     pub(super) fn interrupt(&mut self) {
-        if self.app.agent.is_streaming() {
+        if self.app.is_compacting() {
+            self.app.abort_compaction();
+        } else if self.app.agent.is_streaming() {
             self.restore_queue();
             self.app.agent.abort();
         } else if self.work.bash.is_some() {
