@@ -6,7 +6,9 @@
 //!   and 100 KB of the answer already streamed (goal: < 2 ms);
 //! - `stream_200kb_total`: the whole 200 KB answer, one frame per delta;
 //! - `keystroke_with_bash_100k_lines`: one key typed while a bash tool that
-//!   printed 100,000 lines runs (goal: < 16 ms).
+//!   printed 100,000 lines runs (goal: < 16 ms);
+//! - `resize_reprint`: the frame after a resize, which clears the screen and
+//!   prints the 5,000-message chat again at the new width (as pi).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
@@ -92,6 +94,11 @@ fn setup() -> Bench {
     std::fs::copy(fixtures.join("models.json"), agent_dir.join("models.json")).unwrap();
     let session = dir.path().join("session.jsonl");
     generator::write_session(&session, HISTORY);
+    // The generated session's working directory is this one (a session
+    // opened by path must have an existing one).
+    let text = std::fs::read_to_string(&session).unwrap();
+    let text = text.replace("/home/user/project", &dir.path().display().to_string());
+    std::fs::write(&session, text).unwrap();
     let app = build_app(StartOptions {
         cwd: dir.path().to_path_buf(),
         model: Some("mock-oai/mock-gpt".into()),
@@ -177,5 +184,23 @@ fn keystroke_with_bash_100k_lines(bencher: divan::Bencher) {
     bencher.bench_local(|| {
         bench.ui.handle_key(key);
         bench.frame();
+    });
+}
+
+#[divan::bench(sample_count = 10)]
+fn resize_reprint(bencher: divan::Bencher) {
+    let mut bench = setup();
+    let mut narrow = false;
+    bencher.bench_local(|| {
+        narrow = !narrow;
+        let cols = if narrow { COLS - 20 } else { COLS };
+        bench.renderer.resize(cols, ROWS);
+        bench.ui.request_reprint();
+        bench
+            .ui
+            .frame(usize::from(cols), usize::from(ROWS))
+            .draw(&mut bench.renderer)
+            .unwrap();
+        bench.renderer.writer_mut().clear();
     });
 }

@@ -61,7 +61,7 @@ impl Screen {
             || usize::from(rows).max(1) != self.renderer.rows()
         {
             self.renderer.resize(cols, rows);
-            ui.view.reprint = true;
+            ui.request_reprint();
             self.dirty = true;
         }
         Ok(())

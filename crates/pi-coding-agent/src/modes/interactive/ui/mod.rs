@@ -302,6 +302,12 @@ impl Ui {
             || (!self.status.is_shown() && self.queue.is_animating())
     }
 
+    /// The next frame clears the screen and the scrollback and prints the
+    /// whole chat again (a resize: pi lays the transcript out anew).
+    pub fn request_reprint(&mut self) {
+        self.view.reprint = true;
+    }
+
     /// The next frame for a terminal `width` x `rows`: the lines for the
     /// scrollback (finished blocks, the start of a streaming answer that
     /// scrolled off the screen; every block after a reprint request) and the
