@@ -208,10 +208,22 @@ impl Ui {
             ext,
         };
         ui.transcript.notice(ui.header.block());
+        ui.show_resources();
         ui.load_session();
         ui.init_footer();
         ui.update_border();
         ui
+    }
+
+    /// pi's loaded-resources listing below the header (context files,
+    /// skills, prompt templates), when there are any.
+    fn show_resources(&mut self) {
+        let resources = self.app.resources();
+        let sections =
+            super::parts::resources::sections(&resources, &self.app.cwd, self.home.as_deref());
+        if !sections.is_empty() {
+            self.transcript.notice(Notice::Resources(sections));
+        }
     }
 
     /// Shows the current session's chat (a resumed session's history), seeds
@@ -251,6 +263,7 @@ impl Ui {
         self.transcript = Transcript::with_renderers(self.transcript.renderers());
         self.transcript.set_hidden_thinking_label(label);
         self.transcript.notice(self.header.block());
+        self.show_resources();
         self.load_session();
         self.init_footer();
         self.update_border();
