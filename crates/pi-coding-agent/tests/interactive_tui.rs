@@ -252,3 +252,22 @@ async fn escape_cancels_a_running_compaction() {
     assert!(!screen.contains("[compaction]"), "{screen}");
     assert!(tui.quit().success());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_header_lists_the_loaded_context_files_and_pi_s_docs_hint() {
+    let s = Scenario::start(vec![]).await;
+    std::fs::write(s.work.path().join("AGENTS.md"), "Be brief.\n").unwrap();
+    let mut tui = Tui::start(&s, &[], 100, 30);
+    let screen = tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    let at = rows
+        .iter()
+        .position(|l| *l == "[Context]")
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert_eq!(rows[at + 1], "  AGENTS.md", "{screen}");
+    assert!(
+        screen.contains("Pi can explain its own features and look up its docs."),
+        "{screen}"
+    );
+    assert!(tui.quit().success());
+}
