@@ -13,11 +13,11 @@ use pi_ai::{AssistantContent, StopReason, ToolCall};
 use pi_coding_agent::messages::{BashExecutionMessage, CodingMessage};
 use pi_coding_agent::modes::interactive::blocks::bash::BashRecord;
 use pi_coding_agent::modes::interactive::blocks::cards::SummaryKind;
+use pi_coding_agent::modes::interactive::blocks::notice::ResourceSection;
 use pi_coding_agent::modes::interactive::blocks::{
     AssistantBlock, BashBlock, BlockKind, CustomCard, Notice, RenderCtx, SummaryCard, UserBlock,
 };
 use pi_coding_agent::modes::interactive::parts::footer::{FooterInfo, UsageTotals, render_footer};
-use pi_coding_agent::modes::interactive::parts::resources::ResourceSection;
 use pi_coding_agent::modes::interactive::transcript::Transcript;
 use serde_json::{Value, json};
 

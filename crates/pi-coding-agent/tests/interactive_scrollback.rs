@@ -140,7 +140,12 @@ async fn resizes_lay_the_transcript_out_again_at_the_new_width() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn shift_enter_inserts_a_newline_in_both_reports() {
-    let s = Scenario::start(vec![MockResponse::sse(text_answer(&["ok"], 1, 1))]).await;
+    let s = Scenario::start(vec![MockResponse::sse(text_answer(
+        &["Got three lines."],
+        1,
+        1,
+    ))])
+    .await;
     let mut tui = Tui::start(&s, &[], 80, 24);
     tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
     // No kitty reply, so pi asked for modifyOtherKeys (as pi does).
@@ -157,10 +162,20 @@ async fn shift_enter_inserts_a_newline_in_both_reports() {
     let rows: Vec<&str> = screen.lines().map(str::trim).collect();
     let at = rows.iter().position(|l| *l == "first").expect("first line");
     assert_eq!(&rows[at..at + 3], ["first", "second", "third"], "{screen}");
+    // The terminal's (hidden) cursor is at the editor's cursor, after
+    // `third` (pi's cursor marker, for IME candidate windows).
+    let cursor = tui
+        .parser
+        .lock()
+        .unwrap()
+        .parser()
+        .screen()
+        .cursor_position();
+    assert_eq!(cursor, (u16::try_from(at + 2).unwrap(), 5), "{screen}");
     assert!(s.requests().is_empty(), "nothing submitted");
     tui.send("\r");
     tui.wait_all(
-        |a| a.contains("ok") && !a.contains("Working..."),
+        |a| a.contains("Got three lines.") && !a.contains("Working..."),
         "the answer",
     );
     let body = s.requests()[0].json().to_string();

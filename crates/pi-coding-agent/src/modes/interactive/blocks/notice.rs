@@ -8,7 +8,6 @@ use pi_tui::theme::Token;
 use super::RenderCtx;
 use crate::modes::interactive::layout::{padded, rule};
 use crate::modes::interactive::md::{Md, MdStyle};
-use crate::modes::interactive::parts::resources::ResourceSection;
 
 /// A notice.
 pub enum Notice {
@@ -43,6 +42,18 @@ pub enum Notice {
     CustomHeader(crate::extensions::HeaderFn),
     /// pi's loaded-resources listing (`[Context]`, `[Skills]`, `[Prompts]`).
     Resources(Vec<ResourceSection>),
+}
+
+/// One section of pi's loaded-resources listing (built by
+/// `parts::resources`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceSection {
+    /// The heading's name (`Context`, `Skills`, `Prompts`).
+    pub name: &'static str,
+    /// The collapsed body (without its two-space indent).
+    pub compact: String,
+    /// The expanded body: (scope heading, or `None` for a plain line; text).
+    pub expanded: Vec<(Option<String>, String)>,
 }
 
 /// The startup hints, expanded form.

@@ -6,19 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::modes::interactive::blocks::notice::ResourceSection;
 use crate::resources::Resources;
 use crate::resources::discovery::SourceInfo;
-
-/// One section of the listing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResourceSection {
-    /// The heading's name (`Context`, `Skills`, `Prompts`).
-    pub name: &'static str,
-    /// The collapsed body (without its two-space indent).
-    pub compact: String,
-    /// The expanded body: (scope heading, or `None` for a plain line; text).
-    pub expanded: Vec<(Option<String>, String)>,
-}
 
 /// The sections pi shows for `resources` (empty ones left out).
 pub fn sections(resources: &Resources, cwd: &Path, home: Option<&Path>) -> Vec<ResourceSection> {
