@@ -204,3 +204,32 @@ async fn shell_output_streams_while_the_command_runs() {
     );
     assert!(tui.quit().success());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_external_editor_leaves_one_copy_of_the_screen() {
+    let s = Scenario::start(vec![MockResponse::sse(text_answer(&["Answer one."], 1, 1))]).await;
+    let script = s.work.path().join("editor.sh");
+    std::fs::write(&script, "#!/bin/sh\nprintf 'from the editor' > \"$1\"\n").unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut tui = Tui::start_program(
+        env!("CARGO_BIN_EXE_pi"),
+        &[("VISUAL", script.to_str().unwrap())],
+        &s,
+        &[],
+        80,
+        24,
+    );
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("First question");
+    tui.wait_screen(|s| s.contains("Answer one."), "the answer");
+    tui.send("\x07");
+    tui.wait_screen(|s| s.contains("from the editor"), "the edited text");
+    // As pi's forced full redraw: the chat once, one editor, one footer.
+    let all = tui.everything();
+    assert_eq!(all.matches("First question").count(), 1, "{all}");
+    assert_eq!(all.matches("Answer one.").count(), 1, "{all}");
+    assert_eq!(all.matches("mock-gpt").count(), 1, "{all}");
+    tui.send("\x03");
+    tui.wait_screen(|s| !s.contains("from the editor"), "the cleared editor");
+    assert!(tui.quit().success());
+}

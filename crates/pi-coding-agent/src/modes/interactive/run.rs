@@ -67,6 +67,19 @@ impl Screen {
         Ok(())
     }
 
+    /// After a suspend or the external editor (another program drew on the
+    /// terminal, a resize may have gone unsignalled): as pi's forced full
+    /// redraw, the screen and the scrollback are cleared and the chat is
+    /// printed again at the current size.
+    fn redraw_all(&mut self, ui: &mut Ui) -> io::Result<()> {
+        let (cols, rows) = TerminalSession::size().map_err(io::Error::other)?;
+        self.renderer.forget();
+        self.renderer.resize(cols, rows);
+        ui.request_reprint();
+        self.dirty = true;
+        Ok(())
+    }
+
     /// Draws the last frame and leaves the cursor below it (exit, suspend).
     fn finish(&mut self, ui: &mut Ui) -> io::Result<()> {
         let (width, rows) = (self.renderer.cols(), self.renderer.rows());
@@ -270,9 +283,7 @@ fn apply(
             if let Some(session) = session {
                 session.suspend().map_err(io::Error::other)?;
             }
-            screen.renderer.forget();
-            // A resize while stopped is not signalled.
-            screen.resized(ui)?;
+            screen.redraw_all(ui)?;
         }
         Effect::ExternalEditor => {
             screen.finish(ui)?;
@@ -286,8 +297,7 @@ fn apply(
             *session =
                 Some(TerminalSession::enter(SessionOptions::default()).map_err(io::Error::other)?);
             *input = Some(StdinReader::start()?);
-            screen.renderer.forget();
-            screen.resized(ui)?;
+            screen.redraw_all(ui)?;
             match edited {
                 Ok(Some(text)) => ui.editor.set_text(&text),
                 Ok(None) => {}
