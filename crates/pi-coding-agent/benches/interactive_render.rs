@@ -7,8 +7,10 @@
 //! - `stream_200kb_total`: the whole 200 KB answer, one frame per delta;
 //! - `keystroke_with_bash_100k_lines`: one key typed while a bash tool that
 //!   printed 100,000 lines runs (goal: < 16 ms);
-//! - `resize_reprint`: the frame after a resize, which clears the screen and
-//!   prints the 5,000-message chat again at the new width (as pi).
+//! - `resize_step`: the frame after each step of a resize: the screen
+//!   cleared and the chat's last screenful printed at the new width;
+//! - `resize_reprint`: the frame once the size settled, which prints the
+//!   whole 5,000-message chat again at the new width (as pi).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
@@ -187,20 +189,39 @@ fn keystroke_with_bash_100k_lines(bencher: divan::Bencher) {
     });
 }
 
+/// A resize to `cols` and its frame: a step (the last screenful) or the
+/// settled size (the whole chat).
+fn resize_frame(bench: &mut Bench, cols: u16, settled: bool) {
+    bench.renderer.resize(cols, ROWS);
+    if settled {
+        bench.ui.request_reprint();
+    } else {
+        bench.ui.request_tail_reprint();
+    }
+    bench
+        .ui
+        .frame(usize::from(cols), usize::from(ROWS))
+        .draw(&mut bench.renderer)
+        .unwrap();
+    bench.renderer.writer_mut().clear();
+}
+
+#[divan::bench(sample_count = 100)]
+fn resize_step(bencher: divan::Bencher) {
+    let mut bench = setup();
+    let mut cols = COLS;
+    bencher.bench_local(|| {
+        cols = if cols == COLS { COLS - 20 } else { COLS };
+        resize_frame(&mut bench, cols, false);
+    });
+}
+
 #[divan::bench(sample_count = 10)]
 fn resize_reprint(bencher: divan::Bencher) {
     let mut bench = setup();
-    let mut narrow = false;
+    let mut cols = COLS;
     bencher.bench_local(|| {
-        narrow = !narrow;
-        let cols = if narrow { COLS - 20 } else { COLS };
-        bench.renderer.resize(cols, ROWS);
-        bench.ui.request_reprint();
-        bench
-            .ui
-            .frame(usize::from(cols), usize::from(ROWS))
-            .draw(&mut bench.renderer)
-            .unwrap();
-        bench.renderer.writer_mut().clear();
+        cols = if cols == COLS { COLS - 20 } else { COLS };
+        resize_frame(&mut bench, cols, true);
     });
 }

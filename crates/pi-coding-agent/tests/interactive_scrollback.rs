@@ -129,8 +129,12 @@ async fn resizes_lay_the_transcript_out_again_at_the_new_width() {
                 "{line:?}"
             );
         }
-        // The chat was printed again once: no copy at the old width.
-        let all = tui.everything();
+        // The chat was printed again once: no copy at the old width (the
+        // whole chat once the size settled).
+        let all = tui.wait_all(
+            |a| a.contains("escape interrupt") && contains_block(a, &expected),
+            "the whole chat printed again",
+        );
         assert_eq!(all.matches("Show a table").count(), 1, "{all}");
         assert_eq!(all.matches("Feature").count(), 1, "{all}");
         assert_eq!(all.matches("escape interrupt").count(), 1, "{all}");

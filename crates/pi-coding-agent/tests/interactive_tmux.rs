@@ -89,6 +89,8 @@ async fn scrollback_resize_and_keys_in_tmux() {
                     .any(|l| l.contains("Streaming") && l.trim_end().ends_with('│'))
                     && a.lines()
                         .all(|l| l.trim_end().chars().count() <= usize::from(cols))
+                    // The whole chat again, once the size settled.
+                    && item_rows(a).len() == 200
             },
             &format!("the table laid out at {cols} columns"),
         );

@@ -26,6 +26,9 @@ use crate::messages::CodingMessage;
 
 /// The shortest time between two frames.
 pub const FRAME: Duration = Duration::from_millis(16);
+/// How long the size must stay the same after a resize before the whole
+/// chat is printed again (until then only its last screenful is).
+const RESIZE_SETTLE: Duration = Duration::from_millis(200);
 /// The animation tick (spinner frames).
 const TICK: Duration = Duration::from_millis(80);
 
@@ -41,6 +44,8 @@ struct Screen {
     renderer: InlineRenderer<Stdout>,
     dirty: bool,
     last_frame: Instant,
+    /// When the whole chat is printed again after a resize.
+    full_reprint_at: Option<Instant>,
 }
 
 impl Screen {
@@ -52,16 +57,18 @@ impl Screen {
         Ok(())
     }
 
-    /// The terminal's size changed (or may have, after a suspend): as pi, the
-    /// screen and the scrollback are cleared and the whole chat is printed
-    /// again for the new size in the next frame.
+    /// The terminal's size changed: as pi, the screen and the scrollback are
+    /// cleared and the chat is printed again for the new size. While the
+    /// size keeps changing only its last screenful is (a long chat takes
+    /// a while to lay out); the whole chat once it settles.
     fn resized(&mut self, ui: &mut Ui) -> io::Result<()> {
         let (cols, rows) = TerminalSession::size().map_err(io::Error::other)?;
         if usize::from(cols).max(1) != self.renderer.cols()
             || usize::from(rows).max(1) != self.renderer.rows()
         {
             self.renderer.resize(cols, rows);
-            ui.request_reprint();
+            ui.request_tail_reprint();
+            self.full_reprint_at = Some(Instant::now() + RESIZE_SETTLE);
             self.dirty = true;
         }
         Ok(())
@@ -153,6 +160,7 @@ async fn run_inner(
         renderer: InlineRenderer::new(io::stdout(), cols, rows),
         dirty: true,
         last_frame: Instant::now() - FRAME,
+        full_reprint_at: None,
     };
     let title = app
         .cwd
@@ -210,6 +218,13 @@ async fn run_inner(
             }
             _ = winch.recv() => {
                 screen.resized(&mut ui)?;
+            }
+            () = tokio::time::sleep_until(screen.full_reprint_at.unwrap_or(frame_at).into()),
+                if screen.full_reprint_at.is_some() => {
+                screen.full_reprint_at = None;
+                screen.renderer.clear_all();
+                ui.request_reprint();
+                screen.dirty = true;
             }
             event = rx.recv() => {
                 let Some(event) = event else { break };

@@ -538,6 +538,30 @@ impl Transcript {
         lines
     }
 
+    /// The last `budget` lines of the blocks already in the scrollback,
+    /// rendered again (only what a screen shows: the quick reprint while a
+    /// resize goes on). A block that was only partly there is live again.
+    pub fn committed_tail(
+        &mut self,
+        ctx: &RenderCtx<'_>,
+        width: usize,
+        budget: usize,
+    ) -> Vec<String> {
+        self.partial = 0;
+        let mut tail: Vec<String> = Vec::new();
+        for block in self.blocks[..self.committed].iter_mut().rev() {
+            let lines = block.render(ctx, width);
+            let need = budget - tail.len();
+            tail.extend(lines.iter().rev().take(need).cloned());
+            block.release();
+            if tail.len() >= budget {
+                break;
+            }
+        }
+        tail.reverse();
+        tail
+    }
+
     /// Forgets every block (the whole chat is printed again by the caller).
     pub fn clear(&mut self) {
         *self = Self::default();

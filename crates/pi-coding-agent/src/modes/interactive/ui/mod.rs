@@ -138,6 +138,9 @@ pub(crate) struct View {
     pub hide_thinking: bool,
     /// The whole chat must be printed again.
     pub reprint: bool,
+    /// Only the chat's last screenful must be printed again (while a
+    /// resize goes on; the whole chat follows once it settles).
+    pub reprint_tail: bool,
 }
 
 /// The work the UI started that has not reported back.
@@ -321,6 +324,13 @@ impl Ui {
         self.view.reprint = true;
     }
 
+    /// The next frame clears the screen and the scrollback and prints only
+    /// the chat's last screenful again (cheap, for each step of a resize;
+    /// [`Ui::request_reprint`] follows once the size settles).
+    pub fn request_tail_reprint(&mut self) {
+        self.view.reprint_tail = true;
+    }
+
     /// The next frame for a terminal `width` x `rows`: the lines for the
     /// scrollback (finished blocks, the start of a streaming answer that
     /// scrolled off the screen; every block after a reprint request) and the
@@ -330,9 +340,13 @@ impl Ui {
     pub fn frame(&mut self, width: usize, rows: usize) -> Frame {
         let theme = Arc::clone(&self.theme);
         let ctx = self.render_ctx(&theme);
-        let clear = std::mem::take(&mut self.view.reprint);
-        let mut commits = if clear {
+        let full = std::mem::take(&mut self.view.reprint);
+        let tail = std::mem::take(&mut self.view.reprint_tail);
+        let clear = full || tail;
+        let mut commits = if full {
             self.transcript.committed_lines(&ctx, width)
+        } else if tail {
+            self.transcript.committed_tail(&ctx, width, rows)
         } else {
             Vec::new()
         };
