@@ -475,6 +475,15 @@ impl Transcript {
         budget: usize,
     ) -> Vec<String> {
         let live = &mut self.blocks[self.committed..];
+        // Only a streaming answer has lines that settle before it ends;
+        // nothing else is rendered here (a running tool re-renders on every
+        // call).
+        if !live
+            .first()
+            .is_some_and(|b| matches!(b.kind, BlockKind::Assistant(_)))
+        {
+            return Vec::new();
+        }
         let total: usize = live.iter_mut().map(|b| b.render(ctx, width).len()).sum();
         let Some(first) = live.first() else {
             return Vec::new();
