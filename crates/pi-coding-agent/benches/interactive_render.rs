@@ -6,7 +6,11 @@
 //!   and 100 KB of the answer already streamed (goal: < 2 ms);
 //! - `stream_200kb_total`: the whole 200 KB answer, one frame per delta;
 //! - `keystroke_with_bash_100k_lines`: one key typed while a bash tool that
-//!   printed 100,000 lines runs (goal: < 16 ms).
+//!   printed 100,000 lines runs (goal: < 16 ms);
+//! - `resize_step`: the frame after each step of a resize: the screen
+//!   cleared and the chat's last screenful printed at the new width;
+//! - `resize_reprint`: the frame once the size settled, which prints the
+//!   whole 5,000-message chat again at the new width (as pi).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
@@ -42,7 +46,7 @@ fn deltas() -> Vec<String> {
         "It **never** walks the transcript, so a long session costs nothing per frame.\n\n",
         "- a list item with `inline code` and a [link](https://example.com) in it\n",
         "- another item that is long enough to wrap on a narrow terminal window\n\n",
-        "```rust\nfn frame(ui: &mut Ui) -> Vec<String> {\n    ui.live_lines(120, 40)\n}\n```\n\n",
+        "```rust\nfn frame(ui: &mut Ui) -> Vec<String> {\n    ui.frame(120, 40)\n}\n```\n\n",
     ];
     let mut out = Vec::new();
     let mut total = 0;
@@ -65,12 +69,10 @@ struct Bench {
 
 impl Bench {
     fn frame(&mut self) {
-        let commits = self.ui.take_commits(usize::from(COLS));
-        if !commits.is_empty() {
-            self.renderer.commit(&commits);
-        }
-        let live = self.ui.live_lines(usize::from(COLS), usize::from(ROWS));
-        self.renderer.draw(&live).unwrap();
+        self.ui
+            .frame(usize::from(COLS), usize::from(ROWS))
+            .draw(&mut self.renderer)
+            .unwrap();
         self.renderer.writer_mut().clear();
     }
 
@@ -94,6 +96,11 @@ fn setup() -> Bench {
     std::fs::copy(fixtures.join("models.json"), agent_dir.join("models.json")).unwrap();
     let session = dir.path().join("session.jsonl");
     generator::write_session(&session, HISTORY);
+    // The generated session's working directory is this one (a session
+    // opened by path must have an existing one).
+    let text = std::fs::read_to_string(&session).unwrap();
+    let text = text.replace("/home/user/project", &dir.path().display().to_string());
+    std::fs::write(&session, text).unwrap();
     let app = build_app(StartOptions {
         cwd: dir.path().to_path_buf(),
         model: Some("mock-oai/mock-gpt".into()),
@@ -179,5 +186,42 @@ fn keystroke_with_bash_100k_lines(bencher: divan::Bencher) {
     bencher.bench_local(|| {
         bench.ui.handle_key(key);
         bench.frame();
+    });
+}
+
+/// A resize to `cols` and its frame: a step (the last screenful) or the
+/// settled size (the whole chat).
+fn resize_frame(bench: &mut Bench, cols: u16, settled: bool) {
+    bench.renderer.resize(cols, ROWS);
+    if settled {
+        bench.ui.request_reprint();
+    } else {
+        bench.ui.request_tail_reprint();
+    }
+    bench
+        .ui
+        .frame(usize::from(cols), usize::from(ROWS))
+        .draw(&mut bench.renderer)
+        .unwrap();
+    bench.renderer.writer_mut().clear();
+}
+
+#[divan::bench(sample_count = 100)]
+fn resize_step(bencher: divan::Bencher) {
+    let mut bench = setup();
+    let mut cols = COLS;
+    bencher.bench_local(|| {
+        cols = if cols == COLS { COLS - 20 } else { COLS };
+        resize_frame(&mut bench, cols, false);
+    });
+}
+
+#[divan::bench(sample_count = 10)]
+fn resize_reprint(bencher: divan::Bencher) {
+    let mut bench = setup();
+    let mut cols = COLS;
+    bencher.bench_local(|| {
+        cols = if cols == COLS { COLS - 20 } else { COLS };
+        resize_frame(&mut bench, cols, true);
     });
 }

@@ -13,6 +13,7 @@ use pi_ai::{AssistantContent, StopReason, ToolCall};
 use pi_coding_agent::messages::{BashExecutionMessage, CodingMessage};
 use pi_coding_agent::modes::interactive::blocks::bash::BashRecord;
 use pi_coding_agent::modes::interactive::blocks::cards::SummaryKind;
+use pi_coding_agent::modes::interactive::blocks::notice::ResourceSection;
 use pi_coding_agent::modes::interactive::blocks::{
     AssistantBlock, BashBlock, BlockKind, CustomCard, Notice, RenderCtx, SummaryCard, UserBlock,
 };
@@ -47,6 +48,30 @@ fn header_and_user_message() {
             &expanded
         )
     );
+    let resources = || {
+        BlockKind::Notice(Notice::Resources(vec![
+            ResourceSection {
+                name: "Context",
+                compact: "AGENTS.md, ~/AGENTS.md".into(),
+                expanded: vec![
+                    (None, "/home/user/proj/AGENTS.md".into()),
+                    (None, "~/AGENTS.md".into()),
+                ],
+            },
+            ResourceSection {
+                name: "Skills",
+                compact: "deploy, review".into(),
+                expanded: vec![
+                    (Some("project".into()), String::new()),
+                    (None, "  .pi/skills/deploy/SKILL.md".into()),
+                    (Some("user".into()), String::new()),
+                    (None, "  ~/.pi/agent/skills/review/SKILL.md".into()),
+                ],
+            },
+        ]))
+    };
+    insta::assert_snapshot!("resources", both(resources, &o));
+    insta::assert_snapshot!("resources_expanded", both(resources, &expanded));
     insta::assert_snapshot!(
         "user",
         both(

@@ -208,3 +208,32 @@ fn tool_cards() {
         )
     );
 }
+
+#[test]
+fn an_edit_card_shows_its_preview_until_the_result_comes() {
+    let args = json!({"path": "notes.txt", "edits": [{"oldText": "beta", "newText": "BETA"}]});
+    let diff = " 1 alpha\n-2 beta\n+2 BETA\n 3 gamma";
+    let preview = || {
+        let mut card = ToolCard::new("call_1", "edit", args.clone());
+        card.set_args(args.clone());
+        card.set_preview(diff.to_owned());
+        BlockKind::Tool(card)
+    };
+    insta::assert_snapshot!("tool_edit_preview", both(preview, &opts()));
+    // The result's diff replaces it; a failed edit shows no diff.
+    let failed = || {
+        let mut card = ToolCard::new("call_1", "edit", args.clone());
+        card.set_preview(diff.to_owned());
+        card.start(args.clone(), Instant::now());
+        card.set_result(
+            &result("Could not find the exact text", Value::Null),
+            true,
+            false,
+            Instant::now(),
+        );
+        BlockKind::Tool(card)
+    };
+    let text = render_with(&plain(), failed(), 80, &opts());
+    assert!(!text.contains("-2 beta"), "{text}");
+    assert!(text.contains("Could not find the exact text"), "{text}");
+}

@@ -214,3 +214,60 @@ async fn a_continued_session_shows_its_history() {
     );
     assert!(tui.quit().success());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn escape_cancels_a_running_compaction() {
+    let slow_parts: Vec<String> = (0..40).map(|i| format!("summary{i} ")).collect();
+    let parts: Vec<&str> = slow_parts.iter().map(String::as_str).collect();
+    let s = Scenario::start(vec![
+        MockResponse::sse(text_answer(&["First answer."], 10, 3)),
+        MockResponse::sse(text_answer(&["Second answer."], 20, 3)),
+        slow(text_answer(&parts, 30, 40), Duration::from_millis(300)),
+    ])
+    .await;
+    std::fs::write(
+        s.agent_dir.path().join("settings.json"),
+        r#"{"compaction":{"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    let mut tui = Tui::start(&s, &[], 80, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("First question");
+    tui.wait_screen(|s| s.contains("First answer."), "the first answer");
+    tui.submit("Second question");
+    tui.wait_screen(
+        |s| s.contains("Second answer.") && !s.contains("Working..."),
+        "the second answer",
+    );
+    tui.submit("/compact");
+    tui.wait_screen(
+        |s| s.contains("Compacting context... (escape to cancel)"),
+        "the compaction spinner",
+    );
+    tui.send("\x1b");
+    let screen = tui.wait_screen(
+        |s| s.contains("Compaction cancelled") && !s.contains("Compacting context"),
+        "the cancelled compaction",
+    );
+    assert!(!screen.contains("[compaction]"), "{screen}");
+    assert!(tui.quit().success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_header_lists_the_loaded_context_files_and_pi_s_docs_hint() {
+    let s = Scenario::start(vec![]).await;
+    std::fs::write(s.work.path().join("AGENTS.md"), "Be brief.\n").unwrap();
+    let mut tui = Tui::start(&s, &[], 100, 30);
+    let screen = tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    let at = rows
+        .iter()
+        .position(|l| *l == "[Context]")
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert_eq!(rows[at + 1], "  AGENTS.md", "{screen}");
+    assert!(
+        screen.contains("Pi can explain its own features and look up its docs."),
+        "{screen}"
+    );
+    assert!(tui.quit().success());
+}

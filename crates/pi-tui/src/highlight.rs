@@ -1,5 +1,8 @@
-//! Syntax highlighting with syntect's bundled grammars (pure-Rust regex engine), coloured
-//! with pi's nine `syntax*` theme tokens instead of a TextMate theme.
+//! Syntax highlighting with syntect (pure-Rust regex engine) and the grammars bat ships
+//! (`two-face`: syntect's defaults plus TypeScript, TSX, TOML, Dockerfile, ...), coloured with
+//! pi's nine `syntax*` theme tokens instead of a TextMate theme. As pi's highlight.js mapping,
+//! only what highlight.js classifies is coloured: plain identifiers, members and constants
+//! keep the terminal's default colour.
 //!
 //! [`Highlighter`] is incremental: it keeps the parser state between lines, so a caller that
 //! receives code line by line (a streaming code block, a `write` preview) highlights each
@@ -13,7 +16,7 @@ use crate::theme::{Theme, Token};
 
 fn syntaxes() -> &'static SyntaxSet {
     static SET: OnceLock<SyntaxSet> = OnceLock::new();
-    SET.get_or_init(SyntaxSet::load_defaults_newlines)
+    SET.get_or_init(two_face::syntax::extra_newlines)
 }
 
 /// Scope prefixes mapped to tokens, most specific first (VS Code Dark+ conventions, as pi's
@@ -46,11 +49,17 @@ fn scope_map() -> &'static [(Scope, Token)] {
             ("entity.name.trait", Token::SyntaxType),
             ("entity.other.inherited-class", Token::SyntaxType),
             ("support.type", Token::SyntaxType),
+            // highlight.js `built_in` (Rust's `println!`, ...).
+            ("support.macro", Token::SyntaxType),
             ("support.class", Token::SyntaxType),
             ("entity.name.tag", Token::SyntaxKeyword),
             ("entity.other.attribute-name", Token::SyntaxVariable),
+            // highlight.js `params`, `variable` (`this`, `$VAR`), `attr`; a plain
+            // identifier (`variable.other`) is not coloured.
             ("variable.parameter", Token::SyntaxVariable),
-            ("variable", Token::SyntaxVariable),
+            ("variable.language", Token::SyntaxVariable),
+            ("variable.other.readwrite.shell", Token::SyntaxVariable),
+            ("variable.other.php", Token::SyntaxVariable),
             ("support.variable", Token::SyntaxVariable),
             ("entity.name", Token::SyntaxFunction),
             ("punctuation", Token::SyntaxPunctuation),
@@ -78,7 +87,7 @@ fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
     let set = syntaxes();
     let alias = match lang.to_ascii_lowercase().as_str() {
         "sh" | "shell" | "zsh" | "console" => "bash",
-        "ts" | "typescript" | "tsx" => "js",
+        "typescript" | "mts" | "cts" => "ts",
         "jsx" | "javascript" | "mjs" | "cjs" => "js",
         "py" | "python3" => "python",
         "yml" => "yaml",
@@ -154,7 +163,7 @@ impl Highlighter {
             };
             match token_for(stack.as_slice()) {
                 Some(t) => out.push_str(&theme.fg(t, text)),
-                None => out.push_str(&theme.fg(Token::MdCodeBlock, text)),
+                None => out.push_str(text),
             }
         };
         for (at, op) in ops {
@@ -212,6 +221,65 @@ mod tests {
         assert!(supports_language("sh"));
         assert_eq!(language_for_path("src/main.rs").as_deref(), Some("Rust"));
         assert_eq!(language_for_path("notes.unknownext"), None);
+    }
+
+    #[test]
+    fn plain_identifiers_keep_the_default_colour() {
+        let theme = Theme::dark(ColorMode::TrueColor);
+        for (code, lang, plain) in [
+            (
+                "let total = count + offset;",
+                "rust",
+                ["total", "count", "offset"],
+            ),
+            (
+                "const total = count + offset;",
+                "js",
+                ["total", "count", "offset"],
+            ),
+            (
+                "total = count + offset",
+                "python",
+                ["total", "count", "offset"],
+            ),
+        ] {
+            let line = highlight_code(code, lang, &theme)
+                .unwrap_or_default()
+                .remove(0);
+            for word in plain {
+                // The word is not inside a coloured run: no SGR right before it.
+                let at = line
+                    .find(word)
+                    .unwrap_or_else(|| panic!("{word} in {line:?}"));
+                assert!(
+                    !line[..at].ends_with('m'),
+                    "{word} coloured in {lang}: {line:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn typescript_has_its_own_grammar() {
+        let theme = Theme::dark(ColorMode::TrueColor);
+        for lang in ["ts", "typescript", "tsx"] {
+            assert!(
+                find_syntax(lang).is_some_and(|s| s.name.starts_with("TypeScript")),
+                "{lang}"
+            );
+        }
+        assert_eq!(
+            language_for_path("src/app.ts").as_deref(),
+            Some("TypeScript")
+        );
+        let line = highlight_code("let n: number = 1;", "ts", &theme)
+            .unwrap_or_default()
+            .remove(0);
+        // `number` is a type in TypeScript (JavaScript has no such annotation).
+        assert!(
+            line.contains(&theme.fg(Token::SyntaxType, "number")),
+            "{line:?}"
+        );
     }
 
     #[test]

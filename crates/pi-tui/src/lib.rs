@@ -42,6 +42,8 @@ pub mod fuzzy;
 pub mod highlight;
 pub mod input;
 pub mod keybindings;
+#[cfg(unix)]
+pub mod keys_in;
 pub mod loader;
 pub mod markdown;
 pub mod overlay;
@@ -49,6 +51,8 @@ pub mod renderer;
 pub mod select;
 pub mod slot;
 pub mod terminal;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod text;
 pub mod theme;
 pub mod theme_file;

@@ -1,19 +1,32 @@
 //! Inline rendering: finished lines go to the terminal's scrollback once, the live region
 //! below them is redrawn by line diff.
 //!
-//! The renderer never uses the alternate screen and never clears the scrollback. It keeps the
-//! lines of the live region it drew last and, on each [`InlineRenderer::draw`], moves the
-//! cursor (relatively) to each line that changed and rewrites only those (`CSI 2K` per line),
-//! then clears what is left below when the region shrank. Lines committed with
-//! [`InlineRenderer::commit`] are written on the next frame in place of the live region, which
-//! is then redrawn below them: they scroll up into the terminal's own scrollback like any
-//! printed output. Each frame is a single `write` wrapped in synchronized output (DEC 2026), so
-//! the terminal never shows a half-drawn frame.
+//! The renderer never uses the alternate screen. It keeps the lines of the live region it drew
+//! last and, on each [`InlineRenderer::draw`], moves the cursor (relatively) to each line that
+//! changed and rewrites only those (`CSI 2K` per line), then clears what is left below when the
+//! region shrank. Lines committed with [`InlineRenderer::commit`] become scrollback:
+//!
+//! - when they are the lines the live region shows at its top (an answer committed as it
+//!   scrolls off, or a finished block that was drawn live), nothing is written: the region
+//!   just starts below them, and they scroll up into the terminal's scrollback like any
+//!   printed output as the region grows;
+//! - otherwise they are written over the live region, which is then drawn anew below them.
+//!
+//! Each frame is a single `write` wrapped in synchronized output (DEC 2026), so the terminal
+//! never shows a half-drawn frame.
+//!
+//! **The whole screen is never erased from its top-left corner** (`CSI J` there): tmux and
+//! VTE-based terminals first scroll what the screen shows into the scrollback, which would leave
+//! a stale copy of the live region there. Rows are cleared one by one instead.
 //!
 //! **A live region taller than the screen is clipped at the top**: only its last `rows` lines
-//! are drawn (the editor and footer stay visible). The clipped lines cannot be committed
-//! because they may still change (a streaming answer re-wraps); they reach the scrollback when
-//! the app commits their block.
+//! are drawn (the editor and footer stay visible). The app commits the clipped lines that can no
+//! longer change before they scroll off, so they reach the scrollback in order while the region
+//! streams.
+//!
+//! A size change, like an explicit [`InlineRenderer::clear_all`], clears the screen and the
+//! scrollback (`CSI 2J CSI H CSI 3J`, as pi does) in the next frame; the app then commits its
+//! whole transcript again, laid out for the new width.
 //!
 //! The renderer assumes it owns the cursor: the app prints nothing else while it runs and the
 //! cursor starts at the beginning of an empty line.
@@ -27,6 +40,13 @@ const SYNC_END: &str = "\x1b[?2026l";
 const CLEAR_LINE: &str = "\x1b[2K";
 const CLEAR_BELOW: &str = "\x1b[J";
 const RESET: &str = "\x1b[0m";
+/// Where a focused component puts the cursor (pi's `CURSOR_MARKER`, an APC sequence terminals
+/// ignore): the renderer takes it out of the line and moves the terminal's (hidden) cursor
+/// there, so an IME's candidate window opens at the text cursor.
+pub const CURSOR_MARKER: &str = "\x1b_pi:c\x07";
+
+/// Clear the screen, home the cursor, clear the scrollback (pi's full redraw).
+const CLEAR_ALL: &str = "\x1b[2J\x1b[H\x1b[3J";
 
 /// Writes committed lines into scrollback and diff-redraws the live region below them.
 #[derive(Debug)]
@@ -40,8 +60,10 @@ pub struct InlineRenderer<W: Write> {
     cursor_row: usize,
     /// Lines to write into scrollback on the next frame.
     pending: Vec<String>,
-    /// Whether the terminal re-wraps long lines when it gets narrower (most modern terminals).
-    reflow: bool,
+    /// The next frame starts by clearing the screen and the scrollback.
+    clear: bool,
+    /// Where the cursor was put for the cursor marker (row, column) in the last frame.
+    marker: Option<(usize, usize)>,
     /// Wrap frames in synchronized output.
     sync: bool,
 }
@@ -56,15 +78,10 @@ impl<W: Write> InlineRenderer<W> {
             shown: Vec::new(),
             cursor_row: 0,
             pending: Vec::new(),
-            reflow: true,
+            clear: false,
+            marker: None,
             sync: true,
         }
-    }
-
-    /// Whether the terminal re-wraps lines on a width change (default true); decides how many
-    /// rows the old live region occupies after a narrowing resize.
-    pub fn set_reflow(&mut self, reflow: bool) {
-        self.reflow = reflow;
     }
 
     /// Turns synchronized output (DEC 2026) on or off (default on).
@@ -140,24 +157,79 @@ impl<W: Write> InlineRenderer<W> {
         self.cursor_row = row;
     }
 
+    /// Clears the shown rows from `row` down. From the region's first row (which may be the
+    /// screen's top-left corner) each row is cleared on its own, never with one `CSI J` there.
+    fn clear_from(&mut self, buf: &mut String, row: usize) {
+        if row > 0 {
+            self.move_to(buf, row);
+            buf.push_str(CLEAR_BELOW);
+            return;
+        }
+        for r in 0..self.shown.len() {
+            self.move_to(buf, r);
+            buf.push_str(CLEAR_LINE);
+        }
+        self.move_to(buf, 0);
+    }
+
+    /// Writes the pending commits: re-bases the region below them when they are what its top
+    /// rows show, else writes them over the region (which is drawn anew after them).
+    fn write_pending(&mut self, buf: &mut String) {
+        let pending: Vec<String> = std::mem::take(&mut self.pending)
+            .iter()
+            .map(|l| self.clamp(l))
+            .collect();
+        let k = pending.len();
+        if k <= self.shown.len() && self.shown[..k] == pending[..] {
+            // Already on screen: the region now starts below them.
+            if self.cursor_row < k {
+                self.move_to(buf, k);
+            }
+            self.shown.drain(..k);
+            self.cursor_row -= k;
+            return;
+        }
+        self.move_to(buf, 0);
+        for line in &pending {
+            buf.push_str(CLEAR_LINE);
+            buf.push_str(line);
+            buf.push_str("\r\n");
+        }
+        // Below the written lines (never the screen's first row): the old region's rest.
+        buf.push_str(CLEAR_BELOW);
+        self.shown.clear();
+        self.cursor_row = 0;
+    }
+
     /// Redraws the live region as `live` (changed lines only), first writing any committed
     /// lines above it. Lines wider than the terminal are cut; a region taller than the screen
     /// shows its last `rows` lines.
     pub fn draw(&mut self, live: &[String]) -> io::Result<()> {
         let skip = live.len().saturating_sub(self.rows);
-        let next: Vec<String> = live[skip..].iter().map(|l| self.clamp(l)).collect();
+        let mut marker = None;
+        let next: Vec<String> = live[skip..]
+            .iter()
+            .enumerate()
+            .map(|(row, l)| match l.find(CURSOR_MARKER) {
+                Some(at) => {
+                    let col = visible_width(&l[..at]).min(self.cols - 1);
+                    marker = marker.or(Some((row, col)));
+                    let mut line = l.clone();
+                    line.replace_range(at..at + CURSOR_MARKER.len(), "");
+                    self.clamp(&line)
+                }
+                None => self.clamp(l),
+            })
+            .collect();
         let mut buf = String::new();
-        if !self.pending.is_empty() {
-            // Replace the live region by the committed lines, then draw it anew below.
-            self.move_to(&mut buf, 0);
-            buf.push_str(CLEAR_BELOW);
-            let pending = std::mem::take(&mut self.pending);
-            for line in &pending {
-                buf.push_str(&self.clamp(line));
-                buf.push_str("\r\n");
-            }
+        if std::mem::take(&mut self.clear) {
+            buf.push_str(CLEAR_ALL);
             self.shown.clear();
             self.cursor_row = 0;
+            self.marker = None;
+        }
+        if !self.pending.is_empty() {
+            self.write_pending(&mut buf);
         }
         let first = self
             .shown
@@ -166,83 +238,54 @@ impl<W: Write> InlineRenderer<W> {
             .position(|(a, b)| a != b)
             .unwrap_or(self.shown.len().min(next.len()));
         if first == next.len() && next.len() == self.shown.len() {
-            if !buf.is_empty() {
-                self.write_frame(&buf)?;
-            }
-            return Ok(());
+            self.place_cursor(&mut buf, marker);
+            return self.write_frame(&buf);
         }
-        if next.is_empty() {
-            self.move_to(&mut buf, 0);
-            buf.push_str(CLEAR_BELOW);
-        } else if first < next.len() {
-            for (i, line) in next.iter().enumerate().skip(first) {
-                // Unchanged rows are skipped: only what differs is written.
-                if self.shown.get(i) == Some(line) {
-                    continue;
-                }
-                self.move_to(&mut buf, i);
-                buf.push_str(CLEAR_LINE);
-                buf.push_str(line);
+        for (i, line) in next.iter().enumerate().skip(first) {
+            // Unchanged rows are skipped: only what differs is written.
+            if self.shown.get(i) == Some(line) {
+                continue;
             }
-            if next.len() < self.shown.len() {
-                // The row below the new end still exists on screen: clear from there (clearing
-                // from the end of a full-width line would erase its last cell).
-                self.move_to(&mut buf, next.len());
-                buf.push_str(CLEAR_BELOW);
-            }
-        } else {
-            // Only shorter: the remaining lines are unchanged.
-            self.move_to(&mut buf, next.len());
-            buf.push_str(CLEAR_BELOW);
+            self.move_to(&mut buf, i);
+            buf.push_str(CLEAR_LINE);
+            buf.push_str(line);
+        }
+        if next.len() < self.shown.len() {
+            // The row below the new end still exists on screen: clear from there (clearing
+            // from the end of a full-width line would erase its last cell).
+            self.clear_from(&mut buf, next.len());
         }
         self.shown = next;
+        self.place_cursor(&mut buf, marker);
         self.write_frame(&buf)
     }
 
-    /// Records a new terminal size and redraws the whole live region (the scrollback is left
-    /// alone). `live` is the live region rendered for the new width.
-    pub fn resize(&mut self, cols: u16, rows: u16, live: &[String]) -> io::Result<()> {
-        let (cols, rows) = (usize::from(cols).max(1), usize::from(rows).max(1));
-        // Rows the old region (up to the cursor) takes now: long lines re-wrap when the
-        // terminal reflows on narrowing.
-        let above: usize = self
-            .shown
-            .iter()
-            .take(self.cursor_row)
-            .map(|l| {
-                if self.reflow {
-                    visible_width(l).div_ceil(cols).max(1)
-                } else {
-                    1
-                }
-            })
-            .sum();
-        let cursor_line_extra = match self.shown.get(self.cursor_row) {
-            Some(l) if self.reflow => visible_width(l).div_ceil(cols).max(1) - 1,
-            _ => 0,
-        };
-        let up = (above + cursor_line_extra).min(rows.saturating_sub(1));
-        let mut buf = String::new();
-        if up > 0 {
-            buf.push_str(&format!("\x1b[{up}A"));
+    /// Moves the cursor to the marker's place when anything was written or the place changed.
+    fn place_cursor(&mut self, buf: &mut String, marker: Option<(usize, usize)>) {
+        if let Some((row, col)) = marker
+            && (!buf.is_empty() || self.marker != marker)
+        {
+            self.move_to(buf, row);
+            buf.push_str(&format!("\x1b[{}G", col + 1));
         }
-        buf.push('\r');
-        buf.push_str(CLEAR_BELOW);
-        self.cols = cols;
-        self.rows = rows;
-        self.shown.clear();
-        self.cursor_row = 0;
-        self.write_frame(&buf)?;
-        self.draw(live)
+        self.marker = marker;
     }
 
-    /// Forgets the screen: clears it and its scrollback (`CSI 2J CSI H CSI 3J`), for the
-    /// explicit full reprints (Ctrl+O / Ctrl+T). The app then commits everything again.
-    pub fn clear_all(&mut self) -> io::Result<()> {
-        self.shown.clear();
-        self.cursor_row = 0;
+    /// Records a new terminal size. The next frame clears the screen and the scrollback, as
+    /// pi does: the terminal has re-wrapped (or cut) what it showed, so the app commits its
+    /// transcript again for the new width (see the module documentation).
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        self.cols = usize::from(cols).max(1);
+        self.rows = usize::from(rows).max(1);
+        self.clear_all();
+    }
+
+    /// Forgets the screen: the next frame clears it and its scrollback (`CSI 2J CSI H CSI 3J`)
+    /// before anything else, for the full reprints (a resize, Ctrl+O, Ctrl+T). Lines committed
+    /// before are dropped: the app commits everything again.
+    pub fn clear_all(&mut self) {
+        self.clear = true;
         self.pending.clear();
-        self.write_frame("\x1b[2J\x1b[H\x1b[3J")
     }
 
     /// Forgets what is on screen without writing (after a suspend or an external program
@@ -250,6 +293,7 @@ impl<W: Write> InlineRenderer<W> {
     pub fn forget(&mut self) {
         self.shown.clear();
         self.cursor_row = 0;
+        self.marker = None;
     }
 
     /// Writes pending commits and `live` one last time, then leaves the cursor on a fresh line

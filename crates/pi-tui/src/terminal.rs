@@ -1,5 +1,13 @@
-//! The terminal modes pi needs (raw mode, bracketed paste, kitty keyboard flags, hidden
-//! cursor), entered once and restored on drop, on suspend and before a panic message prints.
+//! The terminal modes pi needs (raw mode, bracketed paste, kitty keyboard flags or xterm's
+//! modifyOtherKeys, hidden cursor), entered once and restored on drop, on suspend and before a
+//! panic message prints.
+//!
+//! The keyboard is set up as pi does: at start the terminal is asked for its kitty keyboard
+//! flags (`CSI ? u`) and its device attributes (`CSI c`). The answers arrive with the input
+//! ([`crate::keys_in::Input`]) and go to [`TerminalSession::on_reply`]: a kitty reply pushes the
+//! kitty flags (disambiguated Shift+Enter, ...); the device attributes coming without it turn on
+//! modifyOtherKeys level 2 (`CSI > 4 ; 2 m`), which tmux (`extended-keys on`) and xterm answer
+//! with `CSI 27 ; mod ; key ~` reports.
 
 use std::io::{self, Write};
 use std::sync::Once;
@@ -11,10 +19,15 @@ use crossterm::event::{
 };
 use crossterm::{cursor, execute, terminal};
 
+#[cfg(unix)]
+use crate::keys_in::Input;
+
 /// Whether the modes are on (read by the panic hook).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// Whether kitty flags were pushed (so they are popped on restore).
 static KITTY: AtomicBool = AtomicBool::new(false);
+/// Whether modifyOtherKeys was turned on (so it is reset on restore).
+static MODIFY_OTHER_KEYS: AtomicBool = AtomicBool::new(false);
 static HOOK: Once = Once::new();
 
 thread_local! {
@@ -55,9 +68,8 @@ pub enum TerminalError {
 pub struct SessionOptions {
     /// Ask for the kitty keyboard protocol (disambiguated Shift+Enter etc.) when supported.
     pub keyboard_enhancement: bool,
-    /// Enable xterm modifyOtherKeys level 2 when the kitty protocol is not available. Off by
-    /// default: crossterm's parser does not decode its `CSI 27;mod;key~` reports, so with it
-    /// on even Ctrl+letter keys would be lost.
+    /// Enable xterm modifyOtherKeys level 2 when the kitty protocol is not available (its
+    /// `CSI 27;mod;key~` reports are decoded by [`crate::keys_in::InputParser`]).
     pub modify_other_keys: bool,
 }
 
@@ -65,7 +77,7 @@ impl Default for SessionOptions {
     fn default() -> Self {
         Self {
             keyboard_enhancement: true,
-            modify_other_keys: false,
+            modify_other_keys: true,
         }
     }
 }
@@ -77,9 +89,9 @@ pub struct TerminalSession {
 }
 
 impl TerminalSession {
-    /// Enters raw mode with bracketed paste, keyboard enhancement where supported and a hidden
-    /// cursor, and installs (once per process) a panic hook that restores the terminal before
-    /// the panic message is printed.
+    /// Enters raw mode with bracketed paste and a hidden cursor, asks for the keyboard
+    /// protocols (see the module documentation), and installs (once per process) a panic hook
+    /// that restores the terminal before the panic message is printed.
     pub fn enter(options: SessionOptions) -> Result<Self, TerminalError> {
         install_panic_hook();
         enter_modes(options)?;
@@ -104,6 +116,42 @@ impl TerminalSession {
         Ok(())
     }
 
+    /// Acts on a reply to the start-up queries: pushes the kitty flags when the terminal has
+    /// the protocol, else turns on modifyOtherKeys once the device attributes arrive.
+    #[cfg(unix)]
+    pub fn on_reply(&mut self, reply: &Input) -> Result<(), TerminalError> {
+        let mut out = io::stdout();
+        match reply {
+            Input::KittyFlags(_)
+                if self.options.keyboard_enhancement && !KITTY.swap(true, Ordering::SeqCst) =>
+            {
+                execute!(
+                    out,
+                    PushKeyboardEnhancementFlags(
+                        KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
+                            | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS
+                    )
+                )?;
+            }
+            Input::DeviceAttributes
+                if self.options.modify_other_keys
+                    && !KITTY.load(Ordering::SeqCst)
+                    && !MODIFY_OTHER_KEYS.swap(true, Ordering::SeqCst) =>
+            {
+                out.write_all(b"\x1b[>4;2m")?;
+                out.flush()?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Turns the keyboard protocols off (before stdin is drained at exit: keys typed then
+    /// reach the shell in its own encoding).
+    pub fn leave_keyboard_modes(&mut self) {
+        leave_keyboard_modes();
+    }
+
     /// Leaves the modes now (also done on drop).
     pub fn restore(&mut self) {
         restore();
@@ -121,22 +169,23 @@ fn enter_modes(options: SessionOptions) -> Result<(), TerminalError> {
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = io::stdout();
     execute!(out, EnableBracketedPaste, cursor::Hide)?;
-    let kitty =
-        options.keyboard_enhancement && terminal::supports_keyboard_enhancement().unwrap_or(false);
-    if kitty {
-        execute!(
-            out,
-            PushKeyboardEnhancementFlags(
-                KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
-                    | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS
-            )
-        )?;
-    } else if options.modify_other_keys {
-        out.write_all(b"\x1b[>4;2m")?;
+    if options.keyboard_enhancement || options.modify_other_keys {
+        // The kitty flags, then the device attributes (answered by every terminal).
+        out.write_all(b"\x1b[?u\x1b[c")?;
         out.flush()?;
     }
-    KITTY.store(kitty, Ordering::SeqCst);
     Ok(())
+}
+
+fn leave_keyboard_modes() {
+    let mut out = io::stdout();
+    if KITTY.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
+    if MODIFY_OTHER_KEYS.swap(false, Ordering::SeqCst) {
+        let _ = out.write_all(b"\x1b[>4;0m");
+        let _ = out.flush();
+    }
 }
 
 /// Restores the terminal if a session is active: pops keyboard flags, resets
@@ -146,10 +195,8 @@ pub fn restore() {
     if !ACTIVE.swap(false, Ordering::SeqCst) {
         return;
     }
+    leave_keyboard_modes();
     let mut out = io::stdout();
-    if KITTY.swap(false, Ordering::SeqCst) {
-        let _ = execute!(out, PopKeyboardEnhancementFlags);
-    }
     let _ = out.write_all(b"\x1b[>4;0m\x1b[0m\x1b[?2026l");
     let _ = execute!(out, DisableBracketedPaste, cursor::Show);
     let _ = out.flush();

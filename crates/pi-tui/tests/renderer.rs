@@ -6,8 +6,13 @@
 use pi_tui::renderer::InlineRenderer;
 use pretty_assertions::assert_eq;
 
+#[path = "../src/testing.rs"]
+mod testing;
+
+use testing::TestTerminal;
+
 struct Term {
-    parser: vt100::Parser,
+    term: TestTerminal,
     r: InlineRenderer<Vec<u8>>,
     /// Bytes of the last frame(s) written since the last `feed`.
     last: Vec<u8>,
@@ -15,18 +20,16 @@ struct Term {
 
 impl Term {
     fn new(cols: u16, rows: u16) -> Self {
-        let mut r = InlineRenderer::new(Vec::new(), cols, rows);
-        r.set_reflow(false); // vt100 does not re-wrap on resize
         Self {
-            parser: vt100::Parser::new(rows, cols, 10_000),
-            r,
+            term: TestTerminal::new(rows, cols, 10_000),
+            r: InlineRenderer::new(Vec::new(), cols, rows),
             last: Vec::new(),
         }
     }
 
     fn feed(&mut self) {
         self.last = std::mem::take(self.r.writer_mut());
-        self.parser.process(&self.last);
+        self.term.process(&self.last);
     }
 
     fn draw(&mut self, live: &[&str]) {
@@ -40,44 +43,21 @@ impl Term {
         self.r.commit(&lines);
     }
 
-    fn resize(&mut self, cols: u16, rows: u16, live: &[&str]) {
-        self.parser.screen_mut().set_size(rows, cols);
-        let live: Vec<String> = live.iter().map(|s| (*s).to_owned()).collect();
-        self.r.resize(cols, rows, &live).unwrap();
-        self.feed();
+    /// A resize: the terminal changes, the app commits `history` again and draws `live`.
+    fn resize(&mut self, cols: u16, rows: u16, history: &[&str], live: &[&str]) {
+        self.term.set_size(rows, cols);
+        self.r.resize(cols, rows);
+        self.commit(history);
+        self.draw(live);
     }
 
     /// Scrollback followed by the screen, trailing blank rows dropped.
     fn all(&mut self) -> Vec<String> {
-        let (_, cols) = self.parser.screen().size();
-        self.parser.screen_mut().set_scrollback(usize::MAX);
-        let depth = self.parser.screen().scrollback();
-        let mut out = Vec::new();
-        for k in (1..=depth).rev() {
-            self.parser.screen_mut().set_scrollback(k);
-            out.push(
-                self.parser
-                    .screen()
-                    .rows(0, cols)
-                    .next()
-                    .unwrap_or_default(),
-            );
-        }
-        self.parser.screen_mut().set_scrollback(0);
-        out.extend(self.parser.screen().rows(0, cols));
-        while out.last().is_some_and(String::is_empty) {
-            out.pop();
-        }
-        out
+        self.term.history()
     }
 
     fn screen(&self) -> Vec<String> {
-        let (_, cols) = self.parser.screen().size();
-        let mut v: Vec<String> = self.parser.screen().rows(0, cols).collect();
-        while v.last().is_some_and(String::is_empty) {
-            v.pop();
-        }
-        v
+        self.term.screen_rows()
     }
 
     fn last_text(&self) -> String {
@@ -203,11 +183,11 @@ fn too_wide_lines_are_cut_not_wrapped() {
     let mut t = Term::new(8, 4);
     t.commit(&["a committed line that is long"]);
     t.draw(&["日本語のテキスト", "\x1b[31mred red red red\x1b[0m"]);
-    assert_eq!(t.all(), vec!["a commit", "日本語の", "red red "]);
+    assert_eq!(t.all(), vec!["a commit", "日本語の", "red red"]);
 }
 
 #[test]
-fn resize_redraws_the_live_region_and_keeps_scrollback() {
+fn resize_clears_everything_and_prints_the_history_again() {
     let mut t = Term::new(30, 6);
     t.commit(&["history 1", "history 2"]);
     t.draw(&[
@@ -219,6 +199,7 @@ fn resize_redraws_the_live_region_and_keeps_scrollback() {
     t.resize(
         20,
         6,
+        &["history 1", "history 2"],
         &[
             "streaming answer",
             "text",
@@ -227,6 +208,12 @@ fn resize_redraws_the_live_region_and_keeps_scrollback() {
             "footer",
         ],
     );
+    let out = t.last_text();
+    assert!(
+        out.starts_with("\x1b[?2026h\x1b[2J\x1b[H\x1b[3J"),
+        "{out:?}"
+    );
+    assert_eq!(out.matches("\x1b[?2026h").count(), 1, "one frame: {out:?}");
     assert_eq!(
         t.all(),
         vec![
@@ -242,6 +229,7 @@ fn resize_redraws_the_live_region_and_keeps_scrollback() {
     t.resize(
         40,
         8,
+        &["history 1", "history 2"],
         &[
             "streaming answer text",
             "────────────────────",
@@ -263,24 +251,12 @@ fn resize_redraws_the_live_region_and_keeps_scrollback() {
 }
 
 #[test]
-fn reflow_model_moves_up_over_rewrapped_rows() {
-    // A reflowing terminal splits a 30-cell line into 3 rows at 10 columns; the renderer must
-    // move up over all of them (observable in the byte stream).
-    let mut r = InlineRenderer::new(Vec::new(), 30, 10);
-    r.draw(&["x".repeat(30), "y".to_owned()]).unwrap();
-    r.writer_mut().clear();
-    r.resize(10, 10, &["z".to_owned()]).unwrap();
-    let out = String::from_utf8_lossy(r.writer()).into_owned();
-    assert!(out.contains("\x1b[3A"), "{out:?}");
-}
-
-#[test]
 fn narrow_terminals_never_fail() {
     for cols in 1..20u16 {
         let mut t = Term::new(cols, 3);
         t.commit(&["wide 日本語 text 👍 here"]);
         t.draw(&["日本語", "abc", "👍👍", "x"]);
-        t.resize(cols.saturating_sub(1).max(1), 2, &["a", "b", "c"]);
+        t.resize(cols.saturating_sub(1).max(1), 2, &[], &["a", "b", "c"]);
         t.draw(&["z"]);
         for row in t.screen() {
             assert!(row.chars().count() <= usize::from(cols));
@@ -297,11 +273,12 @@ fn finish_leaves_the_cursor_below_the_last_frame() {
     t.r.finish(&live).unwrap();
     t.feed();
     assert_eq!(t.all(), vec!["final", "bye"]);
-    assert_eq!(t.parser.screen().cursor_position(), (2, 0));
+    assert_eq!(t.term.parser().screen().cursor_position(), (2, 0));
 }
 
-/// Random sequences of commits, draws and growing resizes: the history is always every
-/// committed line once, in order, followed by the visible part of the live region.
+/// Random sequences of commits (new lines, or the top of the live region as it scrolls off),
+/// draws and resizes: the history is always every committed line once, in order, followed by
+/// the visible part of the live region, and nothing else (no stale copy of a frame).
 #[test]
 fn random_frames_keep_history_and_screen_consistent() {
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
@@ -315,8 +292,8 @@ fn random_frames_keep_history_and_screen_consistent() {
     let mut t = Term::new(cols, rows);
     let mut committed: Vec<String> = Vec::new();
     let mut live: Vec<String> = Vec::new();
-    for step in 0..400 {
-        match next(6) {
+    for step in 0..600 {
+        match next(7) {
             0 => {
                 let n = next(4) as usize;
                 let lines: Vec<String> = (0..n).map(|k| format!("c{step}.{k}")).collect();
@@ -324,11 +301,32 @@ fn random_frames_keep_history_and_screen_consistent() {
                 t.commit(&refs);
                 committed.extend(lines);
             }
-            1 if cols < 40 => {
-                cols += 1;
-                rows += u16::from(next(2) == 0);
+            1 => {
+                // The top of the live region is final: committed as it is shown.
+                let n = (next(4) as usize).min(live.len());
+                let top: Vec<String> = live.drain(..n).collect();
+                let refs: Vec<&str> = top.iter().map(String::as_str).collect();
+                t.commit(&refs);
+                committed.extend(top);
+                live.push(format!("grown{step}"));
                 let refs: Vec<&str> = live.iter().map(String::as_str).collect();
-                t.resize(cols, rows, &refs);
+                t.draw(&refs);
+                let visible = &live[live.len().saturating_sub(usize::from(rows))..];
+                let mut expected = committed.clone();
+                expected.extend(visible.iter().cloned());
+                assert_eq!(t.all(), expected, "step {step}");
+                continue;
+            }
+            2 => {
+                cols = (cols + 7 - next(13) as u16).clamp(8, 40);
+                rows = (rows + 2 - next(5) as u16).clamp(3, 12);
+                let history: Vec<&str> = committed.iter().map(String::as_str).collect();
+                let refs: Vec<&str> = live.iter().map(String::as_str).collect();
+                t.resize(cols, rows, &history, &refs);
+                let visible = &live[live.len().saturating_sub(usize::from(rows))..];
+                let mut expected = committed.clone();
+                expected.extend(visible.iter().cloned());
+                assert_eq!(t.all(), expected, "step {step} (resize)");
                 continue;
             }
             _ => {}
@@ -350,4 +348,61 @@ fn random_frames_keep_history_and_screen_consistent() {
         expected.extend(visible.iter().cloned());
         assert_eq!(t.all(), expected, "step {step}");
     }
+}
+
+/// A streamed answer taller than the screen, its top committed as it scrolls off: written
+/// once, and most frames only append (no rewrite of the whole screen).
+#[test]
+fn an_answer_committed_as_it_scrolls_off_is_never_rewritten() {
+    let mut t = Term::new(30, 8);
+    let footer = ["", "⠋ Working...", "───", "> ", "───", "footer"];
+    let mut answer: Vec<String> = Vec::new();
+    let mut on_screen = 0; // answer lines in the live region
+    for i in 0..100 {
+        answer.push(format!("answer line {i}"));
+        on_screen += 1;
+        let room = 8 - footer.len();
+        let mut commit = Vec::new();
+        while on_screen > room {
+            commit.push(answer[answer.len() - on_screen].clone());
+            on_screen -= 1;
+        }
+        let refs: Vec<&str> = commit.iter().map(String::as_str).collect();
+        t.commit(&refs);
+        let mut live: Vec<&str> = answer[answer.len() - on_screen..]
+            .iter()
+            .map(String::as_str)
+            .collect();
+        live.extend(footer);
+        t.draw(&live);
+        if i > 10 {
+            // The old lines are not written again: the new one, and the rows that moved.
+            let out = t.last_text();
+            assert!(!out.contains(&format!("answer line {}", i - 3)), "{out:?}");
+        }
+    }
+    let all = t.all();
+    let lines: Vec<&String> = all.iter().filter(|l| l.starts_with("answer")).collect();
+    let expected: Vec<String> = (0..100).map(|i| format!("answer line {i}")).collect();
+    assert_eq!(lines, expected.iter().collect::<Vec<_>>(), "{all:?}");
+    assert_eq!(all.iter().filter(|l| l.contains("Working")).count(), 1);
+}
+
+#[test]
+fn the_cursor_marker_places_the_terminal_cursor_and_is_not_printed() {
+    let marker = pi_tui::renderer::CURSOR_MARKER;
+    let mut t = Term::new(20, 6);
+    t.draw(&["answer", &format!("> ab{marker}\x1b[7mc\x1b[0m"), "footer"]);
+    assert_eq!(t.screen(), vec!["answer", "> abc", "footer"]);
+    assert_eq!(t.term.parser().screen().cursor_position(), (1, 4));
+    // An unchanged frame writes nothing: the cursor is already there.
+    t.draw(&["answer", &format!("> ab{marker}\x1b[7mc\x1b[0m"), "footer"]);
+    assert_eq!(t.last_text(), "");
+    // A change elsewhere puts it back.
+    t.draw(&[
+        "answer 2",
+        &format!("> a{marker}\x1b[7mb\x1b[0mc"),
+        "footer",
+    ]);
+    assert_eq!(t.term.parser().screen().cursor_position(), (1, 3));
 }

@@ -4,7 +4,7 @@
 //! persisted) only after the run settles, so it never lands between a tool
 //! call and its result.
 
-use pi_agent_core::AgentMessage;
+use pi_agent_core::{AgentMessage, ToolUpdateFn};
 use pi_ai::CancellationToken;
 use serde::Serialize;
 
@@ -40,6 +40,7 @@ impl App {
         &self,
         command: &str,
         exclude_from_context: bool,
+        on_output: &ToolUpdateFn,
     ) -> Result<BashResult, AppError> {
         if self.extensions.has_handlers("user_bash") {
             let event = crate::extensions::UserBashEvent {
@@ -57,14 +58,17 @@ impl App {
                 return Ok(result);
             }
         }
-        self.run_user_bash(command, exclude_from_context).await
+        self.run_user_bash(command, exclude_from_context, on_output)
+            .await
     }
 
-    /// Runs a user shell command and records it.
+    /// Runs a user shell command and records it; `on_output` gets the output
+    /// so far while it runs (the bash tool's updates: at most every 100 ms).
     pub async fn run_user_bash(
         &self,
         command: &str,
         exclude_from_context: bool,
+        on_output: &ToolUpdateFn,
     ) -> Result<BashResult, AppError> {
         let custom_shell = self.settings.shell_path.as_deref();
         let shell = ShellConfig::resolve(custom_shell)
@@ -75,7 +79,7 @@ impl App {
             Some(prefix) => format!("{prefix}\n{command}"),
             None => command.to_owned(),
         };
-        let run = run_shell_command(&shell, &self.cwd, &full_command, &cancel).await;
+        let run = run_shell_command(&shell, &self.cwd, &full_command, &cancel, on_output).await;
         *lock(&self.bash_cancel) = None;
         let run = run?;
         let result = BashResult {

@@ -5,9 +5,9 @@
 
 use std::sync::atomic::Ordering;
 
-use pi_ai::{AssistantMessage, StopReason};
+use pi_ai::{AssistantMessage, CancellationToken, StopReason};
 
-use super::{App, AppError, CompactionReason, SessionEvent};
+use super::{App, AppError, CompactionReason, SessionEvent, lock};
 use crate::compaction::{self, CompactionError, CompactionResult, Summarizer};
 
 /// What pi tells when a second overflow follows a compact-and-retry.
@@ -128,6 +128,13 @@ impl App {
         Checked::Done
     }
 
+    /// Cancels the running compaction, if any (Esc; pi's `abortCompaction`).
+    pub fn abort_compaction(&self) {
+        if let Some(token) = lock(&self.compaction_cancel).as_ref() {
+            token.cancel();
+        }
+    }
+
     /// pi's check before a prompt: a session already over the threshold
     /// (or ending in an overflow) is compacted before the prompt is sent.
     pub(super) async fn check_compaction_before_prompt(&self) {
@@ -158,10 +165,16 @@ impl App {
     ) -> Result<CompactionResult, CompactionError> {
         self.compaction_started();
         self.emit(&SessionEvent::CompactionStart { reason });
-        let result = self.compact_inner(custom_instructions).await;
+        let cancel = CancellationToken::new();
+        *lock(&self.compaction_cancel) = Some(cancel.clone());
+        // Esc (`abort_compaction`) cancels the summary request in flight.
+        let result = self.compact_inner(custom_instructions, &cancel).await;
+        *lock(&self.compaction_cancel) = None;
         self.compaction_ended();
+        let aborted = matches!(result, Err(Refused::Failed(CompactionError::Aborted)));
         let (result_json, will_retry, error_message) = match &result {
             Ok(r) => (Some(r.clone()), will_retry, None),
+            Err(_) if aborted => (None, false, None),
             Err(Refused::NoPreparation(_)) if reason != CompactionReason::Manual => {
                 (None, false, None)
             }
@@ -176,7 +189,7 @@ impl App {
         };
         self.emit(&SessionEvent::CompactionEnd {
             reason,
-            aborted: false,
+            aborted,
             result: result_json,
             will_retry,
             error_message,
@@ -187,6 +200,7 @@ impl App {
     async fn compact_inner(
         &self,
         custom_instructions: Option<&str>,
+        cancel: &CancellationToken,
     ) -> Result<CompactionResult, Refused> {
         let settings = self.settings.compaction();
         let (preparation, for_extensions) = {
@@ -235,6 +249,7 @@ impl App {
                 let model = self.agent.model();
                 let mut summarizer = Summarizer::new(&model);
                 summarizer.api_key = self.api_key_for(&model);
+                summarizer.cancel = cancel.clone();
                 compaction::compact(preparation, &summarizer, custom_instructions)
                     .await
                     .map_err(Refused::Failed)?

@@ -79,6 +79,7 @@ pub struct App {
     auto_compaction: AtomicBool,
     retry_cancel: Mutex<Option<CancellationToken>>,
     bash_cancel: Mutex<Option<CancellationToken>>,
+    compaction_cancel: Mutex<Option<CancellationToken>>,
     pending_bash: Mutex<Vec<AgentMessage<CodingMessage>>>,
     /// Manual or automatic compactions running now (pi's `isCompacting`).
     compactions: std::sync::atomic::AtomicUsize,

@@ -582,6 +582,7 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             auto_compaction: AtomicBool::new(compaction_enabled),
             retry_cancel: Mutex::new(None),
             bash_cancel: Mutex::new(None),
+            compaction_cancel: Mutex::new(None),
             pending_bash: Mutex::new(Vec::new()),
             compactions: std::sync::atomic::AtomicUsize::new(0),
             default_thinking: Mutex::new(default_thinking),

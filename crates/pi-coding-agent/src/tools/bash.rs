@@ -464,16 +464,18 @@ pub struct ShellRun {
 }
 
 /// Runs `command` in `cwd` with `shell` until it exits or `cancel` fires
-/// (then the whole process group is killed).
+/// (then the whole process group is killed). `on_output` gets the output so
+/// far (its kept tail) while it runs, at most every 100 ms, as the bash
+/// tool's updates.
 pub async fn run_shell_command(
     shell: &ShellConfig,
     cwd: &Path,
     command: &str,
     cancel: &CancellationToken,
+    on_output: &ToolUpdateFn,
 ) -> Result<ShellRun, ToolError> {
     let mut output = OutputAccumulator::new();
-    let updates = pi_agent_core::ignore_updates();
-    let outcome = run(shell, cwd, command, None, cancel, &updates, &mut output).await;
+    let outcome = run(shell, cwd, command, None, cancel, on_output, &mut output).await;
     let snapshot = output.snapshot();
     output.close().await;
     let (exit_code, cancelled) = match outcome? {

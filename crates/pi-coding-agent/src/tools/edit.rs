@@ -229,6 +229,36 @@ fn edit_file(absolute: &Path, path: &str, edits: &[Edit]) -> Result<AgentToolRes
     ))
 }
 
+/// The largest file [`preview_diff`] reads.
+const PREVIEW_MAX_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The diff the edit in `arguments` would make to its file now, for the
+/// card's preview before the tool runs (pi computes it once the arguments
+/// are complete): `None` when the arguments, the file or the match do not
+/// allow it (the tool then reports why), or the file is large.
+pub fn preview_diff(cwd: &Path, arguments: &Value) -> Option<String> {
+    let mut arguments = arguments.clone();
+    let arguments = prepare_edit_arguments(&mut arguments).unwrap_or(arguments);
+    let args: EditArgs = serde_json::from_value(arguments).ok()?;
+    if args.edits.is_empty() {
+        return None;
+    }
+    let absolute = resolve_to_cwd(&args.path, cwd);
+    if std::fs::metadata(&absolute).ok()?.len() > PREVIEW_MAX_BYTES {
+        return None;
+    }
+    let raw = std::fs::read_to_string(&absolute).ok()?;
+    let (_, content) = strip_bom(&raw);
+    let content = normalize_to_lf(content);
+    let applied = apply_edits_to_normalized_content(&content, &args.edits, &args.path).ok()?;
+    let diff = generate_diff_string(
+        &applied.base_content,
+        &applied.new_content,
+        DIFF_CONTEXT_LINES,
+    );
+    Some(diff.diff)
+}
+
 /// Writes the edited file (BOM, then the text in its line ending), streamed
 /// into a temporary file beside it that replaces it atomically
 /// ([`crate::file_replace`]): a full disk or a kill leaves the old file.
@@ -257,8 +287,34 @@ fn read_error(error: &std::io::Error, absolute: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::prepare_edit_arguments;
+    use super::{prepare_edit_arguments, preview_diff};
     use serde_json::json;
+
+    #[test]
+    fn the_preview_is_the_diff_the_edit_would_make_and_touches_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("notes.txt");
+        std::fs::write(&file, "alpha\nbeta\ngamma\n").unwrap();
+        let args = json!({"path": "notes.txt", "edits": [{"oldText": "beta", "newText": "BETA"}]});
+        let diff = preview_diff(dir.path(), &args).unwrap();
+        assert!(
+            diff.contains("-2 beta") && diff.contains("+2 BETA"),
+            "{diff}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "alpha\nbeta\ngamma\n"
+        );
+        // No match, no file, no edits: no preview (the tool says why).
+        let missing = json!({"path": "notes.txt", "edits": [{"oldText": "zeta", "newText": "z"}]});
+        assert_eq!(preview_diff(dir.path(), &missing), None);
+        let nofile = json!({"path": "nope.txt", "edits": [{"oldText": "a", "newText": "b"}]});
+        assert_eq!(preview_diff(dir.path(), &nofile), None);
+        assert_eq!(
+            preview_diff(dir.path(), &json!({"path": "notes.txt"})),
+            None
+        );
+    }
 
     #[test]
     fn edits_sent_as_a_json_string_are_parsed_in_place() {

@@ -35,7 +35,7 @@ use pi_agent_core::{AgentTool, AgentToolResult, ToolError};
 use pi_ai::CancellationToken;
 
 pub use bash::{BashArgs, BashTool, ShellConfig, ShellRun, run_shell_command};
-pub use edit::{EditArgs, EditTool};
+pub use edit::{EditArgs, EditTool, preview_diff};
 pub use find::{FindArgs, FindTool};
 pub use grep::{GrepArgs, GrepTool};
 pub use ls::{LsArgs, LsTool};

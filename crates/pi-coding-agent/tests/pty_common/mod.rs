@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::e2e_common::Scenario;
 use pi_test_support::mock_server::MockResponse;
+use pi_tui::testing::TestTerminal;
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use serde_json::json;
 
@@ -45,13 +46,19 @@ pub fn slow(frames: Vec<String>, delay: Duration) -> MockResponse {
     MockResponse::Sse { frames, delay }
 }
 
+/// Lines of scrollback the emulator keeps (more than any test prints, so
+/// nothing scrolls out of it).
+pub const SCROLLBACK: usize = 20_000;
+
 /// `pi` running in a pseudo-terminal.
 pub struct Tui {
-    pub parser: Arc<Mutex<vt100::Parser>>,
+    /// The terminal emulator: `vt100` with its scrollback, scroll on clear
+    /// (as tmux) and `CSI 3 J` (see `pi_tui::testing`).
+    pub parser: Arc<Mutex<TestTerminal>>,
     pub raw: Arc<Mutex<Vec<u8>>>,
     pub writer: Box<dyn Write + Send>,
     pub child: Box<dyn Child + Send + Sync>,
-    _master: Box<dyn MasterPty + Send>,
+    master: Box<dyn MasterPty + Send>,
 }
 
 impl Tui {
@@ -94,7 +101,7 @@ impl Tui {
         }
         let child = pty.slave.spawn_command(cmd).unwrap();
         drop(pty.slave);
-        let parser = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 1000)));
+        let parser = Arc::new(Mutex::new(TestTerminal::new(rows, cols, SCROLLBACK)));
         let raw = Arc::new(Mutex::new(Vec::new()));
         let mut reader = pty.master.try_clone_reader().unwrap();
         let writer = pty.master.take_writer().unwrap();
@@ -114,7 +121,7 @@ impl Tui {
             raw,
             writer,
             child,
-            _master: pty.master,
+            master: pty.master,
         };
         tui.answer_queries();
         tui
@@ -141,34 +148,38 @@ impl Tui {
         raw.windows(needle.len()).any(|w| w == needle.as_bytes())
     }
 
-    pub fn screen(&self) -> String {
-        self.parser.lock().unwrap().screen().contents()
+    /// Waits until `pi` has written `needle`.
+    pub fn wait_raw(&self, needle: &str, what: &str) {
+        let deadline = Instant::now() + TIMEOUT;
+        while !self.raw_contains(needle) {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(25));
+        }
     }
 
-    /// The screen and the scrollback above it.
+    pub fn screen(&self) -> String {
+        self.parser.lock().unwrap().parser().screen().contents()
+    }
+
+    /// The scrollback followed by the screen.
     pub fn everything(&self) -> String {
-        let mut parser = self.parser.lock().unwrap();
-        let mut text = String::new();
-        let rows = parser.screen().size().0 as usize;
-        // Walk the scrollback from the oldest line to the screen.
-        parser.screen_mut().set_scrollback(usize::MAX);
-        let depth = parser.screen().scrollback();
-        let mut offset = depth;
-        loop {
-            parser.screen_mut().set_scrollback(offset);
-            let lines: Vec<String> = parser.screen().rows(0, 1000).collect();
-            let take = if offset == 0 { rows } else { rows.min(offset) };
-            for line in lines.into_iter().take(take) {
-                text.push_str(line.trim_end());
-                text.push('\n');
-            }
-            if offset == 0 {
-                break;
-            }
-            offset = offset.saturating_sub(rows);
-        }
-        parser.screen_mut().set_scrollback(0);
+        let mut text = self.parser.lock().unwrap().history().join("\n");
+        text.push('\n');
         text
+    }
+
+    /// Resizes the terminal (the emulator first, then the pty, which
+    /// signals `pi`). Like `vt100`, the emulator does not re-wrap lines.
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        self.parser.lock().unwrap().set_size(rows, cols);
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
     }
 
     pub fn send(&mut self, text: &str) {

@@ -93,6 +93,9 @@ struct Completion {
 pub struct Editor {
     theme: Arc<Theme>,
     border: Token,
+    /// Put [`crate::renderer::CURSOR_MARKER`] at the cursor (the focused editor: the terminal's
+    /// cursor, and an IME's candidate window, go there).
+    cursor_marker: bool,
     padding_x: usize,
     buf: Buf,
     pastes: BTreeMap<u32, String>,
@@ -124,6 +127,7 @@ impl Editor {
         Self {
             theme,
             border: Token::BorderMuted,
+            cursor_marker: false,
             padding_x: 0,
             buf: Buf::default(),
             pastes: BTreeMap::new(),
@@ -149,6 +153,12 @@ impl Editor {
     /// Sets the colour of the top and bottom rules (thinking level, or `bashMode`).
     pub fn set_border_token(&mut self, token: Token) {
         self.border = token;
+    }
+
+    /// Marks the cursor's place in the rendered lines with
+    /// [`crate::renderer::CURSOR_MARKER`] (pi's technique for IME candidate windows).
+    pub fn set_cursor_marker(&mut self, on: bool) {
+        self.cursor_marker = on;
     }
 
     /// Sets the theme.

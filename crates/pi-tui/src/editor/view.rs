@@ -4,6 +4,7 @@
 use super::Editor;
 use super::segment::segments;
 use crate::component::Component;
+use crate::renderer::CURSOR_MARKER;
 use crate::text::{pad_to_width, truncate_to_width, visible_width};
 
 const CURSOR_ON: &str = "\x1b[7m";
@@ -60,11 +61,12 @@ pub(super) fn render(ed: &mut Editor, width: usize, max_rows: usize) -> Vec<Stri
                 .into_iter()
                 .find(|s| s.start == at && s.start < v.end)
                 .map_or("", |s| &line[s.start..s.end().min(v.end)]);
+            let marker = if ed.cursor_marker { CURSOR_MARKER } else { "" };
             if after.is_empty() || unit.is_empty() {
-                format!("{before}{CURSOR_ON} {CURSOR_OFF}")
+                format!("{before}{marker}{CURSOR_ON} {CURSOR_OFF}")
             } else {
                 format!(
-                    "{before}{CURSOR_ON}{unit}{CURSOR_OFF}{}",
+                    "{before}{marker}{CURSOR_ON}{unit}{CURSOR_OFF}{}",
                     &after[unit.len()..]
                 )
             }

@@ -105,6 +105,9 @@ pub struct Markdown {
     out: Vec<String>,
     out_width: Option<usize>,
     frozen_lines: usize,
+    /// Lines of the open tail that cannot change either (the complete lines of an open code
+    /// block), counted from its start.
+    tail_stable: usize,
     frozen_rendered: usize,
     dirty: bool,
     code: Option<CodeCache>,
@@ -126,6 +129,7 @@ impl Markdown {
             out: Vec::new(),
             out_width: None,
             frozen_lines: 0,
+            tail_stable: 0,
             frozen_rendered: 0,
             dirty: true,
             code: None,
@@ -183,6 +187,17 @@ impl Markdown {
         &self.out
     }
 
+    /// How many of the lines of the last render can no longer change as text is appended:
+    /// the frozen blocks' lines and the complete lines of an open code block (a streamed
+    /// answer commits them to the scrollback once they scroll off the screen).
+    pub fn stable_lines(&self) -> usize {
+        if self.out_width.is_some() && !self.dirty {
+            (self.frozen_lines + self.tail_stable).min(self.out.len())
+        } else {
+            0
+        }
+    }
+
     fn content_width(&self, width: usize) -> usize {
         width.saturating_sub(self.style.padding_x * 2).max(1)
     }
@@ -233,6 +248,7 @@ impl Markdown {
             .and_then(|f| f.blocks.last().cloned().map(|b| (b, f.content_end)));
         let text = std::mem::take(&mut self.text);
         let last_index = tail_spans.len().saturating_sub(1);
+        self.tail_stable = 0;
         for (k, span) in tail_spans.iter().enumerate() {
             let src = &text[span.range.clone()];
             let mut blocks = parse::parse(src);
@@ -264,6 +280,19 @@ impl Markdown {
                         render::block(&self.style, b, cw, None, &mut hl)
                     }
                 };
+                if streaming_code
+                    && tail_spans.len() == 1
+                    && blocks.len() == 1
+                    && let Block::Code { text: code, .. } = b
+                {
+                    // The lines above the partial last one (and the fence) are final.
+                    let code = render::clean(code);
+                    if let Some(at) = code.rfind('\n') {
+                        let partial = render::code_rows(&self.style, &code[at + 1..], cw);
+                        self.tail_stable =
+                            (lines.len() + rendered.len()).saturating_sub(1 + partial);
+                    }
+                }
                 lines.extend(rendered);
                 prev = Some((b.clone(), content_end(&text, span.range.end)));
             }

@@ -194,6 +194,12 @@ fn code_lines(
     out
 }
 
+/// The rows one source line of a code block takes at `width` (indented, wrapped).
+pub(super) fn code_rows(style: &MarkdownTheme, line: &str, width: usize) -> usize {
+    let indent = " ".repeat(style.code_indent.min(width.saturating_sub(1)));
+    wrap(&format!("{indent}{line}"), width).len()
+}
+
 /// Renders one block at `width` (every line at most `width` cells).
 pub(super) fn block(
     style: &MarkdownTheme,

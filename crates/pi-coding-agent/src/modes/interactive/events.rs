@@ -66,6 +66,17 @@ pub enum UiEvent {
     App(SessionEvent),
     /// A prompt run the UI started has ended (with the error to show).
     PromptDone(Option<String>),
+    /// The diff an edit will make, computed before it runs.
+    EditPreview {
+        /// Call id.
+        id: String,
+        /// The diff (the edit tool's format).
+        diff: String,
+    },
+    /// A warning found after start (pi's check of tmux's keyboard setup).
+    Warning(String),
+    /// A running user shell command's output so far.
+    BashOutput(String),
     /// A user shell command ended.
     BashDone(BashResult),
     /// A user shell command could not run (the error to show).

@@ -144,7 +144,8 @@ pub async fn run(app: Arc<App>, input: impl AsyncBufRead + Unpin, out: Out) -> i
         }
         if let Some(cmd) = line.strip_prefix("!!").or_else(|| line.strip_prefix('!')) {
             let exclude = line.starts_with("!!");
-            match app.run_editor_bash(cmd.trim(), exclude).await {
+            let updates = pi_agent_core::ignore_updates();
+            match app.run_editor_bash(cmd.trim(), exclude, &updates).await {
                 Ok(result) => say(&out, &result.output),
                 Err(e) => say(&out, &format!("[{e}]\n")),
             }

@@ -27,6 +27,8 @@ pub struct Md {
     /// The document, made on first render (it needs the theme).
     doc: Option<(Arc<Theme>, usize, Markdown)>,
     text: String,
+    /// Leading lines of the last render that appending text cannot change.
+    stable: usize,
 }
 
 impl Md {
@@ -36,6 +38,7 @@ impl Md {
             style,
             doc: None,
             text: text.into(),
+            stable: 0,
         }
     }
 
@@ -85,6 +88,11 @@ impl Md {
         style
     }
 
+    /// How many leading lines of the last [`Md::render`] cannot change as text is appended.
+    pub fn stable_lines(&self) -> usize {
+        self.stable
+    }
+
     /// The lines for `width`, indented by `pad_x` (leading and trailing
     /// whitespace of the text is not shown, as pi trims it).
     pub fn render(&mut self, theme: &Arc<Theme>, width: usize, pad_x: usize) -> Vec<String> {
@@ -103,12 +111,12 @@ impl Md {
         match &mut self.doc {
             Some((_, _, doc)) => {
                 let mut lines = doc.render(width);
-                while lines.first().is_some_and(|l| blank(l)) {
-                    lines.remove(0);
-                }
+                let lead = lines.iter().take_while(|l| blank(l)).count();
+                lines.drain(..lead);
                 while lines.last().is_some_and(|l| blank(l)) {
                     lines.pop();
                 }
+                self.stable = doc.stable_lines().saturating_sub(lead).min(lines.len());
                 lines
             }
             None => Vec::new(),

@@ -45,6 +45,7 @@ pub mod selectors;
 mod session_info;
 mod settings_rows;
 mod settings_view;
+mod tmux;
 pub mod transcript;
 pub mod ui;
 

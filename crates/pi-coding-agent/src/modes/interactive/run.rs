@@ -8,9 +8,9 @@ use std::io::{self, Stdout, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use pi_agent_core::PromptInput;
-use pi_tui::crossterm::event::{Event, EventStream};
+use pi_tui::crossterm::event::Event;
+use pi_tui::keys_in::{Input, InputParser, StdinReader};
 use pi_tui::renderer::InlineRenderer;
 use pi_tui::terminal::{SessionOptions, TerminalSession};
 use pi_tui::theme::{ColorMode, Theme};
@@ -18,7 +18,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::action::{Action, Effect};
-use super::events::forward_app_events;
+use super::events::{UiEvent, forward_app_events};
 use super::extension_ui::TerminalUi;
 use super::ui::{LookOptions, Ui};
 use crate::app::{App, InputSource};
@@ -26,6 +26,9 @@ use crate::messages::CodingMessage;
 
 /// The shortest time between two frames.
 pub const FRAME: Duration = Duration::from_millis(16);
+/// How long the size must stay the same after a resize before the whole
+/// chat is printed again (until then only its last screenful is).
+const RESIZE_SETTLE: Duration = Duration::from_millis(200);
 /// The animation tick (spinner frames).
 const TICK: Duration = Duration::from_millis(80);
 
@@ -41,23 +44,58 @@ struct Screen {
     renderer: InlineRenderer<Stdout>,
     dirty: bool,
     last_frame: Instant,
+    /// When the whole chat is printed again after a resize.
+    full_reprint_at: Option<Instant>,
 }
 
 impl Screen {
     fn draw(&mut self, ui: &mut Ui) -> io::Result<()> {
         let (width, rows) = (self.renderer.cols(), self.renderer.rows());
-        if ui.view.reprint {
-            self.renderer.clear_all()?;
-        }
-        let commits = ui.take_commits(width);
-        if !commits.is_empty() {
-            self.renderer.commit(&commits);
-        }
-        let live = ui.live_lines(width, rows);
-        self.renderer.draw(&live)?;
+        ui.frame(width, rows).draw(&mut self.renderer)?;
         self.dirty = false;
         self.last_frame = Instant::now();
         Ok(())
+    }
+
+    /// The terminal's size changed: as pi, the screen and the scrollback are
+    /// cleared and the chat is printed again for the new size. While the
+    /// size keeps changing only its last screenful is (a long chat takes
+    /// a while to lay out); the whole chat once it settles.
+    fn resized(&mut self, ui: &mut Ui) -> io::Result<()> {
+        let (cols, rows) = TerminalSession::size().map_err(io::Error::other)?;
+        if usize::from(cols).max(1) != self.renderer.cols()
+            || usize::from(rows).max(1) != self.renderer.rows()
+        {
+            self.renderer.resize(cols, rows);
+            ui.request_tail_reprint();
+            self.full_reprint_at = Some(Instant::now() + RESIZE_SETTLE);
+            self.dirty = true;
+        }
+        Ok(())
+    }
+
+    /// After a suspend or the external editor (another program drew on the
+    /// terminal, a resize may have gone unsignalled): as pi's forced full
+    /// redraw, the screen and the scrollback are cleared and the chat is
+    /// printed again at the current size.
+    fn redraw_all(&mut self, ui: &mut Ui) -> io::Result<()> {
+        let (cols, rows) = TerminalSession::size().map_err(io::Error::other)?;
+        self.renderer.forget();
+        self.renderer.resize(cols, rows);
+        ui.request_reprint();
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Draws the last frame and leaves the cursor below it (exit, suspend).
+    fn finish(&mut self, ui: &mut Ui) -> io::Result<()> {
+        let (width, rows) = (self.renderer.cols(), self.renderer.rows());
+        let frame = ui.frame(width, rows);
+        if frame.clear {
+            self.renderer.clear_all();
+        }
+        self.renderer.commit(&frame.commits);
+        self.renderer.finish(&frame.live)
     }
 }
 
@@ -94,6 +132,13 @@ async fn run_inner(
     // The extensions get the terminal as their UI; `session_start` runs
     // while the loop already draws (a handler may open a dialog), and the
     // first prompt waits for it.
+    // As pi: inside tmux, a warning when modified Enter keys cannot arrive.
+    let warn = tx.clone();
+    tokio::spawn(async move {
+        if let Some(warning) = super::tmux::keyboard_warning().await {
+            let _ = warn.send(UiEvent::Warning(warning));
+        }
+    });
     let extension_ui = TerminalUi::new(tx, Arc::clone(&ui.ext.mirror));
     let (bound_tx, mut bound) = tokio::sync::oneshot::channel::<()>();
     let binding = Arc::clone(&app);
@@ -115,17 +160,21 @@ async fn run_inner(
         renderer: InlineRenderer::new(io::stdout(), cols, rows),
         dirty: true,
         last_frame: Instant::now() - FRAME,
+        full_reprint_at: None,
     };
     let title = app
         .cwd
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let _ = write!(screen.renderer.writer_mut(), "\x1b]0;π - {title}\x07");
-    let mut events = EventStream::new();
+    let mut input = Some(StdinReader::start()?);
+    let mut parser = InputParser::new();
+    let mut decoded = Vec::new();
     let mut next_tick = Instant::now() + TICK;
     // SIGTERM and SIGHUP end the session cleanly (terminal restored).
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
+    let mut winch = signal(SignalKind::window_change())?;
     loop {
         if screen.dirty && screen.last_frame.elapsed() >= FRAME {
             screen.draw(&mut ui)?;
@@ -147,23 +196,34 @@ async fn run_inner(
         let animating = ui.is_animating();
         let frame_at = screen.last_frame + FRAME;
         tokio::select! {
-            event = events.next() => {
-                let Some(Ok(event)) = event else { break };
-                match event {
-                    Event::Key(key) => {
-                        let effect = ui.handle_key(key);
-                        apply(effect, &mut ui, &mut screen, &mut session, &mut events)?;
+            bytes = read_input(&mut input) => {
+                let Some(bytes) = bytes else { break };
+                parser.feed(&bytes, &mut decoded);
+                for item in decoded.drain(..) {
+                    match item {
+                        Input::Event(Event::Key(key)) => {
+                            let effect = ui.handle_key(key);
+                            apply(effect, &mut ui, &mut screen, &mut session, &mut input)?;
+                        }
+                        Input::Event(Event::Paste(text)) => ui.handle_paste(&text),
+                        Input::Event(_) => {}
+                        reply @ (Input::KittyFlags(_) | Input::DeviceAttributes) => {
+                            if let Some(session) = &mut session {
+                                session.on_reply(&reply).map_err(io::Error::other)?;
+                            }
+                        }
                     }
-                    Event::Paste(text) => ui.handle_paste(&text),
-                    Event::Resize(cols, rows) => {
-                        let width = usize::from(cols).max(1);
-                        let commits = ui.take_commits(width);
-                        screen.renderer.commit(&commits);
-                        let live = ui.live_lines(width, usize::from(rows).max(1));
-                        screen.renderer.resize(cols, rows, &live)?;
-                    }
-                    _ => {}
                 }
+                screen.dirty = true;
+            }
+            _ = winch.recv() => {
+                screen.resized(&mut ui)?;
+            }
+            () = tokio::time::sleep_until(screen.full_reprint_at.unwrap_or(frame_at).into()),
+                if screen.full_reprint_at.is_some() => {
+                screen.full_reprint_at = None;
+                screen.renderer.clear_all();
+                ui.request_reprint();
                 screen.dirty = true;
             }
             event = rx.recv() => {
@@ -197,13 +257,29 @@ async fn run_inner(
             out.flush()?;
         }
     }
-    let width = screen.renderer.cols();
-    let commits = ui.take_commits(width);
-    screen.renderer.commit(&commits);
-    let live = ui.live_lines(width, screen.renderer.rows());
-    screen.renderer.finish(&live)?;
+    screen.finish(&mut ui)?;
+    // As pi: the keyboard protocols off, then what is still coming (key
+    // reports of the last keys) is read and dropped, so it does not reach
+    // the shell.
+    if let Some(session) = &mut session {
+        session.leave_keyboard_modes();
+    }
+    if let Some(input) = &mut input {
+        input
+            .drain(Duration::from_secs(1), Duration::from_millis(50))
+            .await;
+    }
+    drop(input);
     drop(session);
     Ok(())
+}
+
+/// The next bytes of terminal input (never, while the reader is stopped).
+async fn read_input(input: &mut Option<StdinReader>) -> Option<Vec<u8>> {
+    match input {
+        Some(reader) => reader.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Carries out what a key asked for.
@@ -212,32 +288,31 @@ fn apply(
     ui: &mut Ui,
     screen: &mut Screen,
     session: &mut Option<TerminalSession>,
-    events: &mut EventStream,
+    input: &mut Option<StdinReader>,
 ) -> io::Result<()> {
     match effect {
         Effect::None => {}
         Effect::Quit => ui.quit = true,
         Effect::Suspend => {
-            let live = ui.live_lines(screen.renderer.cols(), screen.renderer.rows());
-            screen.renderer.finish(&live)?;
+            screen.finish(ui)?;
             if let Some(session) = session {
                 session.suspend().map_err(io::Error::other)?;
             }
-            screen.renderer.forget();
+            screen.redraw_all(ui)?;
         }
         Effect::ExternalEditor => {
-            let live = ui.live_lines(screen.renderer.cols(), screen.renderer.rows());
-            screen.renderer.finish(&live)?;
+            screen.finish(ui)?;
             // Dropping the session restores the terminal for the editor (a
             // new one must not be entered before: the old one's drop would
             // leave raw mode again).
             *session = None;
-            // The event reader must not compete with the editor for the terminal.
-            *events = EventStream::new();
+            // The input reader must not compete with the editor for the terminal.
+            *input = None;
             let edited = external_edit(&ui.editor.text());
             *session =
                 Some(TerminalSession::enter(SessionOptions::default()).map_err(io::Error::other)?);
-            screen.renderer.forget();
+            *input = Some(StdinReader::start()?);
+            screen.redraw_all(ui)?;
             match edited {
                 Ok(Some(text)) => ui.editor.set_text(&text),
                 Ok(None) => {}

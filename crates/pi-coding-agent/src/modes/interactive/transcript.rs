@@ -4,6 +4,12 @@
 //! before it is; the rest is part of the live region, redrawn each frame.
 //! A status line stays live while it is the last block, so the next status
 //! can replace it (pi: consecutive status lines replace one another).
+//!
+//! The first live block can also be **partly** in the scrollback: when the
+//! live region is taller than the screen, the lines of a streaming answer
+//! that scroll off the top and can no longer change go to the scrollback at
+//! once ([`Transcript::commit_scrolled`]), as in pi, where they are there as
+//! soon as they leave the screen.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,6 +36,8 @@ use super::blocks::{
 pub struct Transcript {
     blocks: Vec<Block>,
     committed: usize,
+    /// Leading lines of the first live block already in the scrollback.
+    partial: usize,
     /// Tool cards still waiting for their result, by call id.
     tools: HashMap<String, usize>,
     /// The assistant message being streamed.
@@ -350,6 +358,13 @@ impl Transcript {
         }
     }
 
+    /// The diff an edit will make, shown on its card until the result comes.
+    pub fn set_edit_preview(&mut self, id: &str, diff: String) {
+        if let Some(card) = self.card(id) {
+            card.set_preview(diff);
+        }
+    }
+
     /// A tool started running.
     pub fn tool_start(&mut self, id: &str, name: &str, args: &serde_json::Value, now: Instant) {
         if self.card(id).is_none() {
@@ -388,6 +403,12 @@ impl Transcript {
             }) = self.blocks.get_mut(index)
             && !block.is_finished()
         {
+            if index == self.committed && self.partial > 0 {
+                // Its start is in the scrollback already: it stays as streamed.
+                block.settle_as_is();
+                self.fail_open_tools(now);
+                return;
+            }
             self.blocks.remove(index);
             self.tools.retain(|_, i| *i != index);
             for i in self.tools.values_mut() {
@@ -396,6 +417,11 @@ impl Transcript {
                 }
             }
         }
+        self.fail_open_tools(now);
+    }
+
+    /// Fails the tool cards still waiting for a result.
+    fn fail_open_tools(&mut self, now: Instant) {
         let ids: Vec<String> = self.tools.keys().cloned().collect();
         for id in ids {
             if let Some(card) = self.card(&id) {
@@ -430,10 +456,45 @@ impl Transcript {
             if !block.is_finished() || trailing_status {
                 break;
             }
-            lines.extend_from_slice(block.render(ctx, width));
+            let rendered = block.render(ctx, width);
+            lines.extend_from_slice(&rendered[self.partial.min(rendered.len())..]);
             block.release();
             self.committed += 1;
+            self.partial = 0;
         }
+        lines
+    }
+
+    /// The lines of the first live block that the screen no longer shows and
+    /// that cannot change (a streaming answer taller than the screen), for
+    /// the scrollback now; `budget` is the rows the live blocks get on screen.
+    pub fn commit_scrolled(
+        &mut self,
+        ctx: &RenderCtx<'_>,
+        width: usize,
+        budget: usize,
+    ) -> Vec<String> {
+        let live = &mut self.blocks[self.committed..];
+        // Only a streaming answer has lines that settle before it ends;
+        // nothing else is rendered here (a running tool re-renders on every
+        // call).
+        if !live
+            .first()
+            .is_some_and(|b| matches!(b.kind, BlockKind::Assistant(_)))
+        {
+            return Vec::new();
+        }
+        let total: usize = live.iter_mut().map(|b| b.render(ctx, width).len()).sum();
+        let Some(first) = live.first() else {
+            return Vec::new();
+        };
+        let above = total.saturating_sub(self.partial).saturating_sub(budget);
+        let upto = (self.partial + above).min(first.stable_lines());
+        if upto <= self.partial {
+            return Vec::new();
+        }
+        let lines = first.lines()[self.partial..upto].to_vec();
+        self.partial = upto;
         lines
     }
 
@@ -446,18 +507,26 @@ impl Transcript {
         budget: usize,
         out: &mut Vec<String>,
     ) {
+        let partial = self.partial;
         let live = &mut self.blocks[self.committed..];
         let mut need = budget;
         let mut first = live.len();
         let mut skip = 0;
         for (i, block) in live.iter_mut().enumerate().rev() {
-            let n = block.render(ctx, width).len();
+            let mut n = block.render(ctx, width).len();
+            if i == 0 {
+                // Its first lines are in the scrollback already.
+                n = n.saturating_sub(partial);
+            }
             first = i;
             if n >= need {
                 skip = n - need;
                 break;
             }
             need -= n;
+        }
+        if first == 0 {
+            skip += partial;
         }
         for (i, block) in live.iter().enumerate().skip(first) {
             let lines = block.lines();
@@ -466,14 +535,40 @@ impl Transcript {
     }
 
     /// The lines of every block already in the scrollback, rendered again
-    /// (a reprint after Ctrl+O / Ctrl+T or a resize).
+    /// (a reprint after Ctrl+O / Ctrl+T or a resize). A block that was only
+    /// partly there is live again as a whole.
     pub fn committed_lines(&mut self, ctx: &RenderCtx<'_>, width: usize) -> Vec<String> {
+        self.partial = 0;
         let mut lines = Vec::new();
         for block in &mut self.blocks[..self.committed] {
             lines.extend_from_slice(block.render(ctx, width));
             block.release();
         }
         lines
+    }
+
+    /// The last `budget` lines of the blocks already in the scrollback,
+    /// rendered again (only what a screen shows: the quick reprint while a
+    /// resize goes on). A block that was only partly there is live again.
+    pub fn committed_tail(
+        &mut self,
+        ctx: &RenderCtx<'_>,
+        width: usize,
+        budget: usize,
+    ) -> Vec<String> {
+        self.partial = 0;
+        let mut tail: Vec<String> = Vec::new();
+        for block in self.blocks[..self.committed].iter_mut().rev() {
+            let lines = block.render(ctx, width);
+            let need = budget - tail.len();
+            tail.extend(lines.iter().rev().take(need).cloned());
+            block.release();
+            if tail.len() >= budget {
+                break;
+            }
+        }
+        tail.reverse();
+        tail
     }
 
     /// Forgets every block (the whole chat is printed again by the caller).

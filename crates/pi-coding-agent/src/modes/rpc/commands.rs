@@ -131,7 +131,9 @@ async fn abort(app: &App) -> Reply {
 
 /// A user shell command; answers pi's `BashResult`.
 async fn bash(app: &App, command: &str) -> Reply {
-    let result = app.run_user_bash(command, false).await?;
+    let result = app
+        .run_user_bash(command, false, &pi_agent_core::ignore_updates())
+        .await?;
     Ok(Some(serde_json::to_value(&result)?))
 }
 

@@ -30,6 +30,8 @@ pub struct AssistantBlock {
     finished: bool,
     /// The label of hidden thinking set by an extension (`None`: pi's).
     hidden_label: Option<String>,
+    /// Leading lines of the last render that streaming cannot change.
+    stable: usize,
 }
 
 impl AssistantBlock {
@@ -84,6 +86,18 @@ impl AssistantBlock {
         self.part(index, thinking).push_str(delta);
     }
 
+    /// Settles a message whose stream ended without its final message (the run ended):
+    /// what was streamed stays as it is.
+    pub fn settle_as_is(&mut self) {
+        self.finished = true;
+    }
+
+    /// How many leading lines of the last render cannot change any more: the parts before
+    /// the last one shown and the settled start of that one.
+    pub fn stable_lines(&self) -> usize {
+        self.stable
+    }
+
     /// Marks that the message calls tools (the failure line then goes to the cards).
     pub fn set_has_tool_calls(&mut self) {
         self.has_tool_calls = true;
@@ -130,10 +144,13 @@ impl AssistantBlock {
         if visible.iter().any(|v| *v) {
             lines.push(String::new());
         }
+        let mut stable = lines.len();
         for (i, part) in self.parts.iter_mut().enumerate() {
             if !visible[i] {
                 continue;
             }
+            let start = lines.len();
+            let last = !visible[i + 1..].iter().any(|v| *v);
             if part.thinking {
                 if ctx.hide_thinking {
                     let text = self
@@ -151,11 +168,19 @@ impl AssistantBlock {
             } else {
                 lines.extend(part.md.render(theme, width, 1));
             }
+            stable = if !last {
+                lines.len()
+            } else if part.thinking && ctx.hide_thinking {
+                start
+            } else {
+                start + part.md.stable_lines()
+            };
         }
         if let Some(failure) = &self.failure {
             lines.push(String::new());
             lines.extend(padded(&theme.fg(Token::Error, failure), width, 1));
         }
+        self.stable = if self.finished { lines.len() } else { stable };
         lines
     }
 }

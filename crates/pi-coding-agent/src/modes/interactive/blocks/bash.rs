@@ -100,6 +100,14 @@ impl BashBlock {
         }
     }
 
+    /// The output so far of a running command.
+    pub fn set_output(&mut self, output: &str) {
+        if self.running_since.is_some() && self.record.output != output {
+            output.clone_into(&mut self.record.output);
+            self.cache = None;
+        }
+    }
+
     /// True once the command ended.
     pub fn is_finished(&self) -> bool {
         self.running_since.is_none()

@@ -122,6 +122,20 @@ impl Block {
         &self.lines
     }
 
+    /// How many leading lines of the last [`Block::render`] can no longer change: the settled
+    /// start of an answer, none of anything else (a live status line can still be replaced).
+    pub fn stable_lines(&self) -> usize {
+        match &self.kind {
+            BlockKind::Assistant(a) => a.stable_lines().min(self.lines.len()),
+            BlockKind::User(_)
+            | BlockKind::Tool(_)
+            | BlockKind::Bash(_)
+            | BlockKind::Summary(_)
+            | BlockKind::Custom(_)
+            | BlockKind::Notice(_) => 0,
+        }
+    }
+
     /// The block's lines for `width` (cached).
     pub fn render(&mut self, ctx: &RenderCtx<'_>, width: usize) -> &[String] {
         let key = CacheKey {

@@ -40,6 +40,20 @@ pub enum Notice {
     /// An extension's header (pi's `setHeader`); the built-in one when it
     /// fails.
     CustomHeader(crate::extensions::HeaderFn),
+    /// pi's loaded-resources listing (`[Context]`, `[Skills]`, `[Prompts]`).
+    Resources(Vec<ResourceSection>),
+}
+
+/// One section of pi's loaded-resources listing (built by
+/// `parts::resources`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceSection {
+    /// The heading's name (`Context`, `Skills`, `Prompts`).
+    pub name: &'static str,
+    /// The collapsed body (without its two-space indent).
+    pub compact: String,
+    /// The expanded body: (scope heading, or `None` for a plain line; text).
+    pub expanded: Vec<(Option<String>, String)>,
 }
 
 /// The startup hints, expanded form.
@@ -165,8 +179,34 @@ impl Notice {
                     ]
                     .join(&t.fg(Token::Muted, " · "));
                     lines.extend(padded(&compact, width, 1));
-                    let more = "Press ctrl+o to show full startup help.";
+                    let more = "Press ctrl+o to show full startup help and loaded resources.";
                     lines.extend(padded(&t.fg(Token::Dim, more), width, 1));
+                }
+                lines.push(String::new());
+                let onboarding = "Pi can explain its own features and look up its docs. Ask it how to use or extend Pi.";
+                lines.extend(padded(&t.fg(Token::Dim, onboarding), width, 1));
+            }
+            Self::Resources(sections) => {
+                // pi: a spacer before `[Context]`, one after every section.
+                if sections.first().is_some_and(|s| s.name == "Context") {
+                    lines.push(String::new());
+                }
+                for section in sections {
+                    let heading = t.fg(Token::MdHeading, &format!("[{}]", section.name));
+                    lines.extend(padded(&heading, width, 0));
+                    if ctx.expanded {
+                        for (scope, text) in &section.expanded {
+                            let line = match scope {
+                                Some(scope) => format!("  {}", t.fg(Token::Accent, scope)),
+                                None => t.fg(Token::Dim, &format!("  {text}")),
+                            };
+                            lines.extend(padded(&line, width, 0));
+                        }
+                    } else {
+                        let line = t.fg(Token::Dim, &format!("  {}", section.compact));
+                        lines.extend(padded(&line, width, 0));
+                    }
+                    lines.push(String::new());
                 }
             }
         }

@@ -39,6 +39,8 @@ pub struct ToolCard {
     output_cache: Option<(usize, bool, Vec<String>)>,
     /// An extension tool's render hooks, and the last result for them.
     hooks: Option<(RegisteredTool, Option<AgentToolResult>)>,
+    /// The edit's diff computed before it runs (pi's preview).
+    preview: Option<String>,
 }
 
 /// The text of a result's content: text blocks joined by `\n`, sanitized;
@@ -71,7 +73,14 @@ impl ToolCard {
             partial: true,
             output_cache: None,
             hooks: None,
+            preview: None,
         }
+    }
+
+    /// The diff the edit will make, shown until its result comes.
+    pub fn set_preview(&mut self, diff: String) {
+        self.preview = Some(diff);
+        self.output_cache = None;
     }
 
     /// Draws the card with an extension tool's render hooks.
@@ -260,13 +269,15 @@ impl ToolCard {
         match self.name.as_str() {
             "write" => lines.extend(write_preview(theme, args, ctx.expanded)),
             "edit" => {
-                if let Some(diff) = self
-                    .output
-                    .as_ref()
-                    .filter(|o| !o.is_error)
-                    .and_then(|o| o.details.get("diff"))
-                    .and_then(Value::as_str)
-                {
+                let diff = match &self.output {
+                    Some(o) => o
+                        .details
+                        .get("diff")
+                        .and_then(Value::as_str)
+                        .filter(|_| !o.is_error),
+                    None => self.preview.as_deref(),
+                };
+                if let Some(diff) = diff {
                     lines.push(String::new());
                     lines.extend(render_diff(theme, &pi_tui::text::sanitize(diff)));
                 }

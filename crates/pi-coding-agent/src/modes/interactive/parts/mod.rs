@@ -1,5 +1,5 @@
 //! The parts of the screen that own their state, top to bottom as pi's
-//! containers: the [`header`], (the transcript, in `super::transcript`),
+//! containers: the [`header`] with the loaded [`resources`], (the transcript, in `super::transcript`),
 //! the [`queue`], the [`status`] spinner, the [`widgets`] around the
 //! editor, (the editor, `pi_tui::editor::Editor`) and the [`footer`]. None
 //! of them knows the `Ui` that joins them.
@@ -7,5 +7,6 @@
 pub mod footer;
 pub mod header;
 pub mod queue;
+pub mod resources;
 pub mod status;
 pub mod widgets;

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use pi_agent_core::AgentMessage;
-use pi_ai::Message;
+use pi_ai::{AssistantMessageEvent, Message};
 
 use super::{BashSlot, Ui};
 use crate::app::{BashResult, CompactionReason, SessionEvent};
@@ -35,7 +35,15 @@ impl Ui {
                 }
                 self.transcript.message_start(&message, now);
             }
-            UiEvent::MessageUpdate(event) => self.transcript.message_update(&event),
+            UiEvent::MessageUpdate(event) => {
+                if let AssistantMessageEvent::ToolCallEnd { tool_call, .. } = &event
+                    && tool_call.name == "edit"
+                {
+                    self.start_edit_preview(tool_call.id.clone(), tool_call.arguments.clone());
+                }
+                self.transcript.message_update(&event);
+            }
+            UiEvent::EditPreview { id, diff } => self.transcript.set_edit_preview(&id, diff),
             UiEvent::MessageEnd(message) => {
                 if let Some(a) = message.as_assistant() {
                     self.footer.totals.add(&a.usage);
@@ -71,6 +79,8 @@ impl Ui {
                     self.start_prompt(text);
                 }
             }
+            UiEvent::Warning(text) => self.transcript.notice(Notice::Warning(text)),
+            UiEvent::BashOutput(output) => self.bash_output(&output),
             UiEvent::BashDone(result) => self.bash_done(Ok(&result)),
             UiEvent::BashFailed(error) => self.bash_done(Err(&error)),
             UiEvent::Tree(done) => self.tree_done(*done),
@@ -101,6 +111,7 @@ impl Ui {
             }
             SessionEvent::CompactionEnd {
                 reason,
+                aborted,
                 result,
                 error_message,
                 ..
@@ -119,6 +130,13 @@ impl Ui {
                     self.transcript.add_message(&message, now);
                     self.context_unknown = true;
                     self.refresh_footer();
+                } else if aborted {
+                    // pi's texts for a compaction cancelled with Esc.
+                    if reason == CompactionReason::Manual {
+                        self.error("Compaction cancelled");
+                    } else {
+                        self.status_line("Auto-compaction cancelled");
+                    }
                 } else if let Some(message) = error_message {
                     if reason == CompactionReason::Manual {
                         self.transcript.notice(Notice::Error(message));
@@ -166,6 +184,33 @@ impl Ui {
             SessionEvent::QueueUpdate { .. }
             | SessionEvent::ThinkingLevelChanged { .. }
             | SessionEvent::SessionInfoChanged { .. } => {}
+        }
+    }
+
+    /// Computes, off the UI thread, the diff an edit whose arguments are
+    /// complete will make (pi previews it before the tool runs).
+    fn start_edit_preview(&self, id: String, args: serde_json::Value) {
+        let cwd = self.app.cwd.clone();
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Some(diff) = crate::tools::preview_diff(&cwd, &args) {
+                let _ = tx.send(UiEvent::EditPreview { id, diff });
+            }
+        });
+    }
+
+    /// The running user shell command's output so far.
+    fn bash_output(&mut self, output: &str) {
+        let block = match self.work.bash {
+            Some(BashSlot::Chat(i)) => self.transcript.get_mut(i),
+            Some(BashSlot::Pending(i)) => self.queue.bash_mut(i),
+            None => None,
+        };
+        if let Some(block) = block {
+            block.invalidate();
+            if let BlockKind::Bash(bash) = &mut block.kind {
+                bash.set_output(output);
+            }
         }
     }
 

@@ -56,8 +56,9 @@ fn pump(ui: &mut Ui, rx: &mut tokio::sync::mpsc::UnboundedReceiver<UiEvent>) {
 
 fn screen(ui: &mut Ui) -> String {
     ui.view.reprint = true;
-    let mut lines = ui.take_commits(40);
-    lines.extend(ui.live_lines(40, 20));
+    let frame = ui.frame(40, 20);
+    let mut lines = frame.commits;
+    lines.extend(frame.live);
     lines.join("\n")
 }
 

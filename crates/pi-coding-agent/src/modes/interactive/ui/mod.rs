@@ -104,6 +104,31 @@ pub struct Ui {
     pub(crate) ext: extensions::ExtensionState,
 }
 
+/// What one frame writes (see [`Ui::frame`]).
+#[derive(Debug, Default)]
+pub struct Frame {
+    /// Clear the screen and the scrollback first: `commits` hold the whole chat.
+    pub clear: bool,
+    /// Lines for the scrollback.
+    pub commits: Vec<String>,
+    /// The live region.
+    pub live: Vec<String>,
+}
+
+impl Frame {
+    /// Hands the frame to `renderer` and draws it.
+    pub fn draw<W: std::io::Write>(
+        &self,
+        renderer: &mut pi_tui::renderer::InlineRenderer<W>,
+    ) -> std::io::Result<()> {
+        if self.clear {
+            renderer.clear_all();
+        }
+        renderer.commit(&self.commits);
+        renderer.draw(&self.live)
+    }
+}
+
 /// How the chat is drawn (Ctrl+O, Ctrl+T).
 #[derive(Debug, Default)]
 pub(crate) struct View {
@@ -113,6 +138,9 @@ pub(crate) struct View {
     pub hide_thinking: bool,
     /// The whole chat must be printed again.
     pub reprint: bool,
+    /// Only the chat's last screenful must be printed again (while a
+    /// resize goes on; the whole chat follows once it settles).
+    pub reprint_tail: bool,
 }
 
 /// The work the UI started that has not reported back.
@@ -133,6 +161,7 @@ impl Ui {
     /// The state for `app`, with the chat of its session so far.
     pub fn new(app: Arc<App>, theme: Arc<Theme>, tx: UnboundedSender<UiEvent>) -> Self {
         let mut editor = Editor::new(Arc::clone(&theme));
+        editor.set_cursor_marker(true);
         let models = app
             .registry()
             .available_models(app.cli_api_key.as_deref(), &app.auth)
@@ -184,10 +213,22 @@ impl Ui {
             ext,
         };
         ui.transcript.notice(ui.header.block());
+        ui.show_resources();
         ui.load_session();
         ui.init_footer();
         ui.update_border();
         ui
+    }
+
+    /// pi's loaded-resources listing below the header (context files,
+    /// skills, prompt templates), when there are any.
+    fn show_resources(&mut self) {
+        let resources = self.app.resources();
+        let sections =
+            super::parts::resources::sections(&resources, &self.app.cwd, self.home.as_deref());
+        if !sections.is_empty() {
+            self.transcript.notice(Notice::Resources(sections));
+        }
     }
 
     /// Shows the current session's chat (a resumed session's history), seeds
@@ -227,6 +268,7 @@ impl Ui {
         self.transcript = Transcript::with_renderers(self.transcript.renderers());
         self.transcript.set_hidden_thinking_label(label);
         self.transcript.notice(self.header.block());
+        self.show_resources();
         self.load_session();
         self.init_footer();
         self.update_border();
@@ -278,41 +320,64 @@ impl Ui {
             || (!self.status.is_shown() && self.queue.is_animating())
     }
 
-    /// The lines to commit into the scrollback now (all of them after a reprint request).
-    pub fn take_commits(&mut self, width: usize) -> Vec<String> {
-        let theme = Arc::clone(&self.theme);
-        let ctx = self.render_ctx(&theme);
-        let mut lines = Vec::new();
-        if std::mem::take(&mut self.view.reprint) {
-            lines = self.transcript.committed_lines(&ctx, width);
-        }
-        lines.extend(self.transcript.take_committable(&ctx, width));
-        lines
+    /// The next frame clears the screen and the scrollback and prints the
+    /// whole chat again (a resize: pi lays the transcript out anew).
+    pub fn request_reprint(&mut self) {
+        self.view.reprint = true;
     }
 
-    /// The live region for a terminal `width` x `rows`: the unfinished
-    /// chat, the queue, the status, the widgets, the editor (or what takes
-    /// its place) and the footer, with the overlays drawn over them.
-    pub fn live_lines(&mut self, width: usize, rows: usize) -> Vec<String> {
+    /// The next frame clears the screen and the scrollback and prints only
+    /// the chat's last screenful again (cheap, for each step of a resize;
+    /// [`Ui::request_reprint`] follows once the size settles).
+    pub fn request_tail_reprint(&mut self) {
+        self.view.reprint_tail = true;
+    }
+
+    /// The next frame for a terminal `width` x `rows`: the lines for the
+    /// scrollback (finished blocks, the start of a streaming answer that
+    /// scrolled off the screen; every block after a reprint request) and the
+    /// live region: the unfinished chat, the queue, the status, the widgets,
+    /// the editor (or what takes its place) and the footer, with the
+    /// overlays drawn over them.
+    pub fn frame(&mut self, width: usize, rows: usize) -> Frame {
         let theme = Arc::clone(&self.theme);
         let ctx = self.render_ctx(&theme);
-        let mut lines = Vec::new();
-        self.transcript.live_lines(&ctx, width, rows, &mut lines);
-        self.queue.render(&ctx, width, &mut lines);
+        let full = std::mem::take(&mut self.view.reprint);
+        let tail = std::mem::take(&mut self.view.reprint_tail);
+        let clear = full || tail;
+        let mut commits = if full {
+            self.transcript.committed_lines(&ctx, width)
+        } else if tail {
+            self.transcript.committed_tail(&ctx, width, rows)
+        } else {
+            Vec::new()
+        };
+        commits.extend(self.transcript.take_committable(&ctx, width));
+        let mut below = Vec::new();
+        self.queue.render(&ctx, width, &mut below);
         if !self.working_hidden() {
-            self.status.render(width, &mut lines);
+            self.status.render(width, &mut below);
         }
         self.widgets
-            .render(Placement::AboveEditor, width, &mut lines);
+            .render(Placement::AboveEditor, width, &mut below);
         match self.slot.render(width, rows) {
-            Some(in_place) => lines.extend(in_place),
-            None => self.editor_lines(width, rows, &mut lines),
+            Some(in_place) => below.extend(in_place),
+            None => self.editor_lines(width, rows, &mut below),
         }
         self.widgets
-            .render(Placement::BelowEditor, width, &mut lines);
-        self.footer_lines(width, &mut lines);
-        self.overlays.composite(&mut lines, width, rows);
-        lines
+            .render(Placement::BelowEditor, width, &mut below);
+        self.footer_lines(width, &mut below);
+        let budget = rows.saturating_sub(below.len());
+        commits.extend(self.transcript.commit_scrolled(&ctx, width, budget));
+        let mut live = Vec::new();
+        self.transcript.live_lines(&ctx, width, rows, &mut live);
+        live.append(&mut below);
+        self.overlays.composite(&mut live, width, rows);
+        Frame {
+            clear,
+            commits,
+            live,
+        }
     }
 
     fn render_ctx<'a>(&self, theme: &'a Arc<Theme>) -> RenderCtx<'a> {

@@ -120,8 +120,18 @@ impl Ui {
         });
         let app = Arc::clone(&self.app);
         let tx = self.tx.clone();
+        // The output so far, while it runs (pi streams it into the block).
+        let output_tx = self.tx.clone();
+        let on_output: pi_agent_core::ToolUpdateFn = Arc::new(move |update| {
+            let text = update
+                .content
+                .iter()
+                .filter_map(pi_ai::UserBlock::as_text)
+                .collect::<String>();
+            let _ = output_tx.send(UiEvent::BashOutput(text));
+        });
         tokio::spawn(async move {
-            let event = match app.run_editor_bash(&command, exclude).await {
+            let event = match app.run_editor_bash(&command, exclude, &on_output).await {
                 Ok(result) => UiEvent::BashDone(result),
                 Err(e) => UiEvent::BashFailed(e.to_string()),
             };
@@ -143,10 +153,13 @@ impl Ui {
         Effect::None
     }
 
-    /// Esc: abort the run (queued messages back into the editor), else
-    /// cancel a running `!cmd`, a retry wait, or leave bash mode.
+    /// Esc: cancel a running compaction, else abort the run (queued
+    /// messages back into the editor), else cancel a running `!cmd`, a
+    /// retry wait, or leave bash mode.
     pub(super) fn interrupt(&mut self) {
-        if self.app.agent.is_streaming() {
+        if self.app.is_compacting() {
+            self.app.abort_compaction();
+        } else if self.app.agent.is_streaming() {
             self.restore_queue();
             self.app.agent.abort();
         } else if self.work.bash.is_some() {

@@ -52,8 +52,9 @@ fn key(code: KeyCode) -> KeyEvent {
 }
 
 fn screen(ui: &mut Ui) -> String {
-    let mut lines = ui.take_commits(40);
-    lines.extend(ui.live_lines(40, 20));
+    let frame = ui.frame(40, 20);
+    let mut lines = frame.commits;
+    lines.extend(frame.live);
     lines.join("\n")
 }
 
