@@ -125,11 +125,12 @@ export function createUIContext(ext) {
 		},
 		setWidget(key, content, options) {
 			components.disposeWhere("widget", ext, key);
-			const placement = options?.placement ?? "aboveEditor";
+			// The placement as given (pi's rpc mode sends none when there is none).
+			const placement = options?.placement === undefined ? {} : { placement: options.placement };
 			if (typeof content === "function") {
-				const id = showFactory(ext, "widget", (tui) => content(tui, currentTheme()), (cid) => ["setWidget", [key, { component: cid }, { placement }]]);
+				const id = showFactory(ext, "widget", (tui) => content(tui, currentTheme()), (cid) => ["setWidget", [key, { component: cid }, placement]]);
 				components.setKey(id, key);
-			} else display("setWidget", [key, content ?? null, { placement }]);
+			} else display("setWidget", [key, content ?? null, placement]);
 		},
 		setFooter(factory) {
 			components.disposeWhere("footer", ext);

@@ -200,9 +200,19 @@ impl Calls {
                     .get("triggerTurn")
                     .and_then(Value::as_bool)
                     .unwrap_or(false);
-                pi.send_message(message, delivery(&options), trigger)
-                    .await
-                    .map_err(error)?;
+                let delivery = delivery(&options);
+                if trigger && delivery != Some(Delivery::NextTurn) && ctx.is_idle() {
+                    // It starts a run, which pi does not wait for either.
+                    tokio::spawn(async move {
+                        if let Err(e) = pi.send_message(message, delivery, true).await {
+                            tracing::warn!("sendMessage failed: {e}");
+                        }
+                    });
+                } else {
+                    pi.send_message(message, delivery, trigger)
+                        .await
+                        .map_err(error)?;
+                }
             }
             "send_user_message" => {
                 let content: pi_ai::UserContent =
@@ -210,9 +220,19 @@ impl Calls {
                         .map_err(error)?;
                 let (text, images) = split_content(content);
                 let options = params.get("options").cloned().unwrap_or(Value::Null);
-                pi.send_user_message(&text, images, delivery(&options))
-                    .await
-                    .map_err(error)?;
+                let delivery = delivery(&options);
+                if ctx.is_idle() {
+                    // It starts a run (after the `input` handlers).
+                    tokio::spawn(async move {
+                        if let Err(e) = pi.send_user_message(&text, images, delivery).await {
+                            tracing::warn!("sendUserMessage failed: {e}");
+                        }
+                    });
+                } else {
+                    pi.send_user_message(&text, images, delivery)
+                        .await
+                        .map_err(error)?;
+                }
             }
             "append_entry" => pi
                 .append_entry(
@@ -425,6 +445,30 @@ impl Incoming for Calls {
             }
             "register" => self.register(params),
             _ => self.call(&method, params).await,
+        }
+    }
+
+    fn in_order(&self, method: &str, params: &Value) -> bool {
+        match method {
+            "append_entry" | "set_session_name" | "set_label" | "set_active_tools"
+            | "set_thinking_level" | "bus_emit" | "register" | "unregister" => true,
+            // Queued or added at once; one that starts a run starts it in a
+            // task of its own.
+            "send_message" | "send_user_message" => true,
+            // Display calls; not dialogs (they wait for the user) nor
+            // components (drawing them asks the host).
+            "ui" => {
+                let waits = matches!(
+                    params.get("method").and_then(Value::as_str),
+                    Some("select" | "confirm" | "input" | "editor" | "custom")
+                );
+                let component = params
+                    .get("args")
+                    .and_then(Value::as_array)
+                    .is_some_and(|args| args.iter().any(|a| a.get("component").is_some()));
+                !waits && !component
+            }
+            _ => false,
         }
     }
 

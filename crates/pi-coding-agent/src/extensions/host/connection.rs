@@ -66,6 +66,13 @@ pub trait Incoming: Send + Sync {
         notifier: Notifier,
     ) -> Result<Value, RemoteError>;
 
+    /// Whether request `method` is carried out before the host's next
+    /// message is read: pi's synchronous API calls (a notification, a
+    /// status, a session entry) must take effect before whatever the host
+    /// sends after them (the answer of the command that made them). Only
+    /// for requests that never wait for the host.
+    fn in_order(&self, method: &str, params: &Value) -> bool;
+
     /// A notification (`tool_update` is routed by the connection itself).
     fn notify(&self, method: &str, params: Value);
 
@@ -420,10 +427,11 @@ async fn read_frames<R: AsyncRead + Unpin>(
             }
             Frame::Notify { method, params } => incoming.notify(&method, params),
             Frame::Request { id, method, params } => {
+                let in_order = incoming.in_order(&method, &params);
                 let incoming = Arc::clone(&incoming);
                 let connection = Arc::clone(&connection);
                 let notifier = Notifier(connection.writer.clone());
-                tokio::spawn(async move {
+                let answer = async move {
                     let frame = match incoming.request(id, method, params, notifier).await {
                         Ok(result) => Frame::Response {
                             id,
@@ -437,7 +445,12 @@ async fn read_frames<R: AsyncRead + Unpin>(
                         },
                     };
                     connection.send(&frame);
-                });
+                };
+                if in_order {
+                    answer.await;
+                } else {
+                    tokio::spawn(answer);
+                }
             }
         }
     };

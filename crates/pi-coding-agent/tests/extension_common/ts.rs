@@ -1,0 +1,467 @@
+//! pi's TypeScript example extensions run through the extension host, in
+//! rpc mode in process, and the comparison of what pi-rs did with pi
+//! 0.73.1's captures (`fixtures/pi-0.73.1/extensions/examples/<name>/`),
+//! the run's volatile values (paths, session file names, dialog ids)
+//! rewritten as the capture scripts rewrote pi's.
+
+use std::path::{Path, PathBuf};
+
+use pi_coding_agent::extensions::ExtensionSet;
+use pi_coding_agent::extensions::host::{self, HostHandle, HostOptions};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use pi_coding_agent::app::{SessionChoice, StartOptions, build_app};
+
+use super::{InProcessRpc, pi_example, ui_response};
+use crate::e2e_common::{Scenario, comparable_body, comparable_entry};
+
+/// Where pi's package was installed when the captures were made.
+pub const NEUTRAL_PKG: &str = "/usr/lib/node_modules/@mariozechner/pi-coding-agent";
+
+/// pi's example `name` (a `.ts` file or a folder under
+/// `examples/extensions/`); `None` (after saying why) without pi's package.
+pub fn example_path(name: &str) -> Option<PathBuf> {
+    let package = pi_test_support::external::pi_package()?;
+    let dir = package.join("examples/extensions");
+    let file = dir.join(format!("{name}.ts"));
+    Some(if file.is_file() { file } else { dir.join(name) })
+}
+
+/// Our own capture extensions (`fixtures/capture/extensions/`).
+pub fn capture_extension(file: &str) -> PathBuf {
+    crate::e2e_common::fixtures()
+        .join("../capture/extensions")
+        .join(file)
+}
+
+/// How a hosted run starts (the capture's command line).
+pub struct Run<'a> {
+    /// `settings.json` of the agent dir.
+    pub settings: Option<&'a Value>,
+    /// `--model`.
+    pub model: &'a str,
+    /// Values of extension flags given on the command line (`--preset fast`).
+    pub flags: Vec<(String, Value)>,
+}
+
+impl Default for Run<'_> {
+    fn default() -> Self {
+        Self {
+            settings: None,
+            model: "mock-oai/mock-gpt",
+            flags: Vec::new(),
+        }
+    }
+}
+
+/// rpc mode on an app with the script extensions `files`, through the host.
+pub async fn start(
+    scenario: &Scenario,
+    files: &[PathBuf],
+    run: Run<'_>,
+) -> (InProcessRpc, Vec<HostHandle>) {
+    let started = host::start(
+        files,
+        HostOptions {
+            cwd: scenario.work.path().to_path_buf(),
+            agent_dir: scenario.agent_dir.path().to_path_buf(),
+            mode: "rpc".into(),
+            output_to_terminal: false,
+        },
+    )
+    .await;
+    assert_eq!(started.warnings, Vec::<String>::new());
+    assert_eq!(started.errors, Vec::<String>::new());
+    assert_eq!(started.extensions.len(), files.len());
+    if let Some(settings) = run.settings {
+        std::fs::write(
+            scenario.agent_dir.path().join("settings.json"),
+            settings.to_string(),
+        )
+        .unwrap();
+    }
+    let app = build_app(StartOptions {
+        cwd: scenario.work.path().to_path_buf(),
+        model: Some(run.model.to_owned()),
+        session: SessionChoice::New,
+        session_dir: Some(scenario.sessions_dir()),
+        agent_dir: Some(scenario.agent_dir.path().to_path_buf()),
+        extensions: ExtensionSet(started.extensions),
+        extension_flags: run.flags,
+        ..StartOptions::default()
+    })
+    .unwrap();
+    (InProcessRpc::start(app), started.handles)
+}
+
+/// What a run sent and wrote.
+pub struct Ran {
+    /// Every rpc output line.
+    pub lines: Vec<Value>,
+    /// Every line sent to rpc mode.
+    pub sent: Vec<Value>,
+}
+
+/// Closes rpc mode and stops the hosts.
+pub async fn stop(rpc: InProcessRpc, hosts: Vec<HostHandle>) -> Ran {
+    let sent = rpc.sent.clone();
+    let lines = rpc.close().await;
+    for host in hosts {
+        host.stop().await;
+    }
+    Ran { lines, sent }
+}
+
+/// A scenario as the capture's: the mock, an agent dir with pi's
+/// models.json, an empty workspace.
+pub async fn scenario() -> Scenario {
+    let scenario = Scenario::start(Vec::new()).await;
+    std::fs::remove_file(scenario.work.path().join("notes.txt")).unwrap();
+    std::fs::remove_dir_all(scenario.work.path().join("src")).unwrap();
+    scenario
+}
+
+/// What every example's test checks: the order of the rpc lines, the
+/// lines of `kinds`, the requests and the session files are pi's.
+pub fn check(scenario: &Scenario, name: &str, ran: &Ran, kinds: &[&str]) -> Neutral {
+    let neutral = Neutral::new(scenario, &[&ran.lines, &ran.sent]);
+    check_with(scenario, name, ran, kinds, &neutral);
+    neutral
+}
+
+/// [`check`] with a rewriting of its own.
+pub fn check_with(scenario: &Scenario, name: &str, ran: &Ran, kinds: &[&str], neutral: &Neutral) {
+    assert_sequence(&ran.lines, name);
+    assert_kinds(&ran.lines, name, neutral, kinds);
+    assert_requests(scenario, name, neutral);
+    assert_sessions(scenario, name, neutral);
+}
+
+/// The request bodies are pi's (system prompt text and tool
+/// descriptions aside), after `neutral`.
+pub fn assert_requests(scenario: &Scenario, name: &str, neutral: &Neutral) {
+    let ours: Vec<Value> = super::request_bodies(scenario)
+        .iter()
+        .map(|b| comparable_body(&neutral.value(b)))
+        .collect();
+    let pi: Vec<Value> = pi_example(name, "requests.jsonl")
+        .iter()
+        .map(|b| comparable_body(&neutral.theirs(b)))
+        .collect();
+    assert_eq!(ours, pi, "{name}: requests");
+}
+
+/// Answers the dialogs (select, confirm, input, editor) in order with
+/// `answers` (`{"value": ...}`, `{"confirmed": ...}`, `{"cancelled": true}`;
+/// `null` leaves that one unanswered), as pi's driver did.
+pub fn answers(answers: Vec<Value>) -> impl FnMut(&Value) -> Option<Value> {
+    let mut answers = answers.into_iter();
+    move |line| {
+        let dialog = line["type"] == "extension_ui_request"
+            && ["select", "confirm", "input", "editor"].contains(&line["method"].as_str()?);
+        if !dialog {
+            return None;
+        }
+        let answer = answers.next().expect("a dialog nobody expected");
+        (!answer.is_null()).then(|| ui_response(line, answer))
+    }
+}
+
+/// Rewrites a run's volatile values the way the capture scripts did: the
+/// scratch dirs to `<root>/{work,agent,sessions}`, the mock's port to
+/// 18777, pi's package dir to [`NEUTRAL_PKG`], session file names to
+/// `session.N.jsonl` (N in order of first mention, then of creation).
+pub struct Neutral {
+    pairs: Vec<(String, String)>,
+    names: Vec<String>,
+    extra: Vec<(regex::Regex, String)>,
+}
+
+/// pi's session file names.
+fn session_name_pattern() -> regex::Regex {
+    regex::Regex::new(
+        r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl",
+    )
+    .unwrap()
+}
+
+impl Neutral {
+    /// The rewriting for `scenario`, with the session names that `seen`
+    /// (every line in and out) mention, in that order.
+    pub fn new(scenario: &Scenario, seen: &[&[Value]]) -> Self {
+        let real = |p: &Path| {
+            p.canonicalize()
+                .unwrap_or_else(|_| p.to_path_buf())
+                .display()
+                .to_string()
+        };
+        let mut pairs = vec![
+            (real(&scenario.sessions_dir()), "<root>/sessions".to_owned()),
+            (real(scenario.agent_dir.path()), "<root>/agent".to_owned()),
+            (real(scenario.work.path()), "<root>/work".to_owned()),
+            (scenario.server.url(), "http://127.0.0.1:18777".to_owned()),
+        ];
+        for (ours, neutral) in pairs.clone() {
+            let plain = ours.replace("/private/", "/");
+            if plain != ours {
+                pairs.push((plain, neutral));
+            }
+        }
+        if let Some(package) = pi_test_support::external::pi_package() {
+            pairs.push((real(&package), NEUTRAL_PKG.to_owned()));
+        }
+        // Longest first: the sessions dir is inside the agent dir.
+        pairs.sort_by_key(|(ours, _)| std::cmp::Reverse(ours.len()));
+        let pattern = session_name_pattern();
+        let mut names: Vec<String> = Vec::new();
+        for line in seen.iter().flat_map(|l| l.iter()) {
+            for found in pattern.find_iter(&line.to_string()) {
+                if !names.iter().any(|n| n == found.as_str()) {
+                    names.push(found.as_str().to_owned());
+                }
+            }
+        }
+        for file in scenario.session_files() {
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        Self {
+            pairs,
+            names,
+            extra: Vec::new(),
+        }
+    }
+
+    /// Also rewrites what `pattern` matches to `with`.
+    pub fn with(mut self, pattern: &str, with: &str) -> Self {
+        self.extra
+            .push((regex::Regex::new(pattern).unwrap(), with.to_owned()));
+        self
+    }
+
+    /// Our `text` rewritten.
+    pub fn text(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for (i, name) in self.names.iter().enumerate() {
+            text = text.replace(name, &format!("session.{}.jsonl", i + 1));
+        }
+        for (ours, neutral) in &self.pairs {
+            text = text.replace(ours, neutral);
+        }
+        self.extra_text(&text)
+    }
+
+    /// `text` with the patterns of [`Neutral::with`] rewritten (all that
+    /// is left to do to pi's captures).
+    fn extra_text(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for (pattern, with) in &self.extra {
+            text = pattern.replace_all(&text, with.as_str()).into_owned();
+        }
+        text
+    }
+
+    /// Every string (and key) in our `value` rewritten.
+    pub fn value(&self, value: &Value) -> Value {
+        map_strings(value, &|s| self.text(s))
+    }
+
+    /// Every string in pi's `value` rewritten by the patterns of
+    /// [`Neutral::with`].
+    pub fn theirs(&self, value: &Value) -> Value {
+        map_strings(value, &|s| self.extra_text(s))
+    }
+
+    /// Our session files in the capture's numbering: `session.N.jsonl`.
+    pub fn session_files(&self, scenario: &Scenario) -> Vec<(String, PathBuf)> {
+        let mut files: Vec<(String, PathBuf)> = scenario
+            .session_files()
+            .into_iter()
+            .map(|f| {
+                let name = f.file_name().unwrap().to_string_lossy().into_owned();
+                (self.text(&name), f)
+            })
+            .collect();
+        files.sort();
+        files
+    }
+}
+
+/// `value` with `f` applied to every string and key.
+fn map_strings(value: &Value, f: &dyn Fn(&str) -> String) -> Value {
+    match value {
+        Value::String(s) => Value::String(f(s)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| map_strings(v, f)).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (f(k), map_strings(v, f))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// Ours or pi's.
+#[derive(Clone, Copy)]
+enum Side {
+    Ours,
+    Theirs,
+}
+
+impl Neutral {
+    fn side(&self, side: Side, value: &Value) -> Value {
+        match side {
+            Side::Ours => self.value(value),
+            Side::Theirs => self.theirs(value),
+        }
+    }
+}
+
+/// The lines of `kind` (`extension_ui_request` without ids), rewritten,
+/// without times.
+fn pick(lines: &[Value], kind: &str, neutral: &Neutral, side: Side) -> Vec<Value> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == kind)
+        .map(|l| {
+            let mut l = l.clone();
+            if kind == "extension_ui_request" {
+                l.as_object_mut().unwrap().remove("id");
+            }
+            without_times(&neutral.side(side, &l))
+        })
+        .collect()
+}
+
+/// `value` without its `timestamp` numbers (message times, and the
+/// `Date.now()` extensions put in `details`).
+pub fn without_times(value: &Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.iter().map(without_times).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, v)| !(k.as_str() == "timestamp" && v.is_number()))
+                .map(|(k, v)| (k.clone(), without_times(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Our rpc lines of each of `kinds` are pi's (after `neutral`).
+pub fn assert_kinds(ours: &[Value], name: &str, neutral: &Neutral, kinds: &[&str]) {
+    let pi = pi_example(name, "rpc.jsonl");
+    for kind in kinds {
+        assert_eq!(
+            pick(ours, kind, neutral, Side::Ours),
+            pick(&pi, kind, neutral, Side::Theirs),
+            "{name}: {kind} lines"
+        );
+    }
+}
+
+/// Our responses to the commands of types `commands` are pi's (after
+/// `neutral`), in order.
+pub fn assert_responses(ours: &[Value], name: &str, neutral: &Neutral, commands: &[&str]) {
+    let pi = pi_example(name, "rpc.jsonl");
+    let of = |lines: &[Value], side: Side| -> Vec<Value> {
+        pick(lines, "response", neutral, side)
+            .into_iter()
+            .filter(|l| commands.contains(&l["command"].as_str().unwrap_or_default()))
+            .collect()
+    };
+    assert_eq!(
+        of(ours, Side::Ours),
+        of(&pi, Side::Theirs),
+        "{name}: responses to {commands:?}"
+    );
+}
+
+/// The order of our rpc lines (types, with the method of a dialog
+/// request and the command of a response) is pi's, `message_update`s
+/// aside (their number depends on streaming).
+pub fn assert_sequence(ours: &[Value], name: &str) {
+    let shape = |lines: &[Value]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l["type"] != "message_update")
+            .map(|l| {
+                let detail = l
+                    .get("method")
+                    .or_else(|| l.get("command"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                format!("{} {detail}", l["type"].as_str().unwrap_or_default())
+                    .trim_end()
+                    .to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(
+        shape(ours).join("\n"),
+        shape(&pi_example(name, "rpc.jsonl")).join("\n"),
+        "{name}: the order of the rpc lines"
+    );
+}
+
+/// Our session files are pi's (`session.jsonl`, or `session.N.jsonl`
+/// when pi wrote several), entry ids and times aside.
+pub fn assert_sessions(scenario: &Scenario, name: &str, neutral: &Neutral) {
+    let dir = super::captures().join("examples").join(name);
+    let mut theirs: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.starts_with("session") && f.ends_with(".jsonl"))
+        .collect();
+    theirs.sort();
+    let ours = neutral.session_files(scenario);
+    let our_names: Vec<String> = if theirs == ["session.jsonl"] && ours.len() == 1 {
+        vec!["session.jsonl".to_owned()]
+    } else {
+        ours.iter().map(|(n, _)| n.clone()).collect()
+    };
+    assert_eq!(our_names, theirs, "{name}: session files");
+    for ((_, path), file) in ours.iter().zip(&theirs) {
+        let comparable = |lines: Vec<Value>, side: Side| -> Vec<Value> {
+            // Entry ids (random) as their place in the file.
+            let ids: Vec<String> = lines
+                .iter()
+                .filter_map(|l| l["id"].as_str().map(str::to_owned))
+                .collect();
+            let place = |s: &str| match ids.iter().position(|id| id == s) {
+                Some(n) => format!("<entry {n}>"),
+                None => s.to_owned(),
+            };
+            lines
+                .iter()
+                .map(|l| {
+                    let entry = comparable_entry(&neutral.side(side, l));
+                    without_times(&map_strings(&entry, &place))
+                })
+                .collect()
+        };
+        assert_eq!(
+            comparable(crate::e2e_common::jsonl(path), Side::Ours),
+            comparable(pi_example(name, file), Side::Theirs),
+            "{name}: {file}"
+        );
+    }
+}
+
+/// The `data` of a response line.
+pub fn data(response: &Value) -> &Value {
+    assert_eq!(response["success"], true, "{response}");
+    &response["data"]
+}
+
+/// `get_fork_messages`' entry ids.
+pub async fn fork_ids(rpc: &mut InProcessRpc) -> Vec<String> {
+    let response = rpc.call(json!({"type": "get_fork_messages"})).await;
+    data(&response)["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["entryId"].as_str().unwrap().to_owned())
+        .collect()
+}
