@@ -57,6 +57,12 @@ pub fn node() -> Option<()> {
     require("node (Node 20+)", runs("node").then_some(()))
 }
 
+/// `rg` (ripgrep) on PATH ([`require`]d), for pi's `truncated-tool`
+/// example extension, which runs it.
+pub fn rg() -> Option<()> {
+    require("rg (ripgrep)", runs("rg").then_some(()))
+}
+
 /// `tmux` on PATH ([`require`]d).
 pub fn tmux() -> Option<()> {
     require("tmux", runs("tmux").then_some(()))

@@ -467,7 +467,15 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     for (name, value) in &options.extension_flags {
         extensions.set_flag(name, value.clone());
     }
-    let extension_warnings = extension_warnings(&options, &settings, &agent_dir);
+    let discovered = discover_extensions(&options, &settings, &agent_dir);
+    extensions.set_command_line_paths(
+        discovered
+            .from_command_line
+            .iter()
+            .map(|(file, named)| (file.display().to_string(), named.display().to_string()))
+            .collect(),
+    );
+    let extension_warnings = extension_warnings(&options, &discovered);
     let mut summaries: Vec<(String, String)> = names
         .iter()
         .map(|n| {
@@ -602,22 +610,29 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     Ok(app)
 }
 
-/// One line per extension file that cannot be loaded: script extensions
-/// (until the out-of-process host runs them) and paths that name nothing.
-fn extension_warnings(
+/// The extension files of the start-up (`-e`, settings, folders).
+fn discover_extensions(
     options: &StartOptions,
     settings: &Settings,
     agent_dir: &Path,
-) -> Vec<String> {
+) -> crate::extensions::loader::Discovery {
     let configured = crate::extensions::loader::configured_paths(settings);
-    let found = crate::extensions::loader::discover(&crate::extensions::loader::DiscoveryOptions {
+    crate::extensions::loader::discover(&crate::extensions::loader::DiscoveryOptions {
         cwd: options.cwd.clone(),
         agent_dir: agent_dir.to_path_buf(),
         explicit: options.extension_paths.clone(),
         configured,
         no_extensions: options.no_extensions,
-    });
-    let mut warnings = found.missing;
+    })
+}
+
+/// One line per extension file that cannot be loaded: script extensions
+/// (until the out-of-process host runs them) and paths that name nothing.
+fn extension_warnings(
+    options: &StartOptions,
+    found: &crate::extensions::loader::Discovery,
+) -> Vec<String> {
+    let mut warnings = found.missing.clone();
     warnings.extend(options.host_warnings.iter().cloned());
     warnings.extend(
         found

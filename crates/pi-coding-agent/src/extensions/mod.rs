@@ -303,7 +303,7 @@ impl ExtensionRunner {
                     "name": c.name,
                     "description": c.description,
                     "source": "extension",
-                    "sourceInfo": source_info(&c.extension_path),
+                    "sourceInfo": self.source_info_of(&c.extension_path),
                 })
             })
             .collect()

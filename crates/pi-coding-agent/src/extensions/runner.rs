@@ -52,6 +52,8 @@ pub struct ExtensionRunner {
     pub(crate) shared: Arc<Shared>,
     errors: Mutex<Vec<ErrorListener>>,
     pub(crate) notifier: super::notify::Notifier,
+    /// Extension files `-e` named: `(file, the path as named)`.
+    command_line: std::sync::RwLock<Vec<(String, String)>>,
 }
 
 impl std::fmt::Debug for ExtensionRunner {
@@ -69,6 +71,35 @@ impl ExtensionRunner {
             shared,
             errors: Mutex::new(Vec::new()),
             notifier: super::notify::Notifier::default(),
+            command_line: std::sync::RwLock::new(Vec::new()),
+        }
+    }
+
+    /// Tells which extension files `-e` named: `(file, the path as named)`
+    /// (their `sourceInfo` is pi's `cli` one).
+    pub fn set_command_line_paths(&self, paths: Vec<(String, String)>) {
+        *self
+            .command_line
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = paths;
+    }
+
+    /// pi's `sourceInfo` of the extension at `path`: `-e` ones have source
+    /// `cli` and the path as named (a folder for a folder's entry).
+    pub(crate) fn source_info_of(&self, path: &str) -> crate::resources::discovery::SourceInfo {
+        let command_line = self
+            .command_line
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match command_line.iter().find(|(file, _)| file == path) {
+            Some((_, named)) => crate::resources::discovery::SourceInfo {
+                path: named.clone(),
+                source: "cli".to_owned(),
+                scope: "temporary".to_owned(),
+                origin: "top-level".to_owned(),
+                base_dir: None,
+            },
+            None => super::source_info(path),
         }
     }
 

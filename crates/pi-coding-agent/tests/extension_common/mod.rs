@@ -289,6 +289,15 @@ impl InProcessRpc {
         }
     }
 
+    /// The next output line if one comes within `ms` milliseconds.
+    pub async fn line_within(&mut self, ms: u64) -> Option<Value> {
+        let line = tokio::time::timeout(Duration::from_millis(ms), self.lines.recv())
+            .await
+            .ok()??;
+        self.seen.push(line.clone());
+        Some(line)
+    }
+
     /// Lets late lines arrive for `ms` milliseconds.
     pub async fn settle(&mut self, ms: u64) {
         let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);

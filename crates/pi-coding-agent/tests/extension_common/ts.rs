@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use pi_coding_agent::extensions::ExtensionSet;
 use pi_coding_agent::extensions::host::{self, HostHandle, HostOptions};
+use pi_coding_agent::extensions::loader::{DiscoveryOptions, discover};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -55,14 +56,32 @@ impl Default for Run<'_> {
     }
 }
 
-/// rpc mode on an app with the script extensions `files`, through the host.
+/// rpc mode on an app with the script extensions `paths` (as `-e` names
+/// them: files, or folders loaded through their entry), through the host,
+/// as pi-rs's command line starts them.
 pub async fn start(
     scenario: &Scenario,
-    files: &[PathBuf],
+    paths: &[PathBuf],
     run: Run<'_>,
 ) -> (InProcessRpc, Vec<HostHandle>) {
+    if let Some(settings) = run.settings {
+        std::fs::write(
+            scenario.agent_dir.path().join("settings.json"),
+            settings.to_string(),
+        )
+        .unwrap();
+    }
+    let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let found = discover(&DiscoveryOptions {
+        cwd: scenario.work.path().to_path_buf(),
+        agent_dir: scenario.agent_dir.path().to_path_buf(),
+        explicit: named.clone(),
+        configured: Vec::new(),
+        no_extensions: false,
+    });
+    assert_eq!(found.missing, Vec::<String>::new());
     let started = host::start(
-        files,
+        &found.files,
         HostOptions {
             cwd: scenario.work.path().to_path_buf(),
             agent_dir: scenario.agent_dir.path().to_path_buf(),
@@ -73,14 +92,7 @@ pub async fn start(
     .await;
     assert_eq!(started.warnings, Vec::<String>::new());
     assert_eq!(started.errors, Vec::<String>::new());
-    assert_eq!(started.extensions.len(), files.len());
-    if let Some(settings) = run.settings {
-        std::fs::write(
-            scenario.agent_dir.path().join("settings.json"),
-            settings.to_string(),
-        )
-        .unwrap();
-    }
+    assert_eq!(started.extensions.len(), found.files.len());
     let app = build_app(StartOptions {
         cwd: scenario.work.path().to_path_buf(),
         model: Some(run.model.to_owned()),
@@ -88,7 +100,9 @@ pub async fn start(
         session_dir: Some(scenario.sessions_dir()),
         agent_dir: Some(scenario.agent_dir.path().to_path_buf()),
         extensions: ExtensionSet(started.extensions),
+        extension_paths: named,
         extension_flags: run.flags,
+        hosted_scripts: found.files,
         ..StartOptions::default()
     })
     .unwrap();
@@ -349,9 +363,50 @@ pub fn without_times(value: &Value) -> Value {
     }
 }
 
+/// pi's rpc lines of example `name`, each extension's display requests of
+/// a doubled `session_start` once: pi 0.73.1's rpc mode binds extensions
+/// twice after a new session, a switch or a fork, pi-rs once
+/// (`docs/extensions.md`).
+pub fn pi_lines(name: &str) -> Vec<Value> {
+    let mut lines = pi_example(name, "rpc.jsonl");
+    let changes = ["new_session", "switch_session", "fork"];
+    let mut at = 0;
+    while at < lines.len() {
+        let line = &lines[at];
+        let changed = line["type"] == "response"
+            && changes.contains(&line["command"].as_str().unwrap_or_default())
+            && line["data"]["cancelled"] == false;
+        if changed {
+            let display = |l: &Value| {
+                l["type"] == "extension_ui_request"
+                    && !["select", "confirm", "input", "editor"]
+                        .contains(&l["method"].as_str().unwrap_or_default())
+            };
+            let block = lines[..at].iter().rev().take_while(|l| display(l)).count();
+            let without_id = |l: &Value| {
+                let mut l = l.clone();
+                l.as_object_mut().unwrap().remove("id");
+                l
+            };
+            let (first, second) = (at - block, at - block / 2);
+            let halves_equal = block % 2 == 0
+                && lines[first..second]
+                    .iter()
+                    .map(without_id)
+                    .eq(lines[second..at].iter().map(without_id));
+            if block > 0 && halves_equal {
+                lines.drain(second..at);
+                at = second;
+            }
+        }
+        at += 1;
+    }
+    lines
+}
+
 /// Our rpc lines of each of `kinds` are pi's (after `neutral`).
 pub fn assert_kinds(ours: &[Value], name: &str, neutral: &Neutral, kinds: &[&str]) {
-    let pi = pi_example(name, "rpc.jsonl");
+    let pi = pi_lines(name);
     for kind in kinds {
         assert_eq!(
             pick(ours, kind, neutral, Side::Ours),
@@ -364,7 +419,7 @@ pub fn assert_kinds(ours: &[Value], name: &str, neutral: &Neutral, kinds: &[&str
 /// Our responses to the commands of types `commands` are pi's (after
 /// `neutral`), in order.
 pub fn assert_responses(ours: &[Value], name: &str, neutral: &Neutral, commands: &[&str]) {
-    let pi = pi_example(name, "rpc.jsonl");
+    let pi = pi_lines(name);
     let of = |lines: &[Value], side: Side| -> Vec<Value> {
         pick(lines, "response", neutral, side)
             .into_iter()
@@ -400,7 +455,7 @@ pub fn assert_sequence(ours: &[Value], name: &str) {
     };
     assert_eq!(
         shape(ours).join("\n"),
-        shape(&pi_example(name, "rpc.jsonl")).join("\n"),
+        shape(&pi_lines(name)).join("\n"),
         "{name}: the order of the rpc lines"
     );
 }
@@ -464,4 +519,81 @@ pub async fn fork_ids(rpc: &mut InProcessRpc) -> Vec<String> {
         .iter()
         .map(|m| m["entryId"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// Reads lines until a run ended and no other started for 800 ms (pi's
+/// driver's `wait_idle`); `on_line` sees every line and may answer it with
+/// lines to send as they are (commands with their ids, dialog answers).
+pub async fn wait_idle(rpc: &mut InProcessRpc, mut on_line: impl FnMut(&Value) -> Vec<Value>) {
+    let mut ended = false;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        assert!(tokio::time::Instant::now() < deadline, "no idle after 60 s");
+        let line = if ended {
+            match rpc.line_within(800).await {
+                Some(line) => line,
+                None => return,
+            }
+        } else {
+            rpc.next_line().await
+        };
+        match line["type"].as_str() {
+            Some("agent_start") => ended = false,
+            Some("agent_end") => ended = true,
+            _ => {}
+        }
+        for reply in on_line(&line) {
+            rpc.send_raw(reply).await;
+        }
+    }
+}
+
+/// `git ARGS` in `dir` with the capture's fixed identity and dates (so
+/// commit hashes are pi's); its output.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "Pi Capture")
+        .env("GIT_AUTHOR_EMAIL", "capture@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Pi Capture")
+        .env("GIT_COMMITTER_EMAIL", "capture@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Makes `dir` a git repository on `main` with `files` committed; the
+/// repository's own config has the capture's identity (for commits that
+/// pi-rs's tools make).
+pub fn git_repo(dir: &Path, files: &[(&str, &str)]) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["config", "user.name", "Pi Capture"]);
+    git(dir, &["config", "user.email", "capture@example.invalid"]);
+    for (name, content) in files {
+        write(&dir.join(name), content);
+    }
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "initial"]);
+}
+
+/// Writes `content` to `path`, making its folders.
+pub fn write(path: &Path, content: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+/// Runs `/command args` answering its dialogs with `answers` (see
+/// [`answers`]); its response.
+pub async fn command_answering(rpc: &mut InProcessRpc, text: &str, replies: Vec<Value>) -> Value {
+    let response = rpc
+        .call_answering(json!({"type": "prompt", "message": text}), answers(replies))
+        .await;
+    assert_eq!(response["success"], true, "{response}");
+    response
 }

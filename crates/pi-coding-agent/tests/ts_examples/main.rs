@@ -14,7 +14,9 @@ mod e2e_common;
 #[path = "../extension_common/mod.rs"]
 mod extension_common;
 
+mod dialogs;
 mod simple;
+mod tools;
 
 use std::path::PathBuf;
 

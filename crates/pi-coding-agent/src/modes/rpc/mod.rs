@@ -98,9 +98,28 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
     app.bind_extensions(Arc::clone(&ui) as _, crate::app::InputSource::Rpc)
         .await;
     let mut buffer = Vec::new();
+    // The command being answered: the next one waits for it (commands are
+    // answered in order), but the answers to its dialogs are read meanwhile
+    // (an extension's `session_before_switch` handler may ask the user).
+    let mut current: Option<JoinHandle<()>> = None;
     loop {
-        buffer.clear();
-        match input.read_until(b'\n', &mut buffer).await {
+        let read = match current.as_mut() {
+            Some(task) => tokio::select! {
+                _ = task => {
+                    current = None;
+                    // An extension's `ctx.shutdown()` takes effect once
+                    // idle, after the command's response, as in pi.
+                    if app.extensions.shutdown_requested() && !tasks.busy(&app) {
+                        break;
+                    }
+                    // A line partly read stays in the buffer.
+                    continue;
+                }
+                read = input.read_until(b'\n', &mut buffer) => read,
+            },
+            None => input.read_until(b'\n', &mut buffer).await,
+        };
+        match read {
             Ok(0) => break,
             Ok(_) => {}
             Err(e) => {
@@ -108,41 +127,54 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
                 break;
             }
         }
-        match line::decode_line(&buffer) {
+        let line = line::decode_line(&buffer);
+        buffer.clear();
+        match line {
             Line::Blank => {}
             Line::UiResponse(response) => ui.answer(&response),
-            // Unlike pi, which answers these without the request's id.
-            Line::Invalid(id, error) => respond(&out, id.as_ref(), "parse", Err(error)),
-            Line::Command {
-                id,
-                kind,
-                command: Err(error),
-            } => respond(&out, id.as_ref(), &kind, Err(error)),
-            Line::Command {
-                id,
-                kind,
-                command: Ok(command),
-            } => dispatch(&app, id, &kind, command, &out, &mut tasks).await,
+            line => {
+                if let Some(task) = current.take() {
+                    let _ = task.await;
+                }
+                match line {
+                    // Unlike pi, which answers these without the request's id.
+                    Line::Invalid(id, error) => respond(&out, id.as_ref(), "parse", Err(error)),
+                    Line::Command {
+                        id,
+                        kind,
+                        command: Err(error),
+                    } => respond(&out, id.as_ref(), &kind, Err(error)),
+                    Line::Command {
+                        id,
+                        kind,
+                        command: Ok(command),
+                    } => current = dispatch(&app, id, &kind, command, &out, &mut tasks),
+                    Line::Blank | Line::UiResponse(_) => {}
+                }
+            }
         }
-        // An extension's `ctx.shutdown()` takes effect once idle, after the
-        // command's response, as in pi.
-        if app.extensions.shutdown_requested() && !tasks.busy(&app) {
+        if current.is_none() && app.extensions.shutdown_requested() && !tasks.busy(&app) {
             break;
         }
+    }
+    if let Some(task) = current.take() {
+        let _ = task.await;
     }
     tasks.finish().await;
     0
 }
 
-/// Answers one command, or starts the task that will.
-async fn dispatch(
+/// Starts the task that answers one command: one the next command must
+/// wait for, or (long work: prompts, shell commands, compaction) one that
+/// runs alongside (`None`).
+fn dispatch(
     app: &Arc<App>,
     id: Option<Value>,
     kind: &str,
     command: RpcCommand,
     out: &SharedWriter,
     tasks: &mut Tasks,
-) {
+) -> Option<JoinHandle<()>> {
     let kind = kind.to_owned();
     match command {
         RpcCommand::Prompt {
@@ -169,10 +201,15 @@ async fn dispatch(
             });
         }
         command => {
-            let reply = execute(app, command, tasks.busy(app)).await;
-            respond(out, id.as_ref(), &kind, reply);
+            let busy = tasks.busy(app);
+            let (app, out) = (Arc::clone(app), Arc::clone(out));
+            return Some(tokio::spawn(async move {
+                let reply = execute(&app, command, busy).await;
+                respond(&out, id.as_ref(), &kind, reply);
+            }));
         }
     }
+    None
 }
 
 /// Starts a prompt: answered once it is accepted (queued while the agent
