@@ -110,13 +110,59 @@ impl App {
         source: Option<InputSource>,
     ) -> Option<Vec<AgentMessage<CodingMessage>>> {
         let source = source.unwrap_or_else(|| *lock(&self.input_source));
+        let (text, images) = self.accept_input(text, images, source).await?;
+        Some(self.messages_for(text, images, source).await)
+    }
+
+    /// A prompt's text through pi's preflight up to its acceptance (the
+    /// point where pi's rpc mode has answered the prompt): an extension
+    /// command runs instead, `input` handlers transform or handle it
+    /// (`None` when nothing is left to run).
+    async fn accept_input(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        source: InputSource,
+    ) -> Option<(String, Vec<ImageContent>)> {
         if source != InputSource::Extension
             && text.starts_with('/')
             && self.extensions.run_command(&text).await
         {
             return None;
         }
-        let (text, images) = self.input(text, images, source).await?;
+        self.input(text, images, source).await
+    }
+
+    /// Runs prompt `text`, calling `accepted` once it is accepted (after
+    /// the `input` handlers, before `before_agent_start` and the run; also
+    /// when a handler handled it or a command ran instead, then with
+    /// `false`: no run follows): pi's rpc mode answers a prompt at that
+    /// point.
+    pub async fn prompt_accepted(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        accepted: impl FnOnce(bool),
+    ) -> Result<(), AgentError> {
+        let source = *lock(&self.input_source);
+        let Some((text, images)) = self.accept_input(text, images, source).await else {
+            accepted(false);
+            return Ok(());
+        };
+        accepted(true);
+        let messages = self.messages_for(text, images, source).await;
+        self.run_prompt(PromptInput::Messages(messages)).await
+    }
+
+    /// The messages to run for accepted prompt `text`: skills and
+    /// templates expanded, `before_agent_start`'s messages added and the
+    /// run's system prompt set.
+    async fn messages_for(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        source: InputSource,
+    ) -> Vec<AgentMessage<CodingMessage>> {
         let text = if source == InputSource::Extension {
             text
         } else {
@@ -147,7 +193,7 @@ impl App {
         if self.extensions.has_handlers("before_agent_start") {
             self.agent.set_system_prompt(system_prompt);
         }
-        Some(messages)
+        messages
     }
 
     /// A prompt sent while a run is active, queued as steering

@@ -113,6 +113,9 @@ pub struct App {
     available_tools: Mutex<Vec<Arc<dyn pi_agent_core::AgentTool>>>,
     /// System prompt lines of tools extensions registered after load.
     runtime_tool_snippets: Mutex<std::collections::HashMap<String, String>>,
+    /// Set while the app does not hear the agent's events (a manual
+    /// compaction aborting the run in progress).
+    detached: Arc<std::sync::atomic::AtomicBool>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

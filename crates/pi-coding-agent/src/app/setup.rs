@@ -565,10 +565,19 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     let _ = agent_cell.set(Arc::downgrade(&agent));
     let hub = Arc::new(EventHub::default());
     // Extensions hear a run's events first, as in pi.
+    let detached = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut listeners: Vec<Box<dyn pi_agent_core::AgentListener<CodingMessage>>> = Vec::new();
     if let Some(forward) = super::extension_hooks::RunEvents::new(&extensions) {
-        agent.subscribe(forward);
+        listeners.push(Box::new(forward));
     }
-    agent.subscribe(app_listener(Arc::clone(&session), Arc::clone(&hub)));
+    listeners.push(Box::new(app_listener(
+        Arc::clone(&session),
+        Arc::clone(&hub),
+    )));
+    agent.subscribe(super::persist::Gated {
+        listeners,
+        detached: Arc::clone(&detached),
+    });
 
     let default_thinking = default_thinking_level(&settings);
     let retry_enabled = settings.retry().enabled;
@@ -605,6 +614,7 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             base_system_prompt: Mutex::new(base_system_prompt),
             available_tools: Mutex::new(available),
             runtime_tool_snippets: Mutex::new(std::collections::HashMap::new()),
+            detached,
         }
     });
     Ok(app)

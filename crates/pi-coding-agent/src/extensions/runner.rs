@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::CommandGuard;
 use super::api::Registry;
 use super::context::{ExtensionContext, Shared};
 use super::events::{
@@ -54,6 +55,8 @@ pub struct ExtensionRunner {
     pub(crate) notifier: super::notify::Notifier,
     /// Extension files `-e` named: `(file, the path as named)`.
     command_line: std::sync::RwLock<Vec<(String, String)>>,
+    /// Commands being answered.
+    commands: Arc<super::gate::CommandGate>,
 }
 
 impl std::fmt::Debug for ExtensionRunner {
@@ -72,7 +75,26 @@ impl ExtensionRunner {
             errors: Mutex::new(Vec::new()),
             notifier: super::notify::Notifier::default(),
             command_line: std::sync::RwLock::new(Vec::new()),
+            commands: Arc::default(),
         }
+    }
+
+    /// Marks an extension command in progress until the guard drops: a
+    /// mode holds it until the command's answer is out. Runs that
+    /// out-of-process extensions start from the command wait for it.
+    pub fn command_in_progress(&self) -> CommandGuard {
+        self.commands.enter()
+    }
+
+    /// Waits until no command is in progress ([`Self::command_in_progress`]).
+    pub(crate) async fn commands_answered(&self) {
+        self.commands.answered().await;
+    }
+
+    /// Waits until the handlers of every notification queued so far (a
+    /// model or thinking level change) ran.
+    pub async fn settle_notifications(&self) {
+        self.notifier.flush().await;
     }
 
     /// Tells which extension files `-e` named: `(file, the path as named)`

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use pi_coding_agent::app::{SessionChoice, StartOptions, build_app};
 
 use super::{InProcessRpc, pi_example, ui_response};
-use crate::e2e_common::{Scenario, comparable_body, comparable_entry};
+use crate::e2e_common::{Scenario, comparable_entry, comparable_request};
 
 /// Where pi's package was installed when the captures were made.
 pub const NEUTRAL_PKG: &str = "/usr/lib/node_modules/@mariozechner/pi-coding-agent";
@@ -152,18 +152,41 @@ pub fn check_with(scenario: &Scenario, name: &str, ran: &Ran, kinds: &[&str], ne
     assert_sessions(scenario, name, neutral);
 }
 
-/// The request bodies are pi's (system prompt text and tool
-/// descriptions aside), after `neutral`.
+/// The request bodies are pi's (system prompt text, tool descriptions and
+/// summarization instructions aside), after `neutral`. A split turn's two summary
+/// requests go out at once: their order is the network's (in pi too), so
+/// adjacent summary requests are compared in a fixed order.
 pub fn assert_requests(scenario: &Scenario, name: &str, neutral: &Neutral) {
     let ours: Vec<Value> = super::request_bodies(scenario)
         .iter()
-        .map(|b| comparable_body(&neutral.value(b)))
+        .map(|b| comparable_request(&neutral.value(b)))
         .collect();
     let pi: Vec<Value> = pi_example(name, "requests.jsonl")
         .iter()
-        .map(|b| comparable_body(&neutral.theirs(b)))
+        .map(|b| comparable_request(&neutral.theirs(b)))
         .collect();
-    assert_eq!(ours, pi, "{name}: requests");
+    assert_eq!(
+        summaries_sorted(ours),
+        summaries_sorted(pi),
+        "{name}: requests"
+    );
+}
+
+/// `bodies` with each run of adjacent summary requests sorted.
+fn summaries_sorted(mut bodies: Vec<Value>) -> Vec<Value> {
+    let summary = |body: &Value| {
+        body["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .is_some_and(|m| m.to_string().contains("<conversation>"))
+    };
+    let mut at = 0;
+    while at < bodies.len() {
+        let run = bodies[at..].iter().take_while(|b| summary(b)).count();
+        bodies[at..at + run].sort_by_key(Value::to_string);
+        at += run.max(1);
+    }
+    bodies
 }
 
 /// Answers the dialogs (select, confirm, input, editor) in order with
@@ -437,6 +460,11 @@ pub fn assert_responses(ours: &[Value], name: &str, neutral: &Neutral, commands:
 /// request and the command of a response) is pi's, `message_update`s
 /// aside (their number depends on streaming).
 pub fn assert_sequence(ours: &[Value], name: &str) {
+    assert_sequence_of(ours, &pi_lines(name), name);
+}
+
+/// [`assert_sequence`] of `ours` against `pi` (lines chosen by the caller).
+pub fn assert_sequence_of(ours: &[Value], pi: &[Value], name: &str) {
     let shape = |lines: &[Value]| -> Vec<String> {
         lines
             .iter()
@@ -455,7 +483,7 @@ pub fn assert_sequence(ours: &[Value], name: &str) {
     };
     assert_eq!(
         shape(ours).join("\n"),
-        shape(&pi_lines(name)).join("\n"),
+        shape(pi).join("\n"),
         "{name}: the order of the rpc lines"
     );
 }

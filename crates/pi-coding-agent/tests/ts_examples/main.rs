@@ -15,6 +15,7 @@ mod e2e_common;
 mod extension_common;
 
 mod dialogs;
+mod flow;
 mod simple;
 mod tools;
 

@@ -26,7 +26,12 @@ pub(super) struct Calls {
     pub(super) host: RwLock<std::sync::Weak<super::Host>>,
     /// Called when the connection goes down.
     pub(super) on_down: RwLock<Option<DownFn>>,
+    /// Compactions begun by `prepare`, by request id: their outcome.
+    compactions: std::sync::Mutex<std::collections::HashMap<u64, Compaction>>,
 }
+
+/// The outcome of a compaction an extension asked for.
+type Compaction = tokio::sync::oneshot::Receiver<Result<(), crate::extensions::ExtensionError>>;
 
 fn error(message: impl std::fmt::Display) -> RemoteError {
     RemoteError {
@@ -204,6 +209,7 @@ impl Calls {
                 if trigger && delivery != Some(Delivery::NextTurn) && ctx.is_idle() {
                     // It starts a run, which pi does not wait for either.
                     tokio::spawn(async move {
+                        pi.commands_answered().await;
                         if let Err(e) = pi.send_message(message, delivery, true).await {
                             tracing::warn!("sendMessage failed: {e}");
                         }
@@ -224,6 +230,7 @@ impl Calls {
                 if ctx.is_idle() {
                     // It starts a run (after the `input` handlers).
                     tokio::spawn(async move {
+                        pi.commands_answered().await;
                         if let Err(e) = pi.send_user_message(&text, images, delivery).await {
                             tracing::warn!("sendUserMessage failed: {e}");
                         }
@@ -334,26 +341,27 @@ impl Calls {
     }
 }
 
-/// Text and images of a user message.
+/// Text and images of a user message (text parts joined by newlines, as
+/// pi's `sendUserMessage` does).
 fn split_content(content: pi_ai::UserContent) -> (String, Vec<pi_ai::ImageContent>) {
     match content {
         pi_ai::UserContent::Text(text) => (text, Vec::new()),
         pi_ai::UserContent::Blocks(blocks) => {
-            let mut text = String::new();
+            let mut texts = Vec::new();
             let mut images = Vec::new();
             for block in blocks {
                 match block {
-                    pi_ai::UserBlock::Text(t) => text.push_str(&t.text),
+                    pi_ai::UserBlock::Text(t) => texts.push(t.text),
                     pi_ai::UserBlock::Image(image) => images.push(image),
                 }
             }
-            (text, images)
+            (texts.join("\n"), images)
         }
     }
 }
 
-/// `ctx` actions (`ctx.abort()`, `ctx.compact()`, command-context session
-/// changes).
+/// `ctx` actions (`ctx.abort()`, command-context session changes;
+/// `ctx.compact()` begins in `prepare`).
 async fn context_call(ctx: &ExtensionContext, params: &Value) -> Result<Value, RemoteError> {
     let method = str_arg(params, "method")?;
     let args = params.get("args").cloned().unwrap_or(Value::Null);
@@ -366,19 +374,6 @@ async fn context_call(ctx: &ExtensionContext, params: &Value) -> Result<Value, R
         }
         "shutdown" => {
             ctx.shutdown();
-            Value::Null
-        }
-        "compact" => {
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            ctx.compact(
-                opt_str(args.get("customInstructions")).map(str::to_owned),
-                move |result| {
-                    let _ = tx.send(result);
-                },
-            );
-            rx.await
-                .map_err(|_| error("compaction was dropped"))?
-                .map_err(error)?;
             Value::Null
         }
         "waitForIdle" => {
@@ -444,6 +439,30 @@ impl Incoming for Calls {
                 result
             }
             "register" => self.register(params),
+            "context" => {
+                let compaction = self
+                    .compactions
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&id);
+                let Some(compaction) = compaction else {
+                    return self.call(&method, params).await;
+                };
+                let result = compaction
+                    .await
+                    .map_err(|_| error("compaction was dropped"))
+                    .and_then(|r| r.map_err(error));
+                // The host reads the compacted session as soon as it has the answer.
+                let host = self
+                    .host
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .upgrade();
+                if let (Some(host), Ok(pi)) = (host, self.handle()) {
+                    host.sync_now(&pi.context()).await;
+                }
+                result.map(|()| Value::Null)
+            }
             _ => self.call(&method, params).await,
         }
     }
@@ -470,6 +489,29 @@ impl Incoming for Calls {
             }
             _ => false,
         }
+    }
+
+    fn prepare(&self, id: u64, method: &str, params: &Value) {
+        let compact =
+            method == "context" && params.get("method").and_then(Value::as_str) == Some("compact");
+        let Ok(pi) = self.handle() else {
+            return;
+        };
+        if !compact {
+            return;
+        }
+        let instructions = params
+            .get("args")
+            .and_then(|a| opt_str(a.get("customInstructions")))
+            .map(str::to_owned);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        pi.context().compact(instructions, move |result| {
+            let _ = tx.send(result);
+        });
+        self.compactions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, rx);
     }
 
     fn notify(&self, method: &str, params: Value) {

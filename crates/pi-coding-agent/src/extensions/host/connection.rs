@@ -73,6 +73,11 @@ pub trait Incoming: Send + Sync {
     /// for requests that never wait for the host.
     fn in_order(&self, method: &str, params: &Value) -> bool;
 
+    /// What request `id` does at once, before the host's next message is
+    /// read, even when the rest of it runs alongside (a compaction aborts
+    /// the run in progress or starts at once, as pi's `ctx.compact` does).
+    fn prepare(&self, id: u64, method: &str, params: &Value);
+
     /// A notification (`tool_update` is routed by the connection itself).
     fn notify(&self, method: &str, params: Value);
 
@@ -427,6 +432,7 @@ async fn read_frames<R: AsyncRead + Unpin>(
             }
             Frame::Notify { method, params } => incoming.notify(&method, params),
             Frame::Request { id, method, params } => {
+                incoming.prepare(id, &method, &params);
                 let in_order = incoming.in_order(&method, &params);
                 let incoming = Arc::clone(&incoming);
                 let connection = Arc::clone(&connection);

@@ -229,8 +229,10 @@ fn start_prompt(
     if app.extensions.is_command(&message) {
         let (app, out) = (Arc::clone(app), Arc::clone(out));
         tasks.spawn(async move {
+            let answering = app.extensions.command_in_progress();
             app.extensions.run_command(&message).await;
             respond(&out, id.as_ref(), "prompt", Ok(None));
+            drop(answering);
         });
         return;
     }
@@ -264,19 +266,31 @@ fn start_prompt(
     tasks.prompts += 1;
     let number = tasks.prompts;
     tasks.starting.store(number, Ordering::SeqCst);
-    respond(out, id.as_ref(), "prompt", Ok(None));
     let (app, out, starting) = (
         Arc::clone(app),
         Arc::clone(out),
         Arc::clone(&tasks.starting),
     );
     tasks.spawn(async move {
-        let command = RpcCommand::Prompt {
-            message,
-            images,
-            streaming_behavior: behavior,
+        // The previous run may still be winding down after its `agent_end`.
+        app.agent.wait_for_idle().await;
+        // Answered once accepted, after the `input` handlers (what they
+        // show comes first, as in pi), before the run's events.
+        let accepted = |runs: bool| {
+            // Nothing to run: the agent is free before the answer is out.
+            if !runs {
+                let _ = starting.compare_exchange(number, 0, Ordering::SeqCst, Ordering::SeqCst);
+            }
+            respond(&out, id.as_ref(), "prompt", Ok(None));
         };
-        let result = execute(&app, command, false).await;
+        let result = app
+            .prompt_accepted(message, images.unwrap_or_default(), accepted)
+            .await
+            .map_err(RpcError::from)
+            .and_then(|()| match app.take_save_error() {
+                Some(error) => Err(error.into()),
+                None => Ok(()),
+            });
         // A run that failed before starting no longer holds the agent.
         let _ = starting.compare_exchange(number, 0, Ordering::SeqCst, Ordering::SeqCst);
         if let Err(error) = result {
