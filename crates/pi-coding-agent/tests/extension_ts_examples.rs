@@ -51,6 +51,7 @@ async fn start(
             agent_dir: scenario.agent_dir.path().to_path_buf(),
             mode: "rpc".into(),
             output_to_terminal: false,
+            ..HostOptions::default()
         },
     )
     .await;

@@ -141,7 +141,7 @@ function interactiveUIContext(ext) {
 		confirm: (title, message, opts) => dialog("confirm", [title, message, dialogOptions(opts)], opts?.signal),
 		input: (title, placeholder, opts) => dialog("input", [title, placeholder ?? null, dialogOptions(opts)], opts?.signal),
 		editor: (title, prefill) => dialog("editor", [title, prefill ?? null]),
-		notify: (message, type) => display("notify", [message, type ?? "info"]),
+		notify: (message, type) => display("notify", [message, type ?? null]),
 		setStatus: (key, text) => display("setStatus", [key, text ?? null]),
 		setWorkingMessage: (message) => display("setWorkingMessage", [message ?? null]),
 		setWorkingVisible: (visible) => display("setWorkingVisible", [Boolean(visible)]),

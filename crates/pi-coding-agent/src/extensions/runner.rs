@@ -57,6 +57,8 @@ pub struct ExtensionRunner {
     command_line: std::sync::RwLock<Vec<(String, String)>>,
     /// Commands being answered.
     commands: Arc<super::gate::CommandGate>,
+    /// The run's `agent_end` handlers are running.
+    ending: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for ExtensionRunner {
@@ -76,7 +78,21 @@ impl ExtensionRunner {
             notifier: super::notify::Notifier::default(),
             command_line: std::sync::RwLock::new(Vec::new()),
             commands: Arc::default(),
+            ending: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Whether the run's `agent_end` handlers are running: pi's run is over
+    /// by then (its handlers hear `agent_end` after the loop ended), so a
+    /// message that asks for a turn starts a new run once this one ended.
+    pub(crate) fn run_ending(&self) -> bool {
+        self.ending.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Marks the `agent_end` handlers running (or done).
+    pub(crate) fn set_run_ending(&self, ending: bool) {
+        self.ending
+            .store(ending, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Marks an extension command in progress until the guard drops: a
@@ -481,21 +497,37 @@ impl ExtensionRunner {
         &self,
         event: ResourcesDiscoverEvent,
     ) -> ResourcesDiscoverResult {
-        self.notifier.flush().await;
         let mut all = ResourcesDiscoverResult::default();
-        let ctx = self.context();
-        self.each(
-            &ctx,
-            || event.clone(),
-            |r: ResourcesDiscoverResult| {
-                all.skill_paths.extend(r.skill_paths);
-                all.prompt_paths.extend(r.prompt_paths);
-                all.theme_paths.extend(r.theme_paths);
-                true
-            },
-        )
-        .await;
+        for (_, found) in self.discover_resources_by_extension(event).await {
+            all.skill_paths.extend(found.skill_paths);
+            all.prompt_paths.extend(found.prompt_paths);
+            all.theme_paths.extend(found.theme_paths);
+        }
         all
+    }
+
+    /// `resources_discover`, each handler's paths with the `sourceInfo` of
+    /// its extension (pi labels the resources after it).
+    pub(crate) async fn discover_resources_by_extension(
+        &self,
+        event: ResourcesDiscoverEvent,
+    ) -> Vec<(
+        crate::resources::discovery::SourceInfo,
+        ResourcesDiscoverResult,
+    )> {
+        self.notifier.flush().await;
+        let ctx = self.context();
+        let mut found = Vec::new();
+        for (index, handler) in self.handlers(ResourcesDiscoverEvent::NAME) {
+            match handler.call(event.clone(), ctx.clone()).await {
+                Ok(Some(paths)) => found.push((self.source_info_of(self.path(*index)), paths)),
+                Ok(None) => {}
+                Err(error) => {
+                    self.report_error(self.path(*index), ResourcesDiscoverEvent::NAME, &error)
+                }
+            }
+        }
+        found
     }
 
     /// `input`: transforms chain; the first `handled` wins.

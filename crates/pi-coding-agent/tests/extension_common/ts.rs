@@ -44,6 +44,8 @@ pub struct Run<'a> {
     pub model: &'a str,
     /// Values of extension flags given on the command line (`--preset fast`).
     pub flags: Vec<(String, Value)>,
+    /// The `pi` extensions start (`None`: the test binary itself).
+    pub pi_executable: Option<PathBuf>,
 }
 
 impl Default for Run<'_> {
@@ -52,6 +54,7 @@ impl Default for Run<'_> {
             settings: None,
             model: "mock-oai/mock-gpt",
             flags: Vec::new(),
+            pi_executable: None,
         }
     }
 }
@@ -87,6 +90,7 @@ pub async fn start(
             agent_dir: scenario.agent_dir.path().to_path_buf(),
             mode: "rpc".into(),
             output_to_terminal: false,
+            pi_executable: run.pi_executable,
         },
     )
     .await;

@@ -16,6 +16,7 @@ mod extension_common;
 
 mod dialogs;
 mod flow;
+mod resources;
 mod simple;
 mod tools;
 
