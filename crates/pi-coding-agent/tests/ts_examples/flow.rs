@@ -66,8 +66,8 @@ async fn send_user_message_sends_steers_and_follows_up() {
             .filter(|l| {
                 let kind = l["type"].as_str().unwrap_or_default();
                 let id = l["id"].as_str().unwrap_or_default();
-                !["tool_execution_update", "queue_update", UI].contains(&kind)
-                    && !(kind == "response" && racy.contains(&id))
+                let racy_answer = kind == "response" && racy.contains(&id);
+                !(racy_answer || ["tool_execution_update", "queue_update", UI].contains(&kind))
             })
             .cloned()
             .collect()
