@@ -9,7 +9,7 @@
 mod e2e_common;
 
 use e2e_common::{
-    Scenario, capture_answer, comparable_body, comparable_entry, fixtures, jsonl, text,
+    Scenario, capture_answer, comparable_entry, comparable_request, fixtures, jsonl, text,
 };
 use pi_test_support::mock_server::MockResponse;
 use serde_json::{Value, json};
@@ -48,24 +48,6 @@ fn capture_answers(requests: &[Value], first: u64) -> Vec<MockResponse> {
             }
         })
         .collect()
-}
-
-/// A request as [`comparable_body`] makes it, and for a summary request
-/// also without the summarization instructions (ours are worded
-/// differently, like the system prompt): the conversation and the previous
-/// summary stay.
-fn comparable_request(body: &Value) -> Value {
-    let mut body = comparable_body(body);
-    if let Some(Value::String(text)) = body.pointer_mut("/messages/1/content/0/text")
-        && text.starts_with("<conversation>")
-    {
-        let cut = ["</previous-summary>\n\n", "</conversation>\n\n"]
-            .iter()
-            .find_map(|tag| text.rfind(tag).map(|at| at + tag.len()))
-            .unwrap();
-        text.replace_range(cut.., "<instructions>");
-    }
-    body
 }
 
 fn event_kinds(stdout: &str) -> Vec<String> {

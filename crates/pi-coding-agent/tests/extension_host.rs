@@ -40,6 +40,7 @@ async fn start(scenario: &Scenario, files: &[PathBuf]) -> (InProcessRpc, Vec<hos
             agent_dir: scenario.agent_dir.path().to_path_buf(),
             mode: "rpc".into(),
             output_to_terminal: false,
+            ..HostOptions::default()
         },
     )
     .await;

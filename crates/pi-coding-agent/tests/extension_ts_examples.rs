@@ -13,29 +13,18 @@ mod extension_common;
 use std::path::PathBuf;
 
 use e2e_common::Scenario;
+use extension_common::ts::{self, Run};
 use extension_common::{
-    InProcessRpc, add_providers, answer_no, app_with, assert_lines, assert_requests,
-    assert_session, command, pi_example, request_bodies, system_prompt, text_answer, tool_answer,
-    ui_requests,
+    add_providers, answer_no, assert_lines, assert_requests, assert_session, command, pi_example,
+    request_bodies, system_prompt, text_answer, tool_answer, ui_requests,
 };
-use pi_coding_agent::extensions::ExtensionSet;
-use pi_coding_agent::extensions::host::{self, HostHandle, HostOptions};
+use pi_coding_agent::extensions::host::HostHandle;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 /// pi's example `name` (a file or folder under `examples/extensions/`).
 fn example(name: &str) -> Option<PathBuf> {
-    let package = pi_test_support::external::pi_package()?;
-    let dir = package.join("examples/extensions");
-    let file = dir.join(format!("{name}.ts"));
-    Some(if file.is_file() { file } else { dir.join(name) })
-}
-
-/// Our own capture extensions (`fixtures/capture/extensions/`).
-fn capture_extension(file: &str) -> PathBuf {
-    e2e_common::fixtures()
-        .join("../capture/extensions")
-        .join(file)
+    ts::example_path(name)
 }
 
 /// rpc mode on an app with the script extensions `files`, through the host.
@@ -43,34 +32,16 @@ async fn start(
     scenario: &Scenario,
     files: &[PathBuf],
     settings: Option<&Value>,
-) -> (InProcessRpc, Vec<HostHandle>) {
-    let started = host::start(
-        files,
-        HostOptions {
-            cwd: scenario.work.path().to_path_buf(),
-            agent_dir: scenario.agent_dir.path().to_path_buf(),
-            mode: "rpc".into(),
-            output_to_terminal: false,
-        },
-    )
-    .await;
-    assert_eq!(started.warnings, Vec::<String>::new());
-    assert_eq!(started.extensions.len(), files.len());
-    let app = app_with(
-        scenario,
-        ExtensionSet(started.extensions),
+) -> (extension_common::InProcessRpc, Vec<HostHandle>) {
+    let run = Run {
         settings,
-        "mock-oai/mock-gpt",
-    );
-    (InProcessRpc::start(app), started.handles)
+        ..Run::default()
+    };
+    ts::start(scenario, files, run).await
 }
 
-async fn stop(rpc: InProcessRpc, hosts: Vec<HostHandle>) -> Vec<Value> {
-    let lines = rpc.close().await;
-    for host in hosts {
-        host.stop().await;
-    }
-    lines
+async fn stop(rpc: extension_common::InProcessRpc, hosts: Vec<HostHandle>) -> Vec<Value> {
+    ts::stop(rpc, hosts).await.lines
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -227,7 +198,12 @@ async fn custom_compaction_summarizes_with_another_model_as_in_pi() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prune_context_sends_the_last_four_messages_as_in_pi() {
     let scenario = Scenario::start(Vec::new()).await;
-    let (mut rpc, hosts) = start(&scenario, &[capture_extension("prune-context.ts")], None).await;
+    let (mut rpc, hosts) = start(
+        &scenario,
+        &[ts::capture_extension("prune-context.ts")],
+        None,
+    )
+    .await;
     for (n, prompt) in ["First question.", "Second question.", "Third question."]
         .iter()
         .enumerate()

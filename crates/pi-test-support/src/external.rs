@@ -62,6 +62,12 @@ pub fn python3() -> Option<()> {
     require("python3", runs("python3").then_some(()))
 }
 
+/// `rg` (ripgrep) on PATH ([`require`]d), for pi's `truncated-tool`
+/// example extension, which runs it.
+pub fn rg() -> Option<()> {
+    require("rg (ripgrep)", runs("rg").then_some(()))
+}
+
 /// `tmux` on PATH ([`require`]d).
 pub fn tmux() -> Option<()> {
     require("tmux", runs("tmux").then_some(()))

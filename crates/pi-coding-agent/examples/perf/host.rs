@@ -31,6 +31,7 @@ pub fn rows(quick: bool) {
             agent_dir: std::env::temp_dir(),
             mode: "print".into(),
             output_to_terminal: false,
+            ..HostOptions::default()
         },
     ));
     if started.extensions.is_empty() {

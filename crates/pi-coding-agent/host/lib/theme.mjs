@@ -3,7 +3,7 @@
 // Until pi-rs sends one, the built-in dark palette in truecolor. `currentTheme()` is what
 // render hooks, `ctx.ui.theme` and pi's theme helpers (getMarkdownTheme, ...) use.
 
-import { onState } from "./host.mjs";
+import { host, onState } from "./host.mjs";
 
 /** pi's background tokens; every other token is a foreground colour. */
 const BG_TOKENS = new Set(["selectedBg", "userMessageBg", "customMessageBg", "toolPendingBg", "toolSuccessBg", "toolErrorBg"]);
@@ -91,9 +91,14 @@ export class Theme {
 		if (code === undefined) throw new Error(`Unknown theme background color: ${color}`);
 		return code ? `${code}${text}\x1b[49m` : String(text);
 	}
-	/** @param {string} open @param {string} close @param {string} text */
+	/**
+	 * pi's text styles come from chalk, which styles only for a terminal: in the interactive
+	 * mode, not where pi's stdout is a pipe (rpc, json, print).
+	 * @param {string} open @param {string} close @param {string} text
+	 */
 	style(open, close, text) {
-		return this.mode === "none" ? String(text) : `\x1b[${open}m${text}\x1b[${close}m`;
+		const styled = this.mode !== "none" && host.run.mode === "interactive";
+		return styled ? `\x1b[${open}m${text}\x1b[${close}m` : String(text);
 	}
 	/** @param {string} text */
 	bold(text) {

@@ -98,6 +98,42 @@ function showFactory(ext, kind, build, describe) {
 /** @param {number} ext */
 export function createUIContext(ext) {
 	if (!host.run.hasUI) return noUIContext();
+	const ui = interactiveUIContext(ext);
+	return host.run.mode === "rpc" ? rpcUIContext(ui) : ui;
+}
+
+/**
+ * pi's rpc mode: what needs a terminal does nothing there. `custom` answers undefined without
+ * calling the factory, component widgets, footers, headers and editors are ignored, and the
+ * editor's text reads "" (the client owns the editor).
+ * @param {any} ui
+ */
+function rpcUIContext(ui) {
+	const nothing = () => {};
+	return strictObject(
+		Object.defineProperties(
+			{
+				...ui,
+				custom: async () => undefined,
+				setWidget(key, content, options) {
+					if (typeof content !== "function") ui.setWidget(key, content, options);
+				},
+				setFooter: nothing,
+				setHeader: nothing,
+				setEditorComponent: nothing,
+				getEditorComponent: () => undefined,
+				getEditorText: () => "",
+				onTerminalInput: () => nothing,
+				addAutocompleteProvider: nothing,
+			},
+			{ theme: { get: () => currentTheme(), enumerable: true } },
+		),
+		"ctx.ui",
+	);
+}
+
+/** @param {number} ext */
+function interactiveUIContext(ext) {
 	/** @type {Function | undefined} */
 	let editorFactory;
 	const ui = {
@@ -105,7 +141,7 @@ export function createUIContext(ext) {
 		confirm: (title, message, opts) => dialog("confirm", [title, message, dialogOptions(opts)], opts?.signal),
 		input: (title, placeholder, opts) => dialog("input", [title, placeholder ?? null, dialogOptions(opts)], opts?.signal),
 		editor: (title, prefill) => dialog("editor", [title, prefill ?? null]),
-		notify: (message, type) => display("notify", [message, type ?? "info"]),
+		notify: (message, type) => display("notify", [message, type ?? null]),
 		setStatus: (key, text) => display("setStatus", [key, text ?? null]),
 		setWorkingMessage: (message) => display("setWorkingMessage", [message ?? null]),
 		setWorkingVisible: (visible) => display("setWorkingVisible", [Boolean(visible)]),
@@ -114,8 +150,9 @@ export function createUIContext(ext) {
 		setTitle: (title) => display("setTitle", [title]),
 		pasteToEditor: (text) => display("pasteToEditor", [text]),
 		setEditorText(text) {
-			host.state.editorText = text;
-			display("setEditorText", [text]);
+			host.state.editorText = text ?? "";
+			// undefined stays undefined (null): pi's rpc mode then sends no text.
+			display("setEditorText", [text ?? null]);
 		},
 		getEditorText: () => host.state.editorText ?? "",
 		getToolsExpanded: () => Boolean(host.state.toolsExpanded),
@@ -125,11 +162,12 @@ export function createUIContext(ext) {
 		},
 		setWidget(key, content, options) {
 			components.disposeWhere("widget", ext, key);
-			const placement = options?.placement ?? "aboveEditor";
+			// The placement as given (pi's rpc mode sends none when there is none).
+			const placement = options?.placement === undefined ? {} : { placement: options.placement };
 			if (typeof content === "function") {
-				const id = showFactory(ext, "widget", (tui) => content(tui, currentTheme()), (cid) => ["setWidget", [key, { component: cid }, { placement }]]);
+				const id = showFactory(ext, "widget", (tui) => content(tui, currentTheme()), (cid) => ["setWidget", [key, { component: cid }, placement]]);
 				components.setKey(id, key);
-			} else display("setWidget", [key, content ?? null, { placement }]);
+			} else display("setWidget", [key, content ?? null, placement]);
 		},
 		setFooter(factory) {
 			components.disposeWhere("footer", ext);

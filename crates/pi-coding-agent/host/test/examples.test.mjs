@@ -287,7 +287,7 @@ describe("components", () => {
 	test("widget-placement: string widgets with placement", async () => {
 		await event("widget-placement", { type: "session_start", reason: "startup" });
 		const widgets = pi.ui("setWidget");
-		assert.deepEqual(widgets.at(-2), ["widget-above", ["Above editor widget"], { placement: "aboveEditor" }]);
+		assert.deepEqual(widgets.at(-2), ["widget-above", ["Above editor widget"], {}]);
 		assert.deepEqual(widgets.at(-1), ["widget-below", ["Below editor widget"], { placement: "belowEditor" }]);
 	});
 

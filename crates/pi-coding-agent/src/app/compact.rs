@@ -151,7 +151,38 @@ impl App {
         &self,
         custom_instructions: Option<&str>,
     ) -> Result<CompactionResult, AppError> {
-        self.run_compaction(CompactionReason::Manual, custom_instructions, false)
+        let started = self.begin_manual_compaction();
+        self.finish_manual_compaction(custom_instructions, started)
+            .await
+    }
+
+    /// What pi's `compact()` does at once: a run in progress is aborted, and
+    /// the rest of its events (its `turn_end`, `agent_end`) reach no one;
+    /// when idle, the compaction starts (`compaction_start`). Returns
+    /// whether it started; [`App::finish_manual_compaction`] does the rest.
+    pub(crate) fn begin_manual_compaction(&self) -> bool {
+        if self.agent.is_streaming() {
+            self.detached.store(true, Ordering::SeqCst);
+            self.agent.abort();
+            return false;
+        }
+        self.start_compaction(CompactionReason::Manual);
+        true
+    }
+
+    /// The rest of a manual compaction that [`App::begin_manual_compaction`]
+    /// began (`started`: its `compaction_start` is out).
+    pub(crate) async fn finish_manual_compaction(
+        &self,
+        custom_instructions: Option<&str>,
+        started: bool,
+    ) -> Result<CompactionResult, AppError> {
+        if !started {
+            self.agent.wait_for_idle().await;
+            self.detached.store(false, Ordering::SeqCst);
+            self.start_compaction(CompactionReason::Manual);
+        }
+        self.complete_compaction(CompactionReason::Manual, custom_instructions, false)
             .await
             .map_err(AppError::from)
     }
@@ -163,8 +194,23 @@ impl App {
         custom_instructions: Option<&str>,
         will_retry: bool,
     ) -> Result<CompactionResult, CompactionError> {
+        self.start_compaction(reason);
+        self.complete_compaction(reason, custom_instructions, will_retry)
+            .await
+    }
+
+    fn start_compaction(&self, reason: CompactionReason) {
         self.compaction_started();
         self.emit(&SessionEvent::CompactionStart { reason });
+    }
+
+    /// A started compaction: the summary, then `compaction_end`.
+    async fn complete_compaction(
+        &self,
+        reason: CompactionReason,
+        custom_instructions: Option<&str>,
+        will_retry: bool,
+    ) -> Result<CompactionResult, CompactionError> {
         let cancel = CancellationToken::new();
         *lock(&self.compaction_cancel) = Some(cancel.clone());
         // Esc (`abort_compaction`) cancels the summary request in flight.

@@ -42,6 +42,38 @@ impl InputSource {
     }
 }
 
+/// pi's `sourceInfo` of the resources an extension found (`extension`: the
+/// extension's own): source `extension:<name>` (its file or folder name,
+/// without `.ts` / `.js`), its folder as the base dir.
+fn extension_resource_info(
+    extension: &crate::resources::discovery::SourceInfo,
+) -> crate::resources::discovery::SourceInfo {
+    let path = &extension.path;
+    let (name, base_dir) = match path.strip_prefix('<').and_then(|p| p.strip_suffix('>')) {
+        Some(inner) => (inner.to_owned(), None),
+        None => {
+            let file = Path::new(path);
+            let name = file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let name = name
+                .strip_suffix(".ts")
+                .or_else(|| name.strip_suffix(".js"))
+                .unwrap_or(&name)
+                .to_owned();
+            (name, file.parent().map(|d| d.display().to_string()))
+        }
+    };
+    crate::resources::discovery::SourceInfo {
+        path: String::new(),
+        source: format!("extension:{name}"),
+        scope: "temporary".to_owned(),
+        origin: "top-level".to_owned(),
+        base_dir,
+    }
+}
+
 impl App {
     /// Binds the extensions to the mode that runs the app: its UI and the
     /// source of its prompts; then `session_start` (`startup`) and
@@ -64,23 +96,52 @@ impl App {
         }
         let found = self
             .extensions
-            .emit_resources_discover(ResourcesDiscoverEvent {
+            .discover_resources_by_extension(ResourcesDiscoverEvent {
                 cwd: self.cwd.display().to_string(),
                 reason: reason.to_owned(),
             })
             .await;
-        if !found.theme_paths.is_empty() {
-            tracing::info!("extension theme paths: {:?}", found.theme_paths);
+        let themes: Vec<&String> = found.iter().flat_map(|(_, f)| &f.theme_paths).collect();
+        if !themes.is_empty() {
+            tracing::info!("extension theme paths: {themes:?}");
         }
-        if found.skill_paths.is_empty() && found.prompt_paths.is_empty() {
+        if found
+            .iter()
+            .all(|(_, f)| f.skill_paths.is_empty() && f.prompt_paths.is_empty())
+        {
             return;
         }
         // As pi: the paths join the command line's, the skills and
         // templates load again, and the system prompt lists the skills.
         let mut options = self.resource_options.clone();
-        options.skill_paths.extend(found.skill_paths);
-        options.prompt_template_paths.extend(found.prompt_paths);
-        let resources = Arc::new(crate::resources::Resources::load(&options));
+        let mut labels = Vec::new();
+        for (extension, paths) in found {
+            let label = extension_resource_info(&extension);
+            for path in paths.skill_paths.iter().chain(&paths.prompt_paths) {
+                labels.push((self.cwd.join(path), label.clone()));
+            }
+            options.skill_paths.extend(paths.skill_paths);
+            options.prompt_template_paths.extend(paths.prompt_paths);
+        }
+        let mut resources = crate::resources::Resources::load(&options);
+        // pi labels them after their extension (`extension:<name>`).
+        let label_of = |file: &Path| {
+            labels
+                .iter()
+                .find(|(path, _)| file.starts_with(path))
+                .map(|(_, label)| label)
+        };
+        for skill in &mut resources.skills.skills {
+            if let Some(label) = label_of(&skill.file_path) {
+                skill.source_info = label.for_path(&skill.source_info.path);
+            }
+        }
+        for template in &mut resources.templates.templates {
+            if let Some(label) = label_of(&template.file_path) {
+                template.source_info = label.for_path(&template.source_info.path);
+            }
+        }
+        let resources = Arc::new(resources);
         resources.log_diagnostics();
         lock(&self.prompt_options).skills = resources.skills.skills.clone();
         *self
@@ -110,13 +171,59 @@ impl App {
         source: Option<InputSource>,
     ) -> Option<Vec<AgentMessage<CodingMessage>>> {
         let source = source.unwrap_or_else(|| *lock(&self.input_source));
+        let (text, images) = self.accept_input(text, images, source).await?;
+        Some(self.messages_for(text, images, source).await)
+    }
+
+    /// A prompt's text through pi's preflight up to its acceptance (the
+    /// point where pi's rpc mode has answered the prompt): an extension
+    /// command runs instead, `input` handlers transform or handle it
+    /// (`None` when nothing is left to run).
+    async fn accept_input(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        source: InputSource,
+    ) -> Option<(String, Vec<ImageContent>)> {
         if source != InputSource::Extension
             && text.starts_with('/')
             && self.extensions.run_command(&text).await
         {
             return None;
         }
-        let (text, images) = self.input(text, images, source).await?;
+        self.input(text, images, source).await
+    }
+
+    /// Runs prompt `text`, calling `accepted` once it is accepted (after
+    /// the `input` handlers, before `before_agent_start` and the run; also
+    /// when a handler handled it or a command ran instead, then with
+    /// `false`: no run follows): pi's rpc mode answers a prompt at that
+    /// point.
+    pub async fn prompt_accepted(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        accepted: impl FnOnce(bool),
+    ) -> Result<(), AgentError> {
+        let source = *lock(&self.input_source);
+        let Some((text, images)) = self.accept_input(text, images, source).await else {
+            accepted(false);
+            return Ok(());
+        };
+        accepted(true);
+        let messages = self.messages_for(text, images, source).await;
+        self.run_prompt(PromptInput::Messages(messages)).await
+    }
+
+    /// The messages to run for accepted prompt `text`: skills and
+    /// templates expanded, `before_agent_start`'s messages added and the
+    /// run's system prompt set.
+    async fn messages_for(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        source: InputSource,
+    ) -> Vec<AgentMessage<CodingMessage>> {
         let text = if source == InputSource::Extension {
             text
         } else {
@@ -147,7 +254,7 @@ impl App {
         if self.extensions.has_handlers("before_agent_start") {
             self.agent.set_system_prompt(system_prompt);
         }
-        Some(messages)
+        messages
     }
 
     /// A prompt sent while a run is active, queued as steering
@@ -200,6 +307,8 @@ impl App {
     ) -> Result<(), AppError> {
         if delivery == Some(Delivery::NextTurn) {
             lock(&self.next_turn).push(message);
+        } else if trigger_turn && self.agent.is_streaming() && self.extensions.run_ending() {
+            self.after_this_run(PromptInput::Messages(vec![message]));
         } else if self.agent.is_streaming() {
             match delivery {
                 Some(Delivery::FollowUp) => self.agent.follow_up(message),
@@ -231,6 +340,29 @@ impl App {
         Ok(())
     }
 
+    /// Runs `input` once the run in progress ended: what an `agent_end`
+    /// handler asks to run starts a new run, as in pi, whose handlers hear
+    /// `agent_end` after its run is over (text goes through pi's
+    /// `sendUserMessage` preflight).
+    fn after_this_run(&self, input: PromptInput<CodingMessage>) {
+        let Ok(app) = self.extensions.shared.app() else {
+            return;
+        };
+        tokio::spawn(async move {
+            app.agent.wait_for_idle().await;
+            let result = match input {
+                PromptInput::Text { text, images } => app
+                    .send_extension_user_message(&text, images, None)
+                    .await
+                    .map_err(|e| e.to_string()),
+                other => app.prompt(other).await.map_err(|e| e.to_string()),
+            };
+            if let Err(error) = result {
+                tracing::warn!("a run an extension started after agent_end failed: {error}");
+            }
+        });
+    }
+
     /// pi's `sendUserMessage`: no command or template handling, `input`
     /// with source `extension`; queued while a run is active.
     pub(crate) async fn send_extension_user_message(
@@ -239,6 +371,13 @@ impl App {
         images: Vec<ImageContent>,
         delivery: Option<Delivery>,
     ) -> Result<(), AppError> {
+        if self.agent.is_streaming() && self.extensions.run_ending() {
+            self.after_this_run(PromptInput::Text {
+                text: text.to_owned(),
+                images,
+            });
+            return Ok(());
+        }
         if self.agent.is_streaming() {
             match delivery {
                 Some(Delivery::FollowUp) => self.follow_up(text, images),

@@ -175,11 +175,13 @@ impl AgentListener<CodingMessage> for RunEvents {
                 runner.emit(AgentStartEvent {}).await;
             }
             AgentEvent::AgentEnd { messages } => {
+                runner.set_run_ending(true);
                 runner
                     .emit(AgentEndEvent {
                         messages: messages.clone().into(),
                     })
                     .await;
+                runner.set_run_ending(false);
             }
             AgentEvent::TurnStart => {
                 runner

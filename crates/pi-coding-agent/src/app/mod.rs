@@ -115,6 +115,9 @@ pub struct App {
     /// `--tools`: the only names a tool an extension adds later may be
     /// active under (`None`: any).
     allowed_tools: Option<Vec<String>>,
+    /// Set while the app does not hear the agent's events (a manual
+    /// compaction aborting the run in progress).
+    detached: Arc<std::sync::atomic::AtomicBool>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -158,6 +158,29 @@ impl EventHub {
 }
 
 /// The app's agent listener.
+/// The app's agent listeners (the extensions' first), which hear nothing
+/// while `detached` is set: pi's `_disconnectFromAgent`, which a manual
+/// compaction does before it aborts the run in progress (the rest of that
+/// run reaches no one; the event being delivered still reaches them all).
+pub(crate) struct Gated {
+    /// The listeners, in order.
+    pub(crate) listeners: Vec<Box<dyn pi_agent_core::AgentListener<CodingMessage>>>,
+    /// Set while the app is detached from the agent's events.
+    pub(crate) detached: Arc<AtomicBool>,
+}
+
+#[async_trait::async_trait]
+impl pi_agent_core::AgentListener<CodingMessage> for Gated {
+    async fn on_event(&self, event: &AgentEvent<CodingMessage>, cancel: &pi_ai::CancellationToken) {
+        if self.detached.load(Ordering::SeqCst) {
+            return;
+        }
+        for listener in &self.listeners {
+            listener.on_event(event, cancel).await;
+        }
+    }
+}
+
 pub(crate) fn app_listener(
     session: Arc<Mutex<SessionManager>>,
     hub: Arc<EventHub>,

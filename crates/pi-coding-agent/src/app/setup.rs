@@ -467,7 +467,15 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     for (name, value) in &options.extension_flags {
         extensions.set_flag(name, value.clone());
     }
-    let extension_warnings = extension_warnings(&options, &settings, &agent_dir);
+    let discovered = discover_extensions(&options, &settings, &agent_dir);
+    extensions.set_command_line_paths(
+        discovered
+            .from_command_line
+            .iter()
+            .map(|(file, named)| (file.display().to_string(), named.display().to_string()))
+            .collect(),
+    );
+    let extension_warnings = extension_warnings(&options, &discovered);
     let mut summaries: Vec<(String, String)> = names
         .iter()
         .map(|n| {
@@ -557,10 +565,19 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     let _ = agent_cell.set(Arc::downgrade(&agent));
     let hub = Arc::new(EventHub::default());
     // Extensions hear a run's events first, as in pi.
+    let detached = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut listeners: Vec<Box<dyn pi_agent_core::AgentListener<CodingMessage>>> = Vec::new();
     if let Some(forward) = super::extension_hooks::RunEvents::new(&extensions) {
-        agent.subscribe(forward);
+        listeners.push(Box::new(forward));
     }
-    agent.subscribe(app_listener(Arc::clone(&session), Arc::clone(&hub)));
+    listeners.push(Box::new(app_listener(
+        Arc::clone(&session),
+        Arc::clone(&hub),
+    )));
+    agent.subscribe(super::persist::Gated {
+        listeners,
+        detached: Arc::clone(&detached),
+    });
 
     let default_thinking = default_thinking_level(&settings);
     let retry_enabled = settings.retry().enabled;
@@ -598,27 +615,35 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             base_system_prompt: Mutex::new(base_system_prompt),
             available_tools: Mutex::new(available),
             allowed_tools: options.tools,
+            detached,
         }
     });
     Ok(app)
+}
+
+/// The extension files of the start-up (`-e`, settings, folders).
+fn discover_extensions(
+    options: &StartOptions,
+    settings: &Settings,
+    agent_dir: &Path,
+) -> crate::extensions::loader::Discovery {
+    let configured = crate::extensions::loader::configured_paths(settings);
+    crate::extensions::loader::discover(&crate::extensions::loader::DiscoveryOptions {
+        cwd: options.cwd.clone(),
+        agent_dir: agent_dir.to_path_buf(),
+        explicit: options.extension_paths.clone(),
+        configured,
+        no_extensions: options.no_extensions,
+    })
 }
 
 /// One line per extension file that cannot be loaded: script extensions
 /// (until the out-of-process host runs them) and paths that name nothing.
 fn extension_warnings(
     options: &StartOptions,
-    settings: &Settings,
-    agent_dir: &Path,
+    found: &crate::extensions::loader::Discovery,
 ) -> Vec<String> {
-    let configured = crate::extensions::loader::configured_paths(settings);
-    let found = crate::extensions::loader::discover(&crate::extensions::loader::DiscoveryOptions {
-        cwd: options.cwd.clone(),
-        agent_dir: agent_dir.to_path_buf(),
-        explicit: options.extension_paths.clone(),
-        configured,
-        no_extensions: options.no_extensions,
-    });
-    let mut warnings = found.missing;
+    let mut warnings = found.missing.clone();
     warnings.extend(options.host_warnings.iter().cloned());
     warnings.extend(
         found

@@ -81,6 +81,7 @@ pub(crate) async fn start(args: &[OsString]) -> Hosted {
         agent_dir,
         output_to_terminal: mode == "interactive",
         mode,
+        ..HostOptions::default()
     };
     let started = host::start(&found.files, options).await;
     Hosted {

@@ -192,6 +192,14 @@ impl ExtensionHandle {
             .map_err(failed)
     }
 
+    /// Waits until no extension command is being answered (a run that an
+    /// out-of-process extension starts from a command begins after it).
+    pub(crate) async fn commands_answered(&self) {
+        if let Ok(app) = self.shared.app() {
+            app.extensions.commands_answered().await;
+        }
+    }
+
     /// pi's `appendEntry`: extension state saved in the session (a `custom`
     /// entry, never sent to the model).
     pub fn append_entry(

@@ -190,9 +190,12 @@ impl ExtensionContext {
             )));
             return;
         };
+        // As pi: a run in progress is aborted (and heard no more) at once,
+        // or, when idle, the compaction starts at once.
+        let started = app.begin_manual_compaction();
         tokio::spawn(async move {
             let result = app
-                .compact(custom_instructions.as_deref())
+                .finish_manual_compaction(custom_instructions.as_deref(), started)
                 .await
                 .map(|_| ())
                 .map_err(|e| ExtensionError::new(e.to_string()));

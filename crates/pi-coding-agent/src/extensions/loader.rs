@@ -32,6 +32,9 @@ pub struct Discovery {
     pub files: Vec<PathBuf>,
     /// One line per path that names nothing.
     pub missing: Vec<String>,
+    /// The files `-e` named: `(file, the path as named, resolved)` (a
+    /// folder's entry file, and the folder).
+    pub from_command_line: Vec<(PathBuf, PathBuf)>,
 }
 
 /// Finds the extension files of a start-up.
@@ -45,11 +48,11 @@ pub fn discover(options: &DiscoveryOptions) -> Discovery {
             options.cwd.join(expanded)
         }
     };
-    let mut named: Vec<&String> = options.explicit.iter().collect();
+    let mut named: Vec<(&String, bool)> = options.explicit.iter().map(|p| (p, true)).collect();
     if !options.no_extensions {
-        named.extend(&options.configured);
+        named.extend(options.configured.iter().map(|p| (p, false)));
     }
-    for path in named {
+    for (path, explicit) in named {
         let resolved = resolve(path);
         let before = found.files.len();
         entries_of(&resolved, &mut found.files);
@@ -57,6 +60,13 @@ pub fn discover(options: &DiscoveryOptions) -> Discovery {
             found
                 .missing
                 .push(format!("Extension not found: {}", resolved.display()));
+        }
+        if explicit {
+            for file in &found.files[before..] {
+                found
+                    .from_command_line
+                    .push((file.clone(), resolved.clone()));
+            }
         }
     }
     if !options.no_extensions {

@@ -54,9 +54,11 @@ mod actions;
 mod api;
 mod context;
 mod events;
+mod gate;
 mod handler;
 pub mod host;
 mod live;
+pub use gate::CommandGuard;
 pub mod loader;
 mod notify;
 mod panic_guard;
@@ -303,7 +305,7 @@ impl ExtensionRunner {
                     "name": c.name,
                     "description": c.description,
                     "source": "extension",
-                    "sourceInfo": source_info(&c.extension_path),
+                    "sourceInfo": self.source_info_of(&c.extension_path),
                 })
             })
             .collect()

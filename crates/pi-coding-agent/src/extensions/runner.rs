@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::CommandGuard;
 use super::api::Registry;
 use super::context::{ExtensionContext, Shared};
 use super::events::{
@@ -52,6 +53,12 @@ pub struct ExtensionRunner {
     pub(crate) shared: Arc<Shared>,
     errors: Mutex<Vec<ErrorListener>>,
     pub(crate) notifier: super::notify::Notifier,
+    /// Extension files `-e` named: `(file, the path as named)`.
+    command_line: std::sync::RwLock<Vec<(String, String)>>,
+    /// Commands being answered.
+    commands: Arc<super::gate::CommandGate>,
+    /// The run's `agent_end` handlers are running.
+    ending: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for ExtensionRunner {
@@ -73,6 +80,68 @@ impl ExtensionRunner {
             shared,
             errors: Mutex::new(Vec::new()),
             notifier: super::notify::Notifier::default(),
+            command_line: std::sync::RwLock::new(Vec::new()),
+            commands: Arc::default(),
+            ending: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Whether the run's `agent_end` handlers are running: pi's run is over
+    /// by then (its handlers hear `agent_end` after the loop ended), so a
+    /// message that asks for a turn starts a new run once this one ended.
+    pub(crate) fn run_ending(&self) -> bool {
+        self.ending.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Marks the `agent_end` handlers running (or done).
+    pub(crate) fn set_run_ending(&self, ending: bool) {
+        self.ending
+            .store(ending, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Marks an extension command in progress until the guard drops: a
+    /// mode holds it until the command's answer is out. Runs that
+    /// out-of-process extensions start from the command wait for it.
+    pub fn command_in_progress(&self) -> CommandGuard {
+        self.commands.enter()
+    }
+
+    /// Waits until no command is in progress ([`Self::command_in_progress`]).
+    pub(crate) async fn commands_answered(&self) {
+        self.commands.answered().await;
+    }
+
+    /// Waits until the handlers of every notification queued so far (a
+    /// model or thinking level change) ran.
+    pub async fn settle_notifications(&self) {
+        self.notifier.flush().await;
+    }
+
+    /// Tells which extension files `-e` named: `(file, the path as named)`
+    /// (their `sourceInfo` is pi's `cli` one).
+    pub fn set_command_line_paths(&self, paths: Vec<(String, String)>) {
+        *self
+            .command_line
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = paths;
+    }
+
+    /// pi's `sourceInfo` of the extension at `path`: `-e` ones have source
+    /// `cli` and the path as named (a folder for a folder's entry).
+    pub(crate) fn source_info_of(&self, path: &str) -> crate::resources::discovery::SourceInfo {
+        let command_line = self
+            .command_line
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match command_line.iter().find(|(file, _)| file == path) {
+            Some((_, named)) => crate::resources::discovery::SourceInfo {
+                path: named.clone(),
+                source: "cli".to_owned(),
+                scope: "temporary".to_owned(),
+                origin: "top-level".to_owned(),
+                base_dir: None,
+            },
+            None => super::source_info(path),
         }
     }
 
@@ -466,21 +535,37 @@ impl ExtensionRunner {
         &self,
         event: ResourcesDiscoverEvent,
     ) -> ResourcesDiscoverResult {
-        self.notifier.flush().await;
         let mut all = ResourcesDiscoverResult::default();
-        let ctx = self.context();
-        self.each(
-            &ctx,
-            || event.clone(),
-            |r: ResourcesDiscoverResult| {
-                all.skill_paths.extend(r.skill_paths);
-                all.prompt_paths.extend(r.prompt_paths);
-                all.theme_paths.extend(r.theme_paths);
-                true
-            },
-        )
-        .await;
+        for (_, found) in self.discover_resources_by_extension(event).await {
+            all.skill_paths.extend(found.skill_paths);
+            all.prompt_paths.extend(found.prompt_paths);
+            all.theme_paths.extend(found.theme_paths);
+        }
         all
+    }
+
+    /// `resources_discover`, each handler's paths with the `sourceInfo` of
+    /// its extension (pi labels the resources after it).
+    pub(crate) async fn discover_resources_by_extension(
+        &self,
+        event: ResourcesDiscoverEvent,
+    ) -> Vec<(
+        crate::resources::discovery::SourceInfo,
+        ResourcesDiscoverResult,
+    )> {
+        self.notifier.flush().await;
+        let ctx = self.context();
+        let mut found = Vec::new();
+        for (index, handler) in self.handlers(ResourcesDiscoverEvent::NAME) {
+            match handler.call(event.clone(), ctx.clone()).await {
+                Ok(Some(paths)) => found.push((self.source_info_of(self.path(*index)), paths)),
+                Ok(None) => {}
+                Err(error) => {
+                    self.report_error(self.path(*index), ResourcesDiscoverEvent::NAME, &error)
+                }
+            }
+        }
+        found
     }
 
     /// `input`: transforms chain; the first `handled` wins.

@@ -126,6 +126,12 @@ pub trait ExtensionUi: Send + Sync {
     /// Replaces the editor's text.
     fn set_editor_text(&self, text: &str);
 
+    /// A JavaScript extension's `setEditorText(undefined)`: the editor is
+    /// emptied; pi's rpc mode sends the request without its `text`.
+    fn set_editor_text_undefined(&self) {
+        self.set_editor_text("");
+    }
+
     /// The editor's text (`""` where there is no editor).
     fn editor_text(&self) -> String {
         String::new()

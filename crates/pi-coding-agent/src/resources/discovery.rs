@@ -31,6 +31,16 @@ pub struct SourceInfo {
     pub base_dir: Option<String>,
 }
 
+impl SourceInfo {
+    /// This source info for the resource at `path`.
+    pub fn for_path(&self, path: &str) -> Self {
+        Self {
+            path: path.to_owned(),
+            ..self.clone()
+        }
+    }
+}
+
 /// The metadata of a discovered path (a [`SourceInfo`] without the path).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Metadata {

@@ -189,6 +189,24 @@ pub fn comparable_body(body: &Value) -> Value {
     body
 }
 
+/// A request as [`comparable_body`] makes it, and for a summary request
+/// also without the summarization instructions (ours are worded
+/// differently, like the system prompt): the conversation and the previous
+/// summary stay.
+pub fn comparable_request(body: &Value) -> Value {
+    let mut body = comparable_body(body);
+    if let Some(Value::String(text)) = body.pointer_mut("/messages/1/content/0/text")
+        && text.starts_with("<conversation>")
+    {
+        let cut = ["</previous-summary>\n\n", "</conversation>\n\n"]
+            .iter()
+            .find_map(|tag| text.rfind(tag).map(|at| at + tag.len()))
+            .unwrap();
+        text.replace_range(cut.., "<instructions>");
+    }
+    body
+}
+
 /// pi's captured request bodies of a scenario.
 pub fn pi_bodies(scenario: &str) -> Vec<Value> {
     jsonl(&fixtures().join(scenario).join("requests.jsonl"))

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod ts;
+
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,6 +59,14 @@ pub fn text_answer(text: &str) -> MockResponse {
     MockResponse::sse(frames(Some(text), None, "stop"))
 }
 
+/// A text answer whose usage chunk reports `prompt_tokens` (and 20
+/// completion tokens).
+pub fn text_answer_with_usage(text: &str, prompt_tokens: u64) -> MockResponse {
+    let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": 20,
+                       "total_tokens": prompt_tokens + 20});
+    MockResponse::sse(frames_with(Some(text), None, "stop", usage))
+}
+
 /// A tool call answer as the capture's mock sends it.
 pub fn tool_answer(name: &str, args: &Value, call_id: &str) -> MockResponse {
     MockResponse::sse(frames(None, Some((name, args, call_id)), "tool_calls"))
@@ -70,6 +80,16 @@ pub fn stall_answer(text: &str) -> MockResponse {
 }
 
 fn frames(text: Option<&str>, tool: Option<(&str, &Value, &str)>, finish: &str) -> Vec<String> {
+    let usage = json!({"prompt_tokens": 500, "completion_tokens": 20, "total_tokens": 520});
+    frames_with(text, tool, finish, usage)
+}
+
+fn frames_with(
+    text: Option<&str>,
+    tool: Option<(&str, &Value, &str)>,
+    finish: &str,
+    usage: Value,
+) -> Vec<String> {
     let chunk = |choices: Value, usage: Option<Value>| {
         let mut body = json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk",
                               "created": 1_767_225_601, "model": "mock", "choices": choices});
@@ -99,10 +119,7 @@ fn frames(text: Option<&str>, tool: Option<(&str, &Value, &str)>, finish: &str) 
         json!([{"index": 0, "delta": {}, "finish_reason": finish}]),
         None,
     ));
-    out.push(chunk(
-        json!([]),
-        Some(json!({"prompt_tokens": 500, "completion_tokens": 20, "total_tokens": 520})),
-    ));
+    out.push(chunk(json!([]), Some(usage)));
     out.push("data: [DONE]\n\n".to_owned());
     out
 }
@@ -225,6 +242,25 @@ impl InProcessRpc {
         self.until(|l| is_response(l, &id), |_| None).await
     }
 
+    /// Sends `command` and returns its response; `on_line` may answer any
+    /// line first (a dialog, see [`ts::answers`]).
+    pub async fn call_answering(
+        &mut self,
+        command: Value,
+        mut on_line: impl FnMut(&Value) -> Option<Value>,
+    ) -> Value {
+        let id = self.send(command).await;
+        loop {
+            let line = self.next_line().await;
+            if let Some(reply) = on_line(&line) {
+                self.send_raw(reply).await;
+            }
+            if is_response(&line, &id) {
+                return line;
+            }
+        }
+    }
+
     /// Sends a prompt and reads until its response and `agent_end`;
     /// `on_line` may answer any line with a command (its id filled in) or
     /// with an `extension_ui_response` (sent as it is, see [`ui_response`]).
@@ -251,6 +287,15 @@ impl InProcessRpc {
                 None => {}
             }
         }
+    }
+
+    /// The next output line if one comes within `ms` milliseconds.
+    pub async fn line_within(&mut self, ms: u64) -> Option<Value> {
+        let line = tokio::time::timeout(Duration::from_millis(ms), self.lines.recv())
+            .await
+            .ok()??;
+        self.seen.push(line.clone());
+        Some(line)
     }
 
     /// Lets late lines arrive for `ms` milliseconds.

@@ -26,7 +26,12 @@ pub(super) struct Calls {
     pub(super) host: RwLock<std::sync::Weak<super::Host>>,
     /// Called when the connection goes down.
     pub(super) on_down: RwLock<Option<DownFn>>,
+    /// Compactions begun by `prepare`, by request id: their outcome.
+    compactions: std::sync::Mutex<std::collections::HashMap<u64, Compaction>>,
 }
+
+/// The outcome of a compaction an extension asked for.
+type Compaction = tokio::sync::oneshot::Receiver<Result<(), crate::extensions::ExtensionError>>;
 
 /// A failure to answer with.
 pub(super) fn error(message: impl std::fmt::Display) -> RemoteError {
@@ -202,9 +207,20 @@ impl Calls {
                     .get("triggerTurn")
                     .and_then(Value::as_bool)
                     .unwrap_or(false);
-                pi.send_message(message, delivery(&options), trigger)
-                    .await
-                    .map_err(error)?;
+                let delivery = delivery(&options);
+                if trigger && delivery != Some(Delivery::NextTurn) && ctx.is_idle() {
+                    // It starts a run, which pi does not wait for either.
+                    tokio::spawn(async move {
+                        pi.commands_answered().await;
+                        if let Err(e) = pi.send_message(message, delivery, true).await {
+                            tracing::warn!("sendMessage failed: {e}");
+                        }
+                    });
+                } else {
+                    pi.send_message(message, delivery, trigger)
+                        .await
+                        .map_err(error)?;
+                }
             }
             "send_user_message" => {
                 let content: pi_ai::UserContent =
@@ -212,9 +228,20 @@ impl Calls {
                         .map_err(error)?;
                 let (text, images) = split_content(content);
                 let options = params.get("options").cloned().unwrap_or(Value::Null);
-                pi.send_user_message(&text, images, delivery(&options))
-                    .await
-                    .map_err(error)?;
+                let delivery = delivery(&options);
+                if ctx.is_idle() {
+                    // It starts a run (after the `input` handlers).
+                    tokio::spawn(async move {
+                        pi.commands_answered().await;
+                        if let Err(e) = pi.send_user_message(&text, images, delivery).await {
+                            tracing::warn!("sendUserMessage failed: {e}");
+                        }
+                    });
+                } else {
+                    pi.send_user_message(&text, images, delivery)
+                        .await
+                        .map_err(error)?;
+                }
             }
             "append_entry" => pi
                 .append_entry(
@@ -316,26 +343,27 @@ impl Calls {
     }
 }
 
-/// Text and images of a user message.
+/// Text and images of a user message (text parts joined by newlines, as
+/// pi's `sendUserMessage` does).
 fn split_content(content: pi_ai::UserContent) -> (String, Vec<pi_ai::ImageContent>) {
     match content {
         pi_ai::UserContent::Text(text) => (text, Vec::new()),
         pi_ai::UserContent::Blocks(blocks) => {
-            let mut text = String::new();
+            let mut texts = Vec::new();
             let mut images = Vec::new();
             for block in blocks {
                 match block {
-                    pi_ai::UserBlock::Text(t) => text.push_str(&t.text),
+                    pi_ai::UserBlock::Text(t) => texts.push(t.text),
                     pi_ai::UserBlock::Image(image) => images.push(image),
                 }
             }
-            (text, images)
+            (texts.join("\n"), images)
         }
     }
 }
 
-/// `ctx` actions (`ctx.abort()`, `ctx.compact()`, command-context session
-/// changes).
+/// `ctx` actions (`ctx.abort()`, command-context session changes;
+/// `ctx.compact()` begins in `prepare`).
 async fn context_call(ctx: &ExtensionContext, params: &Value) -> Result<Value, RemoteError> {
     let method = str_arg(params, "method")?;
     let args = params.get("args").cloned().unwrap_or(Value::Null);
@@ -348,19 +376,6 @@ async fn context_call(ctx: &ExtensionContext, params: &Value) -> Result<Value, R
         }
         "shutdown" => {
             ctx.shutdown();
-            Value::Null
-        }
-        "compact" => {
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            ctx.compact(
-                opt_str(args.get("customInstructions")).map(str::to_owned),
-                move |result| {
-                    let _ = tx.send(result);
-                },
-            );
-            rx.await
-                .map_err(|_| error("compaction was dropped"))?
-                .map_err(error)?;
             Value::Null
         }
         "waitForIdle" => {
@@ -404,40 +419,8 @@ async fn context_call(ctx: &ExtensionContext, params: &Value) -> Result<Value, R
     })
 }
 
-/// `ui` methods that answer at once (pi's synchronous UI calls).
-const IMMEDIATE_UI: &[&str] = &[
-    "notify",
-    "setStatus",
-    "setWidget",
-    "setTitle",
-    "setEditorText",
-    "getEditorText",
-    "pasteToEditor",
-    "setWorkingMessage",
-    "setWorkingVisible",
-    "setWorkingIndicator",
-    "setHiddenThinkingLabel",
-    "setToolsExpanded",
-    "getToolsExpanded",
-    "setFooter",
-    "setHeader",
-    "setEditorComponent",
-];
-
 #[async_trait::async_trait]
 impl Incoming for Calls {
-    fn is_immediate(&self, method: &str, params: &Value) -> bool {
-        match method {
-            "append_entry" | "set_session_name" | "set_label" | "set_active_tools"
-            | "set_thinking_level" | "bus_emit" => true,
-            "ui" => params
-                .get("method")
-                .and_then(Value::as_str)
-                .is_some_and(|m| IMMEDIATE_UI.contains(&m)),
-            _ => false,
-        }
-    }
-
     async fn request(
         &self,
         id: u64,
@@ -458,8 +441,79 @@ impl Incoming for Calls {
                 result
             }
             "register" => self.register(params),
+            "context" => {
+                let compaction = self
+                    .compactions
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&id);
+                let Some(compaction) = compaction else {
+                    return self.call(&method, params).await;
+                };
+                let result = compaction
+                    .await
+                    .map_err(|_| error("compaction was dropped"))
+                    .and_then(|r| r.map_err(error));
+                // The host reads the compacted session as soon as it has the answer.
+                let host = self
+                    .host
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .upgrade();
+                if let (Some(host), Ok(pi)) = (host, self.handle()) {
+                    host.sync_now(&pi.context()).await;
+                }
+                result.map(|()| Value::Null)
+            }
             _ => self.call(&method, params).await,
         }
+    }
+
+    fn in_order(&self, method: &str, params: &Value) -> bool {
+        match method {
+            "append_entry" | "set_session_name" | "set_label" | "set_active_tools"
+            | "set_thinking_level" | "bus_emit" | "register" | "unregister" => true,
+            // Queued or added at once; one that starts a run starts it in a
+            // task of its own.
+            "send_message" | "send_user_message" => true,
+            // Display calls; not dialogs (they wait for the user) nor
+            // components (drawing them asks the host).
+            "ui" => {
+                let waits = matches!(
+                    params.get("method").and_then(Value::as_str),
+                    Some("select" | "confirm" | "input" | "editor" | "custom")
+                );
+                let component = params
+                    .get("args")
+                    .and_then(Value::as_array)
+                    .is_some_and(|args| args.iter().any(|a| a.get("component").is_some()));
+                !waits && !component
+            }
+            _ => false,
+        }
+    }
+
+    fn prepare(&self, id: u64, method: &str, params: &Value) {
+        let compact =
+            method == "context" && params.get("method").and_then(Value::as_str) == Some("compact");
+        let Ok(pi) = self.handle() else {
+            return;
+        };
+        if !compact {
+            return;
+        }
+        let instructions = params
+            .get("args")
+            .and_then(|a| opt_str(a.get("customInstructions")))
+            .map(str::to_owned);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        pi.context().compact(instructions, move |result| {
+            let _ = tx.send(result);
+        });
+        self.compactions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, rx);
     }
 
     fn notify(&self, method: &str, params: Value) {

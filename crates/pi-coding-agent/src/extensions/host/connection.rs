@@ -66,15 +66,17 @@ pub trait Incoming: Send + Sync {
         notifier: Notifier,
     ) -> Result<Value, RemoteError>;
 
-    /// Whether request `method` is one pi makes synchronously (a
-    /// notification in the UI, a session entry, ...): it is then carried
-    /// out before the next message is read, so that what the host did
-    /// first happens first (a `notify` before the `tool_call` answer that
-    /// follows it). Others run concurrently (a dialog waits for the user).
-    fn is_immediate(&self, method: &str, params: &Value) -> bool {
-        let _ = (method, params);
-        false
-    }
+    /// Whether request `method` is carried out before the host's next
+    /// message is read: pi's synchronous API calls (a notification, a
+    /// status, a session entry) must take effect before whatever the host
+    /// sends after them (the answer of the command that made them). Only
+    /// for requests that never wait for the host.
+    fn in_order(&self, method: &str, params: &Value) -> bool;
+
+    /// What request `id` does at once, before the host's next message is
+    /// read, even when the rest of it runs alongside (a compaction aborts
+    /// the run in progress or starts at once, as pi's `ctx.compact` does).
+    fn prepare(&self, id: u64, method: &str, params: &Value);
 
     /// A notification (`tool_update` is routed by the connection itself).
     fn notify(&self, method: &str, params: Value);
@@ -430,11 +432,12 @@ async fn read_frames<R: AsyncRead + Unpin>(
             }
             Frame::Notify { method, params } => incoming.notify(&method, params),
             Frame::Request { id, method, params } => {
-                let immediate = incoming.is_immediate(&method, &params);
+                incoming.prepare(id, &method, &params);
+                let in_order = incoming.in_order(&method, &params);
                 let incoming = Arc::clone(&incoming);
                 let connection = Arc::clone(&connection);
+                let notifier = Notifier(connection.writer.clone());
                 let answer = async move {
-                    let notifier = Notifier(connection.writer.clone());
                     let frame = match incoming.request(id, method, params, notifier).await {
                         Ok(result) => Frame::Response {
                             id,
@@ -449,7 +452,7 @@ async fn read_frames<R: AsyncRead + Unpin>(
                     };
                     connection.send(&frame);
                 };
-                if immediate {
+                if in_order {
                     answer.await;
                 } else {
                     tokio::spawn(answer);

@@ -49,6 +49,9 @@ pub struct HostOptions {
     /// Whether the host's output goes to the terminal (the interactive
     /// mode) rather than to stderr.
     pub output_to_terminal: bool,
+    /// The `pi` that extensions starting pi run (`None`: this process's
+    /// executable).
+    pub pi_executable: Option<PathBuf>,
 }
 
 /// What starting the host gave.
@@ -303,7 +306,11 @@ impl Host {
                     "agentDir": self.options.agent_dir,
                     "mode": self.options.mode,
                     "hasUI": self.options.mode == "interactive" || self.options.mode == "rpc",
-                    "piExecutable": std::env::current_exe().ok(),
+                    "piExecutable": self
+                        .options
+                        .pi_executable
+                        .clone()
+                        .or_else(|| std::env::current_exe().ok()),
                     "version": crate::VERSION,
                     "extensions": self.files.iter().map(|f| json!({ "path": f })).collect::<Vec<_>>(),
                     "builtinTools": builtin_tools(&self.options.cwd),

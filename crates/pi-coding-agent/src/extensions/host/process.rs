@@ -137,6 +137,10 @@ pub(super) async fn spawn(
     let socket = socket_dir.path().join("host.sock");
     let listener = UnixListener::bind(&socket)
         .map_err(|e| HostError::Start(format!("cannot make the host's socket: {e}")))?;
+    // The host, and any pi an extension starts, run with pi-rs's agent dir.
+    if !options.agent_dir.as_os_str().is_empty() {
+        command.env("PI_CODING_AGENT_DIR", &options.agent_dir);
+    }
     let mut child = command
         .env(SOCKET_ENV, &socket)
         .current_dir(&options.cwd)

@@ -68,7 +68,10 @@ pub(super) async fn ui_call(ctx: &ExtensionContext, params: &Value) -> Result<Va
             Value::Null
         }
         "setEditorText" => {
-            ui.set_editor_text(&text(0));
+            match arg(0).as_str() {
+                Some(text) => ui.set_editor_text(text),
+                None => ui.set_editor_text_undefined(),
+            }
             Value::Null
         }
         "getEditorText" => json!(ui.editor_text()),

@@ -34,11 +34,29 @@ pub(super) async fn execute(app: &Arc<App>, command: RpcCommand, busy: bool) -> 
         } => compact(app, custom_instructions.as_deref()).await,
         C::GetState => Ok(Some(state(app, busy))),
         C::GetMessages => get_messages(app),
-        C::SetModel { provider, model_id } => set_model(app, &provider, &model_id),
-        C::CycleModel => Ok(Some(cycle_model(app))),
+        // pi answers once the extensions heard the change (`model_select`,
+        // `thinking_level_select`).
+        C::SetModel { provider, model_id } => {
+            let reply = set_model(app, &provider, &model_id);
+            app.extensions.settle_notifications().await;
+            reply
+        }
+        C::CycleModel => {
+            let reply = cycle_model(app);
+            app.extensions.settle_notifications().await;
+            Ok(Some(reply))
+        }
         C::GetAvailableModels => Ok(Some(get_available_models(app))),
-        C::SetThinkingLevel { level } => set_thinking_level(app, &level),
-        C::CycleThinkingLevel => Ok(Some(cycle_thinking_level(app))),
+        C::SetThinkingLevel { level } => {
+            let reply = set_thinking_level(app, &level);
+            app.extensions.settle_notifications().await;
+            reply
+        }
+        C::CycleThinkingLevel => {
+            let reply = cycle_thinking_level(app);
+            app.extensions.settle_notifications().await;
+            Ok(Some(reply))
+        }
         C::SetSteeringMode { mode } => {
             app.set_steering_mode(queue_mode(&mode)?);
             Ok(None)

@@ -196,6 +196,10 @@ impl ExtensionUi for RpcUi {
     fn set_editor_text(&self, text: &str) {
         self.request("set_editor_text", fields(&[("text", Some(json!(text)))]));
     }
+
+    fn set_editor_text_undefined(&self) {
+        self.request("set_editor_text", fields(&[]));
+    }
 }
 
 /// Writes every extension failure as pi's `extension_error` event.

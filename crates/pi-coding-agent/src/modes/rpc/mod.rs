@@ -98,9 +98,28 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
     app.bind_extensions(Arc::clone(&ui) as _, crate::app::InputSource::Rpc)
         .await;
     let mut buffer = Vec::new();
+    // The command being answered: the next one waits for it (commands are
+    // answered in order), but the answers to its dialogs are read meanwhile
+    // (an extension's `session_before_switch` handler may ask the user).
+    let mut current: Option<JoinHandle<()>> = None;
     loop {
-        buffer.clear();
-        match input.read_until(b'\n', &mut buffer).await {
+        let read = match current.as_mut() {
+            Some(task) => tokio::select! {
+                _ = task => {
+                    current = None;
+                    // An extension's `ctx.shutdown()` takes effect once
+                    // idle, after the command's response, as in pi.
+                    if app.extensions.shutdown_requested() && !tasks.busy(&app) {
+                        break;
+                    }
+                    // A line partly read stays in the buffer.
+                    continue;
+                }
+                read = input.read_until(b'\n', &mut buffer) => read,
+            },
+            None => input.read_until(b'\n', &mut buffer).await,
+        };
+        match read {
             Ok(0) => break,
             Ok(_) => {}
             Err(e) => {
@@ -108,56 +127,69 @@ pub async fn run(app: Arc<App>, mut input: impl AsyncBufRead + Unpin, out: Share
                 break;
             }
         }
-        match line::decode_line(&buffer) {
+        let raw = std::mem::take(&mut buffer);
+        let line = line::decode_line(&raw);
+        match line {
             Line::Blank => {}
             Line::UiResponse(response) => ui.answer(&response),
-            // Unlike pi, which answers these without the request's id.
-            Line::Invalid(id, error) => respond(&out, id.as_ref(), "parse", Err(error)),
-            // A command of an extension's own (not one of pi's): answered
-            // by its handler, as a task.
-            Line::Command {
-                id,
-                kind,
-                command: Err(RpcError::UnknownCommand(_)),
-            } if app.extensions.rpc_command(&kind).is_some() => {
-                let (app, out, line) = (Arc::clone(&app), Arc::clone(&out), buffer.clone());
-                tasks.spawn(async move {
-                    let line = serde_json::from_slice(&line).unwrap_or(Value::Null);
-                    if let Some(reply) = app.extensions.run_rpc_command(&kind, line).await {
-                        respond(&out, id.as_ref(), &kind, reply.map_err(RpcError::from));
+            line => {
+                if let Some(task) = current.take() {
+                    let _ = task.await;
+                }
+                match line {
+                    // Unlike pi, which answers these without the request's id.
+                    Line::Invalid(id, error) => respond(&out, id.as_ref(), "parse", Err(error)),
+                    // A command of an extension's own (not one of pi's):
+                    // answered by its handler, as a task.
+                    Line::Command {
+                        id,
+                        kind,
+                        command: Err(RpcError::UnknownCommand(_)),
+                    } if app.extensions.rpc_command(&kind).is_some() => {
+                        let (app, out) = (Arc::clone(&app), Arc::clone(&out));
+                        tasks.spawn(async move {
+                            let line = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+                            if let Some(reply) = app.extensions.run_rpc_command(&kind, line).await {
+                                respond(&out, id.as_ref(), &kind, reply.map_err(RpcError::from));
+                            }
+                        });
                     }
-                });
+                    Line::Command {
+                        id,
+                        kind,
+                        command: Err(error),
+                    } => respond(&out, id.as_ref(), &kind, Err(error)),
+                    Line::Command {
+                        id,
+                        kind,
+                        command: Ok(command),
+                    } => current = dispatch(&app, id, &kind, command, &out, &mut tasks),
+                    Line::Blank | Line::UiResponse(_) => {}
+                }
             }
-            Line::Command {
-                id,
-                kind,
-                command: Err(error),
-            } => respond(&out, id.as_ref(), &kind, Err(error)),
-            Line::Command {
-                id,
-                kind,
-                command: Ok(command),
-            } => dispatch(&app, id, &kind, command, &out, &mut tasks).await,
         }
-        // An extension's `ctx.shutdown()` takes effect once idle, after the
-        // command's response, as in pi.
-        if app.extensions.shutdown_requested() && !tasks.busy(&app) {
+        if current.is_none() && app.extensions.shutdown_requested() && !tasks.busy(&app) {
             break;
         }
+    }
+    if let Some(task) = current.take() {
+        let _ = task.await;
     }
     tasks.finish().await;
     0
 }
 
-/// Answers one command, or starts the task that will.
-async fn dispatch(
+/// Starts the task that answers one command: one the next command must
+/// wait for, or (long work: prompts, shell commands, compaction) one that
+/// runs alongside (`None`).
+fn dispatch(
     app: &Arc<App>,
     id: Option<Value>,
     kind: &str,
     command: RpcCommand,
     out: &SharedWriter,
     tasks: &mut Tasks,
-) {
+) -> Option<JoinHandle<()>> {
     let kind = kind.to_owned();
     match command {
         RpcCommand::Prompt {
@@ -184,10 +216,15 @@ async fn dispatch(
             });
         }
         command => {
-            let reply = execute(app, command, tasks.busy(app)).await;
-            respond(out, id.as_ref(), &kind, reply);
+            let busy = tasks.busy(app);
+            let (app, out) = (Arc::clone(app), Arc::clone(out));
+            return Some(tokio::spawn(async move {
+                let reply = execute(&app, command, busy).await;
+                respond(&out, id.as_ref(), &kind, reply);
+            }));
         }
     }
+    None
 }
 
 /// Starts a prompt: answered once it is accepted (queued while the agent
@@ -207,8 +244,10 @@ fn start_prompt(
     if app.extensions.is_command(&message) {
         let (app, out) = (Arc::clone(app), Arc::clone(out));
         tasks.spawn(async move {
+            let answering = app.extensions.command_in_progress();
             app.extensions.run_command(&message).await;
             respond(&out, id.as_ref(), "prompt", Ok(None));
+            drop(answering);
         });
         return;
     }
@@ -242,19 +281,31 @@ fn start_prompt(
     tasks.prompts += 1;
     let number = tasks.prompts;
     tasks.starting.store(number, Ordering::SeqCst);
-    respond(out, id.as_ref(), "prompt", Ok(None));
     let (app, out, starting) = (
         Arc::clone(app),
         Arc::clone(out),
         Arc::clone(&tasks.starting),
     );
     tasks.spawn(async move {
-        let command = RpcCommand::Prompt {
-            message,
-            images,
-            streaming_behavior: behavior,
+        // The previous run may still be winding down after its `agent_end`.
+        app.agent.wait_for_idle().await;
+        // Answered once accepted, after the `input` handlers (what they
+        // show comes first, as in pi), before the run's events.
+        let accepted = |runs: bool| {
+            // Nothing to run: the agent is free before the answer is out.
+            if !runs {
+                let _ = starting.compare_exchange(number, 0, Ordering::SeqCst, Ordering::SeqCst);
+            }
+            respond(&out, id.as_ref(), "prompt", Ok(None));
         };
-        let result = execute(&app, command, false).await;
+        let result = app
+            .prompt_accepted(message, images.unwrap_or_default(), accepted)
+            .await
+            .map_err(RpcError::from)
+            .and_then(|()| match app.take_save_error() {
+                Some(error) => Err(error.into()),
+                None => Ok(()),
+            });
         // A run that failed before starting no longer holds the agent.
         let _ = starting.compare_exchange(number, 0, Ordering::SeqCst, Ordering::SeqCst);
         if let Err(error) = result {
