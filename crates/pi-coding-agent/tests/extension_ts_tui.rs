@@ -165,3 +165,26 @@ fn custom_footer_draws_its_own_footer_in_the_host_as_in_pi() {
     );
     tui.quit();
 }
+
+#[test]
+fn custom_header_draws_its_logo_in_the_host_as_in_pi() {
+    let Some(file) = example("custom-header") else {
+        return;
+    };
+    let (_runtime, s) = scenario("Answer 1.");
+    let mut tui = start(&s, &file);
+    let screen = tui.wait_screen(|s| s.contains("coding agent v"), "the extension's header");
+    // The logo and its line, as pi drew them (pi-rs's version number aside).
+    let logo = |screen: &[String]| -> Vec<String> {
+        screen
+            .iter()
+            .skip_while(|l| !l.contains('█'))
+            .take_while(|l| l.contains('█') || l.contains("coding agent v"))
+            .map(|l| l.split(" v").next().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let ours = logo(&lines(&screen));
+    assert_eq!(ours, logo(&pi_screen("custom-header", "start")), "{screen}");
+    assert_eq!(ours.len(), 6, "{screen}");
+    tui.quit();
+}
