@@ -97,14 +97,43 @@ impl Mirror {
             ("toolsExpanded", json!(ctx.ui().tools_expanded())),
         ];
         fields.push(("flags", flags(ctx)));
-        if let Some(models) = ctx.with_model_registry(|r| r.models().to_vec()) {
-            let available: Vec<&pi_ai::Model> = models
+        let mut changed: Vec<(&'static str, Value)> = Vec::new();
+        // The registry is large: its JSON is built only when the models or
+        // their providers' keys changed (a fingerprint of ids and of which
+        // providers have a key; a key is looked up once per provider).
+        if let Some((ids, providers)) = ctx.with_model_registry(|r| {
+            let mut hasher = DefaultHasher::new();
+            let mut providers: Vec<pi_ai::Model> = Vec::new();
+            for model in r.models() {
+                (&model.provider, &model.id).hash(&mut hasher);
+                if !providers.iter().any(|p| p.provider == model.provider) {
+                    providers.push(model.clone());
+                }
+            }
+            (hasher.finish(), providers)
+        }) {
+            let keyed: Vec<pi_ai::Provider> = providers
                 .iter()
                 .filter(|m| ctx.api_key_for(m).is_some())
+                .map(|m| m.provider.clone())
                 .collect();
-            fields.push(("models", json!({ "all": models, "available": available })));
+            let mut hasher = DefaultHasher::new();
+            (ids, &keyed).hash(&mut hasher);
+            let key = hasher.finish();
+            if self.sent.insert("models", key) != Some(key)
+                && let Some(models) = ctx.with_model_registry(|r| r.models().to_vec())
+            {
+                let available: Vec<&pi_ai::Model> = models
+                    .iter()
+                    .filter(|m| keyed.contains(&m.provider))
+                    .collect();
+                changed.push(("models", json!({ "all": models, "available": available })));
+            }
         }
-        let mut patch = Map::new();
+        let mut patch: Map<String, Value> = changed
+            .into_iter()
+            .map(|(n, v)| (n.to_owned(), v))
+            .collect();
         for (name, value) in fields {
             let print = fingerprint(&value);
             if self.sent.insert(name, print) != Some(print) {
