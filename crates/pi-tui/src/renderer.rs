@@ -271,6 +271,40 @@ impl<W: Write> InlineRenderer<W> {
         self.marker = marker;
     }
 
+    /// Writes `raw` (another program's output: text, escape sequences) above the live region,
+    /// after any pending commits, so it scrolls into the scrollback like printed output; the
+    /// next [`draw`](Self::draw) draws the whole live region again below it. Bare `\n` become
+    /// `\r\n` (the terminal is in raw mode); text left without a final newline gets one.
+    pub fn interject(&mut self, raw: &str) -> io::Result<()> {
+        let mut buf = String::new();
+        if !self.pending.is_empty() {
+            self.write_pending(&mut buf);
+        }
+        self.move_to(&mut buf, 0);
+        buf.push('\r');
+        buf.push_str(CLEAR_BELOW);
+        let mut previous = '\0';
+        for c in raw.chars() {
+            if c == '\n' && previous != '\r' {
+                buf.push('\r');
+            }
+            buf.push(c);
+            previous = c;
+        }
+        let last_line = raw.rsplit('\n').next().unwrap_or_default();
+        if visible_width(last_line) > 0 {
+            buf.push_str("\r\n");
+        } else if !last_line.is_empty() {
+            // Escape sequences only (a notification): back to the line's start.
+            buf.push('\r');
+        }
+        buf.push_str(RESET);
+        self.shown.clear();
+        self.cursor_row = 0;
+        self.marker = None;
+        self.write_frame(&buf)
+    }
+
     /// Records a new terminal size. The next frame clears the screen and the scrollback, as
     /// pi does: the terminal has re-wrapped (or cut) what it showed, so the app commits its
     /// transcript again for the new width (see the module documentation).

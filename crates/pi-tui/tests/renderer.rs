@@ -406,3 +406,29 @@ fn the_cursor_marker_places_the_terminal_cursor_and_is_not_printed() {
     ]);
     assert_eq!(t.term.parser().screen().cursor_position(), (1, 3));
 }
+
+#[test]
+fn interjected_output_lands_above_the_live_region_which_is_drawn_again_below() {
+    let mut t = Term::new(30, 8);
+    t.commit(&["old answer"]);
+    t.draw(&["streaming", "editor", "footer"]);
+    // An extension's console.log (bare newlines) and a notification escape.
+    t.commit(&["finished block"]);
+    t.r.interject("[log] one\nlog two").unwrap();
+    t.feed();
+    t.r.interject("\x1b]777;notify;pi;done\x07").unwrap();
+    t.feed();
+    t.draw(&["streaming", "editor", "footer"]);
+    assert_eq!(
+        t.screen(),
+        vec![
+            "old answer",
+            "finished block",
+            "[log] one",
+            "log two",
+            "streaming",
+            "editor",
+            "footer"
+        ]
+    );
+}
