@@ -13,6 +13,7 @@ mod context;
 mod hosted;
 pub mod install;
 mod mirror;
+mod output;
 mod process;
 pub mod protocol;
 mod render;
@@ -27,6 +28,7 @@ use pi_ai::CancellationToken;
 use serde_json::{Value, json};
 
 pub use connection::HostError;
+pub use output::{OutputSink, route_output};
 
 use super::{Extension, ExtensionContext, NotifyLevel};
 use calls::Calls;

@@ -179,33 +179,38 @@ pub(super) async fn spawn(
     ))
 }
 
-/// Copies what the host writes to pi-rs's stdout or stderr.
+/// Copies what the host writes to the routed sink ([`super::route_output`])
+/// or else to pi-rs's stdout or stderr.
 async fn pass_on(mut from: impl AsyncRead + Unpin, to_stdout: bool) {
-    let result = if to_stdout {
-        copy_to(&mut from, tokio::io::stdout()).await
-    } else {
-        copy_to(&mut from, tokio::io::stderr()).await
-    };
-    if let Err(e) = result {
-        tracing::debug!("extension host output: {e}");
+    use tokio::io::AsyncReadExt;
+    let mut buffer = vec![0u8; 8192];
+    loop {
+        let n = match from.read(&mut buffer).await {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(e) => {
+                tracing::debug!("extension host output: {e}");
+                return;
+            }
+        };
+        let chunk = &buffer[..n];
+        if super::output::routed(chunk) {
+            continue;
+        }
+        let written = if to_stdout {
+            write_all(tokio::io::stdout(), chunk).await
+        } else {
+            write_all(tokio::io::stderr(), chunk).await
+        };
+        if let Err(e) = written {
+            tracing::debug!("extension host output: {e}");
+            return;
+        }
     }
 }
 
-async fn copy_to(
-    from: &mut (impl AsyncRead + Unpin),
-    mut to: impl AsyncWrite + Unpin,
-) -> std::io::Result<u64> {
-    use tokio::io::AsyncReadExt;
+async fn write_all(mut to: impl AsyncWrite + Unpin, chunk: &[u8]) -> std::io::Result<()> {
     use tokio::io::AsyncWriteExt;
-    let mut buffer = vec![0u8; 8192];
-    let mut total = 0;
-    loop {
-        let n = from.read(&mut buffer).await?;
-        if n == 0 {
-            return Ok(total);
-        }
-        to.write_all(&buffer[..n]).await?;
-        to.flush().await?;
-        total += n as u64;
-    }
+    to.write_all(chunk).await?;
+    to.flush().await
 }

@@ -99,6 +99,38 @@ impl Screen {
     }
 }
 
+/// Routes the extension hosts' output to the UI while it runs.
+struct RoutedOutput;
+
+impl RoutedOutput {
+    fn start(tx: mpsc::UnboundedSender<Vec<u8>>) -> Self {
+        crate::extensions::host::route_output(Some(Box::new(move |chunk| {
+            let _ = tx.send(chunk);
+        })));
+        Self
+    }
+}
+
+impl Drop for RoutedOutput {
+    fn drop(&mut self) {
+        crate::extensions::host::route_output(None);
+    }
+}
+
+/// The text of `bytes` up to an incomplete UTF-8 sequence at its end,
+/// which stays for the next chunk (invalid bytes become U+FFFD).
+fn take_complete_utf8(bytes: &mut Vec<u8>) -> String {
+    let keep = match std::str::from_utf8(bytes) {
+        Ok(_) => 0,
+        Err(e) if e.error_len().is_none() => bytes.len() - e.valid_up_to(),
+        Err(_) => 0,
+    };
+    let rest = bytes.split_off(bytes.len() - keep);
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    *bytes = rest;
+    text
+}
+
 /// Runs the terminal UI until the user quits; returns the exit code.
 pub async fn run_tui(
     app: Arc<App>,
@@ -175,6 +207,10 @@ async fn run_inner(
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
     let mut winch = signal(SignalKind::window_change())?;
+    // What extension hosts print is written above the live region.
+    let (output_tx, mut output_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let _routed = RoutedOutput::start(output_tx);
+    let mut output_tail = Vec::new();
     loop {
         if screen.dirty && screen.last_frame.elapsed() >= FRAME {
             screen.draw(&mut ui)?;
@@ -234,6 +270,17 @@ async fn run_inner(
                     ui.handle_event(event);
                 }
                 screen.dirty = true;
+            }
+            Some(chunk) = output_rx.recv() => {
+                output_tail.extend(chunk);
+                while let Ok(more) = output_rx.try_recv() {
+                    output_tail.extend(more);
+                }
+                let text = take_complete_utf8(&mut output_tail);
+                if !text.is_empty() {
+                    screen.renderer.interject(&text)?;
+                    screen.dirty = true;
+                }
             }
             () = tokio::time::sleep_until(next_tick.into()), if animating => {
                 let now = Instant::now();
@@ -357,4 +404,22 @@ fn external_edit(text: &str) -> Result<Option<String>, String> {
     };
     let _ = std::fs::remove_file(&path);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::take_complete_utf8;
+
+    #[test]
+    fn a_character_split_across_chunks_waits_for_its_rest() {
+        let mut bytes = "a→".as_bytes().to_vec();
+        let last = bytes.pop().unwrap();
+        assert_eq!(take_complete_utf8(&mut bytes), "a");
+        assert_eq!(bytes.len(), 2);
+        bytes.push(last);
+        assert_eq!(take_complete_utf8(&mut bytes), "→");
+        assert!(bytes.is_empty());
+        let mut bad = vec![b'x', 0xff, b'y'];
+        assert_eq!(take_complete_utf8(&mut bad), "x\u{fffd}y");
+    }
 }
