@@ -221,11 +221,23 @@ impl Ui {
     }
 
     /// pi's loaded-resources listing below the header (context files,
-    /// skills, prompt templates), when there are any.
+    /// skills, prompt templates, extensions), when there are any.
     fn show_resources(&mut self) {
         let resources = self.app.resources();
-        let sections =
-            super::parts::resources::sections(&resources, &self.app.cwd, self.home.as_deref());
+        let runner = &self.app.extensions;
+        let extensions: Vec<_> = runner
+            .extension_paths()
+            .iter()
+            // pi-rs's own (`<mcp>`) are part of the app, not loaded resources.
+            .filter(|path| !(path.starts_with('<') && path.ends_with('>')))
+            .map(|path| (path.clone(), runner.source_info_of(path)))
+            .collect();
+        let sections = super::parts::resources::sections(
+            &resources,
+            &extensions,
+            &self.app.cwd,
+            self.home.as_deref(),
+        );
         if !sections.is_empty() {
             self.transcript.notice(Notice::Resources(sections));
         }
