@@ -75,6 +75,9 @@ pub enum UiEvent {
     },
     /// A warning found after start (pi's check of tmux's keyboard setup).
     Warning(String),
+    /// A dim status line in the chat, shown once the extensions heard of
+    /// what it reports (a model cycled with Ctrl+P).
+    Status(String),
     /// A running user shell command's output so far.
     BashOutput(String),
     /// A user shell command ended.

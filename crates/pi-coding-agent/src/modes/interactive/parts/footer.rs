@@ -107,6 +107,25 @@ impl FooterInfo {
         }
     }
 
+    /// Takes the model and thinking level from `app` only (cheap: no
+    /// transcript walk); true when either changed.
+    pub fn refresh_model(&mut self, app: &App) -> bool {
+        let model = app.agent.model();
+        let level = app.agent.with_state(|s| s.thinking_level);
+        let thinking = pi_ai::ThinkingLevel::setting_name(level);
+        let changed = self.model.as_deref() != Some(model.id.as_str())
+            || self.provider != model.provider.as_str()
+            || self.thinking != thinking;
+        if changed {
+            self.model = Some(model.id.clone());
+            self.provider = model.provider.as_str().to_owned();
+            self.reasoning = model.reasoning;
+            self.thinking = thinking.to_owned();
+            self.context_window = model.context_window;
+        }
+        changed
+    }
+
     /// Model, thinking level, context use (unknown right after a
     /// compaction), auto-compaction and session name, read again.
     pub fn refresh(&mut self, app: &App, context_unknown: bool) {

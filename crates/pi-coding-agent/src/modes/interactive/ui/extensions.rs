@@ -233,10 +233,12 @@ impl Ui {
         let tx = self.tx.clone();
         let text = text.to_owned();
         tokio::spawn(async move {
-            if let Err(error) = app.prompt(text.as_str()).await {
-                let call = ExtensionCall::Notify(error.to_string(), NotifyLevel::Error);
-                let _ = tx.send(UiEvent::Extension(ExtensionRequest::new(call)));
-            }
+            let call = match app.prompt(text.as_str()).await {
+                Err(error) => ExtensionCall::Notify(error.to_string(), NotifyLevel::Error),
+                // Shows what the command changed (the model in the footer).
+                Ok(_) => ExtensionCall::Redraw,
+            };
+            let _ = tx.send(UiEvent::Extension(ExtensionRequest::new(call)));
         });
     }
 
@@ -311,6 +313,11 @@ impl Ui {
         let Some(call) = request.take() else {
             return;
         };
+        // The extension may have changed the model or thinking level
+        // (`pi.setModel`, a preset) before asking.
+        if self.footer.refresh_model(&self.app) {
+            self.update_border();
+        }
         match call {
             ExtensionCall::Notify(message, NotifyLevel::Error) => self.error(message),
             ExtensionCall::Notify(message, NotifyLevel::Warning) => {

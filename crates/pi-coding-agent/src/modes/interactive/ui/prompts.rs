@@ -289,7 +289,18 @@ impl Ui {
         } else {
             String::new()
         };
-        self.status_line(&format!("Switched to {name}{thinking}"));
+        let text = format!("Switched to {name}{thinking}");
+        if self.app.extensions.has_handlers("model_select") {
+            // As pi: the line follows what `model_select` handlers show.
+            let runner = Arc::clone(&self.app.extensions);
+            let tx = self.tx.clone();
+            tokio::spawn(async move {
+                runner.settle_notifications().await;
+                let _ = tx.send(UiEvent::Status(text));
+            });
+        } else {
+            self.status_line(&text);
+        }
     }
 
     /// `/compact [instructions]`: runs in the background; its cards come
