@@ -405,7 +405,7 @@ impl SlotComponent<Action> for TreeSelector {
             String::new(),
             border(&t, width),
             format!(" {}", t.bold("  Session Tree")),
-            t.fg(Token::Muted, &truncate_to_width(help, width, "…")),
+            t.fg(Token::Muted, &truncate_to_width(help, width, "...")),
             search,
             border(&t, width),
             String::new(),
