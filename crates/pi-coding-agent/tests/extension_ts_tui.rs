@@ -188,3 +188,52 @@ fn custom_header_draws_its_logo_in_the_host_as_in_pi() {
     assert_eq!(ours.len(), 6, "{screen}");
     tui.quit();
 }
+
+/// An extension (written for the test) whose widget is a component: drawn
+/// in the host for the terminal's width, below the editor, then removed.
+const DRAWN_WIDGET: &str = r#"
+export default function (pi) {
+  pi.registerCommand("drawn", {
+    description: "toggle a drawn widget",
+    handler: async (args, ctx) => {
+      if (args === "off") {
+        ctx.ui.setWidget("drawn", undefined);
+        return;
+      }
+      ctx.ui.setWidget(
+        "drawn",
+        (_tui, theme) => ({
+          render: (width) => [theme.fg("accent", `drawn for ${width} columns`), "second line"],
+          invalidate() {},
+        }),
+        { placement: "belowEditor" },
+      );
+    },
+  });
+}
+"#;
+
+#[test]
+fn a_widget_the_extension_draws_shows_below_the_editor_and_goes() {
+    if pi_test_support::external::node().is_none() {
+        return;
+    }
+    let (_runtime, s) = scenario("Answer 1.");
+    let file = s.work.path().join("drawn-widget.ts");
+    std::fs::write(&file, DRAWN_WIDGET).unwrap();
+    let mut tui = start(&s, &file.to_string_lossy());
+    run_command(&mut tui, "/drawn");
+    let screen = tui.wait_screen(|s| s.contains("drawn for 100 columns"), "the widget");
+    let lines = lines(&screen);
+    let at = lines
+        .iter()
+        .position(|l| l == "drawn for 100 columns")
+        .unwrap();
+    // The editor's bottom rule above it, its second line, then the footer.
+    assert!(lines[at - 1].starts_with('─'), "{screen}");
+    assert_eq!(lines[at + 1], "second line", "{screen}");
+    assert!(lines[at + 3].contains("mock-gpt"), "the footer: {screen}");
+    run_command(&mut tui, "/drawn off");
+    tui.wait_screen(|s| !s.contains("drawn for"), "the widget gone");
+    tui.quit();
+}

@@ -93,7 +93,8 @@ pub use runner::{BeforeAgentStartOutcome, ErrorListener, ExtensionErrorReport, E
 pub use ui::{DialogOptions, ExtensionUi, NoUi, NotifyLevel, WidgetPlacement, within_dialog};
 pub use ui_parts::{
     AutocompleteProvider, AutocompleteProviders, CompletionItem, Completions, EditorComponentFn,
-    HeaderFn, SetThemeError, TerminalInput, TerminalInputFn, TerminalInputHandle, WorkingIndicator,
+    HeaderFn, SetThemeError, TerminalInput, TerminalInputFn, TerminalInputHandle, WidgetFn,
+    WorkingIndicator,
 };
 
 /// `context` handlers as the agent's `transform_context`.

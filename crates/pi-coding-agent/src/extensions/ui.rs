@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::render::{ExtensionComponent, FooterFn};
 use super::ui_parts::{
     AutocompleteProvider, EditorComponentFn, HeaderFn, SetThemeError, TerminalInputFn,
-    TerminalInputHandle, WorkingIndicator,
+    TerminalInputHandle, WidgetFn, WorkingIndicator,
 };
 use std::sync::Arc;
 
@@ -167,6 +167,18 @@ pub trait ExtensionUi: Send + Sync {
     /// without a terminal, as in pi's rpc mode).
     fn set_footer(&self, footer: Option<FooterFn>) {
         let _ = footer;
+    }
+
+    /// Sets (`Some`) or clears (`None`) the widget of `key` as a component
+    /// that draws itself (pi's `setWidget(key, factory)`; a no-op without a
+    /// terminal, as in pi's rpc mode).
+    fn set_widget_component(
+        &self,
+        key: &str,
+        widget: Option<WidgetFn>,
+        placement: Option<WidgetPlacement>,
+    ) {
+        let _ = (key, widget, placement);
     }
 
     /// Replaces the start-up header with `header`'s lines; `None`

@@ -12,6 +12,10 @@ use super::render::{ExtensionComponent, ExtensionKey, RenderTheme};
 /// replace the start-up header (`pi v…` and the key hints).
 pub type HeaderFn = Arc<dyn Fn(usize, &dyn RenderTheme) -> Vec<String> + Send + Sync>;
 
+/// Draws a widget for a width (pi's `setWidget` with a component factory):
+/// its lines as drawn, not cut or indented as a widget of text is.
+pub type WidgetFn = Arc<dyn Fn(usize, &dyn RenderTheme) -> Vec<String> + Send + Sync>;
+
 /// Builds the component that replaces the editor (pi's `EditorFactory`).
 pub type EditorComponentFn = Arc<dyn Fn() -> Box<dyn ExtensionComponent> + Send + Sync>;
 

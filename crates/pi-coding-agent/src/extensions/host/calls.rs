@@ -122,7 +122,8 @@ impl Calls {
     }
 
     /// `ui` calls that show a component the host draws: `custom`, and
-    /// `setFooter` / `setHeader` with `{component}` (`None`: not one).
+    /// `setFooter` / `setHeader` / `setWidget` with `{component}` (`None`:
+    /// not one).
     async fn component_call(
         &self,
         ctx: &ExtensionContext,
@@ -188,9 +189,22 @@ impl Calls {
                 })));
                 Ok(Value::Null)
             }
-            _ => Err(error(
-                "ctx.ui.setWidget with a component factory is not supported by pi-rs yet (pass lines)",
-            )),
+            _ => {
+                let shown = component("widget");
+                let placement = args
+                    .get(2)
+                    .and_then(|o| o.get("placement"))
+                    .and_then(|p| serde_json::from_value(p.clone()).ok());
+                let key = first.as_str().unwrap_or_default();
+                ui.set_widget_component(
+                    key,
+                    Some(std::sync::Arc::new(move |width, theme| {
+                        shown.lines(width, theme)
+                    })),
+                    placement,
+                );
+                Ok(Value::Null)
+            }
         })
     }
 

@@ -20,7 +20,7 @@ const INPUT_TIMEOUT: Duration = Duration::from_millis(500);
 pub(super) struct HostComponent {
     pub(super) host: Arc<Host>,
     pub(super) id: u64,
-    /// `component`, `footer` or `header`.
+    /// `component`, `footer`, `header` or `widget`.
     pub(super) kind: &'static str,
 }
 

@@ -19,7 +19,7 @@ use crate::app::{App, AppEvent, BashResult, SessionEvent, TreeNavigation};
 use crate::auth::{LoginEvent, OAuthError, OAuthProvider};
 use crate::extensions::{
     AutocompleteProviders, EditorComponentFn, ExtensionComponent, ExtensionErrorReport, FooterFn,
-    HeaderFn, NotifyLevel, TerminalInputFn, WidgetPlacement, WorkingIndicator,
+    HeaderFn, NotifyLevel, TerminalInputFn, WidgetFn, WidgetPlacement, WorkingIndicator,
 };
 use crate::messages::CodingMessage;
 
@@ -120,6 +120,8 @@ pub enum ExtensionCall {
     Status(String, Option<String>),
     /// Sets (`Some`) or removes the widget of a key.
     Widget(String, Option<Vec<String>>, WidgetPlacement),
+    /// Sets (`Some`) or removes the widget of a key, drawn by the extension.
+    WidgetComponent(String, Opaque<Option<WidgetFn>>, WidgetPlacement),
     /// The terminal title.
     Title(String),
     /// Replaces the editor's text.

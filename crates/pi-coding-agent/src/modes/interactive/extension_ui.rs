@@ -21,7 +21,7 @@ use super::events::{
 };
 use crate::extensions::{
     AutocompleteProvider, DialogOptions, EditorComponentFn, ExtensionComponent, ExtensionUi,
-    FooterFn, HeaderFn, NotifyLevel, SetThemeError, TerminalInputFn, TerminalInputHandle,
+    FooterFn, HeaderFn, NotifyLevel, SetThemeError, TerminalInputFn, TerminalInputHandle, WidgetFn,
     WidgetPlacement, WorkingIndicator, within_dialog,
 };
 
@@ -146,6 +146,19 @@ impl ExtensionUi for TerminalUi {
         self.send(ExtensionCall::Widget(
             key.to_owned(),
             lines,
+            placement.unwrap_or_default(),
+        ));
+    }
+
+    fn set_widget_component(
+        &self,
+        key: &str,
+        widget: Option<WidgetFn>,
+        placement: Option<WidgetPlacement>,
+    ) {
+        self.send(ExtensionCall::WidgetComponent(
+            key.to_owned(),
+            Opaque(widget),
             placement.unwrap_or_default(),
         ));
     }

@@ -20,7 +20,7 @@ use crate::modes::interactive::action::Action;
 use crate::modes::interactive::blocks::Notice;
 use crate::modes::interactive::events::{
     CustomRequest, DialogKind, DialogRequest, ExtensionCall, ExtensionMirror, ExtensionRequest,
-    FooterRequest, UiEvent,
+    FooterRequest, Opaque, UiEvent,
 };
 use crate::modes::interactive::parts::status::Status;
 use crate::modes::interactive::parts::widgets::Placement;
@@ -331,13 +331,16 @@ impl Ui {
                 self.ext.statuses.remove(&key);
             }
             ExtensionCall::Widget(key, lines, placement) => {
-                let placement = match placement {
-                    WidgetPlacement::AboveEditor => Placement::AboveEditor,
-                    WidgetPlacement::BelowEditor => Placement::BelowEditor,
-                };
                 self.widgets.remove(&key);
                 if let Some(lines) = lines {
-                    self.widgets.set(&key, placement, lines);
+                    self.widgets.set(&key, placement_of(placement), lines);
+                }
+            }
+            ExtensionCall::WidgetComponent(key, Opaque(widget), placement) => {
+                self.widgets.remove(&key);
+                if let Some(widget) = widget {
+                    self.widgets
+                        .set_drawn(&key, placement_of(placement), widget);
                 }
             }
             ExtensionCall::Title(title) => self.ext.title = Some(title),
@@ -434,5 +437,12 @@ impl Ui {
         };
         self.slot.show(component);
         self.ext.dialog = Some((id, timeout.is_some(), handle));
+    }
+}
+
+fn placement_of(placement: WidgetPlacement) -> Placement {
+    match placement {
+        WidgetPlacement::AboveEditor => Placement::AboveEditor,
+        WidgetPlacement::BelowEditor => Placement::BelowEditor,
     }
 }

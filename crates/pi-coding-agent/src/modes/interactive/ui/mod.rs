@@ -371,13 +371,13 @@ impl Ui {
             self.status.render(width, &mut below);
         }
         self.widgets
-            .render(Placement::AboveEditor, width, &mut below);
+            .render(Placement::AboveEditor, width, &self.theme, &mut below);
         match self.slot.render(width, rows) {
             Some(in_place) => below.extend(in_place),
             None => self.editor_lines(width, rows, &mut below),
         }
         self.widgets
-            .render(Placement::BelowEditor, width, &mut below);
+            .render(Placement::BelowEditor, width, &self.theme, &mut below);
         self.footer_lines(width, &mut below);
         let budget = rows.saturating_sub(below.len());
         commits.extend(self.transcript.commit_scrolled(&ctx, width, budget));
