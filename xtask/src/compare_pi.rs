@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use crate::loopback::{Answers, WIRES};
-use crate::whole::{Measured, Pi, Scratch, fixtures, print_args, resume_args};
+use crate::whole::{MODEL, Measured, Pi, Scratch, fixtures, print_args, resume_args};
 
 const PACKAGE: &str = "@mariozechner/pi-coding-agent";
 
@@ -85,7 +85,9 @@ struct Compared {
 }
 
 fn ms(seconds: f64) -> String {
-    if seconds < 0.01 {
+    if !seconds.is_finite() {
+        "—".to_owned()
+    } else if seconds < 0.01 {
         format!("{:.2} ms", seconds * 1e3)
     } else {
         format!("{:.0} ms", seconds * 1e3)
@@ -93,10 +95,16 @@ fn ms(seconds: f64) -> String {
 }
 
 fn mb(kib: u64) -> String {
+    if kib == 0 {
+        return "—".to_owned();
+    }
     format!("{:.1} MB", kib as f64 * 1024.0 / 1e6)
 }
 
 fn ratio(pi: f64, rs: f64) -> String {
+    if !(pi / rs).is_finite() {
+        return "—".to_owned();
+    }
     format!("{:.1}x", pi / rs)
 }
 
@@ -124,12 +132,12 @@ fn table(rows: &[Compared], version: &str) -> String {
     out
 }
 
+/// The whole-command rows; `only_extensions`: up to the extension rows.
 fn compare(
     pi: &Pi,
     rs: &Pi,
     bin: &Path,
-    quick: bool,
-    large: bool,
+    (quick, large, only_extensions): (bool, bool, bool),
 ) -> Result<Vec<Compared>, String> {
     let perf = bin.join("examples").join("perf");
     // pi takes seconds per run on this machine: the best of 2 after a warm-up.
@@ -152,7 +160,7 @@ fn compare(
         });
     }
     let print_dir = scratch.empty_dir("print")?;
-    let print_dir = print_dir.to_string_lossy();
+    let print_dir = print_dir.to_string_lossy().into_owned();
     let (p, r) = both(&scratch, &print_args(&print_dir), reps)?;
     rows.push(Compared {
         workload: "print run (`pi -p`, new session)".to_owned(),
@@ -160,47 +168,9 @@ fn compare(
         pi: p,
         rs: r,
     });
-    // The same run with five of pi's own example extensions (TypeScript,
-    // through pi-rs's extension host).
-    if let Some(examples) = pi
-        .prefix
-        .first()
-        .and_then(|cli| Path::new(cli).parent()?.parent().map(Path::to_path_buf))
-        .map(|package| package.join("examples/extensions"))
-        .filter(|dir| dir.is_dir())
-    {
-        let names = [
-            "permission-gate",
-            "protected-paths",
-            "todo",
-            "status-line",
-            "pirate",
-        ];
-        let files: Vec<String> = names
-            .iter()
-            .map(|n| {
-                examples
-                    .join(format!("{n}.ts"))
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .collect();
-        let mut args: Vec<&str> = print_args(&print_dir).to_vec();
-        for file in &files {
-            args.extend(["-e", file.as_str()]);
-        }
-        let (p, r) = both(&scratch, &args, reps)?;
-        let goal = if 2.0 * r.wall <= p.wall {
-            "met"
-        } else {
-            "NOT met"
-        };
-        rows.push(Compared {
-            workload: "print run with 5 TypeScript extensions".to_owned(),
-            input: format!("{}; goal <= 1/2 of pi's wall: {goal}", names.join(", ")),
-            pi: p,
-            rs: r,
-        });
+    rows.extend(extension_rows(pi, rs, &scratch, &print_dir, reps)?);
+    if only_extensions {
+        return Ok(rows);
     }
     let mut sizes: Vec<usize> = if quick { vec![2_500] } else { vec![20_000] };
     if large {
@@ -263,16 +233,103 @@ fn compare(
     Ok(rows)
 }
 
+/// Whether pi-rs's `wall` is at most half of pi's.
+fn half(pi: f64, rs: f64) -> &'static str {
+    if 2.0 * rs <= pi { "met" } else { "NOT met" }
+}
+
+/// The rows of pi's five example extensions (TypeScript, through pi-rs's
+/// extension host): a print run, and the time until the interactive
+/// editor is ready without and with them.
+fn extension_rows(
+    pi: &Pi,
+    rs: &Pi,
+    scratch: &Scratch,
+    print_dir: &str,
+    reps: usize,
+) -> Result<Vec<Compared>, String> {
+    let mut rows = Vec::new();
+    let Some(examples) = pi
+        .prefix
+        .first()
+        .and_then(|cli| Path::new(cli).parent()?.parent().map(Path::to_path_buf))
+        .map(|package| package.join("examples/extensions"))
+        .filter(|dir| dir.is_dir())
+    else {
+        return Ok(rows);
+    };
+    let names = [
+        "permission-gate",
+        "protected-paths",
+        "todo",
+        "status-line",
+        "pirate",
+    ];
+    let files: Vec<String> = names
+        .iter()
+        .map(|n| {
+            examples
+                .join(format!("{n}.ts"))
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let mut args: Vec<&str> = print_args(print_dir).to_vec();
+    for file in &files {
+        args.extend(["-e", file.as_str()]);
+    }
+    let p = scratch.measure(pi, &args, reps)?;
+    let r = scratch.measure(rs, &args, reps)?;
+    rows.push(Compared {
+        workload: "print run with 5 TypeScript extensions".to_owned(),
+        input: format!(
+            "{}; goal <= 1/2 of pi's wall: {}",
+            names.join(", "),
+            half(p.wall, r.wall)
+        ),
+        pi: p,
+        rs: r,
+    });
+    let model = MODEL.rsplit('/').next().unwrap_or(MODEL);
+    let interactive = ["--session-dir", print_dir, "--model", MODEL];
+    let mut loaded: Vec<&str> = interactive.to_vec();
+    for file in &files {
+        loaded.extend(["-e", file.as_str()]);
+    }
+    for (label, args) in [
+        ("no extension", interactive.to_vec()),
+        ("the same 5 extensions", loaded),
+    ] {
+        let p = crate::ready::editor_ready(scratch, pi, &args, model, reps)?;
+        let r = crate::ready::editor_ready(scratch, rs, &args, model, reps)?;
+        let goal = if label == "no extension" {
+            String::new()
+        } else {
+            format!("; goal <= 1/2 of pi's: {}", half(p, r))
+        };
+        rows.push(Compared {
+            workload: "interactive: until the editor is ready".to_owned(),
+            input: format!("{label}, tmux 100x40{goal}"),
+            pi: Measured::wall_only(p),
+            rs: Measured::wall_only(r),
+        });
+    }
+    Ok(rows)
+}
+
 /// The `compare-pi` command.
 pub fn command(args: &[String]) -> ExitCode {
-    let (mut quick, mut large, mut debug) = (false, false, false);
+    let (mut quick, mut large, mut debug, mut only_extensions) = (false, false, false, false);
     for arg in args {
         match arg.as_str() {
             "--quick" => quick = true,
             "--large" => large = true,
             "--debug" => debug = true,
+            "--extensions" => only_extensions = true,
             _ => {
-                eprintln!("usage: cargo xtask compare-pi [--quick] [--large] [--debug]");
+                eprintln!(
+                    "usage: cargo xtask compare-pi [--quick] [--large] [--debug] [--extensions]"
+                );
                 return ExitCode::from(2);
             }
         }
@@ -302,7 +359,7 @@ pub fn command(args: &[String]) -> ExitCode {
     let bin = crate::bench::build_dir(debug);
     let rs = Pi::binary(bin.join("pi"));
     println!("compare-pi: pi {version} at {}\n", cli.display());
-    match compare(&pi, &rs, &bin, quick, large) {
+    match compare(&pi, &rs, &bin, (quick, large, only_extensions)) {
         Ok(rows) => {
             println!("{}", table(&rows, &version));
             println!(

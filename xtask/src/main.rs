@@ -21,6 +21,7 @@ mod fuzz_smoke;
 mod import_catalog;
 mod link_order;
 mod loopback;
+mod ready;
 mod whole;
 
 use std::process::ExitCode;

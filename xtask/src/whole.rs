@@ -22,6 +22,17 @@ pub struct Measured {
     pub rss_kib: u64,
 }
 
+impl Measured {
+    /// A wall time alone (no CPU or RSS figure: shown as `—`).
+    pub fn wall_only(wall: f64) -> Self {
+        Self {
+            wall,
+            cpu: f64::NAN,
+            rss_kib: 0,
+        }
+    }
+}
+
 /// How to start one implementation: a program and the arguments before pi's own.
 #[derive(Debug, Clone)]
 pub struct Pi {
