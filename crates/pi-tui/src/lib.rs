@@ -40,6 +40,7 @@ pub mod component;
 pub mod editor;
 pub mod fuzzy;
 pub mod highlight;
+pub mod image;
 pub mod input;
 pub mod keybindings;
 #[cfg(unix)]
