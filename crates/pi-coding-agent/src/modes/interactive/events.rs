@@ -75,6 +75,8 @@ pub enum UiEvent {
     },
     /// A warning found after start (pi's check of tmux's keyboard setup).
     Warning(String),
+    /// Ctrl+V saved the clipboard's image to this file (its path goes into the editor).
+    PastedImage(std::path::PathBuf),
     /// A running user shell command's output so far.
     BashOutput(String),
     /// A user shell command ended.

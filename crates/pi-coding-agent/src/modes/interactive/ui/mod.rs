@@ -141,6 +141,9 @@ pub(crate) struct View {
     /// Only the chat's last screenful must be printed again (while a
     /// resize goes on; the whole chat follows once it settles).
     pub reprint_tail: bool,
+    /// How images are drawn (`terminal.showImages`, the terminal's
+    /// protocol and cell size, `terminal.imageWidthCells`).
+    pub images: pi_tui::image::Display,
 }
 
 /// The work the UI started that has not reported back.
@@ -387,6 +390,7 @@ impl Ui {
             hide_thinking: self.view.hide_thinking,
             home: self.home.clone(),
             now: Instant::now(),
+            images: self.view.images,
         }
     }
 
