@@ -1,0 +1,256 @@
+//! Images in the interactive mode, through the real `pi` in a pty against
+//! the loopback mock: a `read` image drawn with kitty graphics sized to the
+//! cell size and width (and again after a resize), pi's placeholder under
+//! tmux and with `terminal.showImages: false`, and Ctrl+V with a `wl-paste`
+//! stand-in putting the clipboard image's path into the next request.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod e2e_common;
+mod pty_common;
+
+use std::io::Cursor;
+use std::path::Path;
+
+use base64::Engine;
+use e2e_common::{Scenario, capture_answer, tool_call_answer};
+use pty_common::Tui;
+
+/// A 180 x 90 PNG.
+fn png() -> Vec<u8> {
+    let mut out = Cursor::new(Vec::new());
+    image::DynamicImage::new_rgb8(180, 90)
+        .write_to(&mut out, image::ImageFormat::Png)
+        .unwrap();
+    out.into_inner()
+}
+
+/// A scenario whose model reads `pic.png`, then answers.
+async fn reading_scenario() -> Scenario {
+    let s = Scenario::start(vec![
+        tool_call_answer("call_img", "read", &serde_json::json!({"path": "pic.png"})),
+        capture_answer("A black picture."),
+    ])
+    .await;
+    std::fs::write(s.work.path().join("pic.png"), png()).unwrap();
+    s
+}
+
+/// The kitty graphics commands `pi` wrote: (keys, payload) of each first chunk,
+/// with the payload of its continuation chunks appended.
+fn kitty_images(raw: &[u8]) -> Vec<(String, String)> {
+    let raw = String::from_utf8_lossy(raw);
+    let mut images: Vec<(String, String)> = Vec::new();
+    for part in raw.split("\x1b_G").skip(1) {
+        let Some(end) = part.find("\x1b\\") else {
+            continue;
+        };
+        let (keys, payload) = part[..end].split_once(';').unwrap_or((&part[..end], ""));
+        if keys.contains("a=T") {
+            images.push((keys.to_owned(), payload.to_owned()));
+        } else if keys.starts_with("m=")
+            && let Some(last) = images.last_mut()
+        {
+            last.1.push_str(payload);
+        }
+    }
+    images
+}
+
+fn raw(tui: &Tui) -> Vec<u8> {
+    tui.raw.lock().unwrap().clone()
+}
+
+fn start_reading(s: &Scenario, env: &[(&str, &str)], cols: u16) -> Tui {
+    let mut tui = Tui::start_program(env!("CARGO_BIN_EXE_pi"), env, s, &[], cols, 50);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("Look at pic.png");
+    tui.wait_all(|s| s.contains("A black picture."), "the answer");
+    tui
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kitty_draws_a_read_image_sized_to_the_cells_and_redraws_it_on_resize() {
+    let s = reading_scenario().await;
+    let mut tui = start_reading(&s, &[("KITTY_WINDOW_ID", "1")], 80);
+    let images = kitty_images(&raw(&tui));
+    assert!(!images.is_empty(), "no kitty image drawn");
+    let (keys, payload) = &images[0];
+    // 80 columns: at most 60 cells of 9 px (the pty reports no pixels) =
+    // 540 px for 180 px, so 270 px high: 15 rows of 18 px.
+    assert!(keys.starts_with("a=T,f=100,q=2,C=1,c=60,r=15,i="), "{keys}");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .unwrap();
+    let drawn = image::load_from_memory(&bytes).unwrap();
+    assert_eq!((drawn.width(), drawn.height()), (180, 90));
+    // The placeholder is not shown, the image's rows are kept free.
+    let all = tui.everything();
+    assert!(!all.contains("[Image:"), "{all}");
+    assert!(
+        !all.contains("iVBORw0KGgo"),
+        "the image's data shown as text: {all}"
+    );
+    // The whole chat fits the screen's 50 rows.
+    let rows: Vec<String> = tui
+        .parser
+        .lock()
+        .unwrap()
+        .parser()
+        .screen()
+        .rows(0, 80)
+        .collect();
+    let all = rows.join("\n");
+    let lines: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let answer = lines
+        .iter()
+        .position(|l| l.contains("A black picture."))
+        .expect("the answer");
+    let blank = lines[..answer]
+        .iter()
+        .rev()
+        .take_while(|l| l.trim().is_empty())
+        .count();
+    // The card's bottom padding, a blank line, the image's 15 rows and the
+    // answer's blank line are empty text rows.
+    assert_eq!(blank, 18, "{all}");
+    let before = images.len();
+    tui.resize(50, 50);
+    // 48 cells (the width less 2) = 432 px, scale 2.4: 216 px, 12 rows.
+    let deadline = std::time::Instant::now() + pty_common::TIMEOUT;
+    loop {
+        let images = kitty_images(&raw(&tui));
+        if images[before..]
+            .iter()
+            .any(|(k, _)| k.starts_with("a=T,f=100,q=2,C=1,c=48,r=12,i="))
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no redraw at the new width: {:?}",
+            images.iter().map(|i| &i.0).collect::<Vec<_>>()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    tui.quit();
+}
+
+fn assert_placeholder(tui: &Tui) {
+    let all = tui.wait_all(
+        |s| s.contains("[Image: [image/png] 180x90]"),
+        "the image placeholder",
+    );
+    assert!(all.contains("A black picture."), "{all}");
+    assert!(kitty_images(&raw(tui)).is_empty(), "an image was drawn");
+    assert!(!String::from_utf8_lossy(&raw(tui)).contains("\x1b]1337;File="));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn under_tmux_the_placeholder_is_shown() {
+    let s = reading_scenario().await;
+    let mut tui = start_reading(
+        &s,
+        &[
+            ("KITTY_WINDOW_ID", "1"),
+            ("TMUX", "/tmp/tmux-0/default,1,0"),
+        ],
+        80,
+    );
+    assert_placeholder(&tui);
+    tui.quit();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn show_images_off_shows_the_placeholder() {
+    let s = reading_scenario().await;
+    std::fs::write(
+        s.agent_dir.path().join("settings.json"),
+        r#"{"terminal": {"showImages": false}}"#,
+    )
+    .unwrap();
+    let mut tui = start_reading(&s, &[("TERM_PROGRAM", "iTerm.app")], 80);
+    assert_placeholder(&tui);
+    tui.quit();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn iterm2_draws_inline_images() {
+    let s = reading_scenario().await;
+    let mut tui = start_reading(&s, &[("ITERM_SESSION_ID", "w0t0p0:1")], 80);
+    let raw = String::from_utf8_lossy(&raw(&tui)).into_owned();
+    let at = raw
+        .find("\x1b[14A\x1b]1337;File=inline=1;width=60;height=auto:")
+        .expect("an iTerm2 inline image 15 rows high");
+    let payload = raw[at..].split_once(':').unwrap().1;
+    let payload = &payload[..payload.find('\x07').unwrap()];
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .unwrap();
+    assert_eq!(image::load_from_memory(&bytes).unwrap().width(), 180);
+    tui.quit();
+}
+
+/// A `wl-paste` that offers `png` as the clipboard's image.
+fn wl_paste_stand_in(dir: &Path, png: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("wl-paste");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncase \"$1\" in\n  --list-types) printf 'text/plain;charset=utf-8\\nimage/png\\n' ;;\n  --type) [ \"$2\" = image/png ] && cat '{}' ;;\n  *) exit 1 ;;\nesac\n",
+            png.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_v_pastes_the_clipboard_image_s_path_into_the_next_request() {
+    let s = Scenario::start(vec![capture_answer("Got it.")]).await;
+    let bin = s.work.path().join("bin");
+    let tmp = s.work.path().join("tmp");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&tmp).unwrap();
+    let source = s.work.path().join("clip.png");
+    std::fs::write(&source, png()).unwrap();
+    wl_paste_stand_in(&bin, &source);
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let env = [
+        ("PATH", path.as_str()),
+        ("WAYLAND_DISPLAY", "wayland-0"),
+        ("TMPDIR", tmp.to_str().unwrap()),
+    ];
+    let mut tui = Tui::start_program(env!("CARGO_BIN_EXE_pi"), &env, &s, &[], 100, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.send("What is in ");
+    tui.wait_screen(|s| s.contains("What is in"), "the typed text");
+    tui.send("\x16");
+    tui.wait_screen(|s| s.contains("pi-clipboard-"), "the pasted image's path");
+    let saved: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let file = &saved[0];
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("pi-clipboard-") && name.ends_with(".png"),
+        "{name}"
+    );
+    assert_eq!(std::fs::read(file).unwrap(), png());
+    tui.send("?\r");
+    tui.wait_all(|s| s.contains("Got it."), "the answer");
+    let requests = s.requests();
+    assert_eq!(requests.len(), 1);
+    let body: serde_json::Value = serde_json::from_slice(&requests[0].body).unwrap();
+    let sent = body.to_string();
+    let expected = format!("What is in {}?", file.display());
+    assert!(sent.contains(&expected), "{expected} not in {sent}");
+    tui.quit();
+}
