@@ -254,3 +254,142 @@ async fn ctrl_v_pastes_the_clipboard_image_s_path_into_the_next_request() {
     assert!(sent.contains(&expected), "{expected} not in {sent}");
     tui.quit();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cell_size_comes_from_the_terminal_s_pixel_size() {
+    let s = reading_scenario().await;
+    // 80 x 50 cells of 8 x 20 px.
+    let size = portable_pty::PtySize {
+        rows: 50,
+        cols: 80,
+        pixel_width: 640,
+        pixel_height: 1000,
+    };
+    let env = [("TERM_PROGRAM", "WezTerm")];
+    let mut tui = Tui::start_sized(env!("CARGO_BIN_EXE_pi"), &env, &s, &[], size);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("Look at pic.png");
+    tui.wait_all(|s| s.contains("A black picture."), "the answer");
+    let images = kitty_images(&raw(&tui));
+    // 60 cells of 8 px = 480 px for 180 px: 240 px high, 12 rows of 20 px
+    // (15 with the default 9 x 18 cells).
+    assert!(
+        images
+            .first()
+            .is_some_and(|(k, _)| k.starts_with("a=T,f=100,q=2,C=1,c=60,r=12,i=")),
+        "{:?}",
+        images.iter().map(|i| &i.0).collect::<Vec<_>>()
+    );
+    tui.quit();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kitty_gets_other_formats_as_png() {
+    let s = Scenario::start(vec![
+        tool_call_answer("call_img", "read", &serde_json::json!({"path": "pic.jpg"})),
+        capture_answer("A black picture."),
+    ])
+    .await;
+    let mut jpeg = Cursor::new(Vec::new());
+    image::DynamicImage::new_rgb8(180, 90)
+        .write_to(&mut jpeg, image::ImageFormat::Jpeg)
+        .unwrap();
+    std::fs::write(s.work.path().join("pic.jpg"), jpeg.into_inner()).unwrap();
+    let mut tui = Tui::start_program(
+        env!("CARGO_BIN_EXE_pi"),
+        &[("KITTY_WINDOW_ID", "1")],
+        &s,
+        &[],
+        80,
+        50,
+    );
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("Look at pic.jpg");
+    tui.wait_all(|s| s.contains("A black picture."), "the answer");
+    let images = kitty_images(&raw(&tui));
+    let (keys, payload) = images.first().expect("a kitty image");
+    assert!(keys.contains("c=60,r=15"), "{keys}");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .unwrap();
+    assert!(bytes.starts_with(b"\x89PNG"), "not sent as PNG");
+    tui.quit();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_attached_image_is_drawn_below_the_user_message() {
+    let s = Scenario::start(vec![capture_answer("Nice.")]).await;
+    std::fs::write(s.work.path().join("pic.png"), png()).unwrap();
+    let mut tui = Tui::start_program(
+        env!("CARGO_BIN_EXE_pi"),
+        &[("KITTY_WINDOW_ID", "1")],
+        &s,
+        &["@pic.png", "Describe it"],
+        80,
+        50,
+    );
+    tui.wait_all(|s| s.contains("Nice."), "the answer");
+    let images = kitty_images(&raw(&tui));
+    assert!(
+        images
+            .first()
+            .is_some_and(|(k, _)| k.starts_with("a=T,f=100,q=2,C=1,c=60,r=15,i=")),
+        "{:?}",
+        images.iter().map(|i| &i.0).collect::<Vec<_>>()
+    );
+    tui.quit();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn settings_offer_show_images_where_images_are_drawn() {
+    let s = reading_scenario().await;
+    let mut tui = start_reading(&s, &[("KITTY_WINDOW_ID", "1")], 80);
+    assert!(!kitty_images(&raw(&tui)).is_empty());
+    tui.submit("/settings");
+    tui.wait_screen(
+        // pi's 23 rows with image support.
+        |s| s.contains("Show images") && s.contains("Image width") && s.contains("(1/23)"),
+        "the settings list with the image rows",
+    );
+    tui.send("showim");
+    tui.wait_screen(
+        |s| s.contains("> showim") && s.contains("→ Show images"),
+        "the filtered list",
+    );
+    tui.send("\r");
+    tui.wait_screen(
+        |s| {
+            s.lines()
+                .any(|l| l.contains("→ Show images") && l.trim_end().ends_with("false"))
+        },
+        "the new value",
+    );
+    tui.send("\x1b");
+    tui.wait_all(
+        |s| s.contains("[Image: [image/png] 180x90]"),
+        "the chat printed again with the placeholder",
+    );
+    let settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(s.agent_dir.path().join("settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(settings["terminal"]["showImages"], false, "{settings}");
+    tui.quit();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dropped_path_is_pasted_as_text() {
+    let s = Scenario::start(vec![capture_answer("Got it.")]).await;
+    let mut tui = Tui::start(&s, &[], 80, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.send("look at");
+    tui.wait_screen(|s| s.contains("look at"), "the typed text");
+    // A terminal pastes a dropped file's path (bracketed paste).
+    tui.send("\x1b[200~/tmp/shot.png\x1b[201~");
+    tui.wait_screen(|s| s.contains("look at /tmp/shot.png"), "the path, spaced");
+    tui.send("\r");
+    tui.wait_all(|s| s.contains("Got it."), "the answer");
+    let body = String::from_utf8_lossy(&s.requests()[0].body).into_owned();
+    assert!(body.contains("look at /tmp/shot.png"), "{body}");
+    tui.quit();
+}
