@@ -191,42 +191,41 @@ async fn iterm2_draws_inline_images() {
     tui.quit();
 }
 
-/// A `wl-paste` that offers `png` as the clipboard's image.
-fn wl_paste_stand_in(dir: &Path, png: &Path) {
+/// Writes an executable `name` script into `dir`.
+fn stand_in(dir: &Path, name: &str, script: &str) {
     use std::os::unix::fs::PermissionsExt;
-    let script = dir.join("wl-paste");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\ncase \"$1\" in\n  --list-types) printf 'text/plain;charset=utf-8\\nimage/png\\n' ;;\n  --type) [ \"$2\" = image/png ] && cat '{}' ;;\n  *) exit 1 ;;\nesac\n",
-            png.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn ctrl_v_pastes_the_clipboard_image_s_path_into_the_next_request() {
+/// Ctrl+V after typing `What is in ` with `tool` (a script offering the
+/// image in `clip`, written by `script(path of clip)`) on PATH and `env`
+/// set: the image is saved as `pi-clipboard-*.<ext>`, its path typed into
+/// the editor and sent with the next prompt.
+async fn ctrl_v_with(
+    tool: &str,
+    script: fn(&Path) -> String,
+    clip: &[u8],
+    ext: &str,
+    env: &[(&str, &str)],
+) {
     let s = Scenario::start(vec![capture_answer("Got it.")]).await;
     let bin = s.work.path().join("bin");
     let tmp = s.work.path().join("tmp");
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::create_dir_all(&tmp).unwrap();
-    let source = s.work.path().join("clip.png");
-    std::fs::write(&source, png()).unwrap();
-    wl_paste_stand_in(&bin, &source);
+    let source = s.work.path().join("clip");
+    std::fs::write(&source, clip).unwrap();
+    stand_in(&bin, tool, &script(&source));
     let path = format!(
         "{}:{}",
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let env = [
-        ("PATH", path.as_str()),
-        ("WAYLAND_DISPLAY", "wayland-0"),
-        ("TMPDIR", tmp.to_str().unwrap()),
-    ];
-    let mut tui = Tui::start_program(env!("CARGO_BIN_EXE_pi"), &env, &s, &[], 100, 30);
+    let mut all_env = vec![("PATH", path.as_str()), ("TMPDIR", tmp.to_str().unwrap())];
+    all_env.extend_from_slice(env);
+    let mut tui = Tui::start_program(env!("CARGO_BIN_EXE_pi"), &all_env, &s, &[], 100, 30);
     tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
     tui.send("What is in ");
     tui.wait_screen(|s| s.contains("What is in"), "the typed text");
@@ -240,10 +239,10 @@ async fn ctrl_v_pastes_the_clipboard_image_s_path_into_the_next_request() {
     let file = &saved[0];
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     assert!(
-        name.starts_with("pi-clipboard-") && name.ends_with(".png"),
+        name.starts_with("pi-clipboard-") && name.ends_with(ext),
         "{name}"
     );
-    assert_eq!(std::fs::read(file).unwrap(), png());
+    assert_eq!(std::fs::read(file).unwrap(), clip);
     tui.send("?\r");
     tui.wait_all(|s| s.contains("Got it."), "the answer");
     let requests = s.requests();
@@ -253,6 +252,48 @@ async fn ctrl_v_pastes_the_clipboard_image_s_path_into_the_next_request() {
     let expected = format!("What is in {}?", file.display());
     assert!(sent.contains(&expected), "{expected} not in {sent}");
     tui.quit();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_v_pastes_the_clipboard_image_s_path_into_the_next_request() {
+    // Under Wayland: `wl-paste --list-types`, then `wl-paste --type image/png --no-newline`.
+    let script = |png: &Path| {
+        format!(
+            "#!/bin/sh\ncase \"$1\" in\n  --list-types) printf 'text/plain;charset=utf-8\\nimage/png\\n' ;;\n  --type) [ \"$2\" = image/png ] && [ \"$3\" = --no-newline ] && cat '{}' ;;\n  *) exit 1 ;;\nesac\n",
+            png.display()
+        )
+    };
+    ctrl_v_with(
+        "wl-paste",
+        script,
+        &png(),
+        ".png",
+        &[("WAYLAND_DISPLAY", "wayland-0")],
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_v_reads_the_x11_clipboard_with_xclip() {
+    // `xclip -selection clipboard -t TARGETS -o`, then `-t image/jpeg`.
+    let script = |jpeg: &Path| {
+        format!(
+            "#!/bin/sh\n[ \"$1 $2 $3 $5\" = '-selection clipboard -t -o' ] || exit 1\ncase \"$4\" in\n  TARGETS) printf 'TARGETS\\nUTF8_STRING\\nimage/jpeg\\n' ;;\n  image/jpeg) cat '{}' ;;\n  *) exit 1 ;;\nesac\n",
+            jpeg.display()
+        )
+    };
+    let mut jpeg = Cursor::new(Vec::new());
+    image::DynamicImage::new_rgb8(8, 8)
+        .write_to(&mut jpeg, image::ImageFormat::Jpeg)
+        .unwrap();
+    ctrl_v_with(
+        "xclip",
+        script,
+        &jpeg.into_inner(),
+        ".jpg",
+        &[("DISPLAY", ":0")],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

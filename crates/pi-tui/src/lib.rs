@@ -23,7 +23,8 @@
 //! The widgets: [`editor::Editor`] (pi's multi-line prompt editor), [`markdown::Markdown`]
 //! (incremental, with [`highlight`]ed code blocks), [`loader::Loader`] (spinner),
 //! [`boxed::BoxComponent`] (padding and background), [`select::SelectList`],
-//! [`input::Input`] (one-line input of the selectors) and [`fuzzy`] matching.
+//! [`input::Input`] (one-line input of the selectors) and [`fuzzy`] matching; [`image`] draws
+//! images inline (kitty graphics, iTerm2) or names them where the terminal cannot.
 //!
 //! # The two places that take input instead of the editor
 //!

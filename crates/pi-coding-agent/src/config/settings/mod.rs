@@ -203,7 +203,7 @@ impl Settings {
         self.extra_path(&["terminal", "imageWidthCells"])
             .and_then(Value::as_f64)
             .filter(|w| w.is_finite())
-            .map_or(60, |w| w.floor().max(1.0).min(10_000.0) as usize)
+            .map_or(60, |w| w.floor().clamp(1.0, 10_000.0) as usize)
     }
 
     /// `doubleEscapeAction` (default `tree`).

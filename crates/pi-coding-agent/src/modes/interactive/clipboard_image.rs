@@ -30,7 +30,7 @@ const MAX_BYTES: usize = 50 * 1024 * 1024;
 pub struct ClipboardImage {
     /// The image's bytes.
     pub bytes: Vec<u8>,
-    /// Its MIME type (one of [`SUPPORTED`] after conversion).
+    /// Its MIME type (PNG, JPEG, WebP or GIF after conversion).
     pub mime_type: String,
 }
 
