@@ -251,6 +251,20 @@ async fn ctrl_v_with(
     let sent = body.to_string();
     let expected = format!("What is in {}?", file.display());
     assert!(sent.contains(&expected), "{expected} not in {sent}");
+    // pi 0.73.1 sent the same text (fixtures/pi-0.73.1/images, TMPDIR=<root>).
+    let pi: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(e2e_common::fixtures().join("images/wayland-paste.requests.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let pi_text = pi[0][0]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        pi_text
+            .replace("<root>", tmp.to_str().unwrap())
+            .replace("pi-clipboard-UUID.png", &name)
+            .replace(".png", ext),
+        expected
+    );
     tui.quit();
 }
 
@@ -406,6 +420,7 @@ async fn settings_offer_show_images_where_images_are_drawn() {
         "the new value",
     );
     tui.send("\x1b");
+    tui.wait_screen(|s| !s.contains("Type to search"), "the editor back");
     tui.wait_all(
         |s| s.contains("[Image: [image/png] 180x90]"),
         "the chat printed again with the placeholder",
@@ -432,5 +447,122 @@ async fn a_dropped_path_is_pasted_as_text() {
     tui.wait_all(|s| s.contains("Got it."), "the answer");
     let body = String::from_utf8_lossy(&s.requests()[0].body).into_owned();
     assert!(body.contains("look at /tmp/shot.png"), "{body}");
+    tui.quit();
+}
+
+/// The rows of a screen from the one holding `from` to the one holding `to`.
+fn rows_between(rows: &[String], from: &str, to: &str) -> Vec<String> {
+    let start = rows.iter().position(|r| r.contains(from)).unwrap();
+    let end = rows.iter().position(|r| r.contains(to)).unwrap();
+    rows[start..=end]
+        .iter()
+        .map(|r| r.trim_end().to_owned())
+        .collect()
+}
+
+/// What pi 0.73.1 wrote in `scenario` (fixtures/pi-0.73.1/images, captured by
+/// fixtures/capture/image_screens.py), replayed on an 80 x 50 emulator.
+fn pi_capture(scenario: &str) -> (String, Vec<String>) {
+    let raw = std::fs::read_to_string(
+        e2e_common::fixtures()
+            .join("images")
+            .join(format!("{scenario}.raw")),
+    )
+    .unwrap();
+    let mut term = pi_tui::testing::TestTerminal::new(50, 80, pty_common::SCROLLBACK);
+    term.process(raw.as_bytes());
+    (raw, term.screen_rows())
+}
+
+/// The image command of `raw` with the cursor moves around it, its id and
+/// data left out: `(up, keys, down)`.
+fn image_command(raw: &str, prefix: &str) -> Option<(String, String, String)> {
+    let at = raw.find(prefix)?;
+    let up_start = raw[..at].rfind("\x1b[")?;
+    let up = raw[up_start..at].to_owned();
+    let rest = &raw[at + prefix.len()..];
+    let keys_end = rest.find([';', ':']).unwrap_or(0);
+    let keys = rest[..keys_end]
+        .split(',')
+        .map(|k| if k.starts_with("i=") { "i=ID" } else { k })
+        .collect::<Vec<_>>()
+        .join(",");
+    // iTerm2's ends with BEL, kitty's with ST.
+    let terminator = if prefix.starts_with("\x1b]") {
+        "\x07"
+    } else {
+        "\x1b\\"
+    };
+    let after = rest
+        .find(terminator)
+        .map_or(rest.len(), |e| e + terminator.len());
+    // A cursor move down right after it (kitty's way back below the image).
+    let tail = rest[after..].strip_prefix("\x1b[").unwrap_or("");
+    let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+    let down = if !digits.is_empty() && tail[digits.len()..].starts_with('B') {
+        format!("\x1b[{digits}B")
+    } else {
+        String::new()
+    };
+    Some((up, keys, down))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn images_are_laid_out_as_pi_lays_them_out() {
+    for (scenario, env, prefix) in [
+        ("kitty-read", ("KITTY_WINDOW_ID", "1"), "\x1b_G"),
+        (
+            "iterm2-read",
+            ("ITERM_SESSION_ID", "w0t0p0:1"),
+            "\x1b]1337;File=",
+        ),
+    ] {
+        let (pi_raw, pi_rows) = pi_capture(scenario);
+        let s = reading_scenario().await;
+        let mut tui = start_reading(&s, &[env], 80);
+        let ours_raw = String::from_utf8_lossy(&raw(&tui)).into_owned();
+        assert_eq!(
+            image_command(&ours_raw, prefix),
+            image_command(&pi_raw, prefix),
+            "{scenario}: the image command"
+        );
+        let ours_rows: Vec<String> = tui
+            .parser
+            .lock()
+            .unwrap()
+            .parser()
+            .screen()
+            .rows(0, 80)
+            .collect();
+        assert_eq!(
+            rows_between(&ours_rows, "read pic.png", "A black picture."),
+            rows_between(&pi_rows, "read pic.png", "A black picture."),
+            "{scenario}: the screen"
+        );
+        tui.quit();
+    }
+    let (_, pi_rows) = pi_capture("tmux-read");
+    let s = reading_scenario().await;
+    let mut tui = start_reading(
+        &s,
+        &[
+            ("KITTY_WINDOW_ID", "1"),
+            ("TMUX", "/tmp/tmux-0/default,1,0"),
+        ],
+        80,
+    );
+    let ours_rows: Vec<String> = tui
+        .parser
+        .lock()
+        .unwrap()
+        .parser()
+        .screen()
+        .rows(0, 80)
+        .collect();
+    assert_eq!(
+        rows_between(&ours_rows, "read pic.png", "A black picture."),
+        rows_between(&pi_rows, "read pic.png", "A black picture."),
+        "tmux: the screen"
+    );
     tui.quit();
 }
