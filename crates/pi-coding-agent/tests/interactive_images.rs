@@ -66,6 +66,8 @@ fn start_reading(s: &Scenario, env: &[(&str, &str)], cols: u16) -> Tui {
     tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
     tui.submit("Look at pic.png");
     tui.wait_all(|s| s.contains("A black picture."), "the answer");
+    // The emulator is fed before the raw copy: wait for that too.
+    tui.wait_raw("A black picture.", "the answer's bytes");
     tui
 }
 
@@ -325,6 +327,7 @@ async fn the_cell_size_comes_from_the_terminal_s_pixel_size() {
     tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
     tui.submit("Look at pic.png");
     tui.wait_all(|s| s.contains("A black picture."), "the answer");
+    tui.wait_raw("A black picture.", "the answer's bytes");
     let images = kitty_images(&raw(&tui));
     // 60 cells of 8 px = 480 px for 180 px: 240 px high, 12 rows of 20 px
     // (15 with the default 9 x 18 cells).
@@ -361,6 +364,7 @@ async fn kitty_gets_other_formats_as_png() {
     tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
     tui.submit("Look at pic.jpg");
     tui.wait_all(|s| s.contains("A black picture."), "the answer");
+    tui.wait_raw("A black picture.", "the answer's bytes");
     let images = kitty_images(&raw(&tui));
     let (keys, payload) = images.first().expect("a kitty image");
     assert!(keys.contains("c=60,r=15"), "{keys}");
@@ -384,6 +388,7 @@ async fn an_attached_image_is_drawn_below_the_user_message() {
         50,
     );
     tui.wait_all(|s| s.contains("Nice."), "the answer");
+    tui.wait_raw("Nice.", "the answer's bytes");
     let images = kitty_images(&raw(&tui));
     assert!(
         images
