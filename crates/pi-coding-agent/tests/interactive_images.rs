@@ -116,6 +116,14 @@ async fn kitty_draws_a_read_image_sized_to_the_cells_and_redraws_it_on_resize() 
     // The card's bottom padding, a blank line, the image's 15 rows and the
     // answer's blank line are empty text rows.
     assert_eq!(blank, 18, "{all}");
+    // One image, whatever the frames: the result message repeating the
+    // call's result keeps its id.
+    let mut ids: Vec<&str> = images
+        .iter()
+        .filter_map(|(k, _)| k.split(',').find(|k| k.starts_with("i=")))
+        .collect();
+    ids.dedup();
+    assert_eq!(ids.len(), 1, "{ids:?}");
     let before = images.len();
     tui.resize(50, 50);
     // 48 cells (the width less 2) = 432 px, scale 2.4: 216 px, 12 rows.

@@ -41,6 +41,19 @@ impl Images {
         Self { images }
     }
 
+    /// True when these are `content`'s images (same types and data), so a
+    /// repeated result keeps its conversions and kitty ids.
+    pub fn same_as<'a>(&self, content: impl IntoIterator<Item = &'a ImageContent>) -> bool {
+        let mut mine = self.images.iter();
+        for img in content {
+            match mine.next() {
+                Some(m) if m.mime_type == img.mime_type && m.data == img.data => {}
+                _ => return false,
+            }
+        }
+        mine.next().is_none()
+    }
+
     /// True when there are none.
     pub fn is_empty(&self) -> bool {
         self.images.is_empty()
@@ -85,5 +98,31 @@ impl Images {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn img(data: &str) -> ImageContent {
+        ImageContent {
+            data: data.to_owned(),
+            mime_type: "image/png".to_owned(),
+            extra: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_same_images_are_recognised() {
+        let (a, b) = (img("QUJD"), img("REVG"));
+        let images = Images::new([&a, &b]);
+        assert!(images.same_as([&a, &b]));
+        assert!(!images.same_as([&a]));
+        assert!(!images.same_as([&b, &a]));
+        assert!(!images.same_as([&a, &b, &b]));
+        assert!(Images::default().same_as([]));
+        // Unreadable data: the placeholder has no size.
+        assert_eq!(images.placeholders(), vec!["[Image: [image/png]]"; 2]);
     }
 }

@@ -134,10 +134,16 @@ impl ToolCard {
             details: result.details.clone(),
             is_error,
         });
-        self.images = Images::new(result.content.iter().filter_map(|b| match b {
-            UserBlock::Image(image) => Some(image),
-            _ => None,
-        }));
+        let images = || {
+            result.content.iter().filter_map(|b| match b {
+                UserBlock::Image(image) => Some(image),
+                _ => None,
+            })
+        };
+        // The end of a call and its result message carry the same images.
+        if !self.images.same_as(images()) {
+            self.images = Images::new(images());
+        }
         self.partial = partial;
         if let Some((_, last)) = &mut self.hooks {
             *last = Some(result.clone());
