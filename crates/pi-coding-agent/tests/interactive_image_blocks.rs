@@ -49,6 +49,7 @@ fn kitty(cell: CellSize) -> Opts {
             protocol: Some(Protocol::Kitty),
             cell,
             max_width_cells: 60,
+            max_rows: usize::MAX,
         },
         ..opts()
     }

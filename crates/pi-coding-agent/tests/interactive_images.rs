@@ -579,3 +579,41 @@ async fn images_are_laid_out_as_pi_lays_them_out() {
     );
     tui.quit();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_image_taller_than_the_screen_is_drawn_narrower() {
+    let s = Scenario::start(vec![
+        tool_call_answer("call_img", "read", &serde_json::json!({"path": "tall.png"})),
+        capture_answer("A tall picture."),
+    ])
+    .await;
+    let mut tall = Cursor::new(Vec::new());
+    image::DynamicImage::new_rgb8(40, 400)
+        .write_to(&mut tall, image::ImageFormat::Png)
+        .unwrap();
+    std::fs::write(s.work.path().join("tall.png"), tall.into_inner()).unwrap();
+    let mut tui = Tui::start_program(
+        env!("CARGO_BIN_EXE_pi"),
+        &[("KITTY_WINDOW_ID", "1")],
+        &s,
+        &[],
+        80,
+        30,
+    );
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("Look at tall.png");
+    tui.wait_all(|s| s.contains("A tall picture."), "the answer");
+    tui.wait_raw("A tall picture.", "the answer's bytes");
+    // 60 cells would make 300 rows; at most 29 fit a 30-row screen: 5 cells
+    // (45 px, scale 1.125) make 450 px, 25 rows.
+    let images = kitty_images(&raw(&tui));
+    assert!(
+        !images.is_empty()
+            && images
+                .iter()
+                .all(|(k, _)| k.starts_with("a=T,f=100,q=2,C=1,c=5,r=25,i=")),
+        "{:?}",
+        images.iter().map(|i| &i.0).collect::<Vec<_>>()
+    );
+    tui.quit();
+}

@@ -416,6 +416,7 @@ fn kitty_image(id: u32, rows: usize) -> Vec<String> {
             height_px: 10,
         },
         max_width_cells: 4,
+        max_rows: usize::MAX,
     };
     let dims = pi_tui::image::Dimensions {
         width_px: 4,

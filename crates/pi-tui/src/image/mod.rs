@@ -193,6 +193,9 @@ pub struct Display {
     pub cell: CellSize,
     /// The widest an image is drawn, in cells.
     pub max_width_cells: usize,
+    /// The tallest an image is drawn, in rows (the screen's height less one, so the rows it
+    /// moves up over are still on screen when it is drawn); a taller one is drawn narrower.
+    pub max_rows: usize,
 }
 
 impl Default for Display {
@@ -201,13 +204,15 @@ impl Default for Display {
             protocol: None,
             cell: CellSize::default(),
             max_width_cells: 60,
+            max_rows: usize::MAX,
         }
     }
 }
 
 impl Display {
     /// The lines of an image (base64 `data`, in a format the protocol takes: PNG for kitty)
-    /// for a view `width` cells wide: drawn at most `width - 2` and `max_width_cells` wide.
+    /// for a view `width` cells wide: drawn at most `width - 2` and `max_width_cells` wide,
+    /// and at most `max_rows` high.
     /// `None` when images are not drawn.
     pub fn lines(
         &self,
@@ -217,8 +222,18 @@ impl Display {
         id: u32,
     ) -> Option<Vec<String>> {
         let protocol = self.protocol?;
-        let cells = width.saturating_sub(2).min(self.max_width_cells).max(1);
-        let rows = rows_for(dims, cells, self.cell);
+        let mut cells = width.saturating_sub(2).min(self.max_width_cells).max(1);
+        let mut rows = rows_for(dims, cells, self.cell);
+        let max_rows = self.max_rows.max(1);
+        if rows > max_rows {
+            cells = (cells * max_rows / rows).max(1);
+            rows = rows_for(dims, cells, self.cell);
+            while rows > max_rows && cells > 1 {
+                cells -= 1;
+                rows = rows_for(dims, cells, self.cell);
+            }
+            rows = rows.min(max_rows);
+        }
         let sequence = match protocol {
             Protocol::Kitty => kitty::encode(
                 data,

@@ -146,3 +146,42 @@ fn dimensions_and_png_conversion() {
     assert_eq!(dimensions(b"not an image"), None);
     assert!(next_id() != next_id());
 }
+
+#[test]
+fn tall_images_are_drawn_narrower_to_fit_the_screen() {
+    let display = Display {
+        protocol: Some(Protocol::Kitty),
+        max_rows: 19,
+        ..Display::default()
+    };
+    // 100 x 2000 px at 60 cells: 600 rows; at most 19 fit: 1 cell wide (9 px) is 10 rows,
+    // 2 cells 20: one cell.
+    let tall = Dimensions {
+        width_px: 100,
+        height_px: 2000,
+    };
+    let lines = display.lines("QUJD", tall, 80, 1).unwrap_or_default();
+    assert_eq!(lines.len(), 10);
+    assert!(lines[9].contains("c=1,r=10,"), "{:?}", lines[9]);
+    // 180 x 900 px: 60 cells make 150 rows, 7 cells (63 px) 18 rows.
+    let dims = Dimensions {
+        width_px: 180,
+        height_px: 900,
+    };
+    let lines = display.lines("QUJD", dims, 80, 1).unwrap_or_default();
+    assert!(lines.len() <= 19);
+    assert!(
+        lines[lines.len() - 1].contains("c=7,r=18,"),
+        "{:?}",
+        lines.last()
+    );
+    // A short image is not touched.
+    let wide = Dimensions {
+        width_px: 90,
+        height_px: 54,
+    };
+    assert_eq!(
+        display.lines("QUJD", wide, 80, 1).unwrap_or_default().len(),
+        18
+    );
+}

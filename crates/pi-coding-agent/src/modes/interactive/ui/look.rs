@@ -67,6 +67,7 @@ impl Ui {
             protocol: settings.show_images().then(protocol_from_env).flatten(),
             cell: CellSize::query(),
             max_width_cells: settings.image_width_cells(),
+            max_rows: usize::MAX,
         };
         self.editor
             .set_padding_x(usize::try_from(settings.editor_padding_x()).unwrap_or(0));

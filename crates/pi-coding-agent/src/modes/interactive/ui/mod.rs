@@ -344,7 +344,9 @@ impl Ui {
     /// overlays drawn over them.
     pub fn frame(&mut self, width: usize, rows: usize) -> Frame {
         let theme = Arc::clone(&self.theme);
-        let ctx = self.render_ctx(&theme);
+        let mut ctx = self.render_ctx(&theme);
+        // An image is drawn in the rows above its last line: all on screen.
+        ctx.images.max_rows = rows.saturating_sub(1).max(1);
         let full = std::mem::take(&mut self.view.reprint);
         let tail = std::mem::take(&mut self.view.reprint_tail);
         let clear = full || tail;
