@@ -153,6 +153,7 @@ fn assert_placeholder(tui: &Tui) {
     );
     assert!(all.contains("A black picture."), "{all}");
     assert!(kitty_images(&raw(tui)).is_empty(), "an image was drawn");
+    assert!(!tui.raw_contains("\x1b[16t"), "the cell size was asked");
     assert!(!String::from_utf8_lossy(&raw(tui)).contains("\x1b]1337;File="));
 }
 
@@ -615,5 +616,37 @@ async fn an_image_taller_than_the_screen_is_drawn_narrower() {
         "{:?}",
         images.iter().map(|i| &i.0).collect::<Vec<_>>()
     );
+    tui.quit();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_terminal_s_answer_to_the_cell_size_query_sizes_images() {
+    let s = reading_scenario().await;
+    let mut tui = Tui::start_program(
+        env!("CARGO_BIN_EXE_pi"),
+        &[("KITTY_WINDOW_ID", "1")],
+        &s,
+        &[],
+        80,
+        50,
+    );
+    // pi's query (`CSI 16 t`), answered as kitty does: 20 px high, 8 px wide.
+    tui.wait_raw("\x1b[16t", "the cell size query");
+    tui.send("\x1b[6;20;8t");
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("Look at pic.png");
+    tui.wait_all(|s| s.contains("A black picture."), "the answer");
+    tui.wait_raw("A black picture.", "the answer's bytes");
+    let images = kitty_images(&raw(&tui));
+    // 60 cells of 8 px = 480 px for 180 px: 240 px high, 12 rows of 20 px.
+    assert!(
+        images
+            .first()
+            .is_some_and(|(k, _)| k.starts_with("a=T,f=100,q=2,C=1,c=60,r=12,i=")),
+        "{:?}",
+        images.iter().map(|i| &i.0).collect::<Vec<_>>()
+    );
+    let screen = tui.screen();
+    assert!(!screen.contains("6;20;8t"), "the reply was typed: {screen}");
     tui.quit();
 }

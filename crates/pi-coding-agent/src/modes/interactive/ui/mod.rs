@@ -323,6 +323,23 @@ impl Ui {
             || (!self.status.is_shown() && self.queue.is_animating())
     }
 
+    /// The terminal told its cell size (the reply to `CSI 16 t`): images are
+    /// laid out again with it (the whole chat is printed again) when it
+    /// differs from the one assumed.
+    pub fn set_cell_size(&mut self, width_px: u32, height_px: u32) {
+        if width_px == 0 || height_px == 0 {
+            return;
+        }
+        let cell = pi_tui::image::CellSize {
+            width_px,
+            height_px,
+        };
+        if cell != self.view.images.cell {
+            self.view.images.cell = cell;
+            self.view.reprint = true;
+        }
+    }
+
     /// The next frame clears the screen and the scrollback and prints the
     /// whole chat again (a resize: pi lays the transcript out anew).
     pub fn request_reprint(&mut self) {
