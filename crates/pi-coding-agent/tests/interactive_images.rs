@@ -648,5 +648,20 @@ async fn the_terminal_s_answer_to_the_cell_size_query_sizes_images() {
     );
     let screen = tui.screen();
     assert!(!screen.contains("6;20;8t"), "the reply was typed: {screen}");
+    // A resize keeps the answered cell size (the pty reports no pixels):
+    // 48 cells of 8 px = 384 px, 192 px high: 10 rows.
+    let before = images.len();
+    tui.resize(50, 50);
+    let deadline = std::time::Instant::now() + pty_common::TIMEOUT;
+    while !kitty_images(&raw(&tui))[before..]
+        .iter()
+        .any(|(k, _)| k.starts_with("a=T,f=100,q=2,C=1,c=48,r=10,i="))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no redraw after the resize"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     tui.quit();
 }

@@ -90,13 +90,17 @@ impl CellSize {
             .filter(|c| c.width_px > 0 && c.height_px > 0)
     }
 
-    /// The terminal's cell size from its window size in pixels (`TIOCGWINSZ`), else the
-    /// default.
-    pub fn query() -> Self {
+    /// The terminal's cell size from its window size in pixels (`TIOCGWINSZ`), when it
+    /// reports pixels.
+    pub fn from_terminal() -> Option<Self> {
         crossterm::terminal::window_size()
             .ok()
             .and_then(|w| Self::from_window(w.columns, w.rows, w.width, w.height))
-            .unwrap_or_default()
+    }
+
+    /// [`CellSize::from_terminal`], else the default.
+    pub fn query() -> Self {
+        Self::from_terminal().unwrap_or_default()
     }
 }
 

@@ -67,8 +67,11 @@ impl Screen {
             || usize::from(rows).max(1) != self.renderer.rows()
         {
             self.renderer.resize(cols, rows);
-            // Images are sized by the cell size, which a font change alters.
-            ui.view.images.cell = pi_tui::image::CellSize::query();
+            // Images are sized by the cell size, which a font change alters
+            // (kept as it was when the terminal reports no pixels).
+            if let Some(cell) = pi_tui::image::CellSize::from_terminal() {
+                ui.view.images.cell = cell;
+            }
             ui.request_tail_reprint();
             self.full_reprint_at = Some(Instant::now() + RESIZE_SETTLE);
             self.dirty = true;
