@@ -326,6 +326,7 @@ fn transcript_commits_in_order_and_statuses_replace_each_other() {
         hide_thinking: false,
         home: None,
         now: Instant::now(),
+        images: pi_tui::image::Display::default(),
     };
     let now = Instant::now();
     let mut t = Transcript::new();

@@ -33,6 +33,13 @@ pub enum Input {
     KittyFlags(u16),
     /// The reply to the primary device attributes query (`CSI c`).
     DeviceAttributes,
+    /// The reply to the cell size query (`CSI 16 t`): `CSI 6 ; height ; width t`, in pixels.
+    CellSize {
+        /// A cell's width in pixels.
+        width_px: u32,
+        /// A cell's height in pixels.
+        height_px: u32,
+    },
 }
 
 /// Splits terminal input into sequences and decodes them.
@@ -81,6 +88,14 @@ impl InputParser {
             self.buffer.clear();
             return reply;
         }
+        // `CSI 6 ; … t` (not `CSI 6 ; mod ~`, a modified Page Down).
+        if let Some(body) = buf.strip_prefix(b"\x1b[6;")
+            && body.ends_with(b"t")
+        {
+            let reply = cell_size_reply(body);
+            self.buffer.clear();
+            return reply;
+        }
         let parsed = match modify_other_keys(buf) {
             Some(kitty) => terminput::Event::parse_from(kitty.as_bytes()),
             None => terminput::Event::parse_from(buf),
@@ -100,6 +115,16 @@ impl InputParser {
             }
         }
     }
+}
+
+/// The body of a cell size reply after `CSI 6 ;`: `height ; width t`.
+fn cell_size_reply(body: &[u8]) -> Option<Input> {
+    let body = std::str::from_utf8(body.strip_suffix(b"t")?).ok()?;
+    let (height, width) = body.split_once(';')?;
+    Some(Input::CellSize {
+        width_px: width.parse().ok()?,
+        height_px: height.parse().ok()?,
+    })
 }
 
 /// `CSI 27 ; mod ; key ~` (xterm's modifyOtherKeys) as the kitty report of the same key,
@@ -265,6 +290,21 @@ mod tests {
 
     #[test]
     fn replies_to_the_queries_are_not_keys() {
+        assert_eq!(
+            parse(&[b"\x1b[6;18", b";9tx"]),
+            vec![
+                Input::CellSize {
+                    width_px: 9,
+                    height_px: 18
+                },
+                key(KeyCode::Char('x'), KeyModifiers::NONE)
+            ]
+        );
+        assert_eq!(parse(&[b"\x1b[6;18t"]), vec![]);
+        assert_eq!(
+            parse(&[b"\x1b[6;5~"]),
+            vec![key(KeyCode::PageDown, KeyModifiers::CONTROL)]
+        );
         assert_eq!(
             parse(&[b"\x1b[?1u\x1b[?62;22c"]),
             vec![Input::KittyFlags(1), Input::DeviceAttributes]

@@ -23,7 +23,8 @@
 //! The widgets: [`editor::Editor`] (pi's multi-line prompt editor), [`markdown::Markdown`]
 //! (incremental, with [`highlight`]ed code blocks), [`loader::Loader`] (spinner),
 //! [`boxed::BoxComponent`] (padding and background), [`select::SelectList`],
-//! [`input::Input`] (one-line input of the selectors) and [`fuzzy`] matching.
+//! [`input::Input`] (one-line input of the selectors) and [`fuzzy`] matching; [`image`] draws
+//! images inline (kitty graphics, iTerm2) or names them where the terminal cannot.
 //!
 //! # The two places that take input instead of the editor
 //!
@@ -40,6 +41,7 @@ pub mod component;
 pub mod editor;
 pub mod fuzzy;
 pub mod highlight;
+pub mod image;
 pub mod input;
 pub mod keybindings;
 #[cfg(unix)]

@@ -33,6 +33,7 @@
 
 use std::io::{self, Write};
 
+use crate::image::kitty;
 use crate::text::{truncate_to_width, visible_width};
 
 const SYNC_START: &str = "\x1b[?2026h";
@@ -66,6 +67,8 @@ pub struct InlineRenderer<W: Write> {
     marker: Option<(usize, usize)>,
     /// Wrap frames in synchronized output.
     sync: bool,
+    /// A kitty image was drawn since the last full clear.
+    kitty_drawn: bool,
 }
 
 impl<W: Write> InlineRenderer<W> {
@@ -81,6 +84,7 @@ impl<W: Write> InlineRenderer<W> {
             clear: false,
             marker: None,
             sync: true,
+            kitty_drawn: false,
         }
     }
 
@@ -223,11 +227,15 @@ impl<W: Write> InlineRenderer<W> {
             .collect();
         let mut buf = String::new();
         if std::mem::take(&mut self.clear) {
+            if std::mem::take(&mut self.kitty_drawn) {
+                buf.push_str(kitty::delete_all());
+            }
             buf.push_str(CLEAR_ALL);
             self.shown.clear();
             self.cursor_row = 0;
             self.marker = None;
         }
+        self.delete_gone_images(&mut buf, &next);
         if !self.pending.is_empty() {
             self.write_pending(&mut buf);
         }
@@ -258,6 +266,30 @@ impl<W: Write> InlineRenderer<W> {
         self.shown = next;
         self.place_cursor(&mut buf, marker);
         self.write_frame(&buf)
+    }
+
+    /// Deletes the kitty images the live region showed that neither `next` nor the pending
+    /// commits draw again (text written over an image does not erase it).
+    fn delete_gone_images(&mut self, buf: &mut String, next: &[String]) {
+        let drawn = |lines: &[String]| -> Vec<u32> {
+            lines
+                .iter()
+                .filter(|l| l.contains(kitty::PREFIX))
+                .flat_map(|l| kitty::image_ids(l))
+                .collect()
+        };
+        let kept: Vec<u32> = drawn(next)
+            .into_iter()
+            .chain(drawn(&self.pending))
+            .collect();
+        if !kept.is_empty() {
+            self.kitty_drawn = true;
+        }
+        for id in drawn(&self.shown) {
+            if !kept.contains(&id) {
+                buf.push_str(&kitty::delete(id));
+            }
+        }
     }
 
     /// Moves the cursor to the marker's place when anything was written or the place changed.

@@ -432,3 +432,50 @@ fn interjected_output_lands_above_the_live_region_which_is_drawn_again_below() {
         ]
     );
 }
+
+/// A kitty image `rows` high with id `id`, as `pi_tui::image::Display` lays it out.
+fn kitty_image(id: u32, rows: usize) -> Vec<String> {
+    let display = pi_tui::image::Display {
+        protocol: Some(pi_tui::image::Protocol::Kitty),
+        cell: pi_tui::image::CellSize {
+            width_px: 10,
+            height_px: 10,
+        },
+        max_width_cells: 4,
+        max_rows: usize::MAX,
+    };
+    let dims = pi_tui::image::Dimensions {
+        width_px: 4,
+        height_px: u32::try_from(rows).unwrap(),
+    };
+    display.lines("QUJD", dims, 20, id).unwrap()
+}
+
+#[test]
+fn kitty_images_keep_their_rows_and_are_deleted_when_they_leave() {
+    let mut t = Term::new(20, 8);
+    let mut live = vec!["top".to_owned()];
+    live.extend(kitty_image(7, 3));
+    live.push("bottom".to_owned());
+    let refs: Vec<&str> = live.iter().map(String::as_str).collect();
+    t.draw(&refs);
+    let out = t.last_text();
+    assert!(out.contains("\x1b[2A\x1b_Ga=T,f=100,q=2,C=1,c=4,r=3,i=7;QUJD\x1b\\\x1b[2B"));
+    // The image's rows are empty text rows; the text after it is below them.
+    assert_eq!(t.screen()[..5], ["top", "", "", "", "bottom"]);
+    // Redrawn unchanged: not sent again.
+    t.draw(&refs);
+    assert!(!t.last_text().contains("\x1b_G"));
+    // Gone from the live region: deleted (text written over it would not erase it).
+    t.draw(&["top", "bottom"]);
+    assert!(t.last_text().contains("\x1b_Ga=d,d=I,i=7,q=2\x1b\\"));
+    // Committed to the scrollback: kept.
+    t.draw(&refs);
+    t.commit(&refs[..4]);
+    t.draw(&["bottom"]);
+    assert!(!t.last_text().contains("a=d"));
+    // A full clear deletes every image first.
+    t.r.clear_all();
+    t.draw(&["bottom"]);
+    assert!(t.last_text().contains("\x1b_Ga=d,d=A,q=2\x1b\\"));
+}

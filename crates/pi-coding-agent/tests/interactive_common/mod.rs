@@ -28,6 +28,7 @@ pub struct Opts {
     pub expanded: bool,
     pub hide_thinking: bool,
     pub now: Instant,
+    pub images: pi_tui::image::Display,
 }
 
 pub fn opts() -> Opts {
@@ -35,6 +36,7 @@ pub fn opts() -> Opts {
         expanded: false,
         hide_thinking: false,
         now: Instant::now(),
+        images: pi_tui::image::Display::default(),
     }
 }
 
@@ -53,6 +55,7 @@ pub fn render_with(theme: &Arc<Theme>, kind: BlockKind, width: usize, o: &Opts) 
         hide_thinking: o.hide_thinking,
         home: Some(PathBuf::from("/home/user")),
         now: o.now,
+        images: o.images,
     };
     let mut block = Block::new(kind);
     let lines = block.render(&ctx, width).to_vec();

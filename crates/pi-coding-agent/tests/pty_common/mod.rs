@@ -76,14 +76,26 @@ impl Tui {
         cols: u16,
         rows: u16,
     ) -> Self {
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
+        let size = PtySize {
+            rows,
+            cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        };
+        Self::start_sized(program, env, s, extra, size)
+    }
+
+    /// [`Tui::start_program`] in a terminal of `size`, which may report its
+    /// size in pixels as well.
+    pub fn start_sized(
+        program: &str,
+        env: &[(&str, &str)],
+        s: &Scenario,
+        extra: &[&str],
+        size: PtySize,
+    ) -> Self {
+        let (cols, rows) = (size.cols, size.rows);
+        let pty = native_pty_system().openpty(size).unwrap();
         let mut cmd = CommandBuilder::new(program);
         let sessions = s.sessions_dir();
         cmd.args(["--session-dir", sessions.to_str().unwrap()]);

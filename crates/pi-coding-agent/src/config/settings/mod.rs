@@ -197,6 +197,15 @@ impl Settings {
             .unwrap_or(true)
     }
 
+    /// `terminal.imageWidthCells`: the widest an image is drawn, in cells
+    /// (default 60, at least 1).
+    pub fn image_width_cells(&self) -> usize {
+        self.extra_path(&["terminal", "imageWidthCells"])
+            .and_then(Value::as_f64)
+            .filter(|w| w.is_finite())
+            .map_or(60, |w| w.floor().clamp(1.0, 10_000.0) as usize)
+    }
+
     /// `doubleEscapeAction` (default `tree`).
     pub fn double_escape_action(&self) -> &str {
         self.extra

@@ -63,6 +63,12 @@ fn project_layer_merges_one_level_deep_as_pi() {
     assert_eq!(settings.retry().base_delay_ms, 2_000);
     assert_eq!(settings.theme(), Some("dark"));
     assert!(!settings.show_images());
+    assert_eq!(settings.image_width_cells(), 60);
+    let wide = Settings::from_layers(
+        obj(json!({"terminal": {"imageWidthCells": 80.7}})),
+        obj(json!({})),
+    );
+    assert_eq!(wide.image_width_cells(), 80);
     // pi replaces second-level objects whole.
     assert_eq!(settings.extra["terminal"]["deep"], json!({"x": 3}));
     assert_eq!(settings.enabled_models(), Some(vec!["a/*".to_owned()]));

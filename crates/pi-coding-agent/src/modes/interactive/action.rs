@@ -69,6 +69,8 @@ pub enum Action {
     SessionInfo,
     /// `/copy`.
     Copy,
+    /// Ctrl+V: the clipboard's image saved to a file whose path goes into the editor.
+    PasteImage,
     /// `/new`.
     NewSession,
     /// `/clone`.

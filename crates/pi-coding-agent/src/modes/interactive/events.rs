@@ -78,6 +78,8 @@ pub enum UiEvent {
     /// A dim status line in the chat, shown once the extensions heard of
     /// what it reports (a model cycled with Ctrl+P).
     Status(String),
+    /// Ctrl+V saved the clipboard's image to this file (its path goes into the editor).
+    PastedImage(std::path::PathBuf),
     /// A running user shell command's output so far.
     BashOutput(String),
     /// A user shell command ended.

@@ -26,6 +26,7 @@
 pub mod action;
 pub mod blocks;
 mod clipboard;
+pub mod clipboard_image;
 pub mod commands;
 pub mod complete;
 pub mod events;

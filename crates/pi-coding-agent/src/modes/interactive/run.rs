@@ -67,6 +67,11 @@ impl Screen {
             || usize::from(rows).max(1) != self.renderer.rows()
         {
             self.renderer.resize(cols, rows);
+            // Images are sized by the cell size, which a font change alters
+            // (kept as it was when the terminal reports no pixels).
+            if let Some(cell) = pi_tui::image::CellSize::from_terminal() {
+                ui.view.images.cell = cell;
+            }
             ui.request_tail_reprint();
             self.full_reprint_at = Some(Instant::now() + RESIZE_SETTLE);
             self.dirty = true;
@@ -199,6 +204,11 @@ async fn run_inner(
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let _ = write!(screen.renderer.writer_mut(), "\x1b]0;π - {title}\x07");
+    // As pi, where images are drawn: ask the cell size in pixels (`CSI 16 t`;
+    // the reply is `Input::CellSize`).
+    if ui.view.images.protocol.is_some() {
+        let _ = write!(screen.renderer.writer_mut(), "\x1b[16t");
+    }
     let mut input = Some(StdinReader::start()?);
     let mut parser = InputParser::new();
     let mut decoded = Vec::new();
@@ -243,6 +253,9 @@ async fn run_inner(
                         }
                         Input::Event(Event::Paste(text)) => ui.handle_paste(&text),
                         Input::Event(_) => {}
+                        Input::CellSize { width_px, height_px } => {
+                            ui.set_cell_size(width_px, height_px);
+                        }
                         reply @ (Input::KittyFlags(_) | Input::DeviceAttributes) => {
                             if let Some(session) = &mut session {
                                 session.on_reply(&reply).map_err(io::Error::other)?;

@@ -30,6 +30,8 @@ fn queue_mode_name(mode: QueueMode) -> &'static str {
 /// Where a row is saved: a top-level key, or `object.key`.
 pub(crate) fn storage(id: &str) -> Option<(&'static str, Option<&'static str>)> {
     Some(match id {
+        "show-images" => ("terminal", Some("showImages")),
+        "image-width-cells" => ("terminal", Some("imageWidthCells")),
         "auto-resize-images" => ("images", Some("autoResize")),
         "block-images" => ("images", Some("blockImages")),
         "skill-commands" => ("enableSkillCommands", None),
@@ -97,6 +99,8 @@ pub(crate) struct Screen<'a> {
     pub theme_name: &'a str,
     /// The themes to choose from.
     pub theme_names: Vec<String>,
+    /// The terminal draws images (pi then offers "Show images" and "Image width").
+    pub supports_images: bool,
 }
 
 /// The rows of `/settings` with their current values.
@@ -127,7 +131,7 @@ pub(crate) fn settings_rows(app: &App, screen: Screen<'_>) -> Vec<SettingRow> {
         _ => "Maximum reasoning (~32k tokens)",
     };
     let theme_name = screen.theme_name.to_owned();
-    vec![
+    let mut rows = vec![
         SettingRow {
             value: app.auto_compaction().to_string(),
             ..row(
@@ -319,5 +323,25 @@ pub(crate) fn settings_rows(app: &App, screen: Screen<'_>) -> Vec<SettingRow> {
                 Vec::new(),
             )
         },
-    ]
+    ];
+    if screen.supports_images {
+        let image_rows = [
+            row(
+                "show-images",
+                "Show images",
+                "Render images inline in terminal",
+                "true",
+                bools(),
+            ),
+            row(
+                "image-width-cells",
+                "Image width",
+                "Preferred inline image width in terminal cells",
+                "60",
+                list(&["60", "80", "120"]),
+            ),
+        ];
+        rows.splice(1..1, image_rows);
+    }
+    rows
 }

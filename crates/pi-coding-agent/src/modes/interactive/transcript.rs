@@ -26,6 +26,7 @@ use crate::messages::{CodingMessage, CustomMessage};
 use super::blocks::bash::BashRecord;
 use super::blocks::cards::SummaryKind;
 use super::blocks::ext_render::ExtRenderers;
+use super::blocks::images::Images;
 use super::blocks::{
     AssistantBlock, BashBlock, Block, BlockKind, CustomCard, Notice, RenderCtx, SummaryCard,
     ToolCard, UserBlock,
@@ -57,6 +58,17 @@ pub fn user_text(content: &UserContent) -> String {
             .filter_map(ContentBlock::as_text)
             .collect::<Vec<_>>()
             .join(""),
+    }
+}
+
+/// The images attached to a user message.
+fn user_images(content: &UserContent) -> Images {
+    match content {
+        UserContent::Text(_) => Images::default(),
+        UserContent::Blocks(blocks) => Images::new(blocks.iter().filter_map(|b| match b {
+            ContentBlock::Image(image) => Some(image),
+            _ => None,
+        })),
     }
 }
 
@@ -172,8 +184,11 @@ impl Transcript {
         match message {
             AgentMessage::Standard(Message::User(user)) => {
                 let text = user_text(&user.content);
-                if !text.is_empty() {
-                    self.push(BlockKind::User(UserBlock::new(&text, true)));
+                let images = user_images(&user.content);
+                if !text.is_empty() || !images.is_empty() {
+                    self.push(BlockKind::User(
+                        UserBlock::new(&text, true).with_images(images),
+                    ));
                 }
             }
             AgentMessage::Standard(Message::Assistant(assistant)) => {

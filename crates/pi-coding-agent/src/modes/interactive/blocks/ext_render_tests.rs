@@ -70,6 +70,7 @@ fn draw(card: &mut ToolCard, expanded: bool) -> Vec<String> {
         hide_thinking: false,
         home: None,
         now: Instant::now(),
+        images: pi_tui::image::Display::default(),
     };
     card.render(&ctx, 30)
         .iter()
@@ -176,6 +177,7 @@ fn message_renderers_replace_the_card_unless_they_decline_or_fail() {
         hide_thinking: false,
         home: None,
         now: Instant::now(),
+        images: pi_tui::image::Display::default(),
     };
     let message = CustomMessage {
         custom_type: "note".into(),

@@ -9,6 +9,7 @@ pub mod bash;
 pub mod cards;
 pub mod diff;
 pub mod ext_render;
+pub mod images;
 pub mod notice;
 pub mod tool;
 pub mod tool_views;
@@ -39,6 +40,8 @@ pub struct RenderCtx<'a> {
     pub home: Option<PathBuf>,
     /// The clock for running timers and spinners.
     pub now: Instant,
+    /// How images are drawn (protocol, cell size, width), or only named.
+    pub images: pi_tui::image::Display,
 }
 
 /// One block of the transcript.
@@ -72,6 +75,7 @@ struct CacheKey {
     width: usize,
     expanded: bool,
     hide_thinking: bool,
+    images: pi_tui::image::Display,
 }
 
 impl Block {
@@ -142,6 +146,7 @@ impl Block {
             width,
             expanded: ctx.expanded,
             hide_thinking: ctx.hide_thinking,
+            images: ctx.images,
         };
         if self.cache != Some(key) || self.is_animating() {
             self.lines = match &mut self.kind {

@@ -18,6 +18,7 @@ use crate::extensions::{RegisteredTool, ToolRenderContext};
 use super::RenderCtx;
 use super::diff::render_diff;
 use super::ext_render::{HookedCard, is_builtin};
+use super::images::Images;
 use super::tool_views::{ToolOutput, header, result_lines, write_preview};
 use crate::modes::interactive::format::format_duration_ms;
 use crate::modes::interactive::layout::{bg_box, box_inner};
@@ -34,28 +35,36 @@ pub struct ToolCard {
     started: Option<Instant>,
     ended: Option<Instant>,
     output: Option<ToolOutput>,
+    /// The result's images (drawn below the box, or named in the output).
+    images: Images,
     partial: bool,
-    /// Cached output lines: (inner width, expanded, lines).
-    output_cache: Option<(usize, bool, Vec<String>)>,
+    /// Cached output lines: (inner width, expanded, images drawn, lines).
+    output_cache: Option<(usize, bool, bool, Vec<String>)>,
     /// An extension tool's render hooks, and the last result for them.
     hooks: Option<(RegisteredTool, Option<AgentToolResult>)>,
     /// The edit's diff computed before it runs (pi's preview).
     preview: Option<String>,
 }
 
-/// The text of a result's content: text blocks joined by `\n`, sanitized;
-/// images as pi's text fallback.
+/// The text of a result's content: text blocks joined by `\n`, sanitized
+/// (the images are drawn, or named by [`with_placeholders`]).
 pub fn output_text(content: &[UserBlock]) -> String {
-    let mut parts: Vec<String> = content
+    content
         .iter()
         .filter_map(UserBlock::as_text)
         .map(pi_tui::text::sanitize)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `text` with pi's placeholder line of each image appended, as a card
+/// shows a result's images the terminal does not draw.
+pub fn with_placeholders(text: &str, images: &Images) -> String {
+    let mut parts: Vec<String> = Some(text.to_owned())
+        .filter(|t| !t.is_empty())
+        .into_iter()
         .collect();
-    for block in content {
-        if let UserBlock::Image(image) = block {
-            parts.push(format!("[Image: [{}]]", image.mime_type));
-        }
-    }
+    parts.extend(images.placeholders());
     parts.join("\n")
 }
 
@@ -70,6 +79,7 @@ impl ToolCard {
             started: None,
             ended: None,
             output: None,
+            images: Images::default(),
             partial: true,
             output_cache: None,
             hooks: None,
@@ -124,6 +134,16 @@ impl ToolCard {
             details: result.details.clone(),
             is_error,
         });
+        let images = || {
+            result.content.iter().filter_map(|b| match b {
+                UserBlock::Image(image) => Some(image),
+                _ => None,
+            })
+        };
+        // The end of a call and its result message carry the same images.
+        if !self.images.same_as(images()) {
+            self.images = Images::new(images());
+        }
         self.partial = partial;
         if let Some((_, last)) = &mut self.hooks {
             *last = Some(result.clone());
@@ -181,15 +201,18 @@ impl ToolCard {
             return self.render_hooked(ctx, &args, width);
         }
         let mut content = wrap(&header(theme, &self.name, &args, home.as_deref()), inner);
+        let drawn = ctx.images.protocol.is_some();
         let cached = match &self.output_cache {
-            Some((w, e, lines)) if *w == inner && *e == ctx.expanded => Some(lines.clone()),
+            Some((w, e, d, lines)) if *w == inner && *e == ctx.expanded && *d == drawn => {
+                Some(lines.clone())
+            }
             _ => None,
         };
         let body = match cached {
             Some(lines) => lines,
             None => {
                 let lines = self.body(ctx, &args, inner);
-                self.output_cache = Some((inner, ctx.expanded, lines.clone()));
+                self.output_cache = Some((inner, ctx.expanded, drawn, lines.clone()));
                 lines
             }
         };
@@ -207,16 +230,34 @@ impl ToolCard {
         }
         let mut lines = vec![String::new()];
         lines.extend(bg_box(theme, self.background(), content, width, 1, 1));
+        lines.extend(self.images.lines(&ctx.images, width));
         lines
+    }
+
+    /// The text a result shows: its text, with the images' placeholders
+    /// when they are not drawn.
+    fn shown_output(&self, ctx: &RenderCtx<'_>) -> Option<ToolOutput> {
+        let mut output = self.output.clone()?;
+        if ctx.images.protocol.is_none() && !self.images.is_empty() {
+            output.text = with_placeholders(&output.text, &self.images);
+        }
+        Some(output)
     }
 
     /// The card through the tool's hooks, each slot falling back to pi's
     /// default (a built-in's own header and output, else the tool's name
     /// and the result's text).
-    fn render_hooked(&self, ctx: &RenderCtx<'_>, args: &Value, width: usize) -> Vec<String> {
+    fn render_hooked(&mut self, ctx: &RenderCtx<'_>, args: &Value, width: usize) -> Vec<String> {
+        let mut lines = self.hooked_card(ctx, args, width);
+        lines.extend(self.images.lines(&ctx.images, width));
+        lines
+    }
+
+    fn hooked_card(&self, ctx: &RenderCtx<'_>, args: &Value, width: usize) -> Vec<String> {
         let Some((hooks, result)) = &self.hooks else {
             return Vec::new();
         };
+        let shown = self.shown_output(ctx);
         let theme = ctx.theme;
         let boxed = hooks.render_shell == crate::extensions::RenderShell::Default;
         let inner = if boxed { box_inner(width, 1) } else { width };
@@ -235,7 +276,7 @@ impl ToolCard {
                 args_complete: self.source.is_none(),
             },
             result: result.as_ref(),
-            output_text: self.output.as_ref().map(|o| o.text.as_str()),
+            output_text: shown.as_ref().map(|o| o.text.as_str()),
         };
         let builtin = is_builtin(&self.name);
         let home = ctx.home.clone();
@@ -284,7 +325,7 @@ impl ToolCard {
             }
             _ => {}
         }
-        if let Some(output) = &self.output {
+        if let Some(output) = &self.shown_output(ctx) {
             lines.extend(result_lines(
                 theme,
                 &self.name,

@@ -229,7 +229,8 @@ fn trim_trailing_empty(mut lines: Vec<&str>) -> Vec<&str> {
 /// A tool's result as the card shows it.
 #[derive(Debug, Clone, Default)]
 pub struct ToolOutput {
-    /// The text blocks joined by `\n`, sanitized, images as `[Image: [mime]]`.
+    /// The text blocks joined by `\n`, sanitized; where images are not drawn, pi's
+    /// placeholder of each (`[Image: [image/png] 800x600]`) on a line of its own.
     pub text: String,
     /// The result's `details`.
     pub details: Value,

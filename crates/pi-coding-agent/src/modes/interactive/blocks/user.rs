@@ -1,9 +1,12 @@
 //! A user message: markdown in `userMessageText` inside a box with padding
 //! 1 and the `userMessageBg` background, wrapped in OSC 133 prompt marks.
+//! Its attached images follow the box where the terminal draws images, and
+//! are named in it (pi's placeholder) where it does not.
 
 use pi_tui::theme::Token;
 
 use super::RenderCtx;
+use super::images::Images;
 use crate::modes::interactive::layout::{bg_box, box_inner};
 use crate::modes::interactive::md::{Md, MdStyle};
 
@@ -17,6 +20,8 @@ pub struct UserBlock {
     text: Md,
     /// A blank line before it (pi: not for the first thing in the chat).
     spaced: bool,
+    /// The attached images.
+    images: Images,
 }
 
 impl UserBlock {
@@ -25,12 +30,26 @@ impl UserBlock {
         Self {
             text: Md::new(text, MdStyle::User),
             spaced,
+            images: Images::default(),
         }
+    }
+
+    /// The message with its attached images.
+    pub fn with_images(mut self, images: Images) -> Self {
+        self.images = images;
+        self
     }
 
     /// The lines for `width`.
     pub fn render(&mut self, ctx: &RenderCtx<'_>, width: usize) -> Vec<String> {
-        let content = self.text.render(ctx.theme, box_inner(width, 1), 0);
+        let inner = box_inner(width, 1);
+        let mut content = self.text.render(ctx.theme, inner, 0);
+        if ctx.images.protocol.is_none() {
+            for placeholder in self.images.placeholders() {
+                let line = ctx.theme.fg(Token::Muted, &placeholder);
+                content.extend(pi_tui::text::wrap(&line, inner));
+            }
+        }
         let mut lines = bg_box(ctx.theme, Token::UserMessageBg, content, width, 1, 1);
         if ctx.theme.has_color() {
             if let Some(first) = lines.first_mut() {
@@ -40,6 +59,7 @@ impl UserBlock {
                 last.insert_str(0, ZONE_END);
             }
         }
+        lines.extend(self.images.lines(&ctx.images, width));
         if self.spaced {
             lines.insert(0, String::new());
         }

@@ -81,6 +81,7 @@ impl Ui {
             }
             UiEvent::Warning(text) => self.transcript.notice(Notice::Warning(text)),
             UiEvent::Status(text) => self.status_line(&text),
+            UiEvent::PastedImage(path) => self.editor.insert_text(&path.to_string_lossy()),
             UiEvent::BashOutput(output) => self.bash_output(&output),
             UiEvent::BashDone(result) => self.bash_done(Ok(&result)),
             UiEvent::BashFailed(error) => self.bash_done(Err(&error)),

@@ -31,6 +31,7 @@ impl Ui {
             Action::Name(name) => self.name(name.as_deref()),
             Action::SessionInfo => self.session_info(),
             Action::Copy => return self.copy(),
+            Action::PasteImage => self.paste_image(),
             Action::NewSession => self.new_session(),
             Action::CloneSession => self.clone_session(),
             Action::Export(path) => self.export(path.as_deref()),

@@ -1,11 +1,12 @@
 //! The [`Ui`]'s commands that show or hand out what the session holds:
-//! `/name`, `/session`, `/copy` and `/export`.
+//! `/name`, `/session`, `/copy` and `/export`, and Ctrl+V's image paste.
 
 use super::Ui;
 use crate::modes::interactive::action::Effect;
 use crate::modes::interactive::blocks::Notice;
-use crate::modes::interactive::clipboard;
+use crate::modes::interactive::events::UiEvent;
 use crate::modes::interactive::session_info::session_info;
+use crate::modes::interactive::{clipboard, clipboard_image};
 
 impl Ui {
     /// `/name [name]`: shows or sets the session's name.
@@ -35,6 +36,26 @@ impl Ui {
     }
 
     /// `/copy`: the last answer to the clipboard (OSC 52 when no tool can).
+    /// Ctrl+V: reads the clipboard's image off the UI thread and saves it to
+    /// a temporary file, whose path then goes into the editor at the cursor
+    /// ([`UiEvent::PastedImage`]); no image (or a failure) changes nothing, as
+    /// in pi.
+    pub(super) fn paste_image(&mut self) {
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let env = |name: &str| std::env::var(name).ok();
+            let Some(image) = clipboard_image::read(&env).await else {
+                return;
+            };
+            match clipboard_image::save(&image, &std::env::temp_dir()).await {
+                Ok(path) => {
+                    let _ = tx.send(UiEvent::PastedImage(path));
+                }
+                Err(e) => tracing::debug!("clipboard image: {e}"),
+            }
+        });
+    }
+
     pub(super) fn copy(&mut self) -> Effect {
         let Some(text) = self.app.last_assistant_text().filter(|t| !t.is_empty()) else {
             self.error("No agent messages to copy yet.");

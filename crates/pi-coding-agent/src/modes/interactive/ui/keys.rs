@@ -103,6 +103,8 @@ impl Ui {
             Action::FollowUp(self.editor.take_text())
         } else if is("app.message.dequeue") {
             Action::Dequeue
+        } else if is("app.clipboard.pasteImage") {
+            Action::PasteImage
         } else {
             return None;
         };

@@ -62,6 +62,13 @@ impl Ui {
     }
 
     fn apply_screen_settings(&mut self, settings: &Settings) {
+        use pi_tui::image::{CellSize, protocol_from_env};
+        self.view.images = pi_tui::image::Display {
+            protocol: settings.show_images().then(protocol_from_env).flatten(),
+            cell: CellSize::query(),
+            max_width_cells: settings.image_width_cells(),
+            max_rows: usize::MAX,
+        };
         self.editor
             .set_padding_x(usize::try_from(settings.editor_padding_x()).unwrap_or(0));
         self.editor.set_autocomplete_max_visible(

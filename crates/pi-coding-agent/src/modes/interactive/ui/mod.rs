@@ -141,6 +141,9 @@ pub(crate) struct View {
     /// Only the chat's last screenful must be printed again (while a
     /// resize goes on; the whole chat follows once it settles).
     pub reprint_tail: bool,
+    /// How images are drawn (`terminal.showImages`, the terminal's
+    /// protocol and cell size, `terminal.imageWidthCells`).
+    pub images: pi_tui::image::Display,
 }
 
 /// The work the UI started that has not reported back.
@@ -332,6 +335,23 @@ impl Ui {
             || (!self.status.is_shown() && self.queue.is_animating())
     }
 
+    /// The terminal told its cell size (the reply to `CSI 16 t`): images are
+    /// laid out again with it (the whole chat is printed again) when it
+    /// differs from the one assumed.
+    pub fn set_cell_size(&mut self, width_px: u32, height_px: u32) {
+        if width_px == 0 || height_px == 0 {
+            return;
+        }
+        let cell = pi_tui::image::CellSize {
+            width_px,
+            height_px,
+        };
+        if cell != self.view.images.cell {
+            self.view.images.cell = cell;
+            self.view.reprint = true;
+        }
+    }
+
     /// The next frame clears the screen and the scrollback and prints the
     /// whole chat again (a resize: pi lays the transcript out anew).
     pub fn request_reprint(&mut self) {
@@ -353,7 +373,9 @@ impl Ui {
     /// overlays drawn over them.
     pub fn frame(&mut self, width: usize, rows: usize) -> Frame {
         let theme = Arc::clone(&self.theme);
-        let ctx = self.render_ctx(&theme);
+        let mut ctx = self.render_ctx(&theme);
+        // An image is drawn in the rows above its last line: all on screen.
+        ctx.images.max_rows = rows.saturating_sub(1).max(1);
         let full = std::mem::take(&mut self.view.reprint);
         let tail = std::mem::take(&mut self.view.reprint_tail);
         let clear = full || tail;
@@ -399,6 +421,7 @@ impl Ui {
             hide_thinking: self.view.hide_thinking,
             home: self.home.clone(),
             now: Instant::now(),
+            images: self.view.images,
         }
     }
 

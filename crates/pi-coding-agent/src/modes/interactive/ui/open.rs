@@ -214,6 +214,7 @@ impl Ui {
                 hide_thinking: self.view.hide_thinking,
                 theme_name: self.theme.name(),
                 theme_names: self.look.themes.names(),
+                supports_images: pi_tui::image::protocol_from_env().is_some(),
             },
         );
         let view = SettingsView::new(rows);

@@ -49,6 +49,14 @@ impl Ui {
                 .editor
                 .set_autocomplete_max_visible(value.parse().unwrap_or(5)),
             "theme" => self.preview_theme(value),
+            "show-images" => {
+                self.view.images.protocol = flag.then(pi_tui::image::protocol_from_env).flatten();
+                self.view.reprint = true;
+            }
+            "image-width-cells" => {
+                self.view.images.max_width_cells = value.parse().unwrap_or(60);
+                self.view.reprint = true;
+            }
             // As pi's `agent.transport = ...`: the next call uses it.
             "transport" => {
                 let transport = crate::app::transport_setting(value);
@@ -64,7 +72,10 @@ impl Ui {
         };
         let json_value = match value {
             "true" | "false" => json!(flag),
-            v if id == "editor-padding" || id == "autocomplete-max-visible" => {
+            v if id == "editor-padding"
+                || id == "autocomplete-max-visible"
+                || id == "image-width-cells" =>
+            {
                 json!(v.parse::<u64>().unwrap_or(0))
             }
             v => json!(v),
