@@ -14,7 +14,7 @@ import { clearPendingSessionName } from "./lib/extension-api.mjs";
 import { applyState, host, log } from "./lib/host.mjs";
 import { loadExtensions } from "./lib/loader.mjs";
 import { onModelEvent } from "./lib/model-client.mjs";
-import { branchChanged } from "./lib/ui-context.mjs";
+import { branchChanged, terminalInput } from "./lib/ui-context.mjs";
 
 const PROTOCOL = 1;
 
@@ -38,6 +38,7 @@ async function main() {
 	conn.onRequest("shortcut", dispatch.runShortcut);
 	conn.onRequest("render", dispatch.render);
 	conn.onRequest("input", dispatch.input);
+	conn.onRequest("terminal_input", terminalInput);
 	conn.onRequest("shutdown", () => {
 		// Answer first, then leave once the answer is written.
 		setImmediate(() => conn.socket.end(() => process.exit(0)));

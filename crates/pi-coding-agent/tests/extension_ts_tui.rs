@@ -237,3 +237,45 @@ fn a_widget_the_extension_draws_shows_below_the_editor_and_goes() {
     tui.wait_screen(|s| !s.contains("drawn for"), "the widget gone");
     tui.quit();
 }
+
+/// An extension (written for the test) listening to the keys before the
+/// editor: it swallows `x`, turns `y` into `Y!`, and on `q` unsubscribes.
+const KEY_LISTENER: &str = r#"
+export default function (pi) {
+  pi.on("session_start", (_event, ctx) => {
+    const off = ctx.ui.onTerminalInput((data) => {
+      if (data === "x") return { consume: true };
+      if (data === "y") return { data: "Y!" };
+      if (data === "q") {
+        off();
+        return { consume: true };
+      }
+      return undefined;
+    });
+    ctx.ui.setStatus("keys", "listening");
+  });
+}
+"#;
+
+#[test]
+fn a_terminal_input_listener_consumes_replaces_and_unsubscribes() {
+    if pi_test_support::external::node().is_none() {
+        return;
+    }
+    let (_runtime, s) = scenario("Answer 1.");
+    let file = s.work.path().join("key-listener.ts");
+    std::fs::write(&file, KEY_LISTENER).unwrap();
+    let mut tui = start(&s, &file.to_string_lossy());
+    tui.wait_screen(|s| s.contains("listening"), "the listener");
+    for key in ["a", "x", "y", "b"] {
+        tui.send(key);
+    }
+    tui.wait_screen(|s| s.contains("aY!b"), "x swallowed, y replaced");
+    tui.send("q");
+    tui.send("x");
+    tui.wait_screen(|s| s.contains("aY!bx"), "x typed once unsubscribed");
+    // Ctrl+C clears the editor (passed on by no listener), Ctrl+D quits.
+    tui.send("\x03");
+    tui.wait_screen(|s| !s.contains("aY!bx"), "the editor cleared");
+    tui.quit();
+}

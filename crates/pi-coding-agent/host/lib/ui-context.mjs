@@ -71,6 +71,26 @@ function footerData() {
 
 /** @type {Set<() => void>} */
 const branchListeners = new Set();
+
+/** Terminal input listeners (`ctx.ui.onTerminalInput`), by id. @type {Map<number, Function>} */
+const terminalListeners = new Map();
+let nextTerminalListener = 1;
+
+/**
+ * `terminal_input {listener, data}`: the listener's answer for the key's bytes, as pi's
+ * `TerminalInputHandler` result (`{consume}`, `{data}` or null to pass it on).
+ * @param {any} params
+ */
+export function terminalInput(params) {
+	const listener = terminalListeners.get(params.listener);
+	if (!listener) return null;
+	const result = listener(params.data);
+	if (!result || typeof result !== "object") return null;
+	const answer = {};
+	if (result.consume) answer.consume = true;
+	if (typeof result.data === "string") answer.data = result.data;
+	return answer;
+}
 /** @param {() => void} callback */
 function onBranchChange(callback) {
 	branchListeners.add(callback);
@@ -204,8 +224,13 @@ function interactiveUIContext(ext) {
 			display("setTheme", [theme]);
 			return { success: true };
 		},
-		onTerminalInput() {
-			throw unsupported("ctx.ui.onTerminalInput", "pi-rs does not forward raw terminal input to extensions");
+		onTerminalInput(handler) {
+			const id = nextTerminalListener++;
+			terminalListeners.set(id, handler);
+			display("onTerminalInput", [id]);
+			return () => {
+				if (terminalListeners.delete(id)) display("offTerminalInput", [id]);
+			};
 		},
 		addAutocompleteProvider() {
 			throw unsupported("ctx.ui.addAutocompleteProvider");

@@ -346,6 +346,9 @@ impl Calls {
                 return result;
             }
             "ui" => {
+                if let Some(answer) = self.terminal_input_call(&ctx, &params) {
+                    return answer;
+                }
                 if let Some(answer) = self.component_call(&ctx, &params).await {
                     return answer;
                 }

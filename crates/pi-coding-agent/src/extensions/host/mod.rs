@@ -18,6 +18,7 @@ mod process;
 pub mod protocol;
 mod render;
 mod streams;
+mod terminal_input;
 mod ui_calls;
 
 use std::path::PathBuf;
@@ -115,6 +116,9 @@ pub(crate) struct Host {
     context_sent: tokio::sync::Mutex<context::SentContext>,
     /// Values components closed with (`component_done`), not yet taken.
     done: std::sync::Mutex<std::collections::HashMap<u64, Value>>,
+    /// Its extensions' terminal input listeners, by the host's id.
+    listeners:
+        std::sync::Mutex<std::collections::HashMap<u64, crate::extensions::TerminalInputHandle>>,
 }
 
 /// Starts the hosts for `files` (script extensions, in load order) and
@@ -164,6 +168,7 @@ async fn start_one(kind: HostKind, files: &[PathBuf], options: HostOptions) -> H
         stopping: AtomicBool::new(false),
         theme_sent: AtomicU64::new(0),
         done: std::sync::Mutex::new(std::collections::HashMap::new()),
+        listeners: std::sync::Mutex::new(std::collections::HashMap::new()),
         context_sent: tokio::sync::Mutex::new(context::SentContext::default()),
     });
     *host
