@@ -6,6 +6,9 @@
 use super::settings_edit::PackageEntry;
 use super::{PackageError, PackageManager, Progress, Scope, Source};
 
+/// Clones pi updates at once.
+const GIT_GROUP: usize = 4;
+
 impl PackageManager {
     /// Updates every configured package, or those of `source`'s identity.
     pub fn update(&self, source: Option<&str>, progress: Progress<'_>) -> Result<(), PackageError> {
@@ -62,9 +65,15 @@ impl PackageManager {
                 .collect();
             self.npm_install(&specs, scope)?;
         }
-        for (text, scope, repo) in git {
-            progress(&format!("Updating {text}..."));
-            self.git_update(&repo, scope)?;
+        // pi updates four clones at a time and announces each as it
+        // starts: the lines of a group come before the group's git output.
+        for group in git.chunks(GIT_GROUP) {
+            for (text, _, _) in group {
+                progress(&format!("Updating {text}..."));
+            }
+            for (_, scope, repo) in group {
+                self.git_update(repo, *scope)?;
+            }
         }
         Ok(())
     }
