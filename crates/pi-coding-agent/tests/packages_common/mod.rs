@@ -311,6 +311,10 @@ impl Sandbox {
             .env("npm_config_update_notifier", "false")
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("TMPDIR", self.root.join("tmp"))
+            .env(
+                "PI_EXTENSION_HOST_DIR",
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("host"),
+            )
             .env_remove("PI_OFFLINE")
             .env_remove("OPENAI_API_KEY")
             .env_remove("ANTHROPIC_API_KEY")
