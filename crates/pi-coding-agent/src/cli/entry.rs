@@ -403,6 +403,9 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
     if let Some(code) = package_command() {
         return code;
     }
+    if let Some(code) = crate::cli::config_command(&argv) {
+        return code;
+    }
     let mut raw = crate::cli::expand_short_flags(std::env::args_os());
     let packages = prepare_packages(&mut raw);
     let Some(runtime) = runtime() else {

@@ -158,11 +158,11 @@ pub fn parse(args: &[String]) -> Option<Parsed> {
             format!("Use \"pi --help\" or \"{}\".", command.usage()),
         ))
     } else if let Some(option) = missing_value {
-        Some((format!("Missing value for {option}."), usage.clone()))
+        Some((format!("Missing value for {option}."), usage))
     } else if let Some(argument) = invalid_argument {
-        Some((format!("Unexpected argument {argument}."), usage.clone()))
+        Some((format!("Unexpected argument {argument}."), usage))
     } else if let Some(conflict) = conflict {
-        Some((conflict.to_owned(), usage.clone()))
+        Some((conflict.to_owned(), usage))
     } else if matches!(command, Command::Install | Command::Remove) && source.is_none() && !help {
         Some((format!("Missing {} source.", command.name()), usage))
     } else {

@@ -10,6 +10,7 @@
 //! async runtime starts.
 
 pub mod commands;
+pub mod config_items;
 mod git;
 mod npm;
 pub mod process;
