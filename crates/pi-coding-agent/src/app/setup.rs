@@ -477,6 +477,14 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             .map(|(file, named)| (file.display().to_string(), named.display().to_string()))
             .collect(),
     );
+    extensions.set_package_sources(
+        options
+            .packages
+            .extensions
+            .iter()
+            .map(crate::packages::resolve::PackageResource::source_info)
+            .collect(),
+    );
     let extension_warnings = extension_warnings(&options, &discovered);
     let mut summaries: Vec<(String, String)> = names
         .iter()

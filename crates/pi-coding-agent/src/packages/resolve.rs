@@ -34,6 +34,19 @@ pub struct PackageResource {
     pub base_dir: PathBuf,
 }
 
+impl PackageResource {
+    /// pi's `sourceInfo` of the resource (origin `package`).
+    pub fn source_info(&self) -> crate::resources::discovery::SourceInfo {
+        crate::resources::discovery::SourceInfo {
+            path: self.path.display().to_string(),
+            source: self.source.clone(),
+            scope: self.scope.as_str().to_owned(),
+            origin: "package".to_owned(),
+            base_dir: Some(self.base_dir.display().to_string()),
+        }
+    }
+}
+
 /// The resources of every configured package, per kind, each path once.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PackageResources {

@@ -65,6 +65,7 @@ pub fn prepare(
             rewritten.push(file.into_os_string());
         }
         let resources = temporary.resources;
+        startup.resources.extensions.extend(resources.extensions);
         startup.resources.skills.extend(resources.skills);
         startup.resources.prompts.extend(resources.prompts);
         startup.resources.themes.extend(resources.themes);
