@@ -4,6 +4,8 @@
 //! `fixtures/capture/packages/capture.mjs`): exit codes, pi's own output
 //! lines, and both settings files byte for byte after every step.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod packages_common;
 
 use packages_common::{Sandbox, commit, kit_manifest, write};
@@ -186,6 +188,8 @@ fn package_commands_match_pi() {
         theirs,
         "get_commands; stderr {stderr}"
     );
+    // No package command wrote a session.
+    assert!(!sandbox.agent.join("sessions").exists());
     // A failed install leaves no folder behind.
     assert!(!sandbox.agent.join("git/localhost/user/missing").exists());
     let staging: Vec<_> = std::fs::read_dir(sandbox.agent.join("git/localhost/user"))

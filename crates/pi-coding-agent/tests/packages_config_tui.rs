@@ -3,6 +3,8 @@
 //! resource (written to the settings file at once, as pi writes it), Esc
 //! closing with exit code 0.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod e2e_common;
 mod pty_common;
 

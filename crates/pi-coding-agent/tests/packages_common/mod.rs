@@ -223,15 +223,8 @@ impl Sandbox {
     /// Builds it, or `None` (said on stderr; a failure under CI) when node,
     /// npm or git is missing.
     pub fn new() -> Option<Self> {
-        pi_test_support::external::node()?;
-        pi_test_support::external::require(
-            "npm",
-            pi_test_support::external::runs("npm").then_some(()),
-        )?;
-        pi_test_support::external::require(
-            "git",
-            pi_test_support::external::runs("git").then_some(()),
-        )?;
+        pi_test_support::external::npm()?;
+        pi_test_support::external::git()?;
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let remotes = root.join("remotes");
