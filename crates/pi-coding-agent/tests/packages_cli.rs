@@ -228,3 +228,54 @@ fn update_self_says_how_pi_rs_is_updated() {
     let out = sandbox.pi(&["update"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Updated packages\n");
 }
+
+#[test]
+fn the_npm_command_setting_runs_npm() {
+    let Some(sandbox) = Sandbox::new() else {
+        return;
+    };
+    // A wrapper that logs its arguments, then runs npm.
+    let log = sandbox.root.join("npm.log");
+    let wrapper = sandbox.root.join("npm-wrap.sh");
+    write(
+        &wrapper,
+        &format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec npm \"$@\"\n",
+            log.display()
+        ),
+    );
+    write(
+        &sandbox.agent.join("settings.json"),
+        &format!(
+            "{{\n  \"npmCommand\": [\"sh\", \"{}\"]\n}}",
+            wrapper.display()
+        ),
+    );
+    for args in [
+        &["install", "npm:pi-kit"][..],
+        &["install", "git:localhost/user/kit", "-l"][..],
+        &["remove", "npm:pi-kit"][..],
+    ] {
+        let out = sandbox.pi(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = logged.lines().collect();
+    // Every npm call goes through it; a git package's dependencies are
+    // installed with dev dependencies, as pi does with a configured command.
+    assert_eq!(
+        lines,
+        ["install -g pi-kit", "install", "uninstall -g pi-kit",]
+    );
+    assert_eq!(
+        sandbox.settings(false).unwrap(),
+        format!(
+            "{{\n  \"npmCommand\": [\n    \"sh\",\n    \"{}\"\n  ],\n  \"packages\": []\n}}",
+            sandbox.norm(&wrapper.display().to_string())
+        )
+    );
+}
