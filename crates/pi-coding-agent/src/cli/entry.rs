@@ -195,7 +195,9 @@ async fn run(
     let code = match mode {
         Mode::Text if interactive => {
             let mut theme_paths = args.themes.clone();
-            theme_paths.extend(crate::packages::PackageResources::enabled(&packages.themes));
+            if !args.no_themes {
+                theme_paths.extend(crate::packages::PackageResources::enabled(&packages.themes));
+            }
             let look = modes::interactive::LookOptions {
                 theme_paths,
                 no_themes: args.no_themes,
