@@ -1,7 +1,8 @@
-//! `pi config` in a pseudo-terminal: the resource list of a local package
-//! and the project's own folder, filtering by typing, Space toggling a
-//! resource (written to the settings file at once, as pi writes it), Esc
-//! closing with exit code 0.
+//! Packages in the terminal UI, in a pseudo-terminal: `pi config` (the
+//! resource list of a local package and the project's own folder, filtering
+//! by typing, Space toggling a resource — written to the settings file at
+//! once, as pi writes it — Esc closing with exit code 0), and a package's
+//! theme used by the interactive mode.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -74,4 +75,46 @@ async fn config_lists_filters_and_toggles_resources() {
     );
     tui.send("\x1b");
     assert!(tui.wait_exit().success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_package_theme_is_used() {
+    let s = Scenario::start(Vec::new()).await;
+    let work = s.work.path();
+    // Every token unset except the editor rule's colour (#123456).
+    let mut colors = serde_json::Map::new();
+    for token in pi_tui::theme::Token::ALL {
+        colors.insert(token.name().to_owned(), "".into());
+    }
+    colors.insert("thinkingOff".to_owned(), "#123456".into());
+    colors.insert("borderMuted".to_owned(), "#123456".into());
+    write(
+        &work.join("kit/themes/brand.json"),
+        &serde_json::json!({"name": "brand", "vars": {}, "colors": colors}).to_string(),
+    );
+    write(
+        &work.join(".pi/settings.json"),
+        r#"{"packages": ["../kit"]}"#,
+    );
+    write(
+        &s.agent_dir.path().join("settings.json"),
+        r#"{"theme": "brand"}"#,
+    );
+    let mut tui = Tui::start(&s, &[], 80, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    let deadline = std::time::Instant::now() + pty_common::TIMEOUT;
+    while !tui.raw_contains("\x1b[38;2;18;52;86m") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the package theme's colour never appeared; screen:\n{}",
+            tui.screen()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert!(
+        !tui.screen().contains("Theme not found"),
+        "{}",
+        tui.screen()
+    );
+    assert!(tui.quit().success());
 }
