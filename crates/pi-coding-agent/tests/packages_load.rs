@@ -206,6 +206,10 @@ fn a_broken_package_costs_one_warning_and_offline_starts_with_what_is_installed(
     assert!(packaged(&commands).contains(&row("review", "../local-kit", "project")));
     assert!(!sandbox.project.join(".pi/npm").exists());
     assert!(!sandbox.project.join(".pi/git/localhost").exists());
+    // `--version` answers before any package is looked at.
+    let out = sandbox.pi(&["--version"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     // Offline: one line per missing package, no install attempted.
     let (commands, stderr) = sandbox.commands_with(&["--no-extensions"], |c| {
         c.env("PI_OFFLINE", "1");

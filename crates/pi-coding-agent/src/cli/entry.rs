@@ -409,7 +409,13 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
         return code;
     }
     let mut raw = crate::cli::expand_short_flags(std::env::args_os());
-    let packages = prepare_packages(&mut raw);
+    // As pi, `--version` answers before any package is resolved or installed.
+    let version_only = raw.iter().skip(1).any(|a| a == "--version" || a == "-v");
+    let packages = if version_only {
+        crate::packages::PackageResources::default()
+    } else {
+        prepare_packages(&mut raw)
+    };
     let Some(runtime) = runtime() else {
         return ExitCode::FAILURE;
     };
