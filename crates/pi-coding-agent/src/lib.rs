@@ -31,6 +31,7 @@ pub mod keybindings;
 pub mod mcp;
 pub mod messages;
 pub mod modes;
+pub mod packages;
 pub mod resources;
 pub mod session;
 pub mod system_prompt;

@@ -69,6 +69,20 @@ fn json_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The override entries of the `themes` list in `<base>/settings.json`.
+fn overrides(base: &Path) -> Vec<String> {
+    std::fs::read_to_string(base.join("settings.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v.get("themes").and_then(|t| t.as_array()).cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .filter(|e| e.starts_with(['!', '+', '-']))
+        .map(str::to_owned)
+        .collect()
+}
+
 impl ThemeCatalog {
     /// Finds the themes of `sources`.
     pub fn discover(sources: &ThemeSources) -> Self {
@@ -76,12 +90,30 @@ impl ThemeCatalog {
         catalog.themes.insert("dark".to_owned(), None);
         catalog.themes.insert("light".to_owned(), None);
         if !sources.no_themes {
+            // The `-path` / `+path` / `!glob` entries of a scope's `themes`
+            // list (what `pi config` writes) turn its folder's files off.
+            let user = overrides(&sources.agent_dir);
             for file in json_files(&sources.agent_dir.join("themes")) {
+                if !crate::resources::patterns::enabled_by_overrides(
+                    &file,
+                    &user,
+                    &sources.agent_dir,
+                ) {
+                    continue;
+                }
                 if let Some(stem) = file.file_stem().map(|s| s.to_string_lossy().into_owned()) {
                     catalog.themes.entry(stem).or_insert(Some(file));
                 }
             }
-            catalog.add_named(&[sources.cwd.join(".pi").join("themes")], false);
+            let project_base = sources.cwd.join(".pi");
+            let project = overrides(&project_base);
+            let project_files: Vec<PathBuf> = json_files(&project_base.join("themes"))
+                .into_iter()
+                .filter(|f| {
+                    crate::resources::patterns::enabled_by_overrides(f, &project, &project_base)
+                })
+                .collect();
+            catalog.add_named(&project_files, false);
             catalog.add_named(&sources.setting_paths, true);
         }
         catalog.add_named(&sources.cli_paths, true);
@@ -233,6 +265,23 @@ mod tests {
             ..sources
         });
         assert_eq!(no_discovery.names(), vec!["cli-theme", "dark", "light"]);
+        // `pi config`'s entries turn folder themes off.
+        std::fs::write(
+            dir.path().join("agent/settings.json"),
+            r#"{"themes": ["-themes/ocean.json"]}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("proj/.pi/settings.json"),
+            r#"{"themes": ["!*.json"]}"#,
+        )
+        .unwrap();
+        let filtered = ThemeCatalog::discover(&ThemeSources {
+            agent_dir: dir.path().join("agent"),
+            cwd: dir.path().join("proj"),
+            ..ThemeSources::default()
+        });
+        assert_eq!(filtered.names(), vec!["dark", "light"]);
     }
 
     #[test]

@@ -286,6 +286,7 @@ fn check_loaded(scenario: &Value) {
         no_context_files: args.no_context_files,
         system_prompt: args.system_prompt,
         append_system_prompt: args.append_system_prompt,
+        packages: Default::default(),
     });
     let mut pis: Value = serde_json::from_str(&tree.pi(scenario, "resources.json")).unwrap();
     blank_yaml_errors(&mut pis["skillDiagnostics"]);

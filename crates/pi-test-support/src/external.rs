@@ -57,6 +57,18 @@ pub fn node() -> Option<()> {
     require("node (Node 20+)", runs("node").then_some(()))
 }
 
+/// `npm` on PATH ([`require`]d along with `node`): pi packages' tests
+/// install from a loopback registry.
+pub fn npm() -> Option<()> {
+    node()?;
+    require("npm", runs("npm").then_some(()))
+}
+
+/// `git` on PATH ([`require`]d): pi packages' tests clone local repositories.
+pub fn git() -> Option<()> {
+    require("git", runs("git").then_some(()))
+}
+
 /// `python3` on PATH ([`require`]d).
 pub fn python3() -> Option<()> {
     require("python3", runs("python3").then_some(()))

@@ -151,6 +151,8 @@ pub struct StartOptions {
     pub hosted_scripts: Vec<PathBuf>,
     /// What the extension host could not load, one line each.
     pub host_warnings: Vec<String>,
+    /// The skills and prompt templates of pi packages.
+    pub packages: crate::packages::PackageResources,
 }
 
 /// The environment variable naming the session directory (below `--session-dir`).
@@ -475,6 +477,14 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             .map(|(file, named)| (file.display().to_string(), named.display().to_string()))
             .collect(),
     );
+    extensions.set_package_sources(
+        options
+            .packages
+            .extensions
+            .iter()
+            .map(crate::packages::resolve::PackageResource::source_info)
+            .collect(),
+    );
     let extension_warnings = extension_warnings(&options, &discovered);
     let mut summaries: Vec<(String, String)> = names
         .iter()
@@ -515,6 +525,7 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
         no_context_files: options.no_context_files,
         system_prompt: options.system_prompt.clone(),
         append_system_prompt: options.append_system_prompt.clone(),
+        packages: options.packages.clone(),
     };
     let resources = Arc::new(Resources::load(&resource_options));
     resources.log_diagnostics();

@@ -71,6 +71,7 @@ async fn run(
     extensions: ExtensionSet,
     flag_values: Vec<(String, serde_json::Value)>,
     hosted: super::script_host::Hosted,
+    packages: crate::packages::PackageResources,
 ) -> ExitCode {
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
@@ -162,6 +163,7 @@ async fn run(
         extension_flags: flag_values,
         hosted_scripts: hosted.files,
         host_warnings: hosted.warnings,
+        packages: packages.clone(),
     };
     let app = match build_app(options) {
         Ok(app) => app,
@@ -192,8 +194,12 @@ async fn run(
     }
     let code = match mode {
         Mode::Text if interactive => {
+            let mut theme_paths = args.themes.clone();
+            if !args.no_themes {
+                theme_paths.extend(crate::packages::PackageResources::enabled(&packages.themes));
+            }
             let look = modes::interactive::LookOptions {
-                theme_paths: args.themes.clone(),
+                theme_paths,
                 no_themes: args.no_themes,
             };
             modes::interactive::run(Arc::clone(&app), prompts, look, pick_session).await
@@ -346,6 +352,46 @@ fn auth_command(argv: &[String]) -> Option<ExitCode> {
     })
 }
 
+/// `pi install` / `remove` / `uninstall` / `update` / `list` (pi's package
+/// commands), when those are the first arguments: no session, no model.
+fn package_command() -> Option<ExitCode> {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let parsed = crate::packages::commands::parse(&args)?;
+    init_logging();
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            eprintln!("Cannot read the current directory: {e}");
+            return Some(ExitCode::FAILURE);
+        }
+    };
+    let manager = crate::packages::PackageManager::new(&cwd, &crate::session::agent_dir());
+    let code = crate::packages::commands::run(
+        &parsed,
+        &manager,
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
+    );
+    Some(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+/// The packages of a start-up (installed first when missing); warnings on stderr.
+fn prepare_packages(raw: &mut Vec<std::ffi::OsString>) -> crate::packages::PackageResources {
+    let Ok(cwd) = std::env::current_dir() else {
+        return crate::packages::PackageResources::default();
+    };
+    let progress = |line: &str| eprintln!("{line}");
+    let startup =
+        crate::packages::startup::prepare(raw, &cwd, &crate::session::agent_dir(), &progress);
+    for warning in &startup.warnings {
+        eprintln!("Warning: {warning}");
+    }
+    startup.resources
+}
+
 /// Runs `pi` with the process's arguments and `extensions` (loaded before
 /// any found on disk); returns its exit code.
 pub fn run_main(extensions: ExtensionSet) -> ExitCode {
@@ -356,13 +402,27 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
     if let Some(code) = auth_command(&argv) {
         return code;
     }
-    let raw = crate::cli::expand_short_flags(std::env::args_os());
+    if let Some(code) = package_command() {
+        return code;
+    }
+    if let Some(code) = crate::cli::config_command(&argv) {
+        return code;
+    }
+    let mut raw = crate::cli::expand_short_flags(std::env::args_os());
+    // As pi, `--version` answers before any package is resolved or installed.
+    let version_only = raw.iter().skip(1).any(|a| a == "--version" || a == "-v");
+    let packages = if version_only {
+        crate::packages::PackageResources::default()
+    } else {
+        prepare_packages(&mut raw)
+    };
     let Some(runtime) = runtime() else {
         return ExitCode::FAILURE;
     };
     // Script extensions run in the extension host (started only when there
     // are some); what they register is known before the second parse.
-    let mut hosted = runtime.block_on(super::script_host::start(&raw));
+    let packaged = crate::packages::PackageResources::enabled(&packages.extensions);
+    let mut hosted = runtime.block_on(super::script_host::start(&raw, &packaged));
     let mut extensions = extensions;
     extensions.0.append(&mut hosted.extensions);
     let mut screened = crate::cli::screen(raw);
@@ -435,5 +495,5 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
     if let Some(search) = &args.list_models {
         return list_models(search, &extensions);
     }
-    runtime.block_on(run(args, extensions, flag_values, hosted))
+    runtime.block_on(run(args, extensions, flag_values, hosted, packages))
 }

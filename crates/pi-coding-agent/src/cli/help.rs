@@ -2,6 +2,15 @@
 
 /// Text printed after the option list of `--help`.
 pub const AFTER_HELP: &str = "\
+Commands:
+  pi install <source> [-l]     Install a package (npm:, git:, URL or path) and add it to settings
+  pi remove <source> [-l]      Remove a package and its source from settings
+  pi uninstall <source> [-l]   Alias for remove
+  pi update [source|self|pi]   Update installed packages (pi-rs says how to update itself)
+  pi list                      List installed packages from settings
+  pi config                    Open TUI to enable/disable package resources
+  pi <command> --help          Show help for install/remove/uninstall/update/list
+
 Examples:
   pi                                         interactive session
   pi \"List the .rs files in src/\"            interactive, with a first prompt

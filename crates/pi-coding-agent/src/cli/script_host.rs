@@ -59,18 +59,21 @@ fn scan(args: &[OsString]) -> (Vec<String>, bool, String) {
 
 /// Finds the script extensions of `args` and, when there are any, starts
 /// the host and loads them.
-pub(crate) async fn start(args: &[OsString]) -> Hosted {
+pub(crate) async fn start(args: &[OsString], packaged: &[PathBuf]) -> Hosted {
     let (explicit, no_extensions, mode) = scan(args);
     let Ok(cwd) = std::env::current_dir() else {
         return Hosted::default();
     };
     let agent_dir = crate::session::agent_dir();
     let settings = crate::config::Settings::load(&agent_dir, &cwd).settings;
+    // The extensions of pi packages load as the `extensions` setting's do.
+    let mut configured = loader::configured_paths(&settings);
+    configured.extend(packaged.iter().map(|p| p.to_string_lossy().into_owned()));
     let found = loader::discover(&DiscoveryOptions {
         cwd: cwd.clone(),
         agent_dir: agent_dir.clone(),
         explicit,
-        configured: loader::configured_paths(&settings),
+        configured,
         no_extensions,
     });
     if found.files.is_empty() {

@@ -70,11 +70,16 @@ pub fn discover(options: &DiscoveryOptions) -> Discovery {
         }
     }
     if !options.no_extensions {
-        for dir in [
-            options.agent_dir.join("extensions"),
-            options.cwd.join(".pi").join("extensions"),
-        ] {
-            scan_folder(&dir, &mut found.files);
+        // pi's `-path` / `+path` / `!glob` entries of each scope's
+        // `extensions` list (what `pi config` writes) turn auto-discovered
+        // files off and on again.
+        for base in [options.agent_dir.clone(), options.cwd.join(".pi")] {
+            let overrides = scope_overrides(&base.join("settings.json"));
+            let mut files = Vec::new();
+            scan_folder(&base.join("extensions"), &mut files);
+            found.files.extend(files.into_iter().filter(|f| {
+                crate::resources::patterns::enabled_by_overrides(f, &overrides, &base)
+            }));
         }
     }
     let mut seen = std::collections::HashSet::new();
@@ -150,7 +155,26 @@ pub fn script_warning(path: &Path) -> String {
     )
 }
 
-/// The `extensions` setting's paths.
+/// The `!` / `+` / `-` entries of a settings file's `extensions` list.
+fn scope_overrides(file: &Path) -> Vec<String> {
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v.get("extensions").and_then(|e| e.as_array()).cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .filter(|e| is_pattern(e))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether a settings entry is a pattern rather than a path (pi's rule).
+fn is_pattern(entry: &str) -> bool {
+    entry.starts_with(['!', '+', '-']) || entry.contains(['*', '?'])
+}
+
+/// The `extensions` setting's paths (its patterns are not paths).
 pub fn configured_paths(settings: &crate::config::Settings) -> Vec<String> {
     settings
         .extra
@@ -159,7 +183,9 @@ pub fn configured_paths(settings: &crate::config::Settings) -> Vec<String> {
         .map(|paths| {
             paths
                 .iter()
-                .filter_map(|p| p.as_str().map(str::to_owned))
+                .filter_map(|p| p.as_str())
+                .filter(|p| !is_pattern(p))
+                .map(str::to_owned)
                 .collect()
         })
         .unwrap_or_default()
@@ -205,6 +231,20 @@ mod tests {
         );
         assert_eq!(found.missing.len(), 1);
         assert!(found.missing[0].ends_with("gone.ts"), "{:?}", found.missing);
+
+        // `pi config`'s entries turn an auto-discovered file off.
+        std::fs::write(
+            agent.join("settings.json"),
+            r#"{"extensions": ["-extensions/a.ts"]}"#,
+        )
+        .unwrap();
+        let filtered = discover(&options);
+        assert!(!filtered.files.contains(&agent.join("extensions/a.ts")));
+        assert!(
+            filtered
+                .files
+                .contains(&agent.join("extensions/folder/index.ts"))
+        );
 
         let only_explicit = discover(&DiscoveryOptions {
             no_extensions: true,

@@ -55,6 +55,8 @@ pub struct ExtensionRunner {
     pub(crate) notifier: super::notify::Notifier,
     /// Extension files `-e` named: `(file, the path as named)`.
     command_line: std::sync::RwLock<Vec<(String, String)>>,
+    /// Extension files of pi packages, with their `sourceInfo`.
+    packaged: std::sync::RwLock<Vec<crate::resources::discovery::SourceInfo>>,
     /// Commands being answered.
     commands: Arc<super::gate::CommandGate>,
     /// The run's `agent_end` handlers are running.
@@ -81,6 +83,7 @@ impl ExtensionRunner {
             errors: Mutex::new(Vec::new()),
             notifier: super::notify::Notifier::default(),
             command_line: std::sync::RwLock::new(Vec::new()),
+            packaged: std::sync::RwLock::new(Vec::new()),
             commands: Arc::default(),
             ending: std::sync::atomic::AtomicBool::new(false),
         }
@@ -126,9 +129,28 @@ impl ExtensionRunner {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = paths;
     }
 
-    /// pi's `sourceInfo` of the extension at `path`: `-e` ones have source
-    /// `cli` and the path as named (a folder for a folder's entry).
+    /// Tells which extension files come from pi packages (their
+    /// `sourceInfo` names the package, origin `package`).
+    pub fn set_package_sources(&self, infos: Vec<crate::resources::discovery::SourceInfo>) {
+        *self
+            .packaged
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = infos;
+    }
+
+    /// pi's `sourceInfo` of the extension at `path`: a package's names the
+    /// package; `-e` ones have source `cli` and the path as named (a folder
+    /// for a folder's entry).
     pub(crate) fn source_info_of(&self, path: &str) -> crate::resources::discovery::SourceInfo {
+        if let Some(info) = self
+            .packaged
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .find(|info| info.path == path)
+        {
+            return info.clone();
+        }
         let command_line = self
             .command_line
             .read()

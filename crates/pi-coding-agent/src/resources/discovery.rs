@@ -24,7 +24,7 @@ pub struct SourceInfo {
     pub source: String,
     /// `user`, `project` or `temporary`.
     pub scope: String,
-    /// `top-level` (pi's packages are not supported).
+    /// `top-level`, or `package` for a resource of a pi package.
     pub origin: String,
     /// The directory the resource belongs to, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -44,8 +44,10 @@ impl SourceInfo {
 /// The metadata of a discovered path (a [`SourceInfo`] without the path).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Metadata {
-    pub source: &'static str,
+    pub source: String,
     pub scope: &'static str,
+    /// `top-level` or `package`.
+    pub origin: &'static str,
     pub base_dir: Option<PathBuf>,
 }
 
@@ -54,14 +56,17 @@ impl Metadata {
     pub fn info(&self, path: &Path) -> SourceInfo {
         SourceInfo {
             path: display(path),
-            source: self.source.to_owned(),
+            source: self.source.clone(),
             scope: self.scope.to_owned(),
-            origin: "top-level".to_owned(),
+            origin: self.origin.to_owned(),
             base_dir: self.base_dir.as_deref().map(display),
         }
     }
 
     fn rank(&self) -> u8 {
+        if self.origin == "package" {
+            return 4;
+        }
         let scope = if self.scope == "project" { 0 } else { 2 };
         scope + u8::from(self.source != "local")
     }
@@ -414,6 +419,8 @@ pub(crate) struct Roots<'a> {
     pub cwd: &'a Path,
     pub agent_dir: &'a Path,
     pub home: &'a Path,
+    /// The resources of the `packages` setting (and `-e` packages).
+    pub packages: &'a crate::packages::PackageResources,
 }
 
 fn settings_paths(
@@ -473,22 +480,26 @@ fn git_root(start: &Path) -> Option<&Path> {
 pub(crate) fn discover(roots: &Roots<'_>, kind: Kind) -> Discovered {
     let project_base = roots.cwd.join(".pi");
     let project_local = Metadata {
-        source: "local",
+        source: "local".to_owned(),
+        origin: "top-level",
         scope: "project",
         base_dir: None,
     };
     let user_local = Metadata {
-        source: "local",
+        source: "local".to_owned(),
+        origin: "top-level",
         scope: "user",
         base_dir: None,
     };
     let project_auto = Metadata {
-        source: "auto",
+        source: "auto".to_owned(),
+        origin: "top-level",
         scope: "project",
         base_dir: Some(project_base.clone()),
     };
     let user_auto = Metadata {
-        source: "auto",
+        source: "auto".to_owned(),
+        origin: "top-level",
         scope: "user",
         base_dir: Some(roots.agent_dir.to_path_buf()),
     };
@@ -542,6 +553,19 @@ pub(crate) fn discover(roots: &Roots<'_>, kind: Kind) -> Discovered {
         &project_base,
     );
     add_auto(&mut out, user, &user_auto, &user_entries, roots.agent_dir);
+    let packaged = match kind {
+        Kind::Skills => &roots.packages.skills,
+        Kind::Prompts => &roots.packages.prompts,
+    };
+    for resource in packaged {
+        let meta = Metadata {
+            source: resource.source.clone(),
+            scope: resource.scope.as_str(),
+            origin: "package",
+            base_dir: Some(resource.base_dir.clone()),
+        };
+        out.add(resource.path.clone(), &meta, resource.enabled);
+    }
     out.finish()
 }
 

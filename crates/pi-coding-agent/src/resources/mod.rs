@@ -9,7 +9,7 @@
 
 pub mod discovery;
 pub mod frontmatter;
-mod patterns;
+pub(crate) mod patterns;
 pub mod prompt_templates;
 pub mod skills;
 
@@ -114,6 +114,8 @@ pub struct ResourceOptions {
     pub system_prompt: Option<String>,
     /// `--append-system-prompt` (texts or files); empty: `APPEND_SYSTEM.md`.
     pub append_system_prompt: Vec<String>,
+    /// The skills and prompt templates of pi packages.
+    pub packages: crate::packages::PackageResources,
 }
 
 /// Everything loaded.
@@ -172,6 +174,7 @@ impl Resources {
             cwd,
             agent_dir: &options.agent_dir,
             home: &options.home,
+            packages: &options.packages,
         };
         let cli = |paths: &[String]| -> Vec<PathBuf> {
             paths.iter().map(|p| resolve(cwd, Path::new(p))).collect()

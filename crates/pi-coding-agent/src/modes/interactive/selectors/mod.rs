@@ -10,6 +10,7 @@ pub mod ext_custom;
 pub mod ext_dialogs;
 pub mod fork;
 pub mod model;
+pub mod resource_config;
 pub mod scoped;
 pub mod session;
 pub mod session_search;

@@ -88,6 +88,8 @@ impl Ui {
             setting_paths: settings
                 .string_list("themes")
                 .iter()
+                // Its `!` / `+` / `-` entries are patterns, not paths.
+                .filter(|p| !p.starts_with(['!', '+', '-']) && !p.contains(['*', '?']))
                 .map(|p| crate::config::expand_tilde(p, &home))
                 .map(|p| self.app.cwd.join(p))
                 .collect(),
