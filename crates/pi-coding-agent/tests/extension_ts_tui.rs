@@ -279,3 +279,28 @@ fn a_terminal_input_listener_consumes_replaces_and_unsubscribes() {
     tui.wait_screen(|s| !s.contains("aY!bx"), "the editor cleared");
     tui.quit();
 }
+
+#[test]
+fn rainbow_editor_replaces_the_editor_submits_and_hands_back_app_keys() {
+    let Some(file) = example("rainbow-editor") else {
+        return;
+    };
+    let (_runtime, s) = scenario("Answer 1.");
+    let mut tui = start(&s, &file);
+    tui.send("Say hi ultrathink");
+    // The extension's editor draws the word in its colours (coral first).
+    tui.wait_raw("\x1b[38;2;233;137;115mu", "the rainbow");
+    tui.send("\r");
+    tui.wait_screen(|s| s.contains("Answer 1."), "the answer");
+    let requests = s.requests();
+    assert_eq!(requests.len(), 1);
+    assert!(requests[0].json().to_string().contains("Say hi ultrathink"));
+    // Ctrl+C (an app key it hands back) clears it; Ctrl+D on the empty
+    // editor quits.
+    tui.send("again");
+    tui.wait_screen(|s| s.contains("again"), "typed");
+    tui.send("\x03");
+    tui.wait_screen(|s| !s.contains("again"), "cleared");
+    let status = tui.quit();
+    assert!(status.success(), "{status:?}");
+}

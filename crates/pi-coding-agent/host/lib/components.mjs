@@ -101,13 +101,26 @@ export function renderComponent(id, width) {
 	return { lines: checkLines(entry.component.render(width)) };
 }
 
-/** `input {component, data}`. @param {number} id @param {string} data */
+/**
+ * `input {component, data}`: `null`, or for an editor what the key did: `{pass: true}` (an app
+ * key the editor hands back to pi-rs) or `{submit: text}`.
+ * @param {number} id @param {string} data
+ */
 export function inputComponent(id, data) {
 	const entry = shown.get(id);
 	if (!entry) throw new Error(`no component ${id}`);
+	entry.outcome = null;
 	entry.component.handleInput?.(data);
 	requestRedraw(id);
-	return null;
+	const outcome = entry.outcome;
+	entry.outcome = null;
+	return outcome;
+}
+
+/** What a key did in editor `id` (see `inputComponent`). @param {number} id @param {any} outcome */
+export function setOutcome(id, outcome) {
+	const entry = shown.get(id);
+	if (entry) entry.outcome = outcome;
 }
 
 /** `component_close {component}`: pi-rs closed it (mode change, Ctrl+C). @param {number} id */

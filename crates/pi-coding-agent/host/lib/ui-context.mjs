@@ -6,7 +6,7 @@ import * as components from "./components.mjs";
 import { conn, fireAndForget, host } from "./host.mjs";
 import { keybindings } from "./keybindings.mjs";
 import { strictObject, unsupported } from "./strict.mjs";
-import { currentTheme, Theme } from "./theme.mjs";
+import { currentTheme, editorTheme, Theme } from "./theme.mjs";
 
 /** What a dismissed dialog answers. */
 const DISMISSED = { select: undefined, confirm: false, input: undefined, editor: undefined };
@@ -71,6 +71,48 @@ function footerData() {
 
 /** @type {Set<() => void>} */
 const branchListeners = new Set();
+
+/**
+ * An extension's editor as pi's interactive mode wires it: it starts with the editor's text,
+ * submits through pi-rs (`{submit}`), and hands the app's keys (Escape, Ctrl+D on an empty
+ * editor, Ctrl+P, Shift+Tab, ...) back to pi-rs (`{pass}`), which runs them as for its own editor.
+ * @param {any} editor @param {number} id
+ */
+function wireEditor(editor, id) {
+	if (!editor || typeof editor !== "object") return editor;
+	const pass = () => components.setOutcome(id, { pass: true });
+	if ("onEscape" in editor) editor.onEscape = pass;
+	if ("onCtrlD" in editor) editor.onCtrlD = pass;
+	if ("onPasteImage" in editor) editor.onPasteImage = pass;
+	if (typeof editor.onAction === "function") {
+		for (const action of EDITOR_APP_ACTIONS) editor.onAction(action, pass);
+		// Ctrl+C clears the editor, then pi-rs arms its press-again-to-exit.
+		editor.onAction("app.clear", () => {
+			editor.setText?.("");
+			pass();
+		});
+	}
+	editor.onSubmit = (text) => components.setOutcome(id, { submit: String(text ?? "") });
+	editor.onChange = (text) => {
+		host.state.editorText = String(text ?? "");
+	};
+	if (typeof editor.setText === "function" && host.state.editorText) editor.setText(host.state.editorText);
+	return editor;
+}
+
+/** The app actions pi's interactive mode gives its editor (and so an extension's). */
+const EDITOR_APP_ACTIONS = [
+	"app.suspend",
+	"app.editor.external",
+	"app.model.select",
+	"app.model.cycleForward",
+	"app.model.cycleBackward",
+	"app.thinking.cycle",
+	"app.thinking.toggle",
+	"app.tools.expand",
+	"app.message.followUp",
+	"app.message.dequeue",
+];
 
 /** Terminal input listeners (`ctx.ui.onTerminalInput`), by id. @type {Map<number, Function>} */
 const terminalListeners = new Map();
@@ -203,9 +245,19 @@ function interactiveUIContext(ext) {
 		},
 		custom: (factory, options) => custom(ext, factory, options),
 		setEditorComponent(factory) {
-			if (factory !== undefined) throw unsupported("ctx.ui.setEditorComponent", "a replacement editor cannot yet drive pi-rs's input");
-			editorFactory = undefined;
-			display("setEditorComponent", [null]);
+			components.disposeWhere("editor", ext);
+			if (typeof factory !== "function") {
+				editorFactory = undefined;
+				display("setEditorComponent", [null]);
+				return;
+			}
+			editorFactory = factory;
+			showFactory(
+				ext,
+				"editor",
+				(tui, id) => wireEditor(factory(tui, editorTheme(), keybindings()), id),
+				(id) => ["setEditorComponent", [{ component: id }]],
+			);
 		},
 		getEditorComponent: () => editorFactory,
 		get theme() {

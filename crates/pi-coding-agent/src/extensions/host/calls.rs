@@ -134,7 +134,7 @@ impl Calls {
         let first = args.get(0).unwrap_or(&Value::Null);
         let id = match method {
             "custom" => args.get("component").and_then(Value::as_u64),
-            "setFooter" | "setHeader" | "setWidget" => {
+            "setFooter" | "setHeader" | "setWidget" | "setEditorComponent" => {
                 let slot = if method == "setWidget" {
                     args.get(1)
                 } else {
@@ -179,6 +179,19 @@ impl Calls {
                 let shown = component("footer");
                 ui.set_footer(Some(std::sync::Arc::new(move |width, theme| {
                     shown.lines(width, theme)
+                })));
+                Ok(Value::Null)
+            }
+            "setEditorComponent" => {
+                let host = std::sync::Arc::clone(&host);
+                ui.set_editor_component(Some(std::sync::Arc::new(move || {
+                    Box::new(super::component::HostEditor(
+                        super::component::HostComponent {
+                            host: std::sync::Arc::clone(&host),
+                            id,
+                            kind: "editor",
+                        },
+                    ))
                 })));
                 Ok(Value::Null)
             }

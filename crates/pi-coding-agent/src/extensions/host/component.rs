@@ -20,7 +20,7 @@ const INPUT_TIMEOUT: Duration = Duration::from_millis(500);
 pub(super) struct HostComponent {
     pub(super) host: Arc<Host>,
     pub(super) id: u64,
-    /// `component`, `footer`, `header` or `widget`.
+    /// `component`, `footer`, `header`, `widget` or `editor`.
     pub(super) kind: &'static str,
 }
 
@@ -31,15 +31,57 @@ impl HostComponent {
         self.host.render(params, theme).unwrap_or_default()
     }
 
-    fn input(&self, data: &str) {
+    /// Hands `data` to the component; the host's answer (`null` but for
+    /// an editor's `{pass}` / `{submit}`).
+    fn input(&self, data: &str) -> Value {
         let Some(connection) = self.host.live_connection() else {
-            return;
+            return Value::Null;
         };
         let params = json!({ "component": self.id, "data": data });
-        if let Some(Err(error)) = connection.request_blocking("input", params, INPUT_TIMEOUT) {
-            tracing::debug!("extension component input failed: {error}");
+        match connection.request_blocking("input", params, INPUT_TIMEOUT) {
+            Some(Ok(answer)) => answer,
+            Some(Err(error)) => {
+                tracing::debug!("extension component input failed: {error}");
+                Value::Null
+            }
+            None => Value::Null,
         }
     }
+}
+
+/// An extension's editor drawn by the host (pi's `setEditorComponent`):
+/// keys go to it; an app key it hands back (`{pass}`) is run by pi-rs's
+/// bindings, a submission (`{submit}`) is sent as a prompt.
+pub(super) struct HostEditor(pub(super) HostComponent);
+
+impl ExtensionComponent for HostEditor {
+    fn render(&mut self, width: usize, theme: &dyn RenderTheme) -> Vec<String> {
+        self.0.lines(width, theme)
+    }
+
+    fn handle_key(&mut self, key: &ExtensionKey) -> Option<Value> {
+        // A key no terminal sequence spells: pi-rs's bindings take it.
+        let Some(data) = key_bytes(key) else {
+            return Some(Value::Null);
+        };
+        editor_outcome(&self.0.input(&data))
+    }
+
+    fn paste(&mut self, text: &str) {
+        self.0.input(&format!("\u{1b}[200~{text}\u{1b}[201~"));
+    }
+}
+
+/// An editor's answer to a key as [`ExtensionComponent::handle_key`] gives
+/// it: `Some(Null)` passes the key on, `Some(text)` submits, `None` keeps it.
+fn editor_outcome(answer: &Value) -> Option<Value> {
+    if answer.get("pass").and_then(Value::as_bool) == Some(true) {
+        return Some(Value::Null);
+    }
+    answer
+        .get("submit")
+        .and_then(Value::as_str)
+        .map(|text| Value::String(text.to_owned()))
 }
 
 impl ExtensionComponent for HostComponent {
@@ -112,6 +154,16 @@ pub(super) fn key_bytes(key: &ExtensionKey) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_editor_passes_submits_or_keeps_a_key() {
+        assert_eq!(editor_outcome(&json!({ "pass": true })), Some(Value::Null));
+        assert_eq!(
+            editor_outcome(&json!({ "submit": "hi" })),
+            Some(json!("hi"))
+        );
+        assert_eq!(editor_outcome(&Value::Null), None);
+    }
 
     #[test]
     fn keys_become_the_bytes_a_terminal_sends() {

@@ -53,6 +53,13 @@ impl Ui {
             }
             ExtensionCall::EditorComponent(Opaque(factory)) => {
                 self.ext.editor_component = factory.and_then(|f| run_hook(|| Ok(f())));
+                // As pi: the new editor starts with the text typed so far.
+                let text = self.editor.text();
+                if let Some(component) = self.ext.editor_component.as_mut()
+                    && !text.is_empty()
+                {
+                    component.paste(&text);
+                }
             }
             _ => {}
         }
