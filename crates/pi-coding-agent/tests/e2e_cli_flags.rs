@@ -322,6 +322,22 @@ async fn export_writes_html_and_says_where_as_pi() {
     assert_eq!(s.requests().len(), 1);
 }
 
+/// `pi ARGS` with the repository's extension host (its packages installed
+/// by `.ci/setup`): nothing is installed into the user's cache.
+async fn run_with_host(s: &e2e_common::Scenario, args: &[&str]) -> std::process::Output {
+    let dir = s.sessions_dir();
+    let mut full = vec!["--session-dir", dir.to_str().unwrap()];
+    full.extend_from_slice(args);
+    let mut command = s.command(&full);
+    command.env(
+        "PI_EXTENSION_HOST_DIR",
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("host"),
+    );
+    tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_script_extension_loads_through_the_host_and_one_that_fails_stops_the_run() {
     if pi_test_support::external::node().is_none() {
@@ -329,7 +345,7 @@ async fn a_script_extension_loads_through_the_host_and_one_that_fails_stops_the_
     }
     let s = answering(1).await;
     std::fs::write(s.work.path().join("gate.ts"), "export default () => {}").unwrap();
-    let out = s.run(&["-e", "gate.ts", "-ne", "-p", "Hi"]).await;
+    let out = run_with_host(&s, &["-e", "gate.ts", "-ne", "-p", "Hi"]).await;
     assert_eq!(text(&out.stderr), "");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(text(&out.stdout), "Answer 1.\n");
@@ -340,7 +356,7 @@ async fn a_script_extension_loads_through_the_host_and_one_that_fails_stops_the_
         "export default function (pi) { throw new Error(\"boom\"); }",
     )
     .unwrap();
-    let out = s.run(&["-e", "bad.ts", "-ne", "-p", "Hi"]).await;
+    let out = run_with_host(&s, &["-e", "bad.ts", "-ne", "-p", "Hi"]).await;
     assert_eq!(
         text(&out.stderr),
         format!(

@@ -204,7 +204,12 @@ function interactiveUIContext(ext) {
 		input: (title, placeholder, opts) => dialog("input", [title, placeholder ?? null, dialogOptions(opts)], opts?.signal),
 		editor: (title, prefill) => dialog("editor", [title, prefill ?? null]),
 		notify: (message, type) => display("notify", [message, type ?? null]),
-		setStatus: (key, text) => display("setStatus", [key, text ?? null]),
+		setStatus(key, text) {
+			// The footer data's getExtensionStatuses() sees the host's own statuses at once.
+			if (text === undefined || text === null) delete host.state.extensionStatuses[key];
+			else host.state.extensionStatuses[key] = String(text);
+			display("setStatus", [key, text ?? null]);
+		},
 		setWorkingMessage: (message) => display("setWorkingMessage", [message ?? null]),
 		setWorkingVisible: (visible) => display("setWorkingVisible", [Boolean(visible)]),
 		setWorkingIndicator: (options) => display("setWorkingIndicator", [options ?? null]),

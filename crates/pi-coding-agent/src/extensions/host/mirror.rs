@@ -95,6 +95,18 @@ impl Mirror {
             ("gitBranch", json!(crate::git::current_branch(ctx.cwd()))),
             ("editorText", json!(ctx.ui().editor_text())),
             ("toolsExpanded", json!(ctx.ui().tools_expanded())),
+            // `ctx.ui.getAllThemes()` (pi gives each its file; pi-rs's
+            // catalogue names them).
+            (
+                "themes",
+                json!(
+                    ctx.ui()
+                        .themes()
+                        .into_iter()
+                        .map(|name| json!({ "name": name, "path": Value::Null }))
+                        .collect::<Vec<_>>()
+                ),
+            ),
         ];
         fields.push(("flags", flags(ctx)));
         let mut changed: Vec<(&'static str, Value)> = Vec::new();
