@@ -13,6 +13,7 @@ mod export;
 mod extension_flow;
 mod extension_hooks;
 pub mod files;
+pub mod first_run;
 mod navigate;
 mod persist;
 mod request_headers;
@@ -319,6 +320,7 @@ impl App {
     /// Runs prepared prompt messages to completion (retries, compaction).
     async fn run_prompt(&self, input: PromptInput<CodingMessage>) -> Result<(), AgentError> {
         if !self.agent.is_streaming() {
+            self.check_model_auth()?;
             self.check_compaction_before_prompt().await;
         }
         let result = self.agent.prompt(input).await;

@@ -50,11 +50,11 @@ pub enum SetupError {
     /// `--provider` without `--model` names a provider with no models.
     #[error("No models found for provider \"{0}\"")]
     NoModelsForProvider(String),
-    /// No model was asked for and none has a key.
+    /// `--api-key` without a model from the command line (pi's wording).
     #[error(
-        "No model available. Set an API key (e.g. ANTHROPIC_API_KEY) or use --provider/--model with models.json."
+        "--api-key requires a model to be specified via --model, --provider/--model, or --models"
     )]
-    NoModelAvailable,
+    ApiKeyWithoutModel,
     /// `--thinking` (or a model's `:level`) names no thinking level.
     #[error(transparent)]
     ThinkingLevel(#[from] pi_ai::ParseThinkingLevelError),
@@ -397,6 +397,10 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     } else {
         None
     };
+    // As pi: a key from the command line goes with a model from it.
+    if options.api_key.is_some() && model_arg.is_none() && scoped_choice.is_none() {
+        return Err(SetupError::ApiKeyWithoutModel);
+    }
     let scoped_level = scoped_choice.and_then(|s| s.thinking_level.clone());
     let thinking_arg = options.thinking.clone().or(suffix_level).or(scoped_level);
     let model = match (&model_arg, &options.provider) {
@@ -413,9 +417,11 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             .or_else(|| registry.first_of(provider))
             .cloned()
             .ok_or_else(|| SetupError::NoModelsForProvider(provider.clone()))?,
+        // Without any usable model pi starts on its placeholder; a prompt
+        // is refused until a login or `set_model` chooses one.
         (None, None) => session_model
             .or_else(|| default_model(&registry, &settings, &auth))
-            .ok_or(SetupError::NoModelAvailable)?,
+            .unwrap_or_else(super::first_run::unknown_model),
     };
 
     let requested_level = match &thinking_arg {
@@ -436,7 +442,9 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     // and only when it has none yet. A model or level from the command line
     // changes the run, not the file.
     if !resumed {
-        session.append_model_change(model.provider.as_str(), &model.id)?;
+        if !super::first_run::is_unknown_model(&model) {
+            session.append_model_change(model.provider.as_str(), &model.id)?;
+        }
         session.append_thinking_level_change(ThinkingLevel::setting_name(thinking_level))?;
     } else if !has_thinking_entry {
         session.append_thinking_level_change(ThinkingLevel::setting_name(thinking_level))?;

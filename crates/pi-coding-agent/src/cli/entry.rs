@@ -165,6 +165,11 @@ async fn run(
     };
     let app = match build_app(options) {
         Ok(app) => app,
+        // pi reports a flag conflict as an error diagnostic.
+        Err(e @ crate::app::SetupError::ApiKeyWithoutModel) => {
+            eprintln!("Error: {e}");
+            return ExitCode::FAILURE;
+        }
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::FAILURE;
