@@ -4,6 +4,7 @@
 //! The modes (print, json, rpc) drive it.
 
 mod bash;
+mod cli_choice;
 mod compact;
 mod controls;
 mod cycle;
@@ -116,6 +117,9 @@ pub struct App {
     /// `--tools`: the only names a tool an extension adds later may be
     /// active under (`None`: any).
     allowed_tools: Option<Vec<String>>,
+    /// The command line's `--model` and `--thinking`, applied again to
+    /// every session `/new` and `/resume` open, as in pi.
+    cli_choice: cli_choice::CliChoice,
     /// Set while the app does not hear the agent's events (a manual
     /// compaction aborting the run in progress).
     detached: Arc<std::sync::atomic::AtomicBool>,

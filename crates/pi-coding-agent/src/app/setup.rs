@@ -13,7 +13,7 @@ use super::App;
 use super::persist::{EventHub, app_listener};
 use crate::config::{
     AuthStorage, ConfigError, ModelRegistry, ScopedModel, Settings, default_available_model,
-    default_model_id, resolve_model_scope,
+    default_model_id, resolve_cli_model, resolve_model_scope,
 };
 use crate::messages::{CodingMessage, llm_converter};
 use crate::resources::{ResourceOptions, Resources};
@@ -50,6 +50,9 @@ pub enum SetupError {
     /// `--provider` without `--model` names a provider with no models.
     #[error("No models found for provider \"{0}\"")]
     NoModelsForProvider(String),
+    /// `--model` (with `--provider`) names no model (pi's wording).
+    #[error("{0}")]
+    CliModel(String),
     /// `--api-key` without a model from the command line (pi's wording).
     #[error(
         "--api-key requires a model to be specified via --model, --provider/--model, or --models"
@@ -381,13 +384,30 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
                 .flatten()
                 .is_some()
         });
-    // `--model provider/id:level` carries a thinking level, as in pi.
-    let (model_arg, suffix_level) = match options.model.as_deref().and_then(|m| m.rsplit_once(':'))
-    {
-        Some((id, level)) if ThinkingLevel::parse_setting(level).is_ok() => {
-            (Some(id.to_owned()), Some(level.to_owned()))
+    // `--model` as pi's `resolveCliModel`; `provider/id:level` carries a
+    // thinking level.
+    let (model_arg, suffix_level) = match options.model.as_deref() {
+        Some(pattern) => {
+            let all: Vec<&Model> = registry.models().iter().collect();
+            let resolved = resolve_cli_model(options.provider.as_deref(), pattern, &all);
+            if let Some(warning) = &resolved.warning {
+                tracing::warn!("{warning}");
+            }
+            if let Some(error) = resolved.error {
+                return Err(SetupError::CliModel(error));
+            }
+            (resolved.model, resolved.thinking_level)
         }
-        _ => (options.model.clone(), None),
+        None => (None, None),
+    };
+    // What the command line chose, applied again on `/new` and `/resume`.
+    let cli_thinking = match options.thinking.as_ref().or(suffix_level.as_ref()) {
+        Some(text) => Some(ThinkingLevel::parse_setting(text)?),
+        None => None,
+    };
+    let cli_choice = super::cli_choice::CliChoice {
+        model: model_arg.clone(),
+        thinking: cli_thinking,
     };
     let scoped = scoped_models(&options, &settings, &registry, &auth);
     // With a scope and no --model, a new session starts on a scoped model
@@ -405,7 +425,7 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     let thinking_arg = options.thinking.clone().or(suffix_level).or(scoped_level);
     let model = match (&model_arg, &options.provider) {
         _ if let Some(choice) = scoped_choice => choice.model.clone(),
-        (Some(model), provider) => registry.find(provider.as_deref(), model)?,
+        (Some(model), _) => model.clone(),
         // pi's default model of the provider, else its first.
         (None, Some(provider)) => default_model_id(provider)
             .and_then(|id| {
@@ -623,6 +643,7 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             base_system_prompt: Mutex::new(base_system_prompt),
             available_tools: Mutex::new(available),
             allowed_tools: options.tools,
+            cli_choice,
             detached,
         }
     });

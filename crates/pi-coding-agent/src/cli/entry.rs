@@ -166,7 +166,9 @@ async fn run(
     let app = match build_app(options) {
         Ok(app) => app,
         // pi reports a flag conflict as an error diagnostic.
-        Err(e @ crate::app::SetupError::ApiKeyWithoutModel) => {
+        Err(
+            e @ (crate::app::SetupError::ApiKeyWithoutModel | crate::app::SetupError::CliModel(_)),
+        ) => {
             eprintln!("Error: {e}");
             return ExitCode::FAILURE;
         }

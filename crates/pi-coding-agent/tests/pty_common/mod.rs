@@ -108,6 +108,23 @@ impl Tui {
         Self::spawn(env!("CARGO_BIN_EXE_pi"), &[], s, None, &[], size)
     }
 
+    /// `pi --model MODEL` with `env` besides the usual environment.
+    pub fn start_model(
+        s: &Scenario,
+        model: &str,
+        env: &[(&str, &str)],
+        cols: u16,
+        rows: u16,
+    ) -> Self {
+        let size = PtySize {
+            rows,
+            cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        };
+        Self::spawn(env!("CARGO_BIN_EXE_pi"), env, s, Some(model), &[], size)
+    }
+
     fn spawn(
         program: &str,
         env: &[(&str, &str)],
