@@ -98,6 +98,10 @@ async fn an_unknown_model_or_provider_is_pi_s_error() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Warning: Model \"my-own-model\" not found for provider \"mock-oai\". Using custom model id.\n"
+    );
     let body = s.requests()[0].json();
     assert_eq!(body["model"], "my-own-model");
 }

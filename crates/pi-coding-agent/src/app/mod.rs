@@ -73,6 +73,9 @@ pub struct App {
     pub settings_writer: SettingsWriter,
     /// Settings files that could not be used (their defaults apply).
     pub settings_warnings: Vec<SettingsWarning>,
+    /// What choosing the model at start-up warned about (pi's `--model`
+    /// warnings, e.g. a custom model id), one line each.
+    pub model_warnings: Vec<String>,
     /// Working directory.
     pub cwd: PathBuf,
     /// The agent dir (settings, auth.json, keybindings.json, themes).

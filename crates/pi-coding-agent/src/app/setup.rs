@@ -386,13 +386,12 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
         });
     // `--model` as pi's `resolveCliModel`; `provider/id:level` carries a
     // thinking level.
+    let mut model_warnings = Vec::new();
     let (model_arg, suffix_level) = match options.model.as_deref() {
         Some(pattern) => {
             let all: Vec<&Model> = registry.models().iter().collect();
             let resolved = resolve_cli_model(options.provider.as_deref(), pattern, &all);
-            if let Some(warning) = &resolved.warning {
-                tracing::warn!("{warning}");
-            }
+            model_warnings.extend(resolved.warning.clone());
             if let Some(error) = resolved.error {
                 return Err(SetupError::CliModel(error));
             }
@@ -621,6 +620,7 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             settings,
             settings_writer: loaded.writer,
             settings_warnings: loaded.warnings,
+            model_warnings,
             cwd: options.cwd,
             agent_dir,
             auto_retry: AtomicBool::new(retry_enabled),

@@ -180,6 +180,9 @@ async fn run(
     for warning in &app.settings_warnings {
         eprintln!("Warning: {warning}");
     }
+    for warning in &app.model_warnings {
+        eprintln!("Warning: {warning}");
+    }
     // The terminal UI shows these itself.
     if !interactive {
         for warning in &app.extension_warnings {
