@@ -160,7 +160,7 @@ async fn the_terminal_opens_without_a_key_and_login_selects_a_model() {
         json!({"providers": {"groq": {"baseUrl": format!("{}/v1", s.server.url())}}}).to_string(),
     )
     .unwrap();
-    let mut tui = Tui::start_without_model(&s, 100, 40);
+    let mut tui = Tui::start_without_model(&s, &[], 100, 40);
     tui.wait_screen(
         |s| s.contains("No models available. Use /login"),
         "the first-run warning",
@@ -227,4 +227,36 @@ async fn an_api_key_without_a_model_is_refused_as_pi_refuses_it() {
         String::from_utf8_lossy(&out.stderr).trim_end(),
         "Error: --api-key requires a model to be specified via --model, --provider/--model, or --models"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_model_that_is_gone_is_named_when_the_terminal_opens() {
+    let s = Scenario::start(vec![MockResponse::sse(text_answer(&["Stored."], 10, 2))]).await;
+    let made = s
+        .run(&["-p", "--model", "mock-oai/mock-gpt", "Hello"])
+        .await;
+    assert!(made.status.success());
+    let stored = s.session_files().pop().unwrap();
+    // mock-oai is gone; the other mock providers stay.
+    let path = s.agent_dir.path().join("models.json");
+    let mut models: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    models["providers"]
+        .as_object_mut()
+        .unwrap()
+        .remove("mock-oai");
+    std::fs::write(&path, models.to_string()).unwrap();
+    let mut tui = Tui::start_without_model(&s, &["--session", stored.to_str().unwrap()], 100, 40);
+    let screen = tui.wait_screen(
+        |s| s.contains("Warning: Could not restore model mock-oai/mock-gpt. Using mock-"),
+        "pi's fallback warning",
+    );
+    // The model it names is the one the footer shows.
+    let line = screen
+        .lines()
+        .find(|l| l.contains("Could not restore model"))
+        .unwrap();
+    let used = line.rsplit("Using ").next().unwrap().trim();
+    let (provider, id) = used.split_once('/').unwrap();
+    assert!(screen.contains(&format!("({provider}) {id}")), "{screen}");
+    assert!(tui.quit().success());
 }

@@ -76,6 +76,9 @@ pub struct App {
     /// What choosing the model at start-up warned about (pi's `--model`
     /// warnings, e.g. a custom model id), one line each.
     pub model_warnings: Vec<String>,
+    /// The warning the terminal UI opens with when the session's model
+    /// could not be restored or no model is usable (pi's wording).
+    pub model_fallback: Option<String>,
     /// Working directory.
     pub cwd: PathBuf,
     /// The agent dir (settings, auth.json, keybindings.json, themes).

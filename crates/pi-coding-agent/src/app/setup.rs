@@ -439,8 +439,25 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
         // Without any usable model pi starts on its placeholder; a prompt
         // is refused until a login or `set_model` chooses one.
         (None, None) => session_model
+            .clone()
             .or_else(|| default_model(&registry, &settings, &auth))
             .unwrap_or_else(super::first_run::unknown_model),
+    };
+    // What the terminal UI warns about, in pi's words: a session model that
+    // could not be restored, or no model at all.
+    let model_fallback = if super::first_run::is_unknown_model(&model) {
+        Some(super::first_run::no_models_available_message())
+    } else {
+        context
+            .model
+            .as_ref()
+            .filter(|_| resumed && model_arg.is_none() && session_model.is_none())
+            .map(|lost| {
+                format!(
+                    "Could not restore model {}/{}. Using {}/{}",
+                    lost.provider, lost.model_id, model.provider, model.id
+                )
+            })
     };
 
     let requested_level = match &thinking_arg {
@@ -621,6 +638,7 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             settings_writer: loaded.writer,
             settings_warnings: loaded.warnings,
             model_warnings,
+            model_fallback,
             cwd: options.cwd,
             agent_dir,
             auto_retry: AtomicBool::new(retry_enabled),

@@ -97,15 +97,15 @@ impl Tui {
         Self::spawn(program, env, s, Some("mock-oai/mock-gpt"), extra, size)
     }
 
-    /// `pi` with no `--model`, as a user without any configuration starts it.
-    pub fn start_without_model(s: &Scenario, cols: u16, rows: u16) -> Self {
+    /// `pi ARGS` with no `--model`, as a user without any configuration starts it.
+    pub fn start_without_model(s: &Scenario, extra: &[&str], cols: u16, rows: u16) -> Self {
         let size = PtySize {
             rows,
             cols,
             pixel_width: 0,
             pixel_height: 0,
         };
-        Self::spawn(env!("CARGO_BIN_EXE_pi"), &[], s, None, &[], size)
+        Self::spawn(env!("CARGO_BIN_EXE_pi"), &[], s, None, extra, size)
     }
 
     /// `pi --model MODEL` with `env` besides the usual environment.
