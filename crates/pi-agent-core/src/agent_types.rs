@@ -286,4 +286,8 @@ pub enum AgentError {
     /// `continue_` after an assistant message with nothing queued.
     #[error("Cannot continue from message role: assistant")]
     ContinueFromAssistant,
+    /// The application refused the prompt before any run (pi's checks
+    /// of the model and its key); the text is what the user reads.
+    #[error("{0}")]
+    Refused(String),
 }

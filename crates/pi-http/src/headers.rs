@@ -32,6 +32,11 @@ impl Headers {
         }
     }
 
+    /// Removes `name` (any case), if set.
+    pub fn remove(&mut self, name: &str) {
+        self.0.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+    }
+
     /// The value of `name` (any case), if set.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0

@@ -7,6 +7,7 @@
 
 mod body_capacity;
 mod client;
+pub mod cloudflare;
 mod copilot;
 mod driver;
 mod error;

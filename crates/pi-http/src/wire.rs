@@ -175,6 +175,9 @@ pub enum WireError {
     /// missing.
     #[error("{0}")]
     Sign(String),
+    /// A Cloudflare base URL names an environment variable that is not set.
+    #[error(transparent)]
+    BaseUrl(#[from] crate::cloudflare::BaseUrlError),
     /// The wire's own check ([`Wire::resolve`]) or preparation
     /// ([`Wire::prepare`]) failed: its error's text, and the class the
     /// failed message carries (`None`: no class, as for the other variants).
@@ -209,7 +212,7 @@ impl WireError {
     pub fn class(&self) -> Option<ErrorClass> {
         match self {
             Self::Call { class, .. } => *class,
-            Self::MissingApiKey(_) | Self::Encode(_) | Self::Sign(_) => None,
+            Self::MissingApiKey(_) | Self::Encode(_) | Self::Sign(_) | Self::BaseUrl(_) => None,
         }
     }
 
@@ -254,11 +257,13 @@ pub fn wire_headers<'c, W: Wire>(
     api_key: &str,
 ) -> Headers {
     let context = context.into();
+    let mut layers = wire.headers(model, context, options, api_key);
+    crate::cloudflare::apply_gateway_auth(&mut layers, model, api_key);
     let WireHeaders {
         base: mut headers,
         after_model,
         fixed,
-    } = wire.headers(model, context, options, api_key);
+    } = layers;
     headers.merge(model.headers.iter().flatten());
     headers.merge(after_model.into_pairs().iter().map(|(n, v)| (n, v)));
     headers.merge(&options.base().headers);
@@ -370,6 +375,9 @@ pub fn prepare_request<'c, W: Wire>(
     options: &mut W::Options,
 ) -> Result<PreparedRequest<W>, WireError> {
     let context = context.into();
+    // Cloudflare's base URLs name the account (and gateway) to use.
+    let resolved = crate::cloudflare::resolve_model(model, |name| std::env::var(name).ok())?;
+    let model = resolved.as_ref();
     let api_key = wire.api_key(model, options.base())?;
     options.base_mut().api_key = Some(api_key.clone());
     let wire = wire.resolve(model, options)?;

@@ -208,7 +208,13 @@ impl ResolvedCompat {
         let is_grok = provider == "xai" || url.contains("api.x.ai");
         let is_groq = provider == "groq" || url.contains("groq.com");
         let is_deepseek = provider == "deepseek" || url.contains("deepseek.com");
-        let non_standard = provider == "cerebras"
+        let is_workers_ai =
+            provider == "cloudflare-workers-ai" || url.contains("api.cloudflare.com");
+        let is_ai_gateway =
+            provider == "cloudflare-ai-gateway" || url.contains("gateway.ai.cloudflare.com");
+        let non_standard = is_workers_ai
+            || is_ai_gateway
+            || provider == "cerebras"
             || url.contains("cerebras.ai")
             || is_grok
             || url.contains("chutes.ai")
@@ -236,10 +242,10 @@ impl ResolvedCompat {
         Self {
             supports_store: !non_standard,
             supports_developer_role: !non_standard,
-            supports_reasoning_effort: !is_grok && !is_zai,
+            supports_reasoning_effort: !is_grok && !is_zai && !is_ai_gateway,
             reasoning_effort_map,
             supports_usage_in_streaming: true,
-            max_tokens_field: if url.contains("chutes.ai") {
+            max_tokens_field: if url.contains("chutes.ai") || is_ai_gateway {
                 MaxTokensField::MaxTokens
             } else {
                 MaxTokensField::MaxCompletionTokens
@@ -252,10 +258,10 @@ impl ResolvedCompat {
             open_router_routing: None,
             vercel_gateway_routing: None,
             zai_tool_stream: false,
-            supports_strict_mode: true,
+            supports_strict_mode: !is_ai_gateway,
             cache_control_format: anthropic_via_openrouter.then_some(CacheControlFormat::Anthropic),
             send_session_affinity_headers: false,
-            supports_long_cache_retention: true,
+            supports_long_cache_retention: !(is_workers_ai || is_ai_gateway),
         }
     }
 

@@ -281,11 +281,6 @@ impl App {
             };
             (preparation, for_extensions)
         };
-        if preparation.messages_to_summarize.is_empty()
-            && preparation.turn_prefix_messages.is_empty()
-        {
-            return Err(Refused::Failed(CompactionError::NothingToCompact));
-        }
         let from_extension = self
             .extension_compaction(&preparation, for_extensions, custom_instructions)
             .await?;

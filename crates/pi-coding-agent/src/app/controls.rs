@@ -19,11 +19,18 @@ use crate::session::SessionEntry;
 /// `level` clamped to what `model` supports (pi's `clampThinkingLevel`;
 /// everything is off for a model without reasoning).
 pub fn clamp_level(model: &Model, level: Option<ThinkingLevel>) -> Option<ThinkingLevel> {
+    use pi_providers_openai_responses::{LevelMapping, clamp_thinking_level, level_mapping};
+    if !model.reasoning {
+        return None;
+    }
     match level {
-        Some(level) if model.reasoning => {
-            pi_providers_openai_responses::clamp_thinking_level(model, level)
+        Some(level) => clamp_thinking_level(model, level),
+        // `off` mapped to null in the catalog (gpt-5.5): the lowest level
+        // above it, as pi clamps.
+        None if level_mapping(model, "off") == LevelMapping::Unsupported => {
+            clamp_thinking_level(model, ThinkingLevel::Minimal)
         }
-        _ => None,
+        None => None,
     }
 }
 

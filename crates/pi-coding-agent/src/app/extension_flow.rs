@@ -210,6 +210,10 @@ impl App {
             accepted(false);
             return Ok(());
         };
+        // As pi: a prompt to a model without a key is refused, not answered.
+        if !self.agent.is_streaming() {
+            self.check_model_auth()?;
+        }
         accepted(true);
         let messages = self.messages_for(text, images, source).await;
         self.run_prompt(PromptInput::Messages(messages)).await

@@ -4,6 +4,7 @@
 //! The modes (print, json, rpc) drive it.
 
 mod bash;
+mod cli_choice;
 mod compact;
 mod controls;
 mod cycle;
@@ -13,6 +14,7 @@ mod export;
 mod extension_flow;
 mod extension_hooks;
 pub mod files;
+pub mod first_run;
 mod navigate;
 mod persist;
 mod request_headers;
@@ -71,6 +73,12 @@ pub struct App {
     pub settings_writer: SettingsWriter,
     /// Settings files that could not be used (their defaults apply).
     pub settings_warnings: Vec<SettingsWarning>,
+    /// What choosing the model at start-up warned about (pi's `--model`
+    /// warnings, e.g. a custom model id), one line each.
+    pub model_warnings: Vec<String>,
+    /// The warning the terminal UI opens with when the session's model
+    /// could not be restored or no model is usable (pi's wording).
+    pub model_fallback: Option<String>,
     /// Working directory.
     pub cwd: PathBuf,
     /// The agent dir (settings, auth.json, keybindings.json, themes).
@@ -115,6 +123,9 @@ pub struct App {
     /// `--tools`: the only names a tool an extension adds later may be
     /// active under (`None`: any).
     allowed_tools: Option<Vec<String>>,
+    /// The command line's `--model` and `--thinking`, applied again to
+    /// every session `/new` and `/resume` open, as in pi.
+    cli_choice: cli_choice::CliChoice,
     /// Set while the app does not hear the agent's events (a manual
     /// compaction aborting the run in progress).
     detached: Arc<std::sync::atomic::AtomicBool>,
@@ -319,6 +330,7 @@ impl App {
     /// Runs prepared prompt messages to completion (retries, compaction).
     async fn run_prompt(&self, input: PromptInput<CodingMessage>) -> Result<(), AgentError> {
         if !self.agent.is_streaming() {
+            self.check_model_auth()?;
             self.check_compaction_before_prompt().await;
         }
         let result = self.agent.prompt(input).await;

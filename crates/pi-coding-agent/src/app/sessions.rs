@@ -42,7 +42,10 @@ impl App {
             (session.take_session_context(), has_level)
         };
         let resumed = !context.messages.is_empty();
-        if resumed
+        // As pi: `--model` wins over the session's model.
+        if !self.restore_cli_model()
+            && self.cli_choice.model.is_none()
+            && resumed
             && let Some(model) = context
                 .model
                 .as_ref()
@@ -50,7 +53,9 @@ impl App {
         {
             self.agent.set_model(model);
         }
-        let level = if resumed && has_level {
+        let level = if let Some(level) = self.cli_thinking() {
+            level
+        } else if resumed && has_level {
             ThinkingLevel::parse_setting(&context.thinking_level).unwrap_or(None)
         } else {
             super::setup::default_thinking_level(&self.settings)
@@ -89,8 +94,16 @@ impl App {
     /// from `options`.
     pub(super) fn new_session_as(&self, options: NewSessionOptions) -> Result<(), AppError> {
         self.refuse_while_streaming()?;
+        // As pi: the new session starts on `--model` / `--thinking` when given.
+        let model_restored = self.restore_cli_model();
         let model = self.agent.model();
-        let level = self.agent.with_state(|s| s.thinking_level);
+        let level = match self.cli_thinking() {
+            Some(level) => level,
+            None if model_restored => *super::lock(&self.default_thinking),
+            None => self.agent.with_state(|s| s.thinking_level),
+        };
+        let level = super::clamp_level(&model, level);
+        self.agent.set_thinking_level(level);
         {
             let mut session = self.session();
             session.new_session(options);

@@ -13,7 +13,7 @@ use super::App;
 use super::persist::{EventHub, app_listener};
 use crate::config::{
     AuthStorage, ConfigError, ModelRegistry, ScopedModel, Settings, default_available_model,
-    default_model_id, resolve_model_scope,
+    default_model_id, resolve_cli_model, resolve_model_scope,
 };
 use crate::messages::{CodingMessage, llm_converter};
 use crate::resources::{ResourceOptions, Resources};
@@ -50,11 +50,14 @@ pub enum SetupError {
     /// `--provider` without `--model` names a provider with no models.
     #[error("No models found for provider \"{0}\"")]
     NoModelsForProvider(String),
-    /// No model was asked for and none has a key.
+    /// `--model` (with `--provider`) names no model (pi's wording).
+    #[error("{0}")]
+    CliModel(String),
+    /// `--api-key` without a model from the command line (pi's wording).
     #[error(
-        "No model available. Set an API key (e.g. ANTHROPIC_API_KEY) or use --provider/--model with models.json."
+        "--api-key requires a model to be specified via --model, --provider/--model, or --models"
     )]
-    NoModelAvailable,
+    ApiKeyWithoutModel,
     /// `--thinking` (or a model's `:level`) names no thinking level.
     #[error(transparent)]
     ThinkingLevel(#[from] pi_ai::ParseThinkingLevelError),
@@ -383,13 +386,29 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
                 .flatten()
                 .is_some()
         });
-    // `--model provider/id:level` carries a thinking level, as in pi.
-    let (model_arg, suffix_level) = match options.model.as_deref().and_then(|m| m.rsplit_once(':'))
-    {
-        Some((id, level)) if ThinkingLevel::parse_setting(level).is_ok() => {
-            (Some(id.to_owned()), Some(level.to_owned()))
+    // `--model` as pi's `resolveCliModel`; `provider/id:level` carries a
+    // thinking level.
+    let mut model_warnings = Vec::new();
+    let (model_arg, suffix_level) = match options.model.as_deref() {
+        Some(pattern) => {
+            let all: Vec<&Model> = registry.models().iter().collect();
+            let resolved = resolve_cli_model(options.provider.as_deref(), pattern, &all);
+            model_warnings.extend(resolved.warning.clone());
+            if let Some(error) = resolved.error {
+                return Err(SetupError::CliModel(error));
+            }
+            (resolved.model, resolved.thinking_level)
         }
-        _ => (options.model.clone(), None),
+        None => (None, None),
+    };
+    // What the command line chose, applied again on `/new` and `/resume`.
+    let cli_thinking = match options.thinking.as_ref().or(suffix_level.as_ref()) {
+        Some(text) => Some(ThinkingLevel::parse_setting(text)?),
+        None => None,
+    };
+    let cli_choice = super::cli_choice::CliChoice {
+        model: model_arg.clone(),
+        thinking: cli_thinking,
     };
     let scoped = scoped_models(&options, &settings, &registry, &auth);
     // With a scope and no --model, a new session starts on a scoped model
@@ -399,11 +418,15 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     } else {
         None
     };
+    // As pi: a key from the command line goes with a model from it.
+    if options.api_key.is_some() && model_arg.is_none() && scoped_choice.is_none() {
+        return Err(SetupError::ApiKeyWithoutModel);
+    }
     let scoped_level = scoped_choice.and_then(|s| s.thinking_level.clone());
     let thinking_arg = options.thinking.clone().or(suffix_level).or(scoped_level);
     let model = match (&model_arg, &options.provider) {
         _ if let Some(choice) = scoped_choice => choice.model.clone(),
-        (Some(model), provider) => registry.find(provider.as_deref(), model)?,
+        (Some(model), _) => model.clone(),
         // pi's default model of the provider, else its first.
         (None, Some(provider)) => default_model_id(provider)
             .and_then(|id| {
@@ -415,9 +438,28 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             .or_else(|| registry.first_of(provider))
             .cloned()
             .ok_or_else(|| SetupError::NoModelsForProvider(provider.clone()))?,
+        // Without any usable model pi starts on its placeholder; a prompt
+        // is refused until a login or `set_model` chooses one.
         (None, None) => session_model
+            .clone()
             .or_else(|| default_model(&registry, &settings, &auth))
-            .ok_or(SetupError::NoModelAvailable)?,
+            .unwrap_or_else(super::first_run::unknown_model),
+    };
+    // What the terminal UI warns about, in pi's words: a session model that
+    // could not be restored, or no model at all.
+    let model_fallback = if super::first_run::is_unknown_model(&model) {
+        Some(super::first_run::no_models_available_message())
+    } else {
+        context
+            .model
+            .as_ref()
+            .filter(|_| resumed && model_arg.is_none() && session_model.is_none())
+            .map(|lost| {
+                format!(
+                    "Could not restore model {}/{}. Using {}/{}",
+                    lost.provider, lost.model_id, model.provider, model.id
+                )
+            })
     };
 
     let requested_level = match &thinking_arg {
@@ -438,7 +480,9 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
     // and only when it has none yet. A model or level from the command line
     // changes the run, not the file.
     if !resumed {
-        session.append_model_change(model.provider.as_str(), &model.id)?;
+        if !super::first_run::is_unknown_model(&model) {
+            session.append_model_change(model.provider.as_str(), &model.id)?;
+        }
         session.append_thinking_level_change(ThinkingLevel::setting_name(thinking_level))?;
     } else if !has_thinking_entry {
         session.append_thinking_level_change(ThinkingLevel::setting_name(thinking_level))?;
@@ -604,6 +648,8 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             settings,
             settings_writer: loaded.writer,
             settings_warnings: loaded.warnings,
+            model_warnings,
+            model_fallback,
             cwd: options.cwd,
             agent_dir,
             auto_retry: AtomicBool::new(retry_enabled),
@@ -626,6 +672,7 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
             base_system_prompt: Mutex::new(base_system_prompt),
             available_tools: Mutex::new(available),
             allowed_tools: options.tools,
+            cli_choice,
             detached,
         }
     });

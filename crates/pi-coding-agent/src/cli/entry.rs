@@ -167,12 +167,22 @@ async fn run(
     };
     let app = match build_app(options) {
         Ok(app) => app,
+        // pi reports a flag conflict as an error diagnostic.
+        Err(
+            e @ (crate::app::SetupError::ApiKeyWithoutModel | crate::app::SetupError::CliModel(_)),
+        ) => {
+            eprintln!("Error: {e}");
+            return ExitCode::FAILURE;
+        }
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::FAILURE;
         }
     };
     for warning in &app.settings_warnings {
+        eprintln!("Warning: {warning}");
+    }
+    for warning in &app.model_warnings {
         eprintln!("Warning: {warning}");
     }
     // The terminal UI shows these itself.

@@ -314,9 +314,6 @@ pub async fn compact_session(
         }
         prepare_branch_compaction(&branch, settings).ok_or(CompactionError::NothingToCompact)?
     };
-    if preparation.messages_to_summarize.is_empty() && preparation.turn_prefix_messages.is_empty() {
-        return Err(CompactionError::NothingToCompact);
-    }
     let result = compact(preparation, summarizer, custom_instructions).await?;
     let id = session.append_compaction(
         &result.summary,

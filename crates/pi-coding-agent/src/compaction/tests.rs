@@ -463,13 +463,29 @@ async fn a_failed_summary_is_an_error_and_nothing_is_appended() {
         .unwrap_err();
     assert_eq!(err.to_string(), "Summarization failed: 529 overloaded");
     assert_eq!(s.entries().len(), before);
+}
 
+#[tokio::test]
+async fn a_session_smaller_than_the_kept_tokens_is_compacted_as_pi_does() {
+    // Nothing lies before the cut: pi still asks for a summary (of an empty
+    // conversation) and keeps every entry after it.
     let mut tiny = SessionManager::in_memory("/p");
-    tiny.append_message(user("hi")).unwrap();
-    let err = compact_session(&mut tiny, &settings(200), &summarizer, None)
+    let first = tiny.append_message(user("hi")).unwrap();
+    tiny.append_message(assistant_with(vec![text("hello")], 10))
+        .unwrap();
+    let model = scripted_model();
+    let provider = ScriptedProvider::new([text_reply("EMPTY")]);
+    let summarizer = Summarizer::new(&model).with_stream_fn(&provider);
+    let (result, _) = compact_session(&mut tiny, &settings(200), &summarizer, None)
         .await
-        .unwrap_err();
-    assert!(matches!(err, CompactionError::NothingToCompact));
+        .unwrap();
+    assert_eq!(result.summary, "EMPTY");
+    assert_eq!(result.first_kept_entry_id, first);
+    let (_, prompt) = prompt_of(&provider, 0);
+    assert!(
+        prompt.starts_with("<conversation>\n\n</conversation>"),
+        "{prompt}"
+    );
 }
 
 #[tokio::test]

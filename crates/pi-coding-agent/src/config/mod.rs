@@ -4,6 +4,7 @@
 //! `--model` and API keys.
 
 pub(crate) mod auth;
+mod cli_model;
 mod config_value;
 mod json_lenient;
 mod model_registry;
@@ -14,6 +15,7 @@ pub(crate) mod settings;
 use std::path::PathBuf;
 
 pub use auth::{AuthStorage, Credential};
+pub use cli_model::{CliModel, resolve_cli_model};
 pub use config_value::{resolve_config_value, resolve_config_value_or_error, resolve_headers};
 pub use model_registry::ModelRegistry;
 pub use model_resolver::{

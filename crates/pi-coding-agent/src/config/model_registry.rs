@@ -203,6 +203,22 @@ impl ModelRegistry {
         }
     }
 
+    /// Whether `provider` has a key configured, without resolving it (no
+    /// key command runs), as pi's `hasConfiguredAuth`: `--api-key`, an
+    /// auth.json entry, the provider's environment variable, or an `apiKey`
+    /// in models.json (or from an extension).
+    pub fn has_configured_auth(
+        &self,
+        provider: &str,
+        cli_key: Option<&str>,
+        auth: &AuthStorage,
+    ) -> bool {
+        cli_key.is_some()
+            || auth.entry(provider).is_some()
+            || pi_ai::get_env_api_key(provider).is_some()
+            || self.custom.api_key_spec(provider).is_some()
+    }
+
     /// The headers a request to `model` sends on top of the model's own, as
     /// pi's `getApiKeyAndHeaders`: models.json's provider headers, then the
     /// model's (entry or `modelOverrides`), values resolved like keys, and

@@ -33,7 +33,12 @@ pub async fn run(app: &App, prompts: Vec<PromptInput<CodingMessage>>, out: Share
     )
     .await;
     for prompt in prompts {
-        if app.prompt(prompt).await.is_err() {
+        if let Err(error) = app.prompt(prompt).await {
+            // As pi: a refused prompt is said on stderr.
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("{error}");
+            }
             return 1;
         }
     }

@@ -94,12 +94,53 @@ impl Tui {
         extra: &[&str],
         size: PtySize,
     ) -> Self {
+        Self::spawn(program, env, s, Some("mock-oai/mock-gpt"), extra, size)
+    }
+
+    /// `pi ARGS` with no `--model`, as a user without any configuration starts it.
+    pub fn start_without_model(s: &Scenario, extra: &[&str], cols: u16, rows: u16) -> Self {
+        let size = PtySize {
+            rows,
+            cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        };
+        Self::spawn(env!("CARGO_BIN_EXE_pi"), &[], s, None, extra, size)
+    }
+
+    /// `pi --model MODEL` with `env` besides the usual environment.
+    pub fn start_model(
+        s: &Scenario,
+        model: &str,
+        env: &[(&str, &str)],
+        cols: u16,
+        rows: u16,
+    ) -> Self {
+        let size = PtySize {
+            rows,
+            cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        };
+        Self::spawn(env!("CARGO_BIN_EXE_pi"), env, s, Some(model), &[], size)
+    }
+
+    fn spawn(
+        program: &str,
+        env: &[(&str, &str)],
+        s: &Scenario,
+        model: Option<&str>,
+        extra: &[&str],
+        size: PtySize,
+    ) -> Self {
         let (cols, rows) = (size.cols, size.rows);
         let pty = native_pty_system().openpty(size).unwrap();
         let mut cmd = CommandBuilder::new(program);
         let sessions = s.sessions_dir();
         cmd.args(["--session-dir", sessions.to_str().unwrap()]);
-        cmd.args(["--model", "mock-oai/mock-gpt"]);
+        if let Some(model) = model {
+            cmd.args(["--model", model]);
+        }
         cmd.args(extra);
         cmd.cwd(s.work.path());
         cmd.env_clear();

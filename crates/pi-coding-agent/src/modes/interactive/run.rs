@@ -166,6 +166,12 @@ async fn run_inner(
     let mut ui = Ui::new(Arc::clone(&app), theme, tx.clone());
     ui.install_look(look);
     ui.attach_extensions();
+    // As pi: with no usable model the UI still opens, saying how to log
+    // in; a session model that could not be restored is named.
+    if let Some(warning) = &app.model_fallback {
+        ui.transcript
+            .notice(super::blocks::Notice::Warning(warning.clone()));
+    }
     // The extensions get the terminal as their UI; `session_start` runs
     // while the loop already draws (a handler may open a dialog), and the
     // first prompt waits for it.

@@ -21,13 +21,27 @@ impl Ui {
         match self.app.auth.set_api_key(provider, key) {
             Ok(()) => {
                 self.app.reload_models();
-                self.init_footer();
-                let path = self.app.auth.path().display().to_string();
-                self.status_line(&format!(
-                    "Saved API key for {provider}. Credentials saved to {path}"
-                ));
+                self.after_login(provider, &format!("Saved API key for {provider}"));
             }
             Err(e) => self.error(format!("Failed to save API key for {provider}: {e}")),
+        }
+    }
+
+    /// The status after a login (`action` says what was done); with no
+    /// model chosen yet, pi switches to the provider's default model.
+    fn after_login(&mut self, provider: &str, action: &str) {
+        let selected = self.app.select_after_login(provider, action);
+        self.init_footer();
+        let path = self.app.auth.path().display().to_string();
+        match selected {
+            Ok(Some(id)) => self.status_line(&format!(
+                "{action}. Selected {id}. Credentials saved to {path}"
+            )),
+            Ok(None) => self.status_line(&format!("{action}. Credentials saved to {path}")),
+            Err(message) => {
+                self.status_line(&format!("{action}. Credentials saved to {path}"));
+                self.error(message);
+            }
         }
     }
 
@@ -89,12 +103,10 @@ impl Ui {
                         }
                         // The login applies now (Copilot's API base), not at the next start.
                         self.app.reload_models();
-                        self.init_footer();
-                        let path = self.app.auth.path().display().to_string();
-                        self.status_line(&format!(
-                            "Logged in to {}. Credentials saved to {path}",
-                            provider.name()
-                        ));
+                        self.after_login(
+                            provider.id(),
+                            &format!("Logged in to {}", provider.name()),
+                        );
                     }
                     Err(OAuthError::Cancelled) => {}
                     Err(e) => self.error(format!("Failed to login to {}: {e}", provider.name())),

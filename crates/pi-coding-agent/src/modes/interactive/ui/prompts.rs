@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pi_agent_core::{AgentMessage, PromptInput};
-use pi_ai::ThinkingLevel;
 
 use super::{BashSlot, Ui};
 use crate::messages::CodingMessage;
@@ -76,6 +75,8 @@ impl Ui {
     /// app compacts or retries, else a new run.
     fn send(&mut self, text: String, kind: QueueKind) {
         if self.app.agent.is_streaming() {
+            // Queued text is expanded like a prompt (`/skill:`, templates), as pi does.
+            let text = self.app.expand_input(&text);
             let message = AgentMessage::user_text(text.clone());
             match kind {
                 QueueKind::Steer => self.app.agent.steer(message),
@@ -241,25 +242,12 @@ impl Ui {
 
     /// Shift+Tab: the next thinking level the model supports.
     pub(super) fn cycle_thinking(&mut self) {
-        let model = self.app.agent.model();
-        if !model.reasoning {
+        // The levels the model supports (its catalog `thinkingLevelMap`
+        // decides `xhigh`), as pi's `cycleThinkingLevel`.
+        let Some(next) = self.app.cycle_thinking_level() else {
             self.status_line("Current model does not support thinking");
             return;
-        }
-        let mut levels = vec![
-            None,
-            Some(ThinkingLevel::Minimal),
-            Some(ThinkingLevel::Low),
-            Some(ThinkingLevel::Medium),
-            Some(ThinkingLevel::High),
-        ];
-        if pi_ai::supports_xhigh(&model) {
-            levels.push(Some(ThinkingLevel::Xhigh));
-        }
-        let current = self.app.agent.with_state(|s| s.thinking_level);
-        let at = levels.iter().position(|l| *l == current).unwrap_or(0);
-        let next = levels[(at + 1) % levels.len()];
-        self.app.set_thinking_level(next);
+        };
         self.refresh_footer();
         let name = pi_ai::ThinkingLevel::setting_name(next);
         self.status_line(&format!("Thinking level: {name}"));
