@@ -216,7 +216,7 @@ impl App {
     /// (relative, written into the working directory). An in-memory session,
     /// or one whose file is not written yet, is refused with pi's messages.
     pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, AppError> {
-        let (path, html) = {
+        let (file, path, options) = {
             let session = self.session();
             let file = session.session_file().ok_or(AppError::InMemoryExport)?;
             if !file.exists() {
@@ -224,17 +224,39 @@ impl App {
             }
             let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
             let default = PathBuf::from(format!("pi-session-{}.html", stem.unwrap_or_default()));
-            let html = self
-                .agent
-                .with_state(|state| crate::export::session_html(&session, &state.messages));
-            (output.map_or(default, Path::to_path_buf), html)
+            let (system_prompt, tools) = self.agent.with_state(|state| {
+                let tools = state
+                    .tools
+                    .iter()
+                    .map(|t| crate::export::html::ToolInfo {
+                        name: t.name().to_owned(),
+                        description: t.description().to_owned(),
+                    })
+                    .collect();
+                (state.system_prompt.clone(), tools)
+            });
+            let mode = pi_tui::theme::ColorMode::TrueColor;
+            let theme = self
+                .settings
+                .theme()
+                .and_then(|name| pi_tui::theme::Theme::builtin(name, mode))
+                .unwrap_or_else(|| pi_tui::theme::Theme::dark(mode));
+            let options = crate::export::html::PageOptions {
+                theme,
+                leaf_id: session.leaf_id().map(str::to_owned),
+                system_prompt: Some(system_prompt),
+                tools,
+            };
+            (
+                file.to_path_buf(),
+                output.map_or(default, Path::to_path_buf),
+                options,
+            )
         };
-        crate::export::write_file(&self.cwd.join(&path), html.as_bytes()).map_err(|source| {
-            AppError::WriteFile {
-                path: path.clone(),
-                source,
-            }
-        })?;
+        // The page is read from the session file, streamed: every entry the
+        // session holds is in it (entries are written as they are appended).
+        crate::export::write_session_page(&file, &self.cwd.join(&path), &options)
+            .map_err(|e| export_error(e, &path))?;
         Ok(path)
     }
 
@@ -253,5 +275,17 @@ impl App {
             }
         })?;
         Ok(path)
+    }
+}
+
+/// An export's error as the app reports it: the session's own error, or the
+/// output file's.
+pub(super) fn export_error(error: crate::export::html::ExportError, path: &Path) -> AppError {
+    match error {
+        crate::export::html::ExportError::Session(e) => AppError::Session(e),
+        crate::export::html::ExportError::Io(source) => AppError::WriteFile {
+            path: path.to_path_buf(),
+            source,
+        },
     }
 }
