@@ -5,6 +5,23 @@ use std::path::{Path, PathBuf};
 
 use super::AppError;
 
+/// `pi --share <session file>`: the file's page ([`export_from_file`]'s)
+/// uploaded as a secret gist, as `/share` uploads the running session's.
+pub async fn share_file(input: &Path) -> Result<crate::export::share::Shared, AppError> {
+    if !input.exists() {
+        return Err(AppError::FileNotFound(input.to_path_buf()));
+    }
+    let input = input.to_path_buf();
+    let shared = crate::export::share::share_with(move |page| {
+        let options = crate::export::html::PageOptions::default();
+        crate::export::write_session_page(&input, page, &options)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })
+    .await?;
+    Ok(shared)
+}
+
 /// `pi --export`: writes the session file `input` as HTML to `output`, or
 /// to `pi-session-<file name without .jsonl>.html` in the current
 /// directory; returns the path written (as given). Errors carry pi's wording.

@@ -260,6 +260,20 @@ impl App {
         Ok(path)
     }
 
+    /// `/share`: the page of [`Self::export_html`] uploaded as a secret gist
+    /// ([`crate::export::share`]); nothing is written when `gh` is missing or
+    /// not logged in.
+    pub async fn share(self: &std::sync::Arc<Self>) -> Result<crate::export::share::Shared, AppError> {
+        let app = std::sync::Arc::clone(self);
+        let shared = crate::export::share::share_with(move |page| {
+            app.export_html(Some(page))
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        })
+        .await?;
+        Ok(shared)
+    }
+
     /// `/export <path>.jsonl`: writes the active branch as a session file of its
     /// own (pi's `exportToJsonl`); returns the path written.
     pub fn export_jsonl(&self, output: &Path) -> Result<PathBuf, AppError> {

@@ -1,8 +1,10 @@
 //! Exporting a session: a self-contained HTML page ([`html`]) or the active branch as
-//! a linear JSONL session file ([`branch_jsonl`]). `/export`, `pi --export` and the rpc
-//! `export_html` command all use these.
+//! a linear JSONL session file ([`branch_jsonl`]), and sharing the page as a secret
+//! gist ([`share`]). `/export`, `pi --export` and the rpc `export_html` command all
+//! use these; `/share`, `pi --share` and rpc `share` upload the same page.
 
 pub mod html;
+pub mod share;
 
 use serde_json::{Value, json};
 

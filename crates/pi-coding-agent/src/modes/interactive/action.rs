@@ -75,6 +75,8 @@ pub enum Action {
     CloneSession,
     /// `/export [path]`.
     Export(Option<String>),
+    /// `/share`.
+    Share,
     /// `/hotkeys`.
     Hotkeys,
     /// `/reload`.
