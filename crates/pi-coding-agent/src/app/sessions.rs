@@ -263,7 +263,9 @@ impl App {
     /// `/share`: the page of [`Self::export_html`] uploaded as a secret gist
     /// ([`crate::export::share`]); nothing is written when `gh` is missing or
     /// not logged in.
-    pub async fn share(self: &std::sync::Arc<Self>) -> Result<crate::export::share::Shared, AppError> {
+    pub async fn share(
+        self: &std::sync::Arc<Self>,
+    ) -> Result<crate::export::share::Shared, AppError> {
         let app = std::sync::Arc::clone(self);
         let shared = crate::export::share::share_with(move |page| {
             app.export_html(Some(page))

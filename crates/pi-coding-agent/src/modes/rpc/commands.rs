@@ -115,7 +115,9 @@ pub(super) async fn execute(app: &Arc<App>, command: RpcCommand, busy: bool) -> 
         }
         C::Share => {
             let shared = app.share().await?;
-            Ok(Some(json!({"gistUrl": shared.gist_url, "viewerUrl": shared.viewer_url})))
+            Ok(Some(
+                json!({"gistUrl": shared.gist_url, "viewerUrl": shared.viewer_url}),
+            ))
         }
     }
 }
