@@ -7,12 +7,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod e2e_common;
+mod pty_common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use e2e_common::{RpcProcess, Scenario, capture_answer, text};
 use pi_coding_agent::export::html::{PageOptions, render_page};
+use pi_test_support::mock_server::MockResponse;
+use pty_common::{Tui, text_answer};
 use serde_json::json;
 
 fn fixtures() -> PathBuf {
@@ -249,4 +252,69 @@ async fn rpc_share_uploads_the_running_session() {
     // The running session's system prompt and tools are in the page.
     assert!(uploaded.contains("<summary>System prompt</summary>"));
     assert!(uploaded.contains("<dt>bash</dt>"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn slash_share_in_the_terminal_prints_the_links() {
+    let s = Scenario::start(vec![MockResponse::sse(text_answer(&["forty-two."], 20, 5))]).await;
+    let bin = gh_stand_in(s.work.path());
+    let log = s.work.path().join("gh.log");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let env = [
+        ("PATH", path.as_str()),
+        ("GH_STAND_IN_LOG", log.to_str().unwrap()),
+        ("PI_SHARE_VIEWER_URL", "https://viewer.test/#"),
+    ];
+    let mut tui = Tui::start_program(env!("CARGO_BIN_EXE_pi"), &env, &s, &[], 100, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("What is the answer?");
+    tui.wait_all(|s| s.contains("forty-two."), "the answer");
+    tui.submit("/share");
+    tui.wait_all(
+        |s| {
+            s.contains("Share URL: https://viewer.test/#0f1e2d3c4b5a")
+                && s.contains("Gist: https://gist.github.com/tester/0f1e2d3c4b5a")
+        },
+        "the share links",
+    );
+    let runs = runs(&log);
+    assert_eq!(runs[0], ["auth", "status"]);
+    assert_eq!(runs[1][..3], ["gist", "create", "--public=false"]);
+    let uploaded = std::fs::read_to_string(log.with_extension("log.upload")).unwrap();
+    assert!(uploaded.contains("What is the answer?"));
+    assert!(tui.quit().success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn slash_share_without_a_logged_in_gh_says_so_and_uploads_nothing() {
+    let s = Scenario::start(vec![MockResponse::sse(text_answer(&["forty-two."], 20, 5))]).await;
+    let bin = gh_stand_in(s.work.path());
+    let log = s.work.path().join("gh.log");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let env = [
+        ("PATH", path.as_str()),
+        ("GH_STAND_IN_LOG", log.to_str().unwrap()),
+        ("GH_STAND_IN_AUTH_EXIT", "1"),
+    ];
+    let mut tui = Tui::start_program(env!("CARGO_BIN_EXE_pi"), &env, &s, &[], 100, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("What is the answer?");
+    tui.wait_all(|s| s.contains("forty-two."), "the answer");
+    tui.submit("/share");
+    tui.wait_all(
+        |s| s.contains("GitHub CLI is not logged in. Run 'gh auth login' first."),
+        "the error",
+    );
+    assert_eq!(runs(&log), [["auth", "status"]]);
+    // The command went nowhere near the model: one request, the prompt's.
+    assert_eq!(s.requests().len(), 1);
+    assert!(tui.quit().success());
 }
