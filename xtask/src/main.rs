@@ -16,6 +16,7 @@
 
 mod bench;
 mod check_deps;
+mod export_bench;
 mod compare_pi;
 mod fuzz_smoke;
 mod import_catalog;
