@@ -16,8 +16,8 @@
 
 mod bench;
 mod check_deps;
-mod export_bench;
 mod compare_pi;
+mod export_bench;
 mod fuzz_smoke;
 mod import_catalog;
 mod link_order;

@@ -31,7 +31,7 @@ pub struct Node {
     /// Its parent's id.
     #[serde(rename = "p")]
     pub parent: Option<String>,
-    /// Its kind (see [`Renderer::entry`]).
+    /// Its kind (`user`, `assistant`, `tool`, ...: see the renderer).
     #[serde(rename = "k")]
     pub kind: &'static str,
     /// A line of its text.

@@ -59,7 +59,7 @@ fn skip_escape(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) {
     }
 }
 
-/// `text` escaped ([`push_escaped`]).
+/// `text` escaped for HTML text or a quoted attribute, terminal sequences removed.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     push_escaped(&mut out, text);
