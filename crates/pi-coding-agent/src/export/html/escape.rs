@@ -84,6 +84,33 @@ pub fn script_json(json: &str) -> String {
     out
 }
 
+/// A writer that passes JSON through with `<`, `>` and `&` as `\u` escapes (what
+/// [`script_json`] does, streamed): serde_json writes them only inside strings.
+pub struct ScriptJsonWriter<'a>(pub &'a mut dyn std::io::Write);
+
+impl std::io::Write for ScriptJsonWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut start = 0;
+        for (i, byte) in buf.iter().enumerate() {
+            let escape: &[u8] = match byte {
+                b'<' => b"\\u003c",
+                b'>' => b"\\u003e",
+                b'&' => b"\\u0026",
+                _ => continue,
+            };
+            self.0.write_all(&buf[start..i])?;
+            self.0.write_all(escape)?;
+            start = i + 1;
+        }
+        self.0.write_all(&buf[start..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +134,12 @@ mod tests {
         assert!(!safe.contains('<') && !safe.contains('>') && !safe.contains('&'));
         let back: String = serde_json::from_str(&safe).unwrap_or_default();
         assert_eq!(back, "</script><!-- & \u{2028}");
+        let mut streamed = Vec::new();
+        serde_json::to_writer(ScriptJsonWriter(&mut streamed), "</script><!-- &")
+            .unwrap_or_default();
+        assert_eq!(
+            String::from_utf8(streamed).unwrap_or_default(),
+            "\"\\u003c/script\\u003e\\u003c!-- \\u0026\""
+        );
     }
 }

@@ -224,11 +224,11 @@ pub fn write_page(
         labels: &renderer.labels,
         nodes: &nodes,
     };
-    let data = serde_json::to_string(&data).map_err(io::Error::other)?;
+    out.write_all(b"<script type=\"application/json\" id=\"tree-data\">")?;
+    serde_json::to_writer(escape::ScriptJsonWriter(&mut *out), &data).map_err(io::Error::from)?;
     write!(
         out,
-        "<script type=\"application/json\" id=\"tree-data\">{}</script>\n<script>{}</script>\n</body>\n</html>\n",
-        script_json(&data),
+        "</script>\n<script>{}</script>\n</body>\n</html>\n",
         script_text()
     )?;
     out.flush()?;
