@@ -216,3 +216,40 @@ async fn the_hostile_session_runs_no_script() {
     );
     assert!(browser.errors().is_empty(), "{:?}", browser.errors());
 }
+
+/// A long session's page in the browser (not in CI: run with
+/// `PI_EXPORT_BIG_PAGE=/path/page.html cargo test --test export_browser -- --ignored`):
+/// prints how long loading, a search and a tree click take.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a large page named by PI_EXPORT_BIG_PAGE"]
+async fn a_long_session_page_stays_usable() {
+    let Some(chromium) = pi_test_support::external::chromium() else {
+        return;
+    };
+    let page = std::env::var("PI_EXPORT_BIG_PAGE").expect("PI_EXPORT_BIG_PAGE");
+    let mut browser = Browser::launch(&chromium).await;
+    let started = std::time::Instant::now();
+    browser.open(&format!("file://{page}")).await;
+    let loaded = started.elapsed();
+    println!("loaded in {loaded:?}");
+    let nodes = browser
+        .eval("document.querySelectorAll('#tree .node').length")
+        .await;
+    let started = std::time::Instant::now();
+    browser
+        .eval("(() => { const s = document.getElementById('search'); s.value = 'module_777.rs'; s.dispatchEvent(new Event('input')); })()")
+        .await;
+    browser.settle(150).await;
+    let visible = browser.eval(VISIBLE).await;
+    let searched = started.elapsed();
+    let started = std::time::Instant::now();
+    browser
+        .eval("document.querySelector('#tree .node:not([hidden])').click()")
+        .await;
+    let clicked = started.elapsed();
+    println!(
+        "loaded in {loaded:?} ({nodes} tree nodes); search in {searched:?} ({} shown); click in {clicked:?}",
+        visible.as_array().map_or(0, Vec::len)
+    );
+    assert!(browser.errors().is_empty(), "{:?}", browser.errors());
+}

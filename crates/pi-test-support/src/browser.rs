@@ -145,8 +145,12 @@ impl Browser {
     }
 
     async fn next_message(&mut self) -> Value {
+        self.next_message_within(ANSWER_TIMEOUT).await
+    }
+
+    async fn next_message_within(&mut self, timeout: Duration) -> Value {
         loop {
-            let message = tokio::time::timeout(ANSWER_TIMEOUT, self.socket.next())
+            let message = tokio::time::timeout(timeout, self.socket.next())
                 .await
                 .expect("chromium answers in time")
                 .expect("the DevTools socket stays open")
@@ -206,7 +210,8 @@ impl Browser {
             return;
         }
         loop {
-            let value = self.next_message().await;
+            // A long page may take a while to load.
+            let value = self.next_message_within(4 * ANSWER_TIMEOUT).await;
             let loaded = value["method"] == "Page.loadEventFired";
             self.note(value);
             if loaded {

@@ -126,6 +126,14 @@
     if (treeElement) { treeElement.appendChild(fragment); }
   })();
 
+  // Writes a DOM property only when it changes: a long session has many entries.
+  function set(n, key, value, apply) {
+    if (n[key] !== value) {
+      n[key] = value;
+      apply(value);
+    }
+  }
+
   function render() {
     var path = pathTo(state.leaf);
     var shownTree = 0;
@@ -134,13 +142,15 @@
       var item = items.get(n.i);
       if (item) {
         var inTree = ok && (n.k !== "assistant-tools" || state.filter === "all" || n.i === state.leaf);
-        item.hidden = !inTree;
+        set(n, "_tree", inTree, function (v) { item.hidden = !v; });
         if (inTree) { shownTree += 1; }
-        item.classList.toggle("on-path", path.has(n.i));
-        item.classList.toggle("leaf", n.i === state.leaf);
+        set(n, "_path", path.has(n.i), function (v) { item.classList.toggle("on-path", v); });
+        set(n, "_leaf", n.i === state.leaf, function (v) { item.classList.toggle("leaf", v); });
       }
       var section = sections.get(n.i);
-      if (section) { section.hidden = !(ok && path.has(n.i)); }
+      if (section) {
+        set(n, "_shown", ok && path.has(n.i), function (v) { section.hidden = !v; });
+      }
     });
     document.body.classList.toggle("no-tools", state.filter === "no-tools");
     var status = document.getElementById("tree-status");
@@ -158,6 +168,7 @@
     document.querySelectorAll("section.entry.target").forEach(function (s) { s.classList.remove("target"); });
     if (section) {
       section.hidden = false;
+      byId.get(id)._shown = true;
       section.classList.add("target");
       section.scrollIntoView({ block: "start" });
     }
