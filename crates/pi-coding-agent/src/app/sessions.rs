@@ -216,6 +216,16 @@ impl App {
     /// (relative, written into the working directory). An in-memory session,
     /// or one whose file is not written yet, is refused with pi's messages.
     pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, AppError> {
+        self.export_html_themed(output, None)
+    }
+
+    /// [`Self::export_html`] in `theme`'s colours (the terminal's, for
+    /// `/export`); without one, the `theme` setting's built-in theme.
+    pub fn export_html_themed(
+        &self,
+        output: Option<&Path>,
+        theme: Option<pi_tui::theme::Theme>,
+    ) -> Result<PathBuf, AppError> {
         let (file, path, options) = {
             let session = self.session();
             let file = session.session_file().ok_or(AppError::InMemoryExport)?;
@@ -236,11 +246,12 @@ impl App {
                 (state.system_prompt.clone(), tools)
             });
             let mode = pi_tui::theme::ColorMode::TrueColor;
-            let theme = self
-                .settings
-                .theme()
-                .and_then(|name| pi_tui::theme::Theme::builtin(name, mode))
-                .unwrap_or_else(|| pi_tui::theme::Theme::dark(mode));
+            let theme = theme.unwrap_or_else(|| {
+                self.settings
+                    .theme()
+                    .and_then(|name| pi_tui::theme::Theme::builtin(name, mode))
+                    .unwrap_or_else(|| pi_tui::theme::Theme::dark(mode))
+            });
             let options = crate::export::html::PageOptions {
                 theme,
                 leaf_id: session.leaf_id().map(str::to_owned),

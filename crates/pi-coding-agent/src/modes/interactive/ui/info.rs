@@ -55,8 +55,13 @@ impl Ui {
             Some(path) if path.ends_with(".jsonl") => {
                 self.app.export_jsonl(std::path::Path::new(path))
             }
-            Some(path) => self.app.export_html(Some(std::path::Path::new(path))),
-            None => self.app.export_html(None),
+            Some(path) => self.app.export_html_themed(
+                Some(std::path::Path::new(path)),
+                Some((*self.theme).clone()),
+            ),
+            None => self
+                .app
+                .export_html_themed(None, Some((*self.theme).clone())),
         };
         match result {
             Ok(path) => self.status_line(&format!("Session exported to: {}", path.display())),
