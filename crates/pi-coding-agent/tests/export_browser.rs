@@ -20,8 +20,12 @@ fn fixture(name: &str) -> PathBuf {
 
 /// Writes the page of fixture `name` into `dir`; returns its `file://` URL.
 fn page_url(dir: &Path, name: &str) -> String {
-    let html = render_page(&fixture(name), &PageOptions::default()).unwrap();
-    let path = dir.join(format!("{name}.html"));
+    page_url_with(dir, name, &PageOptions::default())
+}
+
+fn page_url_with(dir: &Path, name: &str, options: &PageOptions) -> String {
+    let html = render_page(&fixture(name), options).unwrap();
+    let path = dir.join(format!("{name}-{}.html", options.live_entries));
     std::fs::write(&path, html).unwrap();
     format!("file://{}", path.display())
 }
@@ -41,11 +45,27 @@ fn ids(value: &Value) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_typical_session_reads_searches_filters_and_jumps() {
+    typical_session(&PageOptions::default(), true).await;
+}
+
+/// The same with the entries after the fourth in chunks of five (as a long
+/// session's page has them): they become sections as they are needed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chunked_page_reads_searches_filters_and_jumps_the_same() {
+    let options = PageOptions {
+        live_entries: 4,
+        chunk_entries: 5,
+        ..PageOptions::default()
+    };
+    typical_session(&options, false).await;
+}
+
+async fn typical_session(options: &PageOptions, screenshot: bool) {
     let Some(chromium) = pi_test_support::external::chromium() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let url = page_url(dir.path(), "typical");
+    let url = page_url_with(dir.path(), "typical", options);
     let mut browser = Browser::launch(&chromium).await;
     browser.open(&url).await;
     browser.settle(100).await;
@@ -117,6 +137,9 @@ async fn the_typical_session_reads_searches_filters_and_jumps() {
     browser
         .eval("document.getElementById('content').scrollTop = 0")
         .await;
+    if !screenshot {
+        return finish_typical(&mut browser).await;
+    }
     let shot = browser.screenshot().await;
     assert!(
         shot.starts_with(b"\x89PNG") && shot.len() > 10_000,
@@ -126,7 +149,11 @@ async fn the_typical_session_reads_searches_filters_and_jumps() {
     let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR")).join("artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
     std::fs::write(artifacts.join("export-typical.png"), &shot).unwrap();
+    finish_typical(&mut browser).await;
+}
 
+/// Filters, search and collapse on the typical page (the first branch shown).
+async fn finish_typical(browser: &mut Browser) {
     // No-tools hides every tool call and result.
     let tool_calls_shown = "[...document.querySelectorAll('.tool-call, section[data-kind=tool]')]\
         .filter(e => e.getClientRects().length > 0).length";

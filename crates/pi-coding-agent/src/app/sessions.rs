@@ -257,6 +257,7 @@ impl App {
                 leaf_id: session.leaf_id().map(str::to_owned),
                 system_prompt: Some(system_prompt),
                 tools,
+                ..crate::export::html::PageOptions::default()
             };
             (
                 file.to_path_buf(),

@@ -10,9 +10,10 @@ use pi_tui::theme::Token;
 use super::escape::push_escaped;
 
 /// The longest code block that is highlighted.
-pub const MAX_BLOCK: usize = 64 * 1024;
-/// How many bytes of code one page highlights at most.
-pub const PAGE_BUDGET: usize = 1024 * 1024;
+pub const MAX_BLOCK: usize = 32 * 1024;
+/// How many bytes of code one page highlights at most (syntect's grammars run at
+/// about half a megabyte a second: this is a quarter of a second or so).
+pub const PAGE_BUDGET: usize = 128 * 1024;
 
 /// The class of a highlighted run (styled by the page's CSS).
 pub fn token_class(token: Token) -> Option<&'static str> {

@@ -134,3 +134,31 @@ fn the_tree_data_has_every_entry_the_leaf_the_labels_and_the_name() {
     );
     assert_eq!(data["nodes"][1]["t"], "Running **ls**");
 }
+
+#[test]
+fn a_long_sessions_later_entries_come_in_noscript_chunks() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = sample_session(dir.path());
+    let options = PageOptions {
+        live_entries: 2,
+        chunk_entries: 3,
+        ..PageOptions::default()
+    };
+    let html = render_page(&path, &options).unwrap_or_else(|e| panic!("{e}"));
+    assert!(html.contains("</section>\n<noscript class=\"chunk\" data-first=\"2\"><section"));
+    assert!(
+        html.contains(
+            "</section>\n</noscript>\n<noscript class=\"chunk\" data-first=\"5\"><section"
+        )
+    );
+    assert_eq!(html.matches("<noscript class=\"chunk\"").count(), 2);
+    assert_eq!(html.matches("</noscript>").count(), 2);
+    // The same sections as the page without chunks.
+    let plain = render_page(&path, &PageOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let strip = |h: &str| {
+        h.replace("</noscript>\n", "")
+            .replace("<noscript class=\"chunk\" data-first=\"2\">", "")
+            .replace("<noscript class=\"chunk\" data-first=\"5\">", "")
+    };
+    assert_eq!(strip(&html), plain);
+}

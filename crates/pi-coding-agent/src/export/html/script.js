@@ -20,7 +20,80 @@
   document.querySelectorAll("#transcript > section.entry").forEach(function (s) {
     sections.set(s.getAttribute("data-id"), s);
   });
-  nodes.forEach(function (n) { byId.set(n.i, n); });
+  nodes.forEach(function (n, index) { n.index = index; byId.set(n.i, n); });
+
+  // A long session's older entries come as chunks of HTML in <noscript> elements
+  // (text to this script, cheap to load); each becomes a placeholder that turns
+  // into sections when it nears the view or holds an entry to show.
+  var content = document.getElementById("content");
+  var chunks = [];
+  document.querySelectorAll("#transcript > noscript.chunk").forEach(function (element) {
+    var placeholder = document.createElement("div");
+    placeholder.className = "chunk-placeholder";
+    chunks.push({
+      first: Number(element.getAttribute("data-first")),
+      end: nodes.length,
+      html: element.textContent,
+      texts: null,
+      placeholder: placeholder,
+      live: false,
+      visible: 0
+    });
+    element.replaceWith(placeholder);
+  });
+  chunks.forEach(function (c, k) {
+    if (k + 1 < chunks.length) { c.end = chunks[k + 1].first; }
+  });
+  function chunkFor(n) {
+    var low = 0;
+    var high = chunks.length - 1;
+    while (low <= high) {
+      var mid = (low + high) >> 1;
+      var c = chunks[mid];
+      if (n.index < c.first) { high = mid - 1; } else if (n.index >= c.end) { low = mid + 1; } else { return c; }
+    }
+    return null;
+  }
+  function materialize(c) {
+    if (!c || c.live) { return; }
+    c.live = true;
+    if (observer) { observer.unobserve(c.placeholder); }
+    var template = document.createElement("template");
+    template.innerHTML = c.html;
+    c.html = null;
+    c.texts = null;
+    template.content.querySelectorAll("section.entry").forEach(function (section) {
+      sections.set(section.getAttribute("data-id"), section);
+    });
+    for (var i = c.first; i < c.end; i++) {
+      var n = nodes[i];
+      var section = sections.get(n.i);
+      if (section) {
+        n._shown = n._want === true;
+        section.hidden = !n._shown;
+      }
+    }
+    c.placeholder.replaceWith(template.content);
+  }
+  function chunkText(c, index) {
+    if (!c.texts) {
+      c.texts = c.html.split("</section>\n").map(function (part) {
+        return part.replace(/<[^>]*>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
+          .replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+      });
+    }
+    return c.texts[index - c.first] || "";
+  }
+  var observer = null;
+  if (chunks.length && "IntersectionObserver" in window) {
+    observer = new IntersectionObserver(function (seen) {
+      seen.forEach(function (e) { if (e.isIntersecting) { materialize(e.target.chunk); } });
+    }, { root: content, rootMargin: "2000px 0px" });
+  }
+  chunks.forEach(function (c) {
+    c.placeholder.chunk = c;
+    if (observer) { observer.observe(c.placeholder); }
+  });
   nodes.forEach(function (n) {
     if (n.p && byId.has(n.p)) {
       if (!children.has(n.p)) { children.set(n.p, []); }
@@ -77,7 +150,9 @@
     var text = textCache.get(n.i);
     if (text === undefined) {
       var section = sections.get(n.i);
-      text = ((section ? section.textContent : n.t) + " " + (labels[n.i] || "")).toLowerCase();
+      var c = section ? null : chunkFor(n);
+      var raw = section ? section.textContent : (c && c.html !== null ? chunkText(c, n.index) : n.t);
+      text = (raw + " " + (labels[n.i] || "")).toLowerCase();
       textCache.set(n.i, text);
     }
     return text;
@@ -137,6 +212,7 @@
   function render() {
     var path = pathTo(state.leaf);
     var shownTree = 0;
+    chunks.forEach(function (c) { c.visible = 0; });
     nodes.forEach(function (n) {
       var ok = passesFilter(n) && matches(n);
       var item = items.get(n.i);
@@ -147,9 +223,19 @@
         set(n, "_path", path.has(n.i), function (v) { item.classList.toggle("on-path", v); });
         set(n, "_leaf", n.i === state.leaf, function (v) { item.classList.toggle("leaf", v); });
       }
+      n._want = ok && path.has(n.i);
       var section = sections.get(n.i);
       if (section) {
-        set(n, "_shown", ok && path.has(n.i), function (v) { section.hidden = !v; });
+        set(n, "_shown", n._want, function (v) { section.hidden = !v; });
+      } else if (n._want) {
+        var c = chunkFor(n);
+        if (c) { c.visible += 1; }
+      }
+    });
+    chunks.forEach(function (c) {
+      if (!c.live) {
+        c.placeholder.hidden = c.visible === 0;
+        c.placeholder.style.height = (c.visible * 64) + "px";
       }
     });
     document.body.classList.toggle("no-tools", state.filter === "no-tools");
@@ -159,12 +245,13 @@
 
   function jump(id) {
     state.leaf = deepest(id);
-    var section = sections.get(id);
-    if (section && !passesFilter(byId.get(id))) {
+    if (!passesFilter(byId.get(id))) {
       state.filter = "all";
       setActiveFilter();
     }
     render();
+    materialize(chunkFor(byId.get(id)));
+    var section = sections.get(id);
     document.querySelectorAll("section.entry.target").forEach(function (s) { s.classList.remove("target"); });
     if (section) {
       section.hidden = false;
