@@ -280,3 +280,35 @@ async fn a_long_session_page_stays_usable() {
     );
     assert!(browser.errors().is_empty(), "{:?}", browser.errors());
 }
+
+/// The second wall: markup that escaping would have let through (injected here into a
+/// rendered page) does not run, and the browser reports the blocked script, so the
+/// hostile test's empty error list means nothing was even attempted.
+#[tokio::test(flavor = "multi_thread")]
+async fn injected_script_is_blocked_by_the_pages_policy_and_reported() {
+    let Some(chromium) = pi_test_support::external::chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let html = render_page(&fixture("typical"), &PageOptions::default()).unwrap();
+    let injected = html.replacen(
+        "<div id=\"transcript\">",
+        "<div id=\"transcript\"><img src=\"x:y\" onerror=\"window.__pwned=1\">\
+         <script>window.__pwned=2</script>",
+        1,
+    );
+    assert_ne!(injected, html);
+    let path = dir.path().join("injected.html");
+    std::fs::write(&path, injected).unwrap();
+    let mut browser = Browser::launch(&chromium).await;
+    browser.open(&format!("file://{}", path.display())).await;
+    browser.settle(200).await;
+    assert_eq!(browser.eval("typeof window.__pwned").await, "undefined");
+    // The page's own script still ran.
+    assert_eq!(
+        browser.eval("document.body.classList.contains('js')").await,
+        true
+    );
+    let errors = browser.errors().join("\n");
+    assert!(errors.contains("Content Security Policy"), "{errors}");
+}
