@@ -95,12 +95,13 @@ async fn typical_session(options: &PageOptions, screenshot: bool) {
             .contains("src/lib.rs.\nKeep it small,\nand run the tests."),
         "{prompt}"
     );
-    // The tree holds every entry; tool-call-only answers and settings are not listed.
+    // The tree lists the entries the filter shows (not the settings entries nor the
+    // answers that only call tools), as rows drawn where they are in view.
     assert_eq!(
         browser
             .eval("document.querySelectorAll('#tree .node').length")
             .await,
-        17
+        12
     );
     let status = browser
         .eval("document.getElementById('tree-status').textContent")

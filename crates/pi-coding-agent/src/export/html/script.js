@@ -164,42 +164,72 @@
     return state.tokens.every(function (t) { return text.indexOf(t) !== -1; });
   }
 
-  // The tree: depth-first, indented where a branch starts (as pi draws it).
+  // The tree: depth-first, indented where a branch starts (as pi draws it). Only the
+  // rows in view are elements (a long session has a row per entry).
   var treeElement = document.getElementById("tree");
-  var items = new Map();
-  (function buildTree() {
+  var ROW = 18;
+  var order = [];
+  (function orderTree() {
     var stack = [];
     for (var r = roots.length - 1; r >= 0; r--) { stack.push([roots[r], 0]); }
-    var fragment = document.createDocumentFragment();
     while (stack.length) {
       var top = stack.pop();
       var n = top[0];
-      var depth = top[1];
-      var item = document.createElement("div");
-      item.className = "node k-" + n.k;
-      item.setAttribute("role", "treeitem");
-      item.setAttribute("data-id", n.i);
-      item.style.setProperty("--depth", String(Math.min(depth, 24)));
-      if (labels[n.i] !== undefined) {
-        var badge = document.createElement("span");
-        badge.className = "badge";
-        badge.textContent = "[" + labels[n.i] + "]";
-        item.appendChild(badge);
-      }
-      var kind = document.createElement("span");
-      kind.className = "kind";
-      kind.textContent = n.k.replace("assistant-tools", "assistant") + ": ";
-      item.appendChild(kind);
-      item.appendChild(document.createTextNode(n.t));
-      item.title = n.t;
-      fragment.appendChild(item);
-      items.set(n.i, item);
+      n.depth = top[1];
+      order.push(n);
       var kids = children.get(n.i) || [];
-      var next = kids.length > 1 ? depth + 1 : depth;
+      var next = kids.length > 1 ? n.depth + 1 : n.depth;
       for (var k = kids.length - 1; k >= 0; k--) { stack.push([kids[k], next]); }
     }
-    if (treeElement) { treeElement.appendChild(fragment); }
   })();
+  var shownRows = [];
+  var currentPath = new Set();
+  var spacer = document.createElement("div");
+  spacer.className = "tree-rows";
+  if (treeElement) { treeElement.appendChild(spacer); }
+
+  function makeRow(n, index) {
+    var item = document.createElement("div");
+    item.className = "node k-" + n.k + (currentPath.has(n.i) ? " on-path" : "") +
+      (n.i === state.leaf ? " leaf" : "");
+    item.setAttribute("role", "treeitem");
+    item.setAttribute("data-id", n.i);
+    item.style.setProperty("--depth", String(Math.min(n.depth, 24)));
+    item.style.top = (index * ROW) + "px";
+    if (labels[n.i] !== undefined) {
+      var badge = document.createElement("span");
+      badge.className = "badge";
+      badge.textContent = "[" + labels[n.i] + "]";
+      item.appendChild(badge);
+    }
+    var kind = document.createElement("span");
+    kind.className = "kind";
+    kind.textContent = n.k.replace("assistant-tools", "assistant") + ": ";
+    item.appendChild(kind);
+    item.appendChild(document.createTextNode(n.t));
+    item.title = n.t;
+    return item;
+  }
+
+  function drawTree() {
+    if (!treeElement) { return; }
+    spacer.style.height = (shownRows.length * ROW) + "px";
+    var top = treeElement.scrollTop;
+    var first = Math.max(0, Math.floor(top / ROW) - 40);
+    var last = Math.min(shownRows.length, Math.ceil((top + treeElement.clientHeight) / ROW) + 40);
+    var fragment = document.createDocumentFragment();
+    for (var i = first; i < last; i++) { fragment.appendChild(makeRow(shownRows[i], i)); }
+    spacer.textContent = "";
+    spacer.appendChild(fragment);
+  }
+  var drawPending = false;
+  if (treeElement) {
+    treeElement.addEventListener("scroll", function () {
+      if (drawPending) { return; }
+      drawPending = true;
+      requestAnimationFrame(function () { drawPending = false; drawTree(); });
+    });
+  }
 
   // Writes a DOM property only when it changes: a long session has many entries.
   function set(n, key, value, apply) {
@@ -211,18 +241,11 @@
 
   function render() {
     var path = pathTo(state.leaf);
-    var shownTree = 0;
+    currentPath = path;
     chunks.forEach(function (c) { c.visible = 0; });
     nodes.forEach(function (n) {
       var ok = passesFilter(n) && matches(n);
-      var item = items.get(n.i);
-      if (item) {
-        var inTree = ok && (n.k !== "assistant-tools" || state.filter === "all" || n.i === state.leaf);
-        set(n, "_tree", inTree, function (v) { item.hidden = !v; });
-        if (inTree) { shownTree += 1; }
-        set(n, "_path", path.has(n.i), function (v) { item.classList.toggle("on-path", v); });
-        set(n, "_leaf", n.i === state.leaf, function (v) { item.classList.toggle("leaf", v); });
-      }
+      n._inTree = ok && (n.k !== "assistant-tools" || state.filter === "all" || n.i === state.leaf);
       n._want = ok && path.has(n.i);
       var section = sections.get(n.i);
       if (section) {
@@ -238,9 +261,11 @@
         c.placeholder.style.height = (c.visible * 64) + "px";
       }
     });
+    shownRows = order.filter(function (n) { return n._inTree; });
+    drawTree();
     document.body.classList.toggle("no-tools", state.filter === "no-tools");
     var status = document.getElementById("tree-status");
-    if (status) { status.textContent = shownTree + " / " + nodes.length + " entries"; }
+    if (status) { status.textContent = shownRows.length + " / " + nodes.length + " entries"; }
   }
 
   function jump(id) {
