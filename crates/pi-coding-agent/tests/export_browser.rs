@@ -34,6 +34,15 @@ fn page_url_with(dir: &Path, name: &str, options: &PageOptions) -> String {
 const VISIBLE: &str = "[...document.querySelectorAll('#transcript > section.entry')]\
     .filter(s => s.getClientRects().length > 0).map(s => s.dataset.id)";
 
+/// Waits (up to 10 s) until the visible sections are `expected`, then checks them.
+async fn expect_visible(browser: &mut Browser, expected: &[&str]) {
+    let wanted = serde_json::to_string(expected).unwrap();
+    browser
+        .wait_until(&format!("JSON.stringify({VISIBLE}) === '{wanted}'"))
+        .await;
+    assert_eq!(ids(&browser.eval(VISIBLE).await), expected);
+}
+
 fn ids(value: &Value) -> Vec<String> {
     value
         .as_array()
@@ -76,10 +85,7 @@ async fn typical_session(options: &PageOptions, screenshot: bool) {
         browser.eval("document.body.classList.contains('js')").await,
         true
     );
-    assert_eq!(
-        ids(&browser.eval(VISIBLE).await),
-        ["e003", "e015", "e016", "e017"]
-    );
+    expect_visible(&mut browser, &["e003", "e015", "e016", "e017"]).await;
     assert_eq!(
         browser.eval("document.title").await,
         "pi session Greet function"
@@ -113,14 +119,13 @@ async fn typical_session(options: &PageOptions, screenshot: bool) {
     browser
         .eval("document.querySelector('#tree .node[data-id=\"e012\"]').click()")
         .await;
-    browser.settle(100).await;
-    let visible = ids(&browser.eval(VISIBLE).await);
-    assert_eq!(
-        visible,
-        [
-            "e003", "e004", "e005", "e006", "e007", "e008", "e009", "e010", "e011", "e012", "e013"
-        ]
-    );
+    expect_visible(
+        &mut browser,
+        &[
+            "e003", "e004", "e005", "e006", "e007", "e008", "e009", "e010", "e011", "e012", "e013",
+        ],
+    )
+    .await;
     let target = browser
         .eval(
             "(() => { const s = document.getElementById('e-e012'); const r = s.getBoundingClientRect();\
@@ -163,10 +168,7 @@ async fn finish_typical(browser: &mut Browser) {
         .eval("document.querySelector('button[data-filter=\"no-tools\"]').click()")
         .await;
     assert_eq!(browser.eval(tool_calls_shown).await, 0);
-    assert_eq!(
-        ids(&browser.eval(VISIBLE).await),
-        ["e003", "e004", "e012", "e013"]
-    );
+    expect_visible(browser, &["e003", "e004", "e012", "e013"]).await;
     browser
         .eval("document.querySelector('button[data-filter=\"default\"]').click()")
         .await;
@@ -175,8 +177,7 @@ async fn finish_typical(browser: &mut Browser) {
     browser
         .eval("(() => { const s = document.getElementById('search'); s.value = 'undeclared crate'; s.dispatchEvent(new Event('input')); })()")
         .await;
-    browser.settle(400).await;
-    assert_eq!(ids(&browser.eval(VISIBLE).await), ["e011"]);
+    expect_visible(browser, &["e011"]).await;
     let tree_shown = "[...document.querySelectorAll('#tree .node')].filter(n => !n.hidden).map(n => n.dataset.id)";
     assert_eq!(ids(&browser.eval(tree_shown).await), ["e011"]);
 

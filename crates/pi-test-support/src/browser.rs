@@ -242,6 +242,21 @@ impl Browser {
             .await;
     }
 
+    /// Evaluates `expression` every 50 ms until it is `true`, for up to 10 s; whether
+    /// it became true (what a fixed wait would guess at under load).
+    pub async fn wait_until(&mut self, expression: &str) -> bool {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            if self.eval(expression).await == Value::Bool(true) {
+                return true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// A PNG screenshot of the page's viewport.
     pub async fn screenshot(&mut self) -> Vec<u8> {
         use base64::Engine as _;
