@@ -5,7 +5,8 @@
 //! The rows come from the `perf` example of pi-coding-agent (one
 //! tab-separated row per workload and size), from timing the release
 //! `pi` binary's `--version` and `--help` here, and from whole `pi` runs
-//! against a loopback mock (`whole.rs`: a print run, `-c -p` resumes).
+//! against a loopback mock (`whole.rs`: a print run, `-c -p` resumes), and
+//! in release the export of a 100 MB session (`export_bench.rs`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -201,6 +202,9 @@ fn measure(quick: bool, debug: bool) -> Result<Vec<Row>, String> {
         });
     }
     rows.extend(crate::whole::bench_rows(&release, quick)?);
+    if !debug {
+        rows.push(crate::export_bench::export_row(&release, quick)?);
+    }
     rows.extend(parse_rows(&text)?);
     Ok(rows)
 }

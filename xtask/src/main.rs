@@ -17,6 +17,7 @@
 mod bench;
 mod check_deps;
 mod compare_pi;
+mod export_bench;
 mod fuzz_smoke;
 mod import_catalog;
 mod link_order;

@@ -139,3 +139,23 @@ pub fn mcp_time() -> Option<PathBuf> {
         dir.join("mcp_server_time").is_dir().then_some(dir),
     )
 }
+
+/// Chromium (the Debian package `chromium`, else `chromium-browser`, `google-chrome`
+/// or `PI_TEST_CHROMIUM`) for the browser tests ([`require`]d).
+pub fn chromium() -> Option<PathBuf> {
+    let found = std::env::var_os("PI_TEST_CHROMIUM")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(
+            ["chromium", "chromium-browser", "google-chrome"]
+                .into_iter()
+                .map(PathBuf::from),
+        )
+        .find(|program| {
+            Command::new(program)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    require("chromium (headless, for the browser tests)", found)
+}

@@ -18,6 +18,7 @@
 //!   the mock server of a wire that is not SSE.
 //! - [`external`]: tmux, Node and pi's npm package as `.ci/setup`
 //!   installs them (missing: a skip, or a failure under `CI=true`).
+//! - [`browser`]: headless Chromium driven through the DevTools protocol.
 //! - [`full_disk`]: a directory whose disk can be made full (a tmpfs, or
 //!   a file size limit on child processes).
 //! - [`e2e`]: the end-to-end scenarios every wire runs over real HTTP,
@@ -29,6 +30,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod browser;
 pub mod captures;
 pub mod contexts;
 pub mod contract;

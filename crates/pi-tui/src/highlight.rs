@@ -147,34 +147,41 @@ impl Highlighter {
 
     /// Highlights the next line (without its newline); the result ends with no open style.
     pub fn line(&mut self, line: &str, theme: &Theme) -> String {
+        let mut out = String::with_capacity(line.len() * 2);
+        self.line_spans(line, |token, text| match token {
+            Some(t) => out.push_str(&theme.fg(t, text)),
+            None => out.push_str(text),
+        });
+        out
+    }
+
+    /// Parses the next line (without its newline) and hands each run of it to `emit` with
+    /// the theme token that colours it (`None`: uncoloured), in order; what an HTML page
+    /// draws the same highlighting with.
+    pub fn line_spans(&mut self, line: &str, mut emit: impl FnMut(Option<Token>, &str)) {
         let with_nl = format!("{line}\n");
         let Ok(ops) = self.state.parse_line(&with_nl, syntaxes()) else {
-            return theme.fg(Token::MdCodeBlock, line);
+            emit(Some(Token::MdCodeBlock), line);
+            return;
         };
-        let mut out = String::with_capacity(line.len() * 2);
         let mut pos = 0;
-        let emit = |stack: &ScopeStack, from: usize, to: usize, out: &mut String| {
+        let mut run = |stack: &ScopeStack, from: usize, to: usize| {
             let to = to.min(line.len());
             if from >= to {
                 return;
             }
-            let Some(text) = line.get(from..to) else {
-                return;
-            };
-            match token_for(stack.as_slice()) {
-                Some(t) => out.push_str(&theme.fg(t, text)),
-                None => out.push_str(text),
+            if let Some(text) = line.get(from..to) {
+                emit(token_for(stack.as_slice()), text);
             }
         };
         for (at, op) in ops {
-            emit(&self.stack, pos, at, &mut out);
+            run(&self.stack, pos, at);
             pos = pos.max(at);
             if self.stack.apply(&op).is_err() {
                 self.stack = ScopeStack::new();
             }
         }
-        emit(&self.stack, pos, line.len(), &mut out);
-        out
+        run(&self.stack, pos, line.len());
     }
 }
 

@@ -46,6 +46,9 @@ pub enum AppError {
     /// An HTML export before anything was written.
     #[error("Nothing to export yet - start a conversation first")]
     NothingToExport,
+    /// `/share` failed (pi's wording).
+    #[error(transparent)]
+    Share(#[from] crate::export::share::ShareError),
     /// A file named by the user does not exist (pi's wording).
     #[error("File not found: {}", .0.display())]
     FileNotFound(PathBuf),

@@ -4,7 +4,23 @@
 use std::path::{Path, PathBuf};
 
 use super::AppError;
-use crate::session::SessionManager;
+
+/// `pi --share <session file>`: the file's page ([`export_from_file`]'s)
+/// uploaded as a secret gist, as `/share` uploads the running session's.
+pub async fn share_file(input: &Path) -> Result<crate::export::share::Shared, AppError> {
+    if !input.exists() {
+        return Err(AppError::FileNotFound(input.to_path_buf()));
+    }
+    let input = input.to_path_buf();
+    let shared = crate::export::share::share_with(move |page| {
+        let options = crate::export::html::PageOptions::default();
+        crate::export::write_session_page(&input, page, &options)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })
+    .await?;
+    Ok(shared)
+}
 
 /// `pi --export`: writes the session file `input` as HTML to `output`, or
 /// to `pi-session-<file name without .jsonl>.html` in the current
@@ -13,9 +29,6 @@ pub fn export_from_file(input: &Path, output: Option<&Path>) -> Result<PathBuf, 
     if !input.exists() {
         return Err(AppError::FileNotFound(input.to_path_buf()));
     }
-    let session = SessionManager::open(input, None)?;
-    let messages = session.build_session_context().messages;
-    let html = crate::export::session_html(&session, &messages);
     let path = output.map_or_else(
         || {
             let name = input
@@ -27,9 +40,8 @@ pub fn export_from_file(input: &Path, output: Option<&Path>) -> Result<PathBuf, 
         },
         Path::to_path_buf,
     );
-    crate::export::write_file(&path, html.as_bytes()).map_err(|source| AppError::WriteFile {
-        path: path.clone(),
-        source,
-    })?;
+    let options = crate::export::html::PageOptions::default();
+    crate::export::write_session_page(input, &path, &options)
+        .map_err(|e| super::sessions::export_error(e, &path))?;
     Ok(path)
 }

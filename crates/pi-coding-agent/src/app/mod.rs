@@ -41,7 +41,7 @@ pub use controls::{ContextUsage, clamp_level, js_number, supported_levels};
 pub use cycle::CycledModel;
 pub use error::{AppError, SaveError};
 pub use events::{CompactionReason, SessionEvent};
-pub use export::export_from_file;
+pub use export::{export_from_file, share_file};
 pub use extension_flow::InputSource;
 pub use navigate::{NavigateError, NavigateOptions, TreeNavigation};
 use persist::EventHub;

@@ -229,7 +229,17 @@ impl App {
     /// (relative, written into the working directory). An in-memory session,
     /// or one whose file is not written yet, is refused with pi's messages.
     pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, AppError> {
-        let (path, html) = {
+        self.export_html_themed(output, None)
+    }
+
+    /// [`Self::export_html`] in `theme`'s colours (the terminal's, for
+    /// `/export`); without one, the `theme` setting's built-in theme.
+    pub fn export_html_themed(
+        &self,
+        output: Option<&Path>,
+        theme: Option<pi_tui::theme::Theme>,
+    ) -> Result<PathBuf, AppError> {
+        let (file, path, options) = {
             let session = self.session();
             let file = session.session_file().ok_or(AppError::InMemoryExport)?;
             if !file.exists() {
@@ -237,18 +247,58 @@ impl App {
             }
             let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
             let default = PathBuf::from(format!("pi-session-{}.html", stem.unwrap_or_default()));
-            let html = self
-                .agent
-                .with_state(|state| crate::export::session_html(&session, &state.messages));
-            (output.map_or(default, Path::to_path_buf), html)
+            let (system_prompt, tools) = self.agent.with_state(|state| {
+                let tools = state
+                    .tools
+                    .iter()
+                    .map(|t| crate::export::html::ToolInfo {
+                        name: t.name().to_owned(),
+                        description: t.description().to_owned(),
+                    })
+                    .collect();
+                (state.system_prompt.clone(), tools)
+            });
+            let mode = pi_tui::theme::ColorMode::TrueColor;
+            let theme = theme.unwrap_or_else(|| {
+                self.settings
+                    .theme()
+                    .and_then(|name| pi_tui::theme::Theme::builtin(name, mode))
+                    .unwrap_or_else(|| pi_tui::theme::Theme::dark(mode))
+            });
+            let options = crate::export::html::PageOptions {
+                theme,
+                leaf_id: session.leaf_id().map(str::to_owned),
+                system_prompt: Some(system_prompt),
+                tools,
+                ..crate::export::html::PageOptions::default()
+            };
+            (
+                file.to_path_buf(),
+                output.map_or(default, Path::to_path_buf),
+                options,
+            )
         };
-        crate::export::write_file(&self.cwd.join(&path), html.as_bytes()).map_err(|source| {
-            AppError::WriteFile {
-                path: path.clone(),
-                source,
-            }
-        })?;
+        // The page is read from the session file, streamed: every entry the
+        // session holds is in it (entries are written as they are appended).
+        crate::export::write_session_page(&file, &self.cwd.join(&path), &options)
+            .map_err(|e| export_error(e, &path))?;
         Ok(path)
+    }
+
+    /// `/share`: the page of [`Self::export_html`] uploaded as a secret gist
+    /// ([`crate::export::share`]); nothing is written when `gh` is missing or
+    /// not logged in.
+    pub async fn share(
+        self: &std::sync::Arc<Self>,
+    ) -> Result<crate::export::share::Shared, AppError> {
+        let app = std::sync::Arc::clone(self);
+        let shared = crate::export::share::share_with(move |page| {
+            app.export_html(Some(page))
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        })
+        .await?;
+        Ok(shared)
     }
 
     /// `/export <path>.jsonl`: writes the active branch as a session file of its
@@ -266,5 +316,17 @@ impl App {
             }
         })?;
         Ok(path)
+    }
+}
+
+/// An export's error as the app reports it: the session's own error, or the
+/// output file's.
+pub(super) fn export_error(error: crate::export::html::ExportError, path: &Path) -> AppError {
+    match error {
+        crate::export::html::ExportError::Session(e) => AppError::Session(e),
+        crate::export::html::ExportError::Io(source) => AppError::WriteFile {
+            path: path.to_path_buf(),
+            source,
+        },
     }
 }

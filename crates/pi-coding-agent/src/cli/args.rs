@@ -158,6 +158,14 @@ pub struct Args {
     )]
     pub export: Option<PathBuf>,
 
+    /// Upload a session file's HTML page as a secret GitHub gist (`gh`) and exit.
+    #[arg(
+        long,
+        value_name = "FILE",
+        help = "Upload a session file's HTML page as a secret GitHub gist (gh gist create) and print its link."
+    )]
+    pub share: Option<PathBuf>,
+
     /// Verbose startup (overrides the quietStartup setting).
     #[arg(long)]
     pub verbose: bool,

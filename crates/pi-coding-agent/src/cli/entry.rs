@@ -480,6 +480,18 @@ pub fn run_main(extensions: ExtensionSet) -> ExitCode {
         eprintln!("Warning: {warning}");
         args.thinking = None;
     }
+    if let Some(input) = &args.share {
+        return match runtime.block_on(crate::app::share_file(input)) {
+            Ok(shared) => {
+                println!("{}", shared.message());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("Error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if let Some(input) = &args.export {
         let output = args.messages.first().map(std::path::Path::new);
         return match crate::app::export_from_file(input, output) {

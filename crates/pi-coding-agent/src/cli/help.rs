@@ -24,6 +24,7 @@ Examples:
   pi --tools read,grep,find,ls -p \"Review src/\"   read-only tools
   pi --fork 0195ab \"Try another way\"          continue a copy of a session
   pi --export session.jsonl out.html          write a session as HTML
+  pi --share session.jsonl                    upload it as a secret gist (gh)
 
 Environment variables:
   ANTHROPIC_API_KEY / ANTHROPIC_OAUTH_TOKEN   Anthropic key or OAuth token

@@ -1,26 +1,52 @@
 //! Exporting a session: a self-contained HTML page ([`html`]) or the active branch as
-//! a linear JSONL session file ([`branch_jsonl`]). `/export`, `pi --export` and the rpc
-//! `export_html` command all use these.
+//! a linear JSONL session file ([`branch_jsonl`]), and sharing the page as a secret
+//! gist ([`share`]). `/export`, `pi --export` and the rpc `export_html` command all
+//! use these; `/share`, `pi --share` and rpc `share` upload the same page.
 
 pub mod html;
+pub mod share;
 
-use pi_agent_core::AgentMessage;
 use serde_json::{Value, json};
 
-use crate::messages::CodingMessage;
 use crate::session::CURRENT_SESSION_VERSION;
 use crate::session::SessionManager;
 
-/// The page of `session` showing `messages` (the agent's current transcript).
-pub fn session_html(session: &SessionManager, messages: &[AgentMessage<CodingMessage>]) -> String {
-    let header = session.header();
-    let info = html::PageInfo {
-        session_id: session.session_id().to_owned(),
-        name: session.session_name().map(str::to_owned),
-        cwd: session.cwd().to_owned(),
-        started: header.timestamp.clone(),
-    };
-    html::render_page(&info, messages)
+/// Writes the page of the session file `session_file` to `output` ([`html::write_page`],
+/// streamed: the file is read one entry at a time and the page written as it goes),
+/// creating its folder and replacing the file atomically as [`write_file`] does; a
+/// failed export leaves `output` as it was.
+pub fn write_session_page(
+    session_file: &std::path::Path,
+    output: &std::path::Path,
+    options: &html::PageOptions,
+) -> Result<html::Stats, html::ExportError> {
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    // The session error, kept whole (the writer's error type is io::Error).
+    let mut session_error = None;
+    let mut stats = None;
+    let written = crate::file_replace::replace_file_with(
+        output,
+        crate::file_replace::ReplaceOptions::USER_FILE,
+        |out| match html::write_page(session_file, options, out) {
+            Ok(s) => {
+                stats = Some(s);
+                Ok(())
+            }
+            Err(html::ExportError::Io(e)) => Err(e),
+            Err(e) => {
+                let message = e.to_string();
+                session_error = Some(e);
+                Err(std::io::Error::other(message))
+            }
+        },
+    );
+    if let Some(e) = session_error {
+        return Err(e);
+    }
+    written.map_err(std::io::Error::from)?;
+    Ok(stats.unwrap_or_default())
 }
 
 /// The active branch as a session file of its own, as pi's `exportToJsonl`: a new

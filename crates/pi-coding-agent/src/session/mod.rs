@@ -30,6 +30,7 @@ mod split_parse;
 mod store;
 mod summary;
 mod tree;
+mod visit;
 mod walk;
 mod writer;
 
@@ -53,6 +54,7 @@ pub use paths::{
 pub use raw::RawEntry;
 pub(crate) use store::MessageKind;
 pub use tree::{SessionTree, TreeNode};
+pub use visit::{read_session_header, visit_session_file};
 pub use walk::BranchWalk;
 pub(crate) use walk::Shape;
 

@@ -77,6 +77,8 @@ pub enum Action {
     CloneSession,
     /// `/export [path]`.
     Export(Option<String>),
+    /// `/share`.
+    Share,
     /// `/hotkeys`.
     Hotkeys,
     /// `/reload`.

@@ -1,5 +1,5 @@
 //! The slash commands, read into [`Action`]s: `/quit`, `/session`,
-//! `/settings`, `/login`, `/logout`, `/hotkeys`, `/reload`, `/export [path]`,
+//! `/settings`, `/login`, `/logout`, `/hotkeys`, `/reload`, `/export [path]`, `/share`,
 //! `/copy`, `/new`, `/resume`, `/tree`, `/fork`, `/clone`, `/scoped-models`,
 //! `/import <file>`, `/name [name]`, `/model [search]` and
 //! `/compact [instructions]`. Anything else that starts with `/` goes to the
@@ -30,6 +30,7 @@ pub fn parse(text: &str) -> Option<Action> {
         "/fork" => Action::OpenFork,
         "/clone" => Action::CloneSession,
         "/scoped-models" => Action::OpenScopedModels,
+        "/share" => Action::Share,
         "/import" => import_usage(),
         _ if text == "/export" || text.starts_with("/export ") => {
             Action::Export(owned(path_argument(text, "/export")))

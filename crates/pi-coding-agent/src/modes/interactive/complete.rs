@@ -14,7 +14,7 @@ use super::files::file_suggestions;
 use crate::extensions::{AutocompleteProviders, CompletionFn};
 
 /// The slash commands with their descriptions.
-pub const COMMANDS: [(&str, &str); 19] = [
+pub const COMMANDS: [(&str, &str); 20] = [
     (
         "clone",
         "Duplicate the current session at the current position",
@@ -39,6 +39,7 @@ pub const COMMANDS: [(&str, &str); 19] = [
     ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
     ("session", "Show session info and stats"),
     ("settings", "Open settings menu"),
+    ("share", "Share session as a secret GitHub gist"),
     ("tree", "Navigate session tree (switch branches)"),
 ];
 

@@ -90,6 +90,8 @@ pub enum UiEvent {
     Tree(Box<TreeDone>),
     /// A manual compaction ended (its cards come from the app events).
     CompactDone,
+    /// `/share` ended: the links to show, or the error.
+    ShareDone(Result<String, String>),
     /// A `/login` subscription flow needs the dialog or has ended.
     OAuth(OAuthUpdate),
     /// An extension asked something of the UI (`ctx.ui()`).

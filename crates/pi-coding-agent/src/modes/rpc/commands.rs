@@ -113,6 +113,12 @@ pub(super) async fn execute(app: &Arc<App>, command: RpcCommand, busy: bool) -> 
             let path = app.export_html(output_path.as_deref().map(Path::new))?;
             Ok(Some(json!({"path": path.display().to_string()})))
         }
+        C::Share => {
+            let shared = app.share().await?;
+            Ok(Some(
+                json!({"gistUrl": shared.gist_url, "viewerUrl": shared.viewer_url}),
+            ))
+        }
     }
 }
 

@@ -155,11 +155,13 @@ pub enum RpcCommand {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         output_path: Option<String>,
     },
+    /// Uploads the session page as a secret gist (`gh gist create`), as `/share`.
+    Share,
 }
 
 impl RpcCommand {
     /// Every command's `type`.
-    pub const NAMES: [&'static str; 29] = [
+    pub const NAMES: [&'static str; 30] = [
         "prompt",
         "steer",
         "follow_up",
@@ -189,6 +191,7 @@ impl RpcCommand {
         "clone",
         "fork",
         "export_html",
+        "share",
     ];
 
     /// Reads a command from a parsed input line: the `type` names it (its

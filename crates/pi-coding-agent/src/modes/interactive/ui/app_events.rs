@@ -91,6 +91,8 @@ impl Ui {
                 self.status = Status::Idle;
                 self.refresh_footer();
             }
+            UiEvent::ShareDone(Ok(links)) => self.status_line(&links),
+            UiEvent::ShareDone(Err(error)) => self.error(error),
             UiEvent::OAuth(update) => self.oauth_update(&update),
             UiEvent::Extension(request) => self.extension_call(&request),
             UiEvent::Session(done) => self.session_done(done),

@@ -35,6 +35,7 @@ impl Ui {
             Action::NewSession => self.new_session(),
             Action::CloneSession => self.clone_session(),
             Action::Export(path) => self.export(path.as_deref()),
+            Action::Share => self.share(),
             Action::Hotkeys => {
                 let mut table =
                     crate::modes::interactive::hotkeys::hotkeys_markdown(&self.look.keys);

@@ -1,5 +1,5 @@
 //! The [`Ui`]'s commands that show or hand out what the session holds:
-//! `/name`, `/session`, `/copy` and `/export`, and Ctrl+V's image paste.
+//! `/name`, `/session`, `/copy`, `/export` and `/share`, and Ctrl+V's image paste.
 
 use super::Ui;
 use crate::modes::interactive::action::Effect;
@@ -76,13 +76,34 @@ impl Ui {
             Some(path) if path.ends_with(".jsonl") => {
                 self.app.export_jsonl(std::path::Path::new(path))
             }
-            Some(path) => self.app.export_html(Some(std::path::Path::new(path))),
-            None => self.app.export_html(None),
+            Some(path) => self.app.export_html_themed(
+                Some(std::path::Path::new(path)),
+                Some((*self.theme).clone()),
+            ),
+            None => self
+                .app
+                .export_html_themed(None, Some((*self.theme).clone())),
         };
         match result {
             Ok(path) => self.status_line(&format!("Session exported to: {}", path.display())),
             Err(e) => self.error(format!("Failed to export session: {e}")),
         }
+    }
+
+    /// `/share`: uploads the session page as a secret gist in the background
+    /// (`gh`), then shows its link or why it failed.
+    pub(super) fn share(&mut self) {
+        self.status_line("Creating gist...");
+        let app = std::sync::Arc::clone(&self.app);
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let done = app
+                .share()
+                .await
+                .map(|shared| shared.message())
+                .map_err(|e| e.to_string());
+            let _ = tx.send(super::super::events::UiEvent::ShareDone(done));
+        });
     }
 
     /// `/session`: file, id, message counts, tokens and cost.
