@@ -49,6 +49,10 @@ pub enum AppError {
     /// `/share` failed (pi's wording).
     #[error(transparent)]
     Share(#[from] crate::export::share::ShareError),
+    /// The HTML export is built with the `cli` feature only (its theme
+    /// colours and highlighting are pi-tui's).
+    #[error("the HTML export needs pi-coding-agent's `cli` feature")]
+    ExportUnavailable,
     /// A file named by the user does not exist (pi's wording).
     #[error("File not found: {}", .0.display())]
     FileNotFound(PathBuf),

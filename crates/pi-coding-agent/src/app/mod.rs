@@ -10,6 +10,7 @@ mod controls;
 mod cycle;
 mod error;
 mod events;
+#[cfg(feature = "cli")]
 mod export;
 mod extension_flow;
 mod extension_hooks;
@@ -41,6 +42,7 @@ pub use controls::{ContextUsage, clamp_level, js_number, supported_levels};
 pub use cycle::CycledModel;
 pub use error::{AppError, SaveError};
 pub use events::{CompactionReason, SessionEvent};
+#[cfg(feature = "cli")]
 pub use export::{export_from_file, share_file};
 pub use extension_flow::InputSource;
 pub use navigate::{NavigateError, NavigateOptions, TreeNavigation};

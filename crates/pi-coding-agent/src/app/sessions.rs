@@ -229,11 +229,18 @@ impl App {
     /// (relative, written into the working directory). An in-memory session,
     /// or one whose file is not written yet, is refused with pi's messages.
     pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, AppError> {
-        self.export_html_themed(output, None)
+        #[cfg(feature = "cli")]
+        return self.export_html_themed(output, None);
+        #[cfg(not(feature = "cli"))]
+        {
+            let _ = output;
+            Err(AppError::ExportUnavailable)
+        }
     }
 
     /// [`Self::export_html`] in `theme`'s colours (the terminal's, for
     /// `/export`); without one, the `theme` setting's built-in theme.
+    #[cfg(feature = "cli")]
     pub fn export_html_themed(
         &self,
         output: Option<&Path>,
@@ -321,6 +328,7 @@ impl App {
 
 /// An export's error as the app reports it: the session's own error, or the
 /// output file's.
+#[cfg(feature = "cli")]
 pub(super) fn export_error(error: crate::export::html::ExportError, path: &Path) -> AppError {
     match error {
         crate::export::html::ExportError::Session(e) => AppError::Session(e),

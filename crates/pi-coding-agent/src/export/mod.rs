@@ -3,6 +3,9 @@
 //! gist ([`share`]). `/export`, `pi --export` and the rpc `export_html` command all
 //! use these; `/share`, `pi --share` and rpc `share` upload the same page.
 
+// The page's theme colours and highlighting are pi-tui's: with the `cli`
+// feature only.
+#[cfg(feature = "cli")]
 pub mod html;
 pub mod share;
 
@@ -15,6 +18,7 @@ use crate::session::SessionManager;
 /// streamed: the file is read one entry at a time and the page written as it goes),
 /// creating its folder and replacing the file atomically as [`write_file`] does; a
 /// failed export leaves `output` as it was.
+#[cfg(feature = "cli")]
 pub fn write_session_page(
     session_file: &std::path::Path,
     output: &std::path::Path,

@@ -128,18 +128,7 @@ impl PackageManager {
 }
 
 /// `path` relative to `base`, with `..` steps (Node's `path.relative`).
-pub(crate) fn relative(path: &Path, base: &Path) -> String {
-    let path: Vec<_> = path.components().collect();
-    let base: Vec<_> = base.components().collect();
-    let common = path.iter().zip(&base).take_while(|(a, b)| a == b).count();
-    let mut parts: Vec<String> = vec!["..".to_owned(); base.len() - common];
-    parts.extend(
-        path[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    parts.join("/")
-}
+pub(crate) use crate::resources::patterns::relative;
 
 #[cfg(test)]
 mod tests {

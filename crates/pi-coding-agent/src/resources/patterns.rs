@@ -14,7 +14,7 @@ fn posix(path: &Path) -> String {
 }
 
 /// `path` relative to `base`, with `..` steps as Node's `path.relative` gives it.
-fn relative(path: &Path, base: &Path) -> String {
+pub(crate) fn relative(path: &Path, base: &Path) -> String {
     let path: Vec<_> = path.components().collect();
     let base: Vec<_> = base.components().collect();
     let common = path.iter().zip(&base).take_while(|(a, b)| a == b).count();
