@@ -71,16 +71,19 @@ fn json_files(dir: &Path) -> Vec<PathBuf> {
 
 /// The override entries of the `themes` list in `<base>/settings.json`.
 fn overrides(base: &Path) -> Vec<String> {
-    std::fs::read_to_string(base.join("settings.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v.get("themes").and_then(|t| t.as_array()).cloned())
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|v| v.as_str())
-        .filter(|e| e.starts_with(['!', '+', '-']))
-        .map(str::to_owned)
-        .collect()
+    crate::file_read::read_regular_to_string(
+        base.join("settings.json"),
+        crate::file_read::CONFIG_FILE_LIMIT,
+    )
+    .ok()
+    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    .and_then(|v| v.get("themes").and_then(|t| t.as_array()).cloned())
+    .unwrap_or_default()
+    .iter()
+    .filter_map(|v| v.as_str())
+    .filter(|e| e.starts_with(['!', '+', '-']))
+    .map(str::to_owned)
+    .collect()
 }
 
 impl ThemeCatalog {

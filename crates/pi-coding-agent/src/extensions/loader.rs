@@ -157,7 +157,7 @@ pub fn script_warning(path: &Path) -> String {
 
 /// The `!` / `+` / `-` entries of a settings file's `extensions` list.
 fn scope_overrides(file: &Path) -> Vec<String> {
-    std::fs::read_to_string(file)
+    crate::file_read::read_regular_to_string(file, crate::file_read::CONFIG_FILE_LIMIT)
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .and_then(|v| v.get("extensions").and_then(|e| e.as_array()).cloned())

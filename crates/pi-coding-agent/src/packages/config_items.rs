@@ -82,7 +82,7 @@ fn is_pattern(entry: &str) -> bool {
 
 /// A settings file's string list `key` (missing or invalid: empty).
 fn settings_list(path: &Path, key: &str) -> Vec<String> {
-    std::fs::read_to_string(path)
+    crate::file_read::read_regular_to_string(path, crate::file_read::CONFIG_FILE_LIMIT)
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
         .and_then(|v| v.get(key).and_then(Value::as_array).cloned())
@@ -206,11 +206,12 @@ impl PackageManager {
     /// Turns `item` on or off in its settings file, as pi writes it.
     pub fn toggle(&self, item: &ConfigItem, enabled: bool) -> Result<(), PackageError> {
         let path = self.settings_path(item.scope);
-        let current: Map<String, Value> = std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .and_then(|v| v.as_object().cloned())
-            .unwrap_or_default();
+        let current: Map<String, Value> =
+            crate::file_read::read_regular_to_string(&path, crate::file_read::CONFIG_FILE_LIMIT)
+                .ok()
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                .and_then(|v| v.as_object().cloned())
+                .unwrap_or_default();
         let pattern = relative(&item.path, &item.base_dir);
         let flip = |list: &[Value]| -> Vec<Value> {
             let mut updated: Vec<Value> = list

@@ -120,7 +120,11 @@ impl PackageManager {
 
     /// The `version` of an installed package's `package.json`.
     pub(crate) fn installed_npm_version(path: &Path) -> Option<String> {
-        let text = std::fs::read_to_string(path.join("package.json")).ok()?;
+        let text = crate::file_read::read_regular_to_string(
+            path.join("package.json"),
+            crate::file_read::CONFIG_FILE_LIMIT,
+        )
+        .ok()?;
         let value: serde_json::Value = serde_json::from_str(&text).ok()?;
         value.get("version")?.as_str().map(str::to_owned)
     }

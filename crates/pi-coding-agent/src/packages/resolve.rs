@@ -237,7 +237,11 @@ impl PackageManager {
 
 /// The `pi` object of `<root>/package.json`, if any.
 fn manifest(root: &Path) -> Option<serde_json::Map<String, Value>> {
-    let text = std::fs::read_to_string(root.join("package.json")).ok()?;
+    let text = crate::file_read::read_regular_to_string(
+        root.join("package.json"),
+        crate::file_read::CONFIG_FILE_LIMIT,
+    )
+    .ok()?;
     let value: Value = serde_json::from_str(&text).ok()?;
     value.get("pi")?.as_object().cloned()
 }
