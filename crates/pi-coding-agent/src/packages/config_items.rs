@@ -206,16 +206,12 @@ impl PackageManager {
     /// Turns `item` on or off in its settings file, as pi writes it.
     pub fn toggle(&self, item: &ConfigItem, enabled: bool) -> Result<(), PackageError> {
         let path = self.settings_path(item.scope);
-        let current: Map<String, Value> =
-            crate::file_read::read_regular_to_string(&path, crate::file_read::CONFIG_FILE_LIMIT)
-                .ok()
-                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-                .and_then(|v| v.as_object().cloned())
-                .unwrap_or_default();
         let pattern = relative(&item.path, &item.base_dir);
-        let flip = |list: &[Value]| -> Vec<Value> {
+        let flip = |list: Option<&Value>| -> Value {
             let mut updated: Vec<Value> = list
-                .iter()
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
                 .filter(|v| {
                     let text = v.as_str().unwrap_or_default();
                     let stripped = text.strip_prefix(['!', '+', '-']).unwrap_or(text);
@@ -225,46 +221,36 @@ impl PackageManager {
                 .collect();
             let sign = if enabled { '+' } else { '-' };
             updated.push(Value::String(format!("{sign}{pattern}")));
-            updated
+            Value::Array(updated)
         };
-        let writer = SettingsWriter::new(path, true);
-        if !item.package {
-            let list = current
-                .get(item.kind)
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            writer.set(&[(item.kind, Some(Value::Array(flip(&list))))])?;
-            return Ok(());
-        }
-        let mut packages = current
-            .get("packages")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let Some(at) = packages.iter().position(|p| {
-            p.as_str()
-                .or_else(|| p.get("source").and_then(Value::as_str))
-                == Some(item.source.as_str())
-        }) else {
-            return Ok(());
-        };
-        let mut object = match &packages[at] {
-            Value::Object(map) => map.clone(),
-            other => {
-                let mut map = Map::new();
-                map.insert("source".to_owned(), other.clone());
-                map
+        // Read, changed and written under the settings file's lock (a file
+        // that cannot be read or parsed is an error, not an empty one).
+        SettingsWriter::new(path, true).update(|current| {
+            if !item.package {
+                let list = flip(current.get(item.kind));
+                current.insert(item.kind.to_owned(), list);
+                return;
             }
-        };
-        let list = object
-            .get(item.kind)
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        object.insert(item.kind.to_owned(), Value::Array(flip(&list)));
-        packages[at] = Value::Object(object);
-        writer.set(&[("packages", Some(Value::Array(packages)))])?;
+            let Some(packages) = current.get_mut("packages").and_then(Value::as_array_mut) else {
+                return;
+            };
+            let Some(entry) = packages.iter_mut().find(|p| {
+                p.as_str()
+                    .or_else(|| p.get("source").and_then(Value::as_str))
+                    == Some(item.source.as_str())
+            }) else {
+                return;
+            };
+            if !entry.is_object() {
+                let mut map = Map::new();
+                map.insert("source".to_owned(), entry.clone());
+                *entry = Value::Object(map);
+            }
+            if let Some(object) = entry.as_object_mut() {
+                let list = flip(object.get(item.kind));
+                object.insert(item.kind.to_owned(), list);
+            }
+        })?;
         Ok(())
     }
 }

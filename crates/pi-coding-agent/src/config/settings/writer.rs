@@ -86,7 +86,10 @@ impl SettingsWriter {
     }
 
     /// Under the lock: reads the file again, applies `change`, writes it back.
-    fn update(&self, change: impl FnOnce(&mut Map<String, Value>)) -> Result<(), ConfigError> {
+    pub(crate) fn update(
+        &self,
+        change: impl FnOnce(&mut Map<String, Value>),
+    ) -> Result<(), ConfigError> {
         let Some(path) = &self.path else {
             return Ok(());
         };
