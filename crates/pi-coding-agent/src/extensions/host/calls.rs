@@ -82,10 +82,7 @@ impl Calls {
     fn register(&self, params: Value) -> Result<Value, RemoteError> {
         let pi = self.handle()?;
         let host = self
-            .host
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .upgrade()
+            .live_host()
             .ok_or_else(|| error("the extension host is gone"))?;
         let ext = params.get("ext").and_then(Value::as_u64).unwrap_or(0) as usize;
         let tools: Vec<super::protocol::ToolSpec> =
@@ -150,11 +147,7 @@ impl Calls {
             }
             _ => return None,
         };
-        let host = self
-            .host
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .upgrade();
+        let host = self.live_host();
         let (Some(host), Some(id)) = (host, id) else {
             return Some(Err(error(format!("ctx.ui.{method}: no component"))));
         };
@@ -219,6 +212,14 @@ impl Calls {
                 Ok(Value::Null)
             }
         })
+    }
+
+    /// The host these calls belong to, while it exists.
+    pub(super) fn live_host(&self) -> Option<std::sync::Arc<super::Host>> {
+        self.host
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .upgrade()
     }
 
     async fn call(&self, method: &str, params: Value) -> Result<Value, RemoteError> {
@@ -348,11 +349,7 @@ impl Calls {
             "context" => {
                 let result = context_call(&ctx, &params).await;
                 // The host reads the new session as soon as it has the answer.
-                let host = self
-                    .host
-                    .read()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .upgrade();
+                let host = self.live_host();
                 if let Some(host) = host {
                     host.sync_now(&ctx).await;
                 }
@@ -485,11 +482,7 @@ impl Incoming for Calls {
                     .map_err(|_| error("compaction was dropped"))
                     .and_then(|r| r.map_err(error));
                 // The host reads the compacted session as soon as it has the answer.
-                let host = self
-                    .host
-                    .read()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .upgrade();
+                let host = self.live_host();
                 if let (Some(host), Ok(pi)) = (host, self.handle()) {
                     host.sync_now(&pi.context()).await;
                 }
@@ -562,11 +555,7 @@ impl Incoming for Calls {
                 }
             }
             "component_done" => {
-                let host = self
-                    .host
-                    .read()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .upgrade();
+                let host = self.live_host();
                 if let (Some(host), Some(id)) =
                     (host, params.get("component").and_then(Value::as_u64))
                 {

@@ -35,11 +35,7 @@ impl Calls {
             .get("args")
             .and_then(|a| a.get(0))
             .and_then(Value::as_u64);
-        let host = self
-            .host
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .upgrade();
+        let host = self.live_host();
         let (Some(host), Some(id)) = (host, id) else {
             return Some(Err(error(format!("ctx.ui.{method}: no listener"))));
         };
