@@ -16,11 +16,12 @@
 // A build script talks to cargo on stdout.
 #![allow(clippy::print_stdout)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
     embed_extension_host();
+    embed_user_docs();
     let file = Path::new("link-order.txt");
     println!("cargo:rerun-if-changed={}", file.display());
     println!("cargo:rerun-if-env-changed=PI_LINK_ORDER");
@@ -70,10 +71,76 @@ fn embed_extension_host() {
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect_host_files(&root, &root, &mut files);
+    write_embedded(
+        "extension_host_files.rs",
+        "The host's files",
+        "include_bytes",
+        &files,
+    );
+}
+
+/// Writes `$OUT_DIR/user_docs_files.rs`: the user documentation shipped
+/// with the binary (the README and every `docs/*.md`), embedded as text,
+/// and a fingerprint of them and the version. `docs/` is a link to the
+/// workspace's `docs/` that `cargo package` follows; the packaged crate
+/// has the README beside its manifest, a checkout two levels up.
+fn embed_user_docs() {
+    let manifest = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).to_owned();
+    let mut files = Vec::new();
+    let readme = [manifest.join("README.md"), manifest.join("../../README.md")]
+        .into_iter()
+        .find(|p| p.is_file());
+    if let Some(readme) = readme {
+        println!("cargo:rerun-if-changed={}", readme.display());
+        files.push(("README.md".to_owned(), readme));
+    }
+    let docs = manifest.join("docs");
+    println!("cargo:rerun-if-changed={}", docs.display());
+    if let Ok(read) = std::fs::read_dir(&docs) {
+        for entry in read.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".md") && entry.path().is_file() {
+                files.push((format!("docs/{name}"), entry.path()));
+            }
+        }
+    }
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    write_embedded_with(
+        "user_docs_files.rs",
+        "The shipped documentation's files",
+        "include_str",
+        &files,
+        &version,
+    );
+}
+
+fn write_embedded(out_name: &str, what: &str, macro_name: &str, files: &[(String, PathBuf)]) {
+    write_embedded_with(out_name, what, macro_name, files, "");
+}
+
+/// Writes `$OUT_DIR/<out_name>` with `FILES` (path, contents through
+/// `macro_name`) sorted by path, and `FINGERPRINT`: FNV-1a over `salt`,
+/// the names and the contents.
+fn write_embedded_with(
+    out_name: &str,
+    what: &str,
+    macro_name: &str,
+    files: &[(String, PathBuf)],
+    salt: &str,
+) {
+    let mut files = files.to_vec();
     files.sort();
-    // FNV-1a over names and contents.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut entries = String::new();
+    let content_type = if macro_name == "include_str" {
+        "&str"
+    } else {
+        "&[u8]"
+    };
+    for byte in salt.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
     for (name, path) in &files {
         println!("cargo:rerun-if-changed={}", path.display());
         let bytes = std::fs::read(path).unwrap_or_default();
@@ -82,19 +149,18 @@ fn embed_extension_host() {
             hash = hash.wrapping_mul(0x0100_0000_01b3);
         }
         entries.push_str(&format!(
-            "    ({name:?}, include_bytes!({:?})),\n",
+            "    ({name:?}, {macro_name}!({:?})),\n",
             path.display().to_string()
         ));
     }
     let code = format!(
-        "/// The host's files: (path inside `host/`, contents).\npub(super) const FILES: &[(&str, &[u8])] = &[\n{entries}];\n/// A fingerprint of [`FILES`].\npub(super) const FINGERPRINT: &str = \"{hash:016x}\";\n"
+        "/// {what}: (relative path, contents).\npub(super) const FILES: &[(&str, {content_type})] = &[\n{entries}];\n/// A fingerprint of [`FILES`].\npub(super) const FINGERPRINT: &str = \"{hash:016x}\";\n"
     );
-    let out =
-        Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join("extension_host_files.rs");
+    let out = Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join(out_name);
     let _ = std::fs::write(out, code);
 }
 
-fn collect_host_files(root: &Path, dir: &Path, out: &mut Vec<(String, std::path::PathBuf)>) {
+fn collect_host_files(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
     let Ok(read) = std::fs::read_dir(dir) else {
         return;
     };

@@ -38,6 +38,7 @@ pub mod system_prompt;
 #[cfg(feature = "cli")]
 pub mod themes;
 pub mod tools;
+pub mod user_docs;
 
 /// The session context rebuild lives in the session layer; the old path stays.
 pub use session::context;

@@ -44,6 +44,10 @@ pub struct SystemPromptOptions {
     pub date: String,
     /// The working directory.
     pub cwd: PathBuf,
+    /// Where pi-rs's own documentation was written
+    /// ([`crate::user_docs::ensure`]); the built-in prompt points the
+    /// model at it.
+    pub docs: Option<PathBuf>,
 }
 
 /// The first context file of `dir` that exists and can be read.
@@ -116,6 +120,21 @@ fn guidelines(options: &SystemPromptOptions) -> Vec<&str> {
     lines
 }
 
+/// Where the model finds pi-rs's documentation, to read only when asked
+/// about pi-rs itself.
+fn docs_section(docs: &Path) -> String {
+    let docs = docs.to_string_lossy().replace('\\', "/");
+    format!(
+        "\n\nDocumentation of this agent, pi-rs (read it only when the user asks about pi-rs itself: \
+         how to use it, configure it or extend it):\n\
+         - Overview, install and command line: {docs}/README.md\n\
+         - Topics in {docs}/docs/: interactive.md (terminal UI, commands, keys, themes), settings.md, \
+         sessions.md, auth.md (logins and keys), extensions.md and extension-examples.md, packages.md, \
+         mcp.md, export.md\n\
+         - Read the whole relevant file before answering and follow its links to related files"
+    )
+}
+
 /// Builds the system prompt.
 pub fn build_system_prompt(options: &SystemPromptOptions) -> String {
     let mut prompt = match &options.custom_prompt {
@@ -137,6 +156,9 @@ pub fn build_system_prompt(options: &SystemPromptOptions) -> String {
                 base.push_str(&format!("- {line}\n"));
             }
             base.truncate(base.trim_end().len());
+            if let Some(docs) = &options.docs {
+                base.push_str(&docs_section(docs));
+            }
             base
         }
     };
@@ -198,6 +220,43 @@ mod tests {
             prompt.ends_with("\nCurrent date: 2026-11-30\nCurrent working directory: /work/x"),
             "{prompt}"
         );
+    }
+
+    #[test]
+    fn the_default_prompt_points_at_the_docs_a_custom_one_does_not() {
+        let mut o = options();
+        o.docs = Some(PathBuf::from("/home/u/.pi/agent/pi-rs-docs"));
+        let prompt = build_system_prompt(&o);
+        assert!(
+            prompt.contains(
+                "- Overview, install and command line: /home/u/.pi/agent/pi-rs-docs/README.md\n"
+            ),
+            "{prompt}"
+        );
+        assert!(prompt.contains("Topics in /home/u/.pi/agent/pi-rs-docs/docs/: interactive.md"));
+        o.custom_prompt = Some("You are terse.".into());
+        assert!(!build_system_prompt(&o).contains("pi-rs-docs"));
+    }
+
+    #[test]
+    fn every_file_the_docs_section_names_is_shipped() {
+        let section = docs_section(Path::new("/d"));
+        let shipped: Vec<&str> = crate::user_docs::files().iter().map(|(n, _)| *n).collect();
+        let named = section
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
+            .filter(|w| w.ends_with(".md"))
+            .map(|w| match w.strip_prefix("/d/") {
+                Some(path) => path.to_owned(),
+                None => format!("docs/{w}"),
+            })
+            .collect::<Vec<_>>();
+        assert!(named.len() >= 10, "{named:?}");
+        for name in &named {
+            assert!(
+                shipped.contains(&name.as_str()),
+                "{name} is not shipped: {shipped:?}"
+            );
+        }
     }
 
     #[test]

@@ -586,6 +586,13 @@ pub fn build_app(options: StartOptions) -> Result<Arc<App>, SetupError> {
         context_files: resources.context_files.clone(),
         date: chrono::Local::now().format("%Y-%m-%d").to_string(),
         cwd: options.cwd.clone(),
+        // Only the built-in prompt points at the documentation.
+        docs: match resources.system_prompt {
+            Some(_) => None,
+            None => crate::user_docs::ensure(&agent_dir)
+                .inspect_err(|e| tracing::warn!("{e}"))
+                .ok(),
+        },
     };
     let system_prompt = build_system_prompt(&prompt_options);
 
