@@ -49,7 +49,7 @@ pub fn ensure(agent_dir: &Path) -> Result<PathBuf, UserDocsError> {
         return Err(UserDocsError::NotEmbedded);
     }
     let dir = agent_dir.join(DOCS_FOLDER);
-    if std::fs::read_to_string(dir.join(STAMP)).is_ok_and(|s| s == embedded::FINGERPRINT) {
+    if is_current(&dir) {
         return Ok(dir);
     }
     let write = |path: &Path| {
@@ -73,6 +73,13 @@ pub fn ensure(agent_dir: &Path) -> Result<PathBuf, UserDocsError> {
     replace_dir(staging, &dir)?;
     tracing::debug!("wrote the documentation to {}", dir.display());
     Ok(dir)
+}
+
+/// True when `dir` holds the embedded set (its stamp read bounded and only
+/// from a regular file: a FIFO there must not hang the start-up).
+fn is_current(dir: &Path) -> bool {
+    crate::file_read::read_regular_to_string(dir.join(STAMP), 64)
+        .is_ok_and(|s| s == embedded::FINGERPRINT)
 }
 
 /// Moves the staged folder to `dir`, the previous set (if any) moved aside
@@ -115,10 +122,7 @@ fn replace_dir(staging: tempfile::TempDir, dir: &Path) -> Result<(), UserDocsErr
     match moved {
         Ok(()) => Ok(()),
         // Another pi put the same set in place meanwhile.
-        Err(_)
-            if std::fs::read_to_string(dir.join(STAMP))
-                .is_ok_and(|s| s == embedded::FINGERPRINT) =>
-        {
+        Err(_) if is_current(dir) => {
             let _ = std::fs::remove_dir_all(&staged);
             Ok(())
         }
@@ -175,6 +179,21 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(left, [std::ffi::OsString::from(DOCS_FOLDER)]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_as_the_stamp_does_not_hang_and_is_replaced() {
+        let agent = tempfile::tempdir().unwrap();
+        let dir = agent.path().join(DOCS_FOLDER);
+        std::fs::create_dir(&dir).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(dir.join(STAMP))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        ensure(agent.path()).unwrap();
+        assert!(is_current(&dir));
     }
 
     #[test]
