@@ -392,3 +392,20 @@ async fn a_switch_back_to_a_reasoning_model_takes_the_level_saved_in_this_run() 
         pi["settings_after"].as_str().unwrap()
     );
 }
+
+/// `retry.provider.maxRetries` is the HTTP retries of one request (pi hands it
+/// to the SDK clients): 0 sends a failing request once, unset keeps the
+/// default retries (the agent's own retry is off in both runs).
+#[tokio::test(flavor = "multi_thread")]
+async fn provider_max_retries_bounds_the_http_retries() {
+    use pi_test_support::mock_server::MockResponse;
+    let failing = || MockResponse::json(500, r#"{"error":{"message":"boom"}}"#);
+    for (provider, requests, ok) in [(json!({"maxRetries": 0}), 1, false), (json!({}), 2, true)] {
+        let s = Scenario::start(vec![failing(), capture_answer("Answer after retry.")]).await;
+        let settings = json!({"retry": {"enabled": false, "provider": provider}});
+        write_file(&s, "agent/settings.json", &settings.to_string());
+        let out = s.run(&["-p", "--model", "mock-oai/mock-gpt", "Hi"]).await;
+        assert_eq!(s.requests().len(), requests, "{provider}");
+        assert_eq!(out.status.success(), ok, "{}", text(&out.stderr));
+    }
+}

@@ -211,6 +211,7 @@ async fn run(
             let look = modes::interactive::LookOptions {
                 theme_paths,
                 no_themes: args.no_themes,
+                verbose: args.verbose,
             };
             modes::interactive::run(Arc::clone(&app), prompts, look, pick_session).await
         }
