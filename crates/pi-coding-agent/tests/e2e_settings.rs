@@ -409,3 +409,93 @@ async fn provider_max_retries_bounds_the_http_retries() {
         assert_eq!(out.status.success(), ok, "{}", text(&out.stderr));
     }
 }
+
+/// `steeringMode` / `followUpMode` are the agent's queue modes from the start
+/// (rpc `get_state` reports them).
+#[tokio::test(flavor = "multi_thread")]
+async fn queue_modes_come_from_the_settings() {
+    for (settings, mode) in [
+        (json!({"steeringMode": "all", "followUpMode": "all"}), "all"),
+        (json!({}), "one-at-a-time"),
+    ] {
+        let s = answering(0).await;
+        write_file(&s, "agent/settings.json", &settings.to_string());
+        let mut rpc = e2e_common::RpcProcess::start(s.rpc_command());
+        let seen = rpc.send(json!({"id": "1", "type": "get_state"}));
+        let state = &seen.last().unwrap()["data"];
+        assert_eq!(state["steeringMode"], mode, "{state}");
+        assert_eq!(state["followUpMode"], mode, "{state}");
+        rpc.finish();
+    }
+}
+
+/// `thinkingBudgets` sets the token budget a thinking level asks for.
+#[tokio::test(flavor = "multi_thread")]
+async fn thinking_budgets_reach_the_request() {
+    for (settings, budget) in [
+        (json!({"thinkingBudgets": {"low": 1234}}), 1234),
+        (json!({}), 2048),
+    ] {
+        let s = answering(1).await;
+        write_file(&s, "agent/settings.json", &settings.to_string());
+        let args = [
+            "-p",
+            "--model",
+            "mock-ant/mock-claude-think",
+            "--thinking",
+            "low",
+            "Hi",
+        ];
+        let _ = s.run(&args).await;
+        let body = s.requests()[0].json();
+        assert_eq!(body["thinking"]["budget_tokens"], budget, "{body}");
+    }
+}
+
+/// `images.blockImages`: an image read by a tool never reaches the model.
+#[tokio::test(flavor = "multi_thread")]
+async fn block_images_keeps_images_from_the_model() {
+    // A 1x1 PNG.
+    const PNG: &[u8] = &[
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
+        0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00,
+        0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49,
+        0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    ];
+    // (Resizing off: this small PNG only has to be passed on.)
+    for (settings, blocked) in [
+        (
+            json!({"images": {"blockImages": true, "autoResize": false}}),
+            true,
+        ),
+        (json!({"images": {"autoResize": false}}), false),
+    ] {
+        let read = e2e_common::tool_call_answer("call_1", "read", &json!({"path": "pic.png"}));
+        let s = Scenario::start(vec![read, capture_answer("A picture.")]).await;
+        std::fs::write(s.work.path().join("pic.png"), PNG).unwrap();
+        // mock-gpt with image input, so only the setting keeps the image back.
+        let models_path = s.agent_dir.path().join("models.json");
+        let mut models: Value =
+            serde_json::from_str(&std::fs::read_to_string(&models_path).unwrap()).unwrap();
+        for model in models["providers"]["mock-oai"]["models"]
+            .as_array_mut()
+            .unwrap()
+        {
+            model["input"] = json!(["text", "image"]);
+        }
+        std::fs::write(&models_path, models.to_string()).unwrap();
+        write_file(&s, "agent/settings.json", &settings.to_string());
+        let out = s
+            .run(&["-p", "--model", "mock-oai/mock-gpt", "Look at pic.png"])
+            .await;
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let second = String::from_utf8_lossy(&s.requests()[1].body).into_owned();
+        assert_eq!(second.contains("image_url"), !blocked, "{second}");
+        assert_eq!(
+            second.contains("Image reading is disabled."),
+            blocked,
+            "{second}"
+        );
+    }
+}

@@ -351,3 +351,82 @@ async fn code_blocks_take_the_markdown_code_block_indent() {
         assert!(tui.quit().success());
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn editor_padding_and_autocomplete_rows_follow_the_settings() {
+    for (settings, pad, rows) in [
+        (json!({}), "", 5),
+        (
+            json!({"editorPaddingX": 2, "autocompleteMaxVisible": 3}),
+            "  ",
+            3,
+        ),
+    ] {
+        let s = Scenario::start(Vec::new()).await;
+        std::fs::write(
+            s.agent_dir.path().join("settings.json"),
+            settings.to_string(),
+        )
+        .unwrap();
+        let mut tui = Tui::start(&s, &[], 80, 30);
+        tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+        tui.send("hello");
+        let screen = tui.wait_screen(|s| s.contains("hello"), "the typed text");
+        let line = screen.lines().find(|l| l.contains("hello")).unwrap();
+        assert!(line.starts_with(&format!("{pad}hello")), "{screen}");
+        tui.send("\x03");
+        tui.wait_screen(|s| !s.contains("hello"), "the empty editor");
+        // The `/` menu, in the list's order: as many rows as the setting says.
+        tui.send("/");
+        let screen = tui.wait_screen(|s| s.contains("Duplicate the current"), "the menu");
+        let shown = ["clone", "compact", "copy", "export", "fork", "hotkeys"]
+            .iter()
+            .filter(|c| {
+                screen
+                    .lines()
+                    .any(|l| l.trim_start_matches(['→', ' ']).starts_with(*c))
+            })
+            .count();
+        assert_eq!(shown, rows, "{screen}");
+        tui.send("\x1b");
+        std::thread::sleep(Duration::from_millis(100));
+        tui.send("\x03");
+        tui.wait_screen(|s| !s.contains("Duplicate the current"), "the menu closed");
+        assert!(tui.quit().success());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn branch_summary_skip_prompt_moves_without_asking() {
+    let s = Scenario::start(vec![answer("First answer."), answer("Second answer.")]).await;
+    std::fs::write(
+        s.agent_dir.path().join("settings.json"),
+        json!({"branchSummary": {"skipPrompt": true}}).to_string(),
+    )
+    .unwrap();
+    let mut tui = Tui::start(&s, &[], 100, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("first question");
+    tui.wait_screen(|s| s.contains("First answer."), "the first answer");
+    tui.submit("second question");
+    tui.wait_screen(|s| s.contains("Second answer."), "the second answer");
+    tui.submit("/tree");
+    tui.wait_screen(
+        |s| s.contains("› • assistant: Second answer."),
+        "the tree on the leaf",
+    );
+    tui.send("\x1b[A");
+    tui.wait_screen(
+        |s| s.contains("› • user: second question"),
+        "the earlier message",
+    );
+    tui.send("\r");
+    tui.wait_all(|a| a.contains("Navigated to selected point"), "the move");
+    assert!(!tui.everything().contains("Summarize branch?"));
+    // No summary was asked of the model.
+    assert_eq!(s.requests().len(), 2);
+    tui.wait_screen(|s| s.contains("second question"), "the editor text");
+    tui.send("\x03");
+    tui.wait_screen(|s| !s.contains("second question"), "the empty editor");
+    assert!(tui.quit().success());
+}
