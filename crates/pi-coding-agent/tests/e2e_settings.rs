@@ -432,9 +432,14 @@ async fn queue_modes_come_from_the_settings() {
 /// `thinkingBudgets` sets the token budget a thinking level asks for.
 #[tokio::test(flavor = "multi_thread")]
 async fn thinking_budgets_reach_the_request() {
+    // (The mock's answer is no Anthropic stream: retrying it would only wait.)
+    let no_retry = json!({"enabled": false});
     for (settings, budget) in [
-        (json!({"thinkingBudgets": {"low": 1234}}), 1234),
-        (json!({}), 2048),
+        (
+            json!({"thinkingBudgets": {"low": 1234}, "retry": no_retry}),
+            1234,
+        ),
+        (json!({"retry": no_retry}), 2048),
     ] {
         let s = answering(1).await;
         write_file(&s, "agent/settings.json", &settings.to_string());
