@@ -67,6 +67,10 @@ async fn quiet_startup_hides_the_header_and_the_resource_listing() {
     assert!(loud.contains(" v0.73.1") && loud.contains("[Skills]") && loud.contains("[Context]"));
     assert!(!quiet.contains(" v0.73.1") && !quiet.contains("[Skills]"));
     assert!(!quiet.contains("[Context]") && quiet.contains("Hello there."));
+    // pi prints the model scope before its UI, in these colours, unless quiet.
+    const SCOPE: &str = "\x1b[2mModel scope: mock-gpt \x1b[90m(Ctrl+P to cycle)\x1b[39m\x1b[22m";
+    assert!(pi_raw("scope").contains(SCOPE));
+    assert!(!pi_raw("scope-quiet").contains("Model scope"));
 
     let s = scenario(json!({}), 1).await;
     let mut tui = Tui::start(&s, &[], 80, 30);
@@ -102,6 +106,7 @@ async fn quiet_startup_hides_the_header_and_the_resource_listing() {
         screen.contains("Model scope: mock-gpt (Ctrl+P to cycle)"),
         "{screen}"
     );
+    assert!(raw(&tui).contains(SCOPE));
     assert!(tui.quit().success());
 }
 
