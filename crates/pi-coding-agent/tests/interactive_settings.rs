@@ -246,6 +246,18 @@ async fn the_anthropic_extra_usage_warning_follows_its_setting() {
     assert!(!tui.everything().contains(EXTRA_USAGE));
     assert!(tui.quit().success());
 
+    // A subscription login in auth.json (an OAuth entry), whatever its token.
+    let s = scenario(json!({}), 0).await;
+    let login = json!({"anthropic": {"type": "oauth", "access": "token", "refresh": "refresh",
+        "expires": 4_102_444_800_000_u64}});
+    std::fs::write(s.agent_dir.path().join("auth.json"), login.to_string()).unwrap();
+    let mut tui = Tui::start_model(&s, model, &[], 100, 30);
+    tui.wait_all(
+        |a| a.contains(EXTRA_USAGE),
+        "the warning for an OAuth login",
+    );
+    assert!(tui.quit().success());
+
     // A plain API key is no subscription.
     let s = scenario(json!({}), 0).await;
     let plain = [("ANTHROPIC_API_KEY", "sk-ant-api03-test")];

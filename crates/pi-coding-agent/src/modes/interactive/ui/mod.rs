@@ -163,7 +163,7 @@ pub(crate) struct View {
     /// The lines drawn since the last full redraw (`terminal.clearOnShrink`).
     pub drawn: terminal::DrawnLines,
     /// The Anthropic extra-usage warning was shown in this run.
-    pub extra_usage_warned: bool,
+    pub extra_usage_warned: Arc<AtomicBool>,
     /// Skills are offered as `/skill:name` in the `/` menu (`enableSkillCommands`).
     pub skill_commands: Arc<AtomicBool>,
     /// The indentation of markdown code blocks (`markdown.codeBlockIndent`).
