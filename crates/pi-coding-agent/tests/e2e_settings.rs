@@ -504,3 +504,49 @@ async fn block_images_keeps_images_from_the_model() {
         );
     }
 }
+
+/// `images.autoResize` decides whether an `@file` image is resized (pi's
+/// `prepareInitialMessage`): a 2400x10 picture is cut to 2000 wide with
+/// pi's dimension note, or sent as it is.
+#[tokio::test(flavor = "multi_thread")]
+async fn auto_resize_applies_to_file_arguments() {
+    let mut png = Vec::new();
+    image::RgbImage::new(2400, 10)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    for (settings, resized) in [
+        (json!({}), true),
+        (json!({"images": {"autoResize": false}}), false),
+    ] {
+        let s = answering(1).await;
+        std::fs::write(s.work.path().join("wide.png"), &png).unwrap();
+        let models_path = s.agent_dir.path().join("models.json");
+        let mut models: Value =
+            serde_json::from_str(&std::fs::read_to_string(&models_path).unwrap()).unwrap();
+        for model in models["providers"]["mock-oai"]["models"]
+            .as_array_mut()
+            .unwrap()
+        {
+            model["input"] = json!(["text", "image"]);
+        }
+        std::fs::write(&models_path, models.to_string()).unwrap();
+        write_file(&s, "agent/settings.json", &settings.to_string());
+        let out = s
+            .run(&[
+                "-p",
+                "--model",
+                "mock-oai/mock-gpt",
+                "@wide.png",
+                "What is it?",
+            ])
+            .await;
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let body = String::from_utf8_lossy(&s.requests()[0].body).into_owned();
+        assert!(body.contains("image_url"), "{body}");
+        assert_eq!(
+            body.contains("[Image: original 2400x10, displayed at 2000x"),
+            resized,
+            "{body}"
+        );
+    }
+}
