@@ -237,6 +237,9 @@ pub struct StreamOptions {
     pub headers: BTreeMap<String, String>,
     /// Longest server-requested retry delay to honour; `Some(ZERO)` removes the cap (pi default 60 s).
     pub max_retry_delay: Option<Duration>,
+    /// Retries of a failed request before the answer starts (pi's `maxRetries`, which it hands
+    /// to the SDK clients of Anthropic and OpenAI); `None` keeps the transport's default.
+    pub max_retries: Option<u32>,
     /// Longest wait for response headers (pi's `timeoutMs`); `None` is the transport default.
     pub timeout: Option<Duration>,
     /// Longest silence allowed mid-stream; `None` is the transport default.
@@ -271,6 +274,7 @@ impl fmt::Debug for StreamOptions {
             .field("on_payload", &self.on_payload.is_some())
             .field("on_response", &self.on_response.is_some())
             .field("transport", &self.transport)
+            .field("max_retries", &self.max_retries)
             .finish()
     }
 }

@@ -392,3 +392,161 @@ async fn a_switch_back_to_a_reasoning_model_takes_the_level_saved_in_this_run() 
         pi["settings_after"].as_str().unwrap()
     );
 }
+
+/// `retry.provider.maxRetries` is the HTTP retries of one request (pi hands it
+/// to the SDK clients): 0 sends a failing request once, unset keeps the
+/// default retries (the agent's own retry is off in both runs).
+#[tokio::test(flavor = "multi_thread")]
+async fn provider_max_retries_bounds_the_http_retries() {
+    use pi_test_support::mock_server::MockResponse;
+    let failing = || MockResponse::json(500, r#"{"error":{"message":"boom"}}"#);
+    for (provider, requests, ok) in [(json!({"maxRetries": 0}), 1, false), (json!({}), 2, true)] {
+        let s = Scenario::start(vec![failing(), capture_answer("Answer after retry.")]).await;
+        let settings = json!({"retry": {"enabled": false, "provider": provider}});
+        write_file(&s, "agent/settings.json", &settings.to_string());
+        let out = s.run(&["-p", "--model", "mock-oai/mock-gpt", "Hi"]).await;
+        assert_eq!(s.requests().len(), requests, "{provider}");
+        assert_eq!(out.status.success(), ok, "{}", text(&out.stderr));
+    }
+}
+
+/// `steeringMode` / `followUpMode` are the agent's queue modes from the start
+/// (rpc `get_state` reports them).
+#[tokio::test(flavor = "multi_thread")]
+async fn queue_modes_come_from_the_settings() {
+    for (settings, mode) in [
+        (json!({"steeringMode": "all", "followUpMode": "all"}), "all"),
+        (json!({}), "one-at-a-time"),
+    ] {
+        let s = answering(0).await;
+        write_file(&s, "agent/settings.json", &settings.to_string());
+        let mut rpc = e2e_common::RpcProcess::start(s.rpc_command());
+        let seen = rpc.send(json!({"id": "1", "type": "get_state"}));
+        let state = &seen.last().unwrap()["data"];
+        assert_eq!(state["steeringMode"], mode, "{state}");
+        assert_eq!(state["followUpMode"], mode, "{state}");
+        rpc.finish();
+    }
+}
+
+/// `thinkingBudgets` sets the token budget a thinking level asks for.
+#[tokio::test(flavor = "multi_thread")]
+async fn thinking_budgets_reach_the_request() {
+    // (The mock's answer is no Anthropic stream: retrying it would only wait.)
+    let no_retry = json!({"enabled": false});
+    for (settings, budget) in [
+        (
+            json!({"thinkingBudgets": {"low": 1234}, "retry": no_retry}),
+            1234,
+        ),
+        (json!({"retry": no_retry}), 2048),
+    ] {
+        let s = answering(1).await;
+        write_file(&s, "agent/settings.json", &settings.to_string());
+        let args = [
+            "-p",
+            "--model",
+            "mock-ant/mock-claude-think",
+            "--thinking",
+            "low",
+            "Hi",
+        ];
+        let _ = s.run(&args).await;
+        let body = s.requests()[0].json();
+        assert_eq!(body["thinking"]["budget_tokens"], budget, "{body}");
+    }
+}
+
+/// `images.blockImages`: an image read by a tool never reaches the model.
+#[tokio::test(flavor = "multi_thread")]
+async fn block_images_keeps_images_from_the_model() {
+    // A 1x1 PNG.
+    const PNG: &[u8] = &[
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
+        0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00,
+        0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49,
+        0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    ];
+    // (Resizing off: this small PNG only has to be passed on.)
+    for (settings, blocked) in [
+        (
+            json!({"images": {"blockImages": true, "autoResize": false}}),
+            true,
+        ),
+        (json!({"images": {"autoResize": false}}), false),
+    ] {
+        let read = e2e_common::tool_call_answer("call_1", "read", &json!({"path": "pic.png"}));
+        let s = Scenario::start(vec![read, capture_answer("A picture.")]).await;
+        std::fs::write(s.work.path().join("pic.png"), PNG).unwrap();
+        // mock-gpt with image input, so only the setting keeps the image back.
+        let models_path = s.agent_dir.path().join("models.json");
+        let mut models: Value =
+            serde_json::from_str(&std::fs::read_to_string(&models_path).unwrap()).unwrap();
+        for model in models["providers"]["mock-oai"]["models"]
+            .as_array_mut()
+            .unwrap()
+        {
+            model["input"] = json!(["text", "image"]);
+        }
+        std::fs::write(&models_path, models.to_string()).unwrap();
+        write_file(&s, "agent/settings.json", &settings.to_string());
+        let out = s
+            .run(&["-p", "--model", "mock-oai/mock-gpt", "Look at pic.png"])
+            .await;
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let second = String::from_utf8_lossy(&s.requests()[1].body).into_owned();
+        assert_eq!(second.contains("image_url"), !blocked, "{second}");
+        assert_eq!(
+            second.contains("Image reading is disabled."),
+            blocked,
+            "{second}"
+        );
+    }
+}
+
+/// `images.autoResize` decides whether an `@file` image is resized (pi's
+/// `prepareInitialMessage`): a 2400x10 picture is cut to 2000 wide with
+/// pi's dimension note, or sent as it is.
+#[tokio::test(flavor = "multi_thread")]
+async fn auto_resize_applies_to_file_arguments() {
+    let mut png = Vec::new();
+    image::RgbImage::new(2400, 10)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    for (settings, resized) in [
+        (json!({}), true),
+        (json!({"images": {"autoResize": false}}), false),
+    ] {
+        let s = answering(1).await;
+        std::fs::write(s.work.path().join("wide.png"), &png).unwrap();
+        let models_path = s.agent_dir.path().join("models.json");
+        let mut models: Value =
+            serde_json::from_str(&std::fs::read_to_string(&models_path).unwrap()).unwrap();
+        for model in models["providers"]["mock-oai"]["models"]
+            .as_array_mut()
+            .unwrap()
+        {
+            model["input"] = json!(["text", "image"]);
+        }
+        std::fs::write(&models_path, models.to_string()).unwrap();
+        write_file(&s, "agent/settings.json", &settings.to_string());
+        let out = s
+            .run(&[
+                "-p",
+                "--model",
+                "mock-oai/mock-gpt",
+                "@wide.png",
+                "What is it?",
+            ])
+            .await;
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let body = String::from_utf8_lossy(&s.requests()[0].body).into_owned();
+        assert!(body.contains("image_url"), "{body}");
+        assert_eq!(
+            body.contains("[Image: original 2400x10, displayed at 2000x"),
+            resized,
+            "{body}"
+        );
+    }
+}

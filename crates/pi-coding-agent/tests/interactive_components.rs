@@ -327,6 +327,7 @@ fn transcript_commits_in_order_and_statuses_replace_each_other() {
         home: None,
         now: Instant::now(),
         images: pi_tui::image::Display::default(),
+        code_indent: "  ".to_owned(),
     };
     let now = Instant::now();
     let mut t = Transcript::new();

@@ -40,11 +40,15 @@ impl RetryPolicy {
         max_retry_delay: None,
     };
 
-    /// The default policy, honouring the call's `max_retry_delay` when set.
+    /// The default policy, honouring the call's `max_retry_delay` and
+    /// `max_retries` when set.
     pub fn for_options(options: &pi_ai::StreamOptions) -> Self {
         let mut policy = Self::default();
         if let Some(limit) = options.max_retry_delay {
             policy.max_retry_delay = Some(limit);
+        }
+        if let Some(retries) = options.max_retries {
+            policy.max_retries = retries;
         }
         policy
     }

@@ -12,7 +12,9 @@ use std::future::Future;
 use std::time::SystemTime;
 
 use pi_ai::{ContextRef, Model};
-use pi_http::{BodyFraming, Headers, HttpRequest, Wire, WireError, WireHeaders, WireProvider};
+use pi_http::{
+    BodyFraming, Headers, HttpRequest, RetryPolicy, Wire, WireError, WireHeaders, WireProvider,
+};
 
 use crate::credentials::{Auth, resolve_auth};
 use crate::decode::BedrockDecoder;
@@ -67,6 +69,15 @@ impl Wire for BedrockWire {
             region: configured_region(options, &self.env),
         };
         Ok(self.clone())
+    }
+
+    /// The default retries: pi's AWS SDK keeps its own and takes no
+    /// `maxRetries` (only the server delay limit applies).
+    fn retry_policy(&self, options: &BedrockOptions) -> RetryPolicy {
+        RetryPolicy {
+            max_retries: RetryPolicy::default().max_retries,
+            ..RetryPolicy::for_options(&options.base)
+        }
     }
 
     /// `{baseUrl}/model/{modelId}/converse-stream`; [`Wire::prepare`] moves

@@ -41,6 +41,8 @@ const SYNC_END: &str = "\x1b[?2026l";
 const CLEAR_LINE: &str = "\x1b[2K";
 const CLEAR_BELOW: &str = "\x1b[J";
 const RESET: &str = "\x1b[0m";
+const SHOW_CURSOR: &str = "\x1b[?25h";
+const HIDE_CURSOR: &str = "\x1b[?25l";
 /// Where a focused component puts the cursor (pi's `CURSOR_MARKER`, an APC sequence terminals
 /// ignore): the renderer takes it out of the line and moves the terminal's (hidden) cursor
 /// there, so an IME's candidate window opens at the text cursor.
@@ -69,6 +71,10 @@ pub struct InlineRenderer<W: Write> {
     sync: bool,
     /// A kitty image was drawn since the last full clear.
     kitty_drawn: bool,
+    /// Show the terminal's cursor at the cursor marker (pi's `showHardwareCursor`).
+    show_cursor: bool,
+    /// The cursor was last made visible (`CSI ?25h`) by this renderer.
+    cursor_visible: bool,
 }
 
 impl<W: Write> InlineRenderer<W> {
@@ -85,7 +91,16 @@ impl<W: Write> InlineRenderer<W> {
             marker: None,
             sync: true,
             kitty_drawn: false,
+            show_cursor: false,
+            cursor_visible: false,
         }
+    }
+
+    /// Shows the terminal's cursor where the focused component puts its cursor marker
+    /// (pi's `showHardwareCursor`; default off: the cursor is moved there hidden, for an
+    /// IME). Without a marker the cursor is hidden either way. Takes effect on the next draw.
+    pub fn set_show_cursor(&mut self, show: bool) {
+        self.show_cursor = show;
     }
 
     /// Turns synchronized output (DEC 2026) on or off (default on).
@@ -293,6 +308,8 @@ impl<W: Write> InlineRenderer<W> {
     }
 
     /// Moves the cursor to the marker's place when anything was written or the place changed.
+    /// With [`set_show_cursor`](Self::set_show_cursor), the cursor is shown there, and hidden
+    /// again when there is no marker (or the setting is turned off).
     fn place_cursor(&mut self, buf: &mut String, marker: Option<(usize, usize)>) {
         if let Some((row, col)) = marker
             && (!buf.is_empty() || self.marker != marker)
@@ -301,6 +318,11 @@ impl<W: Write> InlineRenderer<W> {
             buf.push_str(&format!("\x1b[{}G", col + 1));
         }
         self.marker = marker;
+        let visible = self.show_cursor && marker.is_some();
+        if visible != self.cursor_visible {
+            buf.push_str(if visible { SHOW_CURSOR } else { HIDE_CURSOR });
+            self.cursor_visible = visible;
+        }
     }
 
     /// Writes `raw` (another program's output: text, escape sequences) above the live region,
@@ -360,6 +382,8 @@ impl<W: Write> InlineRenderer<W> {
         self.shown.clear();
         self.cursor_row = 0;
         self.marker = None;
+        // The terminal was handed back with its cursor hidden again.
+        self.cursor_visible = false;
     }
 
     /// Writes pending commits and `live` one last time, then leaves the cursor on a fresh line

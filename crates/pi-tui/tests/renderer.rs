@@ -408,6 +408,34 @@ fn the_cursor_marker_places_the_terminal_cursor_and_is_not_printed() {
 }
 
 #[test]
+fn the_hardware_cursor_is_shown_at_the_marker_only_when_asked() {
+    let marker = pi_tui::renderer::CURSOR_MARKER;
+    let editor = format!("> ab{marker}c");
+    let mut t = Term::new(20, 6);
+    // The terminal starts with the cursor hidden, as the session leaves it.
+    t.term.process(b"\x1b[?25l");
+    t.draw(&["answer", &editor, "footer"]);
+    assert!(t.term.parser().screen().hide_cursor());
+    assert!(!t.last_text().contains("\x1b[?25h"));
+    // `showHardwareCursor`: shown at the marker, once.
+    t.r.set_show_cursor(true);
+    t.draw(&["answer", &editor, "footer"]);
+    assert!(!t.term.parser().screen().hide_cursor());
+    assert_eq!(t.term.parser().screen().cursor_position(), (1, 4));
+    t.draw(&["answer", &editor, "footer"]);
+    assert_eq!(t.last_text(), "");
+    // No marker (a selector took the editor's place): hidden again.
+    t.draw(&["answer", "selector", "footer"]);
+    assert!(t.term.parser().screen().hide_cursor());
+    t.draw(&["answer", &editor, "footer"]);
+    assert!(!t.term.parser().screen().hide_cursor());
+    // Turned off: hidden on the next frame.
+    t.r.set_show_cursor(false);
+    t.draw(&["answer", &editor, "footer"]);
+    assert!(t.term.parser().screen().hide_cursor());
+}
+
+#[test]
 fn interjected_output_lands_above_the_live_region_which_is_drawn_again_below() {
     let mut t = Term::new(30, 8);
     t.commit(&["old answer"]);

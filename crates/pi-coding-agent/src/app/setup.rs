@@ -744,6 +744,7 @@ fn apply_transport_settings(
     stream.timeout = flag.or(ms(retry.timeout_ms));
     stream.idle_timeout = flag.or(ms(retry.idle_timeout_ms));
     stream.max_retry_delay = Some(std::time::Duration::from_millis(retry.max_delay_ms));
+    stream.max_retries = retry.provider_max_retries;
     stream.transport = Some(transport_setting(settings.transport()));
 }
 

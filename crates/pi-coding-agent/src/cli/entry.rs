@@ -7,7 +7,7 @@ use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crate::app::files::process_file_args;
+use crate::app::files::process_file_args_with;
 use crate::app::{SessionChoice, StartOptions, build_app};
 use crate::cli::{Args, Mode};
 use crate::config::{AuthStorage, ModelRegistry};
@@ -121,7 +121,11 @@ async fn run(
         && args.fork.is_none()
         && args.session.is_none()
         && !args.no_session;
-    let (files, messages) = match process_file_args(&cwd, &args.messages) {
+    // As pi: `@file` images are resized unless `images.autoResize` is false.
+    let resize = crate::config::Settings::load(&crate::session::agent_dir(), &cwd)
+        .settings
+        .image_auto_resize();
+    let (files, messages) = match process_file_args_with(&cwd, &args.messages, resize) {
         Ok(split) => split,
         Err(e) => {
             eprintln!("Error: {e}");
@@ -211,6 +215,7 @@ async fn run(
             let look = modes::interactive::LookOptions {
                 theme_paths,
                 no_themes: args.no_themes,
+                verbose: args.verbose,
             };
             modes::interactive::run(Arc::clone(&app), prompts, look, pick_session).await
         }

@@ -29,6 +29,8 @@ pub struct Opts {
     pub hide_thinking: bool,
     pub now: Instant,
     pub images: pi_tui::image::Display,
+    /// `markdown.codeBlockIndent`.
+    pub code_indent: String,
 }
 
 pub fn opts() -> Opts {
@@ -37,6 +39,7 @@ pub fn opts() -> Opts {
         hide_thinking: false,
         now: Instant::now(),
         images: pi_tui::image::Display::default(),
+        code_indent: "  ".to_owned(),
     }
 }
 
@@ -56,6 +59,7 @@ pub fn render_with(theme: &Arc<Theme>, kind: BlockKind, width: usize, o: &Opts) 
         home: Some(PathBuf::from("/home/user")),
         now: o.now,
         images: o.images,
+        code_indent: o.code_indent.clone(),
     };
     let mut block = Block::new(kind);
     let lines = block.render(&ctx, width).to_vec();

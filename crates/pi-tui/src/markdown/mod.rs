@@ -42,8 +42,8 @@ pub struct MarkdownTheme {
     pub padding_x: usize,
     /// Write links as OSC 8 hyperlinks instead of `text (url)`.
     pub hyperlinks: bool,
-    /// Indentation of code-block content.
-    pub code_indent: usize,
+    /// Indentation of code-block content (pi's `codeBlockIndent`).
+    pub code_indent: String,
 }
 
 impl MarkdownTheme {
@@ -55,7 +55,7 @@ impl MarkdownTheme {
             italic: false,
             padding_x: 0,
             hyperlinks: false,
-            code_indent: 2,
+            code_indent: "  ".to_owned(),
         }
     }
 }

@@ -174,7 +174,7 @@ fn code_lines(
             "",
         )
     };
-    let indent = " ".repeat(style.code_indent.min(width.saturating_sub(1)));
+    let indent = code_indent(style, width);
     let mut out = vec![border(&format!("```{lang}"))];
     let text = clean(text);
     let highlighted = if lang.is_empty() {
@@ -194,9 +194,19 @@ fn code_lines(
     out
 }
 
+/// The code-block indentation, cut to leave at least one column at `width`.
+fn code_indent(style: &MarkdownTheme, width: usize) -> String {
+    let room = width.saturating_sub(1);
+    if visible_width(&style.code_indent) > room {
+        truncate_to_width(&style.code_indent, room, "")
+    } else {
+        style.code_indent.clone()
+    }
+}
+
 /// The rows one source line of a code block takes at `width` (indented, wrapped).
 pub(super) fn code_rows(style: &MarkdownTheme, line: &str, width: usize) -> usize {
-    let indent = " ".repeat(style.code_indent.min(width.saturating_sub(1)));
+    let indent = code_indent(style, width);
     wrap(&format!("{indent}{line}"), width).len()
 }
 

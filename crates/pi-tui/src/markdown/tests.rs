@@ -273,3 +273,19 @@ fn long_lists_are_frozen_item_by_item_and_match_a_whole_parse() {
     let mut md = Markdown::new(LISTS, style(ColorMode::NoColor));
     insta::assert_snapshot!(md.render(40).join("\n"));
 }
+
+#[test]
+fn code_blocks_take_the_configured_indent() {
+    let text = "```\nlet x = 1;\n```";
+    let lines = |indent: &str, width: usize| {
+        let mut style = style(ColorMode::NoColor);
+        style.code_indent = indent.to_owned();
+        Markdown::new(text, style).render(width).to_vec()
+    };
+    assert_eq!(lines("  ", 40)[1], "  let x = 1;");
+    assert_eq!(lines("    ", 40)[1], "    let x = 1;");
+    assert_eq!(lines("", 40)[1], "let x = 1;");
+    assert_eq!(lines("> ", 40)[1], "> let x = 1;");
+    // Never the whole width: one column is left for the code.
+    assert!(lines("          ", 4).iter().all(|l| visible_width(l) <= 4));
+}

@@ -173,6 +173,7 @@ pub(super) fn typed(merged: Map<String, Value>) -> Settings {
     };
     let max_retry_delay = provider_ms("maxRetryDelayMs");
     let (timeout, idle_timeout) = (provider_ms("timeoutMs"), provider_ms("idleTimeoutMs"));
+    let provider_retries = provider_ms("maxRetries").and_then(|n| u32::try_from(n).ok());
     let mut settings = match serde_json::from_value::<Settings>(Value::Object(merged.clone())) {
         Ok(settings) => settings,
         Err(_) => {
@@ -191,6 +192,7 @@ pub(super) fn typed(merged: Map<String, Value>) -> Settings {
         }
         retry.timeout_ms = timeout;
         retry.idle_timeout_ms = idle_timeout;
+        retry.provider_max_retries = provider_retries;
     }
     settings
 }

@@ -40,6 +40,10 @@ pub struct RetrySettings {
     /// Longest silence mid-stream (`retry.provider.idleTimeoutMs`, pi-rs only).
     #[serde(skip)]
     pub idle_timeout_ms: Option<u64>,
+    /// Retries of one provider request (`retry.provider.maxRetries`; `None`:
+    /// the transport's default).
+    #[serde(skip)]
+    pub provider_max_retries: Option<u32>,
 }
 
 impl Default for RetrySettings {
@@ -51,6 +55,7 @@ impl Default for RetrySettings {
             max_delay_ms: 60_000,
             timeout_ms: None,
             idle_timeout_ms: None,
+            provider_max_retries: None,
         }
     }
 }
@@ -204,6 +209,14 @@ impl Settings {
             .and_then(Value::as_f64)
             .filter(|w| w.is_finite())
             .map_or(60, |w| w.floor().clamp(1.0, 10_000.0) as usize)
+    }
+
+    /// `markdown.codeBlockIndent`: what code blocks are indented with
+    /// (default two spaces).
+    pub fn code_block_indent(&self) -> &str {
+        self.extra_path(&["markdown", "codeBlockIndent"])
+            .and_then(Value::as_str)
+            .unwrap_or("  ")
     }
 
     /// `doubleEscapeAction` (default `tree`).

@@ -31,8 +31,10 @@ fn defaults_are_pis() {
             max_delay_ms: 60_000,
             timeout_ms: None,
             idle_timeout_ms: None,
+            provider_max_retries: None,
         }
     );
+    assert_eq!(settings.code_block_indent(), "  ");
     assert!(settings.image_auto_resize());
     assert!(!settings.block_images());
     assert_eq!(settings.transport(), "auto");
@@ -306,11 +308,24 @@ fn values_set_in_this_run_are_remembered_even_when_the_file_is_not_written() {
 #[test]
 fn provider_timeouts_are_read_from_retry_provider() {
     let global = json!({"retry": {"provider": {"timeoutMs": 1500, "idleTimeoutMs": 700,
-        "maxRetryDelayMs": 9000}}});
+        "maxRetryDelayMs": 9000, "maxRetries": 0}}});
     let retry = Settings::from_layers(obj(global), Map::new()).retry();
+    assert_eq!(retry.provider_max_retries, Some(0));
     assert_eq!(retry.timeout_ms, Some(1500));
     assert_eq!(retry.idle_timeout_ms, Some(700));
     assert_eq!(retry.max_delay_ms, 9000);
     let retry = Settings::from_layers(Map::new(), Map::new()).retry();
     assert_eq!((retry.timeout_ms, retry.idle_timeout_ms), (None, None));
+    assert_eq!(retry.provider_max_retries, None);
+}
+
+#[test]
+fn the_code_block_indent_is_read_from_markdown() {
+    let global = json!({"markdown": {"codeBlockIndent": "    "}});
+    let settings = Settings::from_layers(obj(global), Map::new());
+    assert_eq!(settings.code_block_indent(), "    ");
+    // A wrong type keeps pi's default.
+    let global = json!({"markdown": {"codeBlockIndent": 4}});
+    let settings = Settings::from_layers(obj(global), Map::new());
+    assert_eq!(settings.code_block_indent(), "  ");
 }

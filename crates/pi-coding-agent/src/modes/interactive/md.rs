@@ -24,8 +24,9 @@ pub enum MdStyle {
 /// A markdown text that renders incrementally.
 pub struct Md {
     style: MdStyle,
-    /// The document, made on first render (it needs the theme).
-    doc: Option<(Arc<Theme>, usize, Markdown)>,
+    /// The document, made on first render (it needs the theme), with the
+    /// padding and code indentation it was made for.
+    doc: Option<(Arc<Theme>, (usize, String), Markdown)>,
     text: String,
     /// Leading lines of the last render that appending text cannot change.
     stable: usize,
@@ -73,9 +74,10 @@ impl Md {
         self.text().trim().is_empty()
     }
 
-    fn style_for(&self, theme: &Arc<Theme>, pad_x: usize) -> MarkdownTheme {
+    fn style_for(&self, theme: &Arc<Theme>, pad_x: usize, code_indent: &str) -> MarkdownTheme {
         let mut style = MarkdownTheme::new(Arc::clone(theme));
         style.padding_x = pad_x;
+        code_indent.clone_into(&mut style.code_indent);
         match self.style {
             MdStyle::Plain => {}
             MdStyle::Thinking => {
@@ -93,11 +95,18 @@ impl Md {
         self.stable
     }
 
-    /// The lines for `width`, indented by `pad_x` (leading and trailing
-    /// whitespace of the text is not shown, as pi trims it).
-    pub fn render(&mut self, theme: &Arc<Theme>, width: usize, pad_x: usize) -> Vec<String> {
+    /// The lines for `width`, indented by `pad_x`, code blocks by
+    /// `code_indent` (pi's `markdown.codeBlockIndent`); leading and trailing
+    /// whitespace of the text is not shown, as pi trims it.
+    pub fn render(
+        &mut self,
+        theme: &Arc<Theme>,
+        width: usize,
+        pad_x: usize,
+        code_indent: &str,
+    ) -> Vec<String> {
         let stale = match &self.doc {
-            Some((t, p, _)) => !Arc::ptr_eq(t, theme) || *p != pad_x,
+            Some((t, (p, c), _)) => !Arc::ptr_eq(t, theme) || *p != pad_x || c != code_indent,
             None => true,
         };
         if stale {
@@ -105,8 +114,9 @@ impl Md {
                 Some((_, _, doc)) => doc.text().to_owned(),
                 None => std::mem::take(&mut self.text),
             };
-            let style = self.style_for(theme, pad_x);
-            self.doc = Some((Arc::clone(theme), pad_x, Markdown::new(text, style)));
+            let style = self.style_for(theme, pad_x, code_indent);
+            let made_for = (pad_x, code_indent.to_owned());
+            self.doc = Some((Arc::clone(theme), made_for, Markdown::new(text, style)));
         }
         match &mut self.doc {
             Some((_, _, doc)) => {

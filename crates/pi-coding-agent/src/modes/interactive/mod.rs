@@ -71,6 +71,9 @@ pub async fn run(
     pick_session: bool,
 ) -> i32 {
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        if look.verbose || !app.settings.quiet_startup() {
+            print_model_scope(&app);
+        }
         return run::run_tui(app, prompts, look, pick_session).await;
     }
     for prompt in prompts {
@@ -85,3 +88,34 @@ pub async fn run(
 #[cfg(test)]
 #[path = "layers_tests.rs"]
 mod layers_tests;
+
+/// As pi before its terminal UI starts: the scoped models (`--models`,
+/// `enabledModels`), dimmed, unless the startup is quiet.
+fn print_model_scope(app: &App) {
+    use std::io::Write;
+    let Some(line) = model_scope_line(&app.scoped_models()) else {
+        return;
+    };
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// `Model scope: a, b:high (Ctrl+P to cycle)` in pi's colours (dim, the
+/// hint gray); `None` without a scope.
+fn model_scope_line(scoped: &[crate::config::ScopedModel]) -> Option<String> {
+    if scoped.is_empty() {
+        return None;
+    }
+    let list = scoped
+        .iter()
+        .map(|s| match &s.thinking_level {
+            Some(level) => format!("{}:{level}", s.model.id),
+            None => s.model.id.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(format!(
+        "\x1b[2mModel scope: {list} \x1b[90m(Ctrl+P to cycle)\x1b[39m\x1b[22m"
+    ))
+}

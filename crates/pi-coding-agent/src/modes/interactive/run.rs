@@ -40,21 +40,54 @@ pub fn detect_theme() -> Arc<Theme> {
     Arc::new(Theme::builtin(name, mode).unwrap_or_else(|| Theme::dark(mode)))
 }
 
+/// pi-tui's terminal progress: indeterminate (OSC 9;4;3), repeated while on
+/// (some terminals drop it after a while), and cleared (OSC 9;4;0).
+const PROGRESS_ON: &str = "\x1b]9;4;3\x07";
+const PROGRESS_OFF: &str = "\x1b]9;4;0;\x07";
+const PROGRESS_KEEPALIVE: Duration = Duration::from_secs(1);
+
 struct Screen {
     renderer: InlineRenderer<Stdout>,
     dirty: bool,
     last_frame: Instant,
     /// When the whole chat is printed again after a resize.
     full_reprint_at: Option<Instant>,
+    /// When the progress indicator was last sent (while it is on).
+    progress_sent: Option<Instant>,
 }
 
 impl Screen {
     fn draw(&mut self, ui: &mut Ui) -> io::Result<()> {
         let (width, rows) = (self.renderer.cols(), self.renderer.rows());
-        ui.frame(width, rows).draw(&mut self.renderer)?;
+        let frame = ui.frame(width, rows);
+        frame.draw(&mut self.renderer)?;
+        if frame.progress_started {
+            self.progress(true)?;
+        }
+        self.progress(frame.progress)?;
         self.dirty = false;
         self.last_frame = Instant::now();
         Ok(())
+    }
+
+    /// Turns the terminal's progress indicator on or off (`terminal.showTerminalProgress`),
+    /// sending it again each second while it stays on.
+    fn progress(&mut self, on: bool) -> io::Result<()> {
+        let sequence = match (on, self.progress_sent) {
+            (true, Some(sent)) if sent.elapsed() < PROGRESS_KEEPALIVE => return Ok(()),
+            (true, _) => {
+                self.progress_sent = Some(Instant::now());
+                PROGRESS_ON
+            }
+            (false, Some(_)) => {
+                self.progress_sent = None;
+                PROGRESS_OFF
+            }
+            (false, None) => return Ok(()),
+        };
+        let out = self.renderer.writer_mut();
+        out.write_all(sequence.as_bytes())?;
+        out.flush()
     }
 
     /// The terminal's size changed: as pi, the screen and the scrollback are
@@ -172,6 +205,7 @@ async fn run_inner(
         ui.transcript
             .notice(super::blocks::Notice::Warning(warning.clone()));
     }
+    ui.warn_about_anthropic_extra_usage();
     // The extensions get the terminal as their UI; `session_start` runs
     // while the loop already draws (a handler may open a dialog), and the
     // first prompt waits for it.
@@ -204,6 +238,7 @@ async fn run_inner(
         dirty: true,
         last_frame: Instant::now() - FRAME,
         full_reprint_at: None,
+        progress_sent: None,
     };
     let title = app
         .cwd
@@ -317,6 +352,9 @@ async fn run_inner(
             next_tick = Instant::now() + TICK;
         }
         ui.sync_mirror();
+        if screen.progress_sent.is_some() {
+            screen.progress(true)?;
+        }
         if let Some(title) = ui.take_title() {
             let out = screen.renderer.writer_mut();
             write!(out, "\x1b]0;{title}\x07")?;
@@ -324,6 +362,7 @@ async fn run_inner(
         }
     }
     screen.finish(&mut ui)?;
+    screen.progress(false)?;
     // As pi: the keyboard protocols off, then what is still coming (key
     // reports of the last keys) is read and dropped, so it does not reach
     // the shell.

@@ -55,7 +55,7 @@ pub(crate) fn storage(id: &str) -> Option<(&'static str, Option<&'static str>)> 
 
 /// A setting's current value as the list shows it: the value set during this run,
 /// else the merged settings, else pi's default.
-fn stored(
+pub(crate) fn current(
     values: &BTreeMap<&'static str, String>,
     settings: &Settings,
     id: &str,
@@ -111,7 +111,7 @@ pub(crate) fn settings_rows(app: &App, screen: Screen<'_>) -> Vec<SettingRow> {
             id,
             label,
             description,
-            value: stored(screen.values, settings, id, default),
+            value: current(screen.values, settings, id, default),
             values,
             submenu: None,
         };

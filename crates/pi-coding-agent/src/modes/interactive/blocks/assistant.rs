@@ -160,13 +160,13 @@ impl AssistantBlock {
                     let label = theme.italic(&theme.fg(Token::ThinkingText, text));
                     lines.extend(padded(&label, width, 1));
                 } else {
-                    lines.extend(part.md.render(theme, width, 1));
+                    lines.extend(part.md.render(theme, width, 1, &ctx.code_indent));
                 }
                 if visible[i + 1..].iter().any(|v| *v) {
                     lines.push(String::new());
                 }
             } else {
-                lines.extend(part.md.render(theme, width, 1));
+                lines.extend(part.md.render(theme, width, 1, &ctx.code_indent));
             }
             stable = if !last {
                 lines.len()

@@ -62,7 +62,7 @@ impl SummaryCard {
         };
         let mut content = vec![label(ctx, name), String::new()];
         if ctx.expanded {
-            content.extend(self.body.render(theme, inner, 0));
+            content.extend(self.body.render(theme, inner, 0, &ctx.code_indent));
         } else {
             let text = format!(
                 "{}{}{}",
@@ -117,7 +117,7 @@ impl CustomCard {
             label(ctx, &format!("[{}]", self.custom_type)),
             String::new(),
         ];
-        content.extend(self.body.render(ctx.theme, inner, 0));
+        content.extend(self.body.render(ctx.theme, inner, 0, &ctx.code_indent));
         let mut lines = vec![String::new()];
         lines.extend(bg_box(
             ctx.theme,

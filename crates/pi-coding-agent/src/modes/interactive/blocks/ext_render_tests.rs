@@ -71,6 +71,7 @@ fn draw(card: &mut ToolCard, expanded: bool) -> Vec<String> {
         home: None,
         now: Instant::now(),
         images: pi_tui::image::Display::default(),
+        code_indent: "  ".to_owned(),
     };
     card.render(&ctx, 30)
         .iter()
@@ -178,6 +179,7 @@ fn message_renderers_replace_the_card_unless_they_decline_or_fail() {
         home: None,
         now: Instant::now(),
         images: pi_tui::image::Display::default(),
+        code_indent: "  ".to_owned(),
     };
     let message = CustomMessage {
         custom_type: "note".into(),

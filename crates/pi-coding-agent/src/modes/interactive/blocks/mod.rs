@@ -42,6 +42,8 @@ pub struct RenderCtx<'a> {
     pub now: Instant,
     /// How images are drawn (protocol, cell size, width), or only named.
     pub images: pi_tui::image::Display,
+    /// The indentation of markdown code blocks (`markdown.codeBlockIndent`).
+    pub code_indent: String,
 }
 
 /// One block of the transcript.

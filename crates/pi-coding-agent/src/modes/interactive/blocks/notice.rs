@@ -130,7 +130,7 @@ impl Notice {
                 lines.extend(padded(&t.bold(&t.fg(Token::Accent, title)), width, 1));
                 lines.push(String::new());
                 lines.push(String::new());
-                lines.extend(body.render(t, width, 1));
+                lines.extend(body.render(t, width, 1, &ctx.code_indent));
                 lines.push(String::new());
                 lines.push(rule(t, Token::Border, width));
             }

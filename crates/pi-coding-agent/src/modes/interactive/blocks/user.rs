@@ -43,7 +43,7 @@ impl UserBlock {
     /// The lines for `width`.
     pub fn render(&mut self, ctx: &RenderCtx<'_>, width: usize) -> Vec<String> {
         let inner = box_inner(width, 1);
-        let mut content = self.text.render(ctx.theme, inner, 0);
+        let mut content = self.text.render(ctx.theme, inner, 0, &ctx.code_indent);
         if ctx.images.protocol.is_none() {
             for placeholder in self.images.placeholders() {
                 let line = ctx.theme.fg(Token::Muted, &placeholder);

@@ -11,6 +11,9 @@ pub struct Header {
     version: String,
     /// An extension's header (pi's `setHeader`), drawn instead.
     pub custom: Option<crate::extensions::HeaderFn>,
+    /// `quietStartup` without `--verbose`: no built-in header and no
+    /// loaded-resources listing.
+    pub quiet: bool,
 }
 
 impl Default for Header {
@@ -18,6 +21,7 @@ impl Default for Header {
         Self {
             version: crate::VERSION.to_owned(),
             custom: None,
+            quiet: false,
         }
     }
 }
@@ -31,5 +35,11 @@ impl Header {
                 version: self.version.clone(),
             },
         }
+    }
+
+    /// The chat's first block: [`Header::block`], unless the startup is
+    /// quiet and no extension set a header (pi's empty header then).
+    pub fn shown_block(&self) -> Option<Notice> {
+        (!self.quiet || self.custom.is_some()).then(|| self.block())
     }
 }

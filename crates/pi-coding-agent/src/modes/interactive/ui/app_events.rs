@@ -20,9 +20,12 @@ impl Ui {
         let now = Instant::now();
         match event {
             UiEvent::AgentStart => {
+                self.view.working = true;
+                self.view.work_started = true;
                 self.status = self.working_status();
             }
             UiEvent::AgentEnd => {
+                self.view.working = false;
                 self.transcript.agent_end(now);
                 self.status = Status::Idle;
                 self.flush_pending_bash();
@@ -104,6 +107,8 @@ impl Ui {
     fn session_event(&mut self, event: SessionEvent, now: Instant) {
         match event {
             SessionEvent::CompactionStart { reason } => {
+                self.view.working = true;
+                self.view.work_started = true;
                 let message = match reason {
                     CompactionReason::Manual => "Compacting context... (escape to cancel)",
                     CompactionReason::Overflow => {
@@ -120,6 +125,8 @@ impl Ui {
                 error_message,
                 ..
             } => {
+                // As pi: the end of a compaction turns the progress off.
+                self.view.working = false;
                 self.status = if self.app.agent.is_streaming() {
                     self.working_status()
                 } else {

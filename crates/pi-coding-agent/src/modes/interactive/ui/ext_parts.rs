@@ -24,7 +24,11 @@ impl Ui {
         match call {
             ExtensionCall::Header(Opaque(header)) => {
                 self.header.custom = header;
-                if let Some(block) = self.transcript.get_mut(0)
+                if self.header.quiet {
+                    // `quietStartup`: the header block comes or goes with
+                    // the extension's header; the chat is built again.
+                    self.reload_chat();
+                } else if let Some(block) = self.transcript.get_mut(0)
                     && matches!(
                         block.kind,
                         BlockKind::Notice(Notice::Header { .. } | Notice::CustomHeader(_))

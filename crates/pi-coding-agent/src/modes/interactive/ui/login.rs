@@ -41,8 +41,10 @@ impl Ui {
             Err(message) => {
                 self.status_line(&format!("{action}. Credentials saved to {path}"));
                 self.error(message);
+                return;
             }
         }
+        self.warn_about_anthropic_extra_usage();
     }
 
     /// Removes the stored credential of `provider`.

@@ -21,6 +21,8 @@ pub struct LookOptions {
     pub theme_paths: Vec<PathBuf>,
     /// `--no-themes`.
     pub no_themes: bool,
+    /// `--verbose`: the startup header and listing even with `quietStartup`.
+    pub verbose: bool,
 }
 
 /// Key bindings, themes and the settings changed in this run.
@@ -49,6 +51,11 @@ impl Ui {
     /// Loads key bindings and themes and applies the settings the screen uses; problems
     /// are shown as warnings.
     pub fn install_look(&mut self, options: LookOptions) {
+        if options.verbose && self.header.quiet {
+            // Nothing is drawn yet: the chat is built again with the header.
+            self.header.quiet = false;
+            self.reload_chat();
+        }
         self.look.options = options;
         self.view.hide_thinking = self.app.settings.hide_thinking_block();
         let settings = self.app.settings.clone();
@@ -73,6 +80,13 @@ impl Ui {
             .set_padding_x(usize::try_from(settings.editor_padding_x()).unwrap_or(0));
         self.editor.set_autocomplete_max_visible(
             usize::try_from(settings.autocomplete_max_visible()).unwrap_or(5),
+        );
+        settings
+            .code_block_indent()
+            .clone_into(&mut self.view.code_indent);
+        self.view.skill_commands.store(
+            settings.enable_skill_commands(),
+            std::sync::atomic::Ordering::Relaxed,
         );
     }
 

@@ -19,6 +19,7 @@ mod app_events;
 mod dispatch;
 mod ext_parts;
 mod extensions;
+mod extra_usage;
 mod info;
 mod keys;
 mod login;
@@ -27,8 +28,10 @@ mod open;
 mod prompts;
 mod sessions;
 mod settings;
+mod terminal;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
@@ -113,6 +116,14 @@ pub struct Frame {
     pub commits: Vec<String>,
     /// The live region.
     pub live: Vec<String>,
+    /// Show the terminal's cursor at the editor's cursor (`showHardwareCursor`).
+    pub show_cursor: bool,
+    /// The terminal's progress indicator is on (`terminal.showTerminalProgress`
+    /// while the agent or a compaction runs).
+    pub progress: bool,
+    /// A run or compaction started since the last frame (it may have ended
+    /// already: the indicator is then turned on and off, as pi does).
+    pub progress_started: bool,
 }
 
 impl Frame {
@@ -124,6 +135,7 @@ impl Frame {
         if self.clear {
             renderer.clear_all();
         }
+        renderer.set_show_cursor(self.show_cursor);
         renderer.commit(&self.commits);
         renderer.draw(&self.live)
     }
@@ -144,6 +156,18 @@ pub(crate) struct View {
     /// How images are drawn (`terminal.showImages`, the terminal's
     /// protocol and cell size, `terminal.imageWidthCells`).
     pub images: pi_tui::image::Display,
+    /// The agent or a compaction runs (pi's terminal progress is on).
+    pub working: bool,
+    /// The agent or a compaction started since the last frame.
+    pub work_started: bool,
+    /// The lines drawn since the last full redraw (`terminal.clearOnShrink`).
+    pub drawn: terminal::DrawnLines,
+    /// The Anthropic extra-usage warning was shown in this run.
+    pub extra_usage_warned: Arc<AtomicBool>,
+    /// Skills are offered as `/skill:name` in the `/` menu (`enableSkillCommands`).
+    pub skill_commands: Arc<AtomicBool>,
+    /// The indentation of markdown code blocks (`markdown.codeBlockIndent`).
+    pub code_indent: String,
 }
 
 /// The work the UI started that has not reported back.
@@ -172,7 +196,14 @@ impl Ui {
             .map(|m| format!("{}/{}", m.provider.as_str(), m.id))
             .collect();
         let runner = Arc::clone(&app.extensions);
+        // `enableSkillCommands`: the skills follow the extensions' commands
+        // in the `/` menu, as in pi; `/settings` flips the flag.
+        let skill_commands = Arc::new(AtomicBool::new(app.settings.enable_skill_commands()));
+        let (skills_app, skills_on) = (Arc::clone(&app), Arc::clone(&skill_commands));
         let commands: Arc<dyn Fn() -> Vec<ExtensionCommand> + Send + Sync> = Arc::new(move || {
+            let skills = skills_app
+                .resources()
+                .skill_commands(skills_on.load(Ordering::Relaxed));
             runner
                 .commands()
                 .iter()
@@ -181,6 +212,15 @@ impl Ui {
                     description: c.description.clone(),
                     completions: c.completions.clone(),
                 })
+                .chain(
+                    skills
+                        .into_iter()
+                        .map(|(name, description)| ExtensionCommand {
+                            name,
+                            description: Some(description).filter(|d| !d.is_empty()),
+                            completions: None,
+                        }),
+                )
                 .collect()
         });
         let ext = extensions::ExtensionState::default();
@@ -215,7 +255,10 @@ impl Ui {
             home: dirs::home_dir(),
             ext,
         };
-        ui.transcript.notice(ui.header.block());
+        ui.view.skill_commands = skill_commands;
+        ui.view.code_indent = ui.app.settings.code_block_indent().to_owned();
+        ui.header.quiet = ui.app.settings.quiet_startup();
+        ui.show_header();
         ui.show_resources();
         ui.load_session();
         ui.init_footer();
@@ -223,9 +266,20 @@ impl Ui {
         ui
     }
 
+    /// The startup header as the chat's first block (none when `quietStartup`).
+    fn show_header(&mut self) {
+        if let Some(block) = self.header.shown_block() {
+            self.transcript.notice(block);
+        }
+    }
+
     /// pi's loaded-resources listing below the header (context files,
-    /// skills, prompt templates, extensions), when there are any.
+    /// skills, prompt templates, extensions), when there are any and the
+    /// startup is not quiet.
     fn show_resources(&mut self) {
+        if self.header.quiet {
+            return;
+        }
         let resources = self.app.resources();
         let runner = &self.app.extensions;
         let extensions: Vec<_> = runner
@@ -282,7 +336,7 @@ impl Ui {
         let label = self.transcript.hidden_thinking_label();
         self.transcript = Transcript::with_renderers(self.transcript.renderers());
         self.transcript.set_hidden_thinking_label(label);
-        self.transcript.notice(self.header.block());
+        self.show_header();
         self.show_resources();
         self.load_session();
         self.init_footer();
@@ -407,11 +461,21 @@ impl Ui {
         self.transcript.live_lines(&ctx, width, rows, &mut live);
         live.append(&mut below);
         self.overlays.composite(&mut live, width, rows);
-        Frame {
+        let mut frame = Frame {
             clear,
             commits,
             live,
+            ..Frame::default()
+        };
+        if self.finish_frame(&mut frame) {
+            // `terminal.clearOnShrink`: drawn again from a cleared screen.
+            self.view.reprint = true;
+            let started = frame.progress_started;
+            let mut again = self.frame(width, rows);
+            again.progress_started |= started;
+            return again;
         }
+        frame
     }
 
     fn render_ctx<'a>(&self, theme: &'a Arc<Theme>) -> RenderCtx<'a> {
@@ -422,6 +486,7 @@ impl Ui {
             home: self.home.clone(),
             now: Instant::now(),
             images: self.view.images,
+            code_indent: self.view.code_indent.clone(),
         }
     }
 

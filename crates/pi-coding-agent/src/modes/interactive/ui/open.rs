@@ -124,13 +124,8 @@ impl Ui {
                 session.leaf_id().map(str::to_owned),
             )
         };
-        let filter = self
-            .app
-            .settings
-            .extra
-            .get("treeFilterMode")
-            .and_then(serde_json::Value::as_str)
-            .map_or(Filter::Default, Filter::from_setting);
+        // `treeFilterMode`, as set now (a change in `/settings` applies at once).
+        let filter = Filter::from_setting(&self.setting_value("tree-filter-mode", "default"));
         let app = Arc::clone(&self.app);
         let labeler = Box::new(move |id: &str, label: Option<&str>| {
             app.set_entry_label(id, label).map_err(|e| e.to_string())

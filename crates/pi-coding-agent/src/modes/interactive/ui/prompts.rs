@@ -178,7 +178,8 @@ impl Ui {
     /// Esc on an empty editor: the second within 500 ms opens pi's
     /// `doubleEscapeAction` (the tree by default, or the fork selector).
     fn escape_on_empty(&mut self) {
-        let action = self.app.settings.double_escape_action().to_owned();
+        // Read now: a change in `/settings` applies at once, as in pi.
+        let action = self.setting_value("double-escape-action", "tree");
         if action == "none" {
             return;
         }
@@ -289,6 +290,7 @@ impl Ui {
         } else {
             self.status_line(&text);
         }
+        self.warn_about_anthropic_extra_usage();
     }
 
     /// `/compact [instructions]`: runs in the background; its cards come

@@ -96,6 +96,7 @@ impl Ui {
         self.refresh_footer();
         self.update_border();
         self.status_line(&format!("Model: {id}"));
+        self.warn_about_anthropic_extra_usage();
     }
 
     /// Resumes the session file `path`.
