@@ -28,7 +28,9 @@ const TZ: &str = "Etc/GMT-14";
 /// The last line of pi's built-in prompt before its tail.
 const PI_BASE_END: &str = "(e.g., tui.md for TUI API details)";
 /// The last line of ours.
-const OUR_BASE_END: &str = "- Name file paths explicitly when you talk about files";
+/// Our built-in text ends, as pi's does, with where the documentation is.
+const OUR_BASE_END: &str =
+    "- Read the whole relevant file before answering and follow its links to related files";
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
