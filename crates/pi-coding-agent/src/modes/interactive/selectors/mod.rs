@@ -18,6 +18,9 @@ pub mod tree;
 pub mod tree_items;
 pub mod tree_rows;
 
+use std::sync::Arc;
+
+use pi_tui::keybindings::Keybindings;
 use pi_tui::text::truncate_to_width;
 use pi_tui::theme::{Theme, Token};
 
@@ -26,6 +29,12 @@ pub use pi_tui::slot::SlotComponent;
 
 /// What a key did to a selector.
 pub type Outcome = pi_tui::slot::Outcome<Action>;
+
+/// The key bindings a selector uses until the UI gives it the effective
+/// ones (`keybindings.json`): pi's defaults.
+pub fn default_keys() -> Arc<Keybindings> {
+    Arc::new(crate::keybindings::defaults())
+}
 
 /// pi's `DynamicBorder`: a full-width rule in the border colour.
 pub fn border(theme: &Theme, width: usize) -> String {
