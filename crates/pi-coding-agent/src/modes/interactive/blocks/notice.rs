@@ -32,6 +32,14 @@ pub enum Notice {
         /// The markdown body.
         body: Box<Md>,
     },
+    /// Markdown between rules, with an optional bold accent title (pi's
+    /// start-up "What's New" and its collapsed form).
+    Framed {
+        /// The title, followed by a blank line.
+        title: Option<String>,
+        /// The markdown body.
+        body: Box<Md>,
+    },
     /// The startup header.
     Header {
         /// The version shown after `pi`.
@@ -132,6 +140,18 @@ impl Notice {
                 lines.push(String::new());
                 lines.extend(body.render(t, width, 1));
                 lines.push(String::new());
+                lines.push(rule(t, Token::Border, width));
+            }
+            Self::Framed { title, body } => {
+                lines.push(rule(t, Token::Border, width));
+                if let Some(title) = title {
+                    lines.extend(padded(&t.bold(&t.fg(Token::Accent, title)), width, 1));
+                    lines.push(String::new());
+                }
+                lines.extend(body.render(t, width, 1));
+                if title.is_some() {
+                    lines.push(String::new());
+                }
                 lines.push(rule(t, Token::Border, width));
             }
             Self::CustomHeader(header) => {

@@ -13,9 +13,11 @@
 //! - `dispatch`: the one dispatcher of [`Action`]s, and what they do to
 //!   prompts (`prompts`), sessions (`sessions`), the selectors and
 //!   dialogs (`open`), what the session holds (`info`), the look
-//!   (`look`), settings (`settings`) and logins (`login`).
+//!   (`look`), settings (`settings`), logins (`login`) and the changelog
+//!   (`changelog`).
 
 mod app_events;
+mod changelog;
 mod dispatch;
 mod ext_parts;
 mod extensions;
@@ -29,6 +31,7 @@ mod sessions;
 mod settings;
 
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
@@ -43,7 +46,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::action::Action;
 use super::blocks::ext_render::ExtRenderers;
 use super::blocks::{Notice, RenderCtx};
-use super::complete::{Completer, ExtensionCommand};
+use super::complete::{Completer, ExtensionCommand, ResourceCommandSource, resource_commands};
 use super::events::UiEvent;
 use super::oauth_dialog::OAuthDialog;
 use super::parts::footer::FooterInfo;
@@ -184,17 +187,28 @@ impl Ui {
                 .collect()
         });
         let ext = extensions::ExtensionState::default();
+        let look = look::Look::default();
+        look.skill_commands
+            .store(app.settings.enable_skill_commands(), Ordering::Relaxed);
+        let (resources_app, skill_commands) = (Arc::clone(&app), Arc::clone(&look.skill_commands));
+        let resource_source: ResourceCommandSource = Arc::new(move || {
+            resource_commands(
+                &resources_app.resources(),
+                skill_commands.load(Ordering::Relaxed),
+            )
+        });
         editor.set_autocomplete(Box::new(
             Completer::new(app.cwd.clone())
                 .with_models(models)
                 .with_extension_command_source(commands)
+                .with_resource_command_source(resource_source)
                 .with_providers(ext.mirror.autocomplete.clone()),
         ));
         let renderers = Arc::new(ExtRenderers::from_runner(&app.extensions));
         let mut ui = Self {
             app,
             theme,
-            look: look::Look::default(),
+            look,
             header: Header::default(),
             transcript: Transcript::with_renderers(renderers),
             queue: Queue::default(),

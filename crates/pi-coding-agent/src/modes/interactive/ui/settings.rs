@@ -49,6 +49,11 @@ impl Ui {
                 .editor
                 .set_autocomplete_max_visible(value.parse().unwrap_or(5)),
             "theme" => self.preview_theme(value),
+            // As pi: the `/` menu offers the skills again, or no longer.
+            "skill-commands" => self
+                .look
+                .skill_commands
+                .store(flag, std::sync::atomic::Ordering::Relaxed),
             "show-images" => {
                 self.view.images.protocol = flag.then(pi_tui::image::protocol_from_env).flatten();
                 self.view.reprint = true;
