@@ -136,10 +136,21 @@ async fn reload_reads_skills_templates_and_context_files_again() {
         &s.work.path().join("AGENTS.md"),
         "Always answer in haiku form.\n",
     );
+    // Automatic compaction turned off in the project's settings.
+    assert!(tui.screen().contains("(auto)"), "{}", tui.screen());
+    write(
+        &s.work.path().join(".pi/settings.json"),
+        r#"{"compaction": {"enabled": false}}"#,
+    );
     tui.submit("/reload");
-    tui.wait_all(
+    let screen = tui.wait_all(
         |s| s.contains("Reloaded keybindings, extensions, skills, prompts, themes"),
         "the reload status",
+    );
+    assert!(screen.contains("[Context]"), "{screen}");
+    tui.wait_screen(
+        |s| !s.contains("(auto)"),
+        "the footer without auto compaction",
     );
     tui.send("/skill:");
     tui.wait_screen(

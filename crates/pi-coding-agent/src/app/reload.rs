@@ -5,6 +5,7 @@
 //! rebuilt from them, then `session_start` and `resources_discover` (both
 //! `reload`) let the extensions add their paths again.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use super::{App, lock};
@@ -23,6 +24,11 @@ impl App {
             })
             .await;
         self.reload_resources();
+        let settings = crate::config::Settings::load(&self.agent_dir, &self.cwd).settings;
+        self.auto_compaction
+            .store(settings.compaction().enabled, Ordering::SeqCst);
+        self.auto_retry
+            .store(settings.retry().enabled, Ordering::SeqCst);
         self.extensions
             .emit(SessionStartEvent {
                 reason: "reload".to_owned(),
