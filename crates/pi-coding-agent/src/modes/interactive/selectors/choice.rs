@@ -8,7 +8,7 @@ use pi_tui::input::Input;
 use pi_tui::keybindings::Keybindings;
 use pi_tui::theme::{Theme, Token};
 
-use super::{Action, Outcome, SlotComponent, border, default_keys, fit, key_hint, padded};
+use super::{Action, Outcome, SlotComponent, border, default_keys, fit, id_hint, key_hint, padded};
 use crate::modes::interactive::action::{ChoiceKind, TextKind};
 
 /// A title and options; Enter picks, Esc cancels.
@@ -88,8 +88,8 @@ impl SlotComponent<Action> for Choice {
         let hint = format!(
             "{}  {}  {}",
             key_hint(t, "↑↓", "navigate"),
-            key_hint(t, "enter", "select"),
-            key_hint(t, "escape/ctrl+c", "cancel")
+            id_hint(t, &self.keys, "tui.select.confirm", "select"),
+            id_hint(t, &self.keys, "tui.select.cancel", "cancel")
         );
         lines.push(padded(&hint, width));
         lines.push(String::new());
@@ -148,8 +148,8 @@ impl SlotComponent<Action> for TextPrompt {
         let t = &self.theme;
         let hint = format!(
             "{}  {}",
-            key_hint(t, "enter", "submit"),
-            key_hint(t, "escape/ctrl+c", "cancel")
+            id_hint(t, &self.keys, "tui.select.confirm", "submit"),
+            id_hint(t, &self.keys, "tui.select.cancel", "cancel")
         );
         let lines = vec![
             border(t, width),

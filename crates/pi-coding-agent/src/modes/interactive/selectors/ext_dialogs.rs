@@ -16,7 +16,7 @@ use pi_tui::keybindings::Keybindings;
 use pi_tui::theme::{Theme, Token};
 use tokio::sync::oneshot;
 
-use super::{Action, Outcome, SlotComponent, border, default_keys, fit, key_hint, padded};
+use super::{Action, Outcome, SlotComponent, border, default_keys, fit, id_hint, key_hint, padded};
 
 /// Where a dialog's answer goes.
 pub type Reply = oneshot::Sender<Option<String>>;
@@ -160,8 +160,8 @@ impl SlotComponent<Action> for ExtSelect {
         let hint = format!(
             "{}  {}  {}",
             key_hint(t, "↑↓", "navigate"),
-            key_hint(t, "enter", "select"),
-            key_hint(t, "escape/ctrl+c", "cancel")
+            id_hint(t, &self.keys, "tui.select.confirm", "select"),
+            id_hint(t, &self.keys, "tui.select.cancel", "cancel")
         );
         lines.push(padded(&hint, width));
         lines.push(String::new());
@@ -230,8 +230,8 @@ impl SlotComponent<Action> for ExtInput {
         lines.push(String::new());
         let hint = format!(
             "{}  {}",
-            key_hint(t, "enter", "submit"),
-            key_hint(t, "escape/ctrl+c", "cancel")
+            id_hint(t, &self.keys, "tui.select.confirm", "submit"),
+            id_hint(t, &self.keys, "tui.select.cancel", "cancel")
         );
         lines.push(padded(&hint, width));
         lines.push(String::new());
@@ -303,9 +303,9 @@ impl SlotComponent<Action> for ExtEditor {
         lines.push(String::new());
         let hint = format!(
             "{}  {}  {}",
-            key_hint(t, "enter", "submit"),
-            key_hint(t, "shift+enter", "newline"),
-            key_hint(t, "escape/ctrl+c", "cancel")
+            id_hint(t, &self.keys, "tui.input.submit", "submit"),
+            id_hint(t, &self.keys, "tui.input.newLine", "newline"),
+            id_hint(t, &self.keys, "tui.select.cancel", "cancel")
         );
         lines.push(padded(&hint, width));
         lines.push(String::new());

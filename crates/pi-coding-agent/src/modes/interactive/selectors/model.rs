@@ -11,7 +11,7 @@ use pi_tui::input::Input;
 use pi_tui::keybindings::Keybindings;
 use pi_tui::theme::{Theme, Token};
 
-use super::{Action, Outcome, SlotComponent, border, default_keys, fit, key_hint, window_start};
+use super::{Action, Outcome, SlotComponent, border, default_keys, fit, id_hint, window_start};
 
 /// Rows shown at once.
 const VISIBLE: usize = 10;
@@ -214,7 +214,7 @@ impl SlotComponent<Action> for ModelSelector {
             lines.push(self.scope_line());
             lines.push(format!(
                 "{}{}",
-                key_hint(&t, "tab", "scope"),
+                id_hint(&t, &self.keys, "tui.input.tab", "scope"),
                 t.fg(Token::Muted, " (all/scoped)")
             ));
         }

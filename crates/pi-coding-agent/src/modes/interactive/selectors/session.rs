@@ -16,7 +16,7 @@ use pi_tui::text::{truncate_to_width, visible_width};
 use pi_tui::theme::{Theme, Token};
 
 use super::session_search::filter_sessions;
-use super::{Action, Outcome, SlotComponent, default_keys, fit, key_hint, one_line, window_start};
+use super::{Action, Outcome, SlotComponent, default_keys, fit, id_hint, one_line, window_start};
 use crate::session::SessionInfo;
 
 /// Rows shown at once.
@@ -282,6 +282,7 @@ impl SessionPicker {
 
     fn header(&self, width: usize) -> Vec<String> {
         let t = &self.theme;
+        let k = &self.keys;
         let title = if self.show_all {
             "Resume Session (All)"
         } else {
@@ -324,8 +325,8 @@ impl SessionPicker {
         let (hint1, hint2) = if self.confirming_delete.is_some() {
             let hint = format!(
                 "Delete session? {} · {}",
-                key_hint(t, "enter", "confirm"),
-                key_hint(t, "escape/ctrl+c", "cancel")
+                id_hint(t, k, "tui.select.confirm", "confirm"),
+                id_hint(t, k, "tui.select.cancel", "cancel")
             );
             (
                 t.fg(Token::Error, &truncate_to_width(&hint, width, "…")),
@@ -341,16 +342,16 @@ impl SessionPicker {
             let sep = t.fg(Token::Muted, " · ");
             let hint1 = format!(
                 "{}{sep}{}",
-                key_hint(t, "tab", "scope"),
+                id_hint(t, k, "tui.input.tab", "scope"),
                 t.fg(Token::Muted, "re:<pattern> regex · \"phrase\" exact")
             );
             let path = if self.show_path { "(on)" } else { "(off)" };
             let hint2 = [
-                key_hint(t, "ctrl+s", "sort"),
-                key_hint(t, "ctrl+n", "named"),
-                key_hint(t, "ctrl+d", "delete"),
-                key_hint(t, "ctrl+p", &format!("path {path}")),
-                key_hint(t, "ctrl+r", "rename"),
+                id_hint(t, k, "app.session.toggleSort", "sort"),
+                id_hint(t, k, "app.session.toggleNamedFilter", "named"),
+                id_hint(t, k, "app.session.delete", "delete"),
+                id_hint(t, k, "app.session.togglePath", &format!("path {path}")),
+                id_hint(t, k, "app.session.rename", "rename"),
             ]
             .join(&sep);
             (
@@ -590,8 +591,8 @@ impl SlotComponent<Action> for SessionPicker {
             lines.push(String::new());
             lines.push(format!(
                 " {}  {}",
-                key_hint(&t, "enter", "save"),
-                key_hint(&t, "escape", "cancel")
+                id_hint(&t, &self.keys, "tui.select.confirm", "save"),
+                id_hint(&t, &self.keys, "tui.select.cancel", "cancel")
             ));
         } else {
             lines.extend(self.header(width));

@@ -14,7 +14,7 @@ use pi_tui::text::truncate_to_width;
 use pi_tui::theme::{Theme, Token};
 
 use super::tree_rows::{Display, Filter, Item, Layout, View, display_order, layout};
-use super::{Action, Outcome, SlotComponent, border, default_keys, fit, key_hint};
+use super::{Action, Outcome, SlotComponent, border, default_keys, fit, id_hint, key_text};
 
 /// Saves a label (`None` clears it).
 pub type Labeler = Box<dyn FnMut(&str, Option<&str>) -> Result<(), String>>;
@@ -416,7 +416,24 @@ impl SlotComponent<Action> for TreeSelector {
     fn render(&mut self, width: usize, rows: usize) -> Vec<String> {
         self.rows_seen = rows;
         let t = Arc::clone(&self.theme);
-        let help = "  ↑/↓: move. ←/→: page. ^←/^→ or Alt+←/Alt+→: fold/branch. shift+l: label. ctrl+d/ctrl+t/ctrl+u/ctrl+l/ctrl+a: filters (ctrl+o/shift+ctrl+o cycle). shift+t: label time";
+        // pi's help line, with the keys bound now.
+        let k = |id: &str| key_text(&self.keys, id);
+        let filters = [
+            "app.tree.filter.default",
+            "app.tree.filter.noTools",
+            "app.tree.filter.userOnly",
+            "app.tree.filter.labeledOnly",
+            "app.tree.filter.all",
+        ]
+        .map(k)
+        .join("/");
+        let help = format!(
+            "  ↑/↓: move. ←/→: page. ^←/^→ or Alt+←/Alt+→: fold/branch. {}: label. {filters}: filters ({}/{} cycle). {}: label time",
+            k("app.tree.editLabel"),
+            k("app.tree.filter.cycleForward"),
+            k("app.tree.filter.cycleBackward"),
+            k("app.tree.toggleLabelTimestamp"),
+        );
         let search = if self.query.is_empty() {
             format!("  {}", t.fg(Token::Muted, "Type to search:"))
         } else {
@@ -430,7 +447,7 @@ impl SlotComponent<Action> for TreeSelector {
             String::new(),
             border(&t, width),
             format!(" {}", t.bold("  Session Tree")),
-            t.fg(Token::Muted, &truncate_to_width(help, width, "...")),
+            t.fg(Token::Muted, &truncate_to_width(&help, width, "...")),
             search,
             border(&t, width),
             String::new(),
@@ -443,8 +460,8 @@ impl SlotComponent<Action> for TreeSelector {
             lines.push(format!("  {}", input.render(width.saturating_sub(2))));
             lines.push(format!(
                 "  {}  {}",
-                key_hint(&t, "enter", "save"),
-                key_hint(&t, "escape", "cancel")
+                id_hint(&t, &self.keys, "tui.select.confirm", "save"),
+                id_hint(&t, &self.keys, "tui.select.cancel", "cancel")
             ));
         } else if self.layout.rows.is_empty() {
             lines.push(t.fg(Token::Muted, "  No entries found"));
