@@ -171,6 +171,29 @@ async fn reload_reads_skills_templates_and_context_files_again() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn reload_waits_for_the_running_response() {
+    let parts: Vec<String> = (0..12).map(|i| format!("part{i} ")).collect();
+    let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+    let s = Scenario::start(vec![pty_common::slow(
+        text_answer(&parts, 10, 12),
+        std::time::Duration::from_millis(200),
+    )])
+    .await;
+    let mut tui = Tui::start(&s, &[], 100, 30);
+    tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    tui.submit("Tell me slowly");
+    tui.wait_screen(|s| s.contains("part1"), "the answer streaming");
+    tui.submit("/reload");
+    tui.wait_all(
+        |s| s.contains("Wait for the current response to finish before reloading."),
+        "pi's warning",
+    );
+    tui.wait_all(|s| s.contains("part11"), "the whole answer");
+    assert!(!tui.everything().contains("Reloaded keybindings"));
+    assert!(tui.quit().success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn remapped_selector_keys_move_and_act() {
     let s = Scenario::start(vec![
         answer("Answer about alpha."),

@@ -188,16 +188,19 @@ impl Ui {
     /// context files and the system prompt read again) in the background and
     /// [`Ui::reloaded`] reads the settings, key bindings and themes again.
     pub(super) fn reload(&mut self) {
-        if self.work.running || self.app.agent.is_streaming() {
-            self.transcript.notice(Notice::Warning(
-                "Wait for the current response to finish before reloading.".to_owned(),
-            ));
-            return;
-        }
-        if self.app.is_compacting() {
-            self.transcript.notice(Notice::Warning(
-                "Wait for compaction to finish before reloading.".to_owned(),
-            ));
+        // pi asks about streaming first; a compaction does not stream.
+        let warning = if self.app.agent.is_streaming() {
+            Some("Wait for the current response to finish before reloading.")
+        } else if self.app.is_compacting() {
+            Some("Wait for compaction to finish before reloading.")
+        } else if self.work.running {
+            // A run between its turns (retry wait, tree move, a reload).
+            Some("Wait for the current response to finish before reloading.")
+        } else {
+            None
+        };
+        if let Some(warning) = warning {
+            self.transcript.notice(Notice::Warning(warning.to_owned()));
             return;
         }
         self.work.running = true;
@@ -226,5 +229,9 @@ impl Ui {
             self.transcript.notice(Notice::Warning(warning));
         }
         self.status_line("Reloaded keybindings, extensions, skills, prompts, themes");
+        // A prompt sent while reloading runs now, with what was reloaded.
+        if let Some(text) = self.queue.next_deferred() {
+            self.start_prompt(text);
+        }
     }
 }
