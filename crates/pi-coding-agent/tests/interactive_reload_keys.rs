@@ -63,11 +63,15 @@ async fn changelog_after_an_update_and_on_request() {
         r#"{"lastChangelogVersion": "0.0.1"}"#,
     );
     let mut tui = Tui::start(&s, &[], 100, 40);
-    let screen = tui.wait_all(
-        |s| s.contains("What's New") && s.contains(&format!("[{VERSION}]")),
+    // Waited for whole: the entry is drawn over more than one read.
+    tui.wait_all(
+        |s| {
+            s.contains("What's New")
+                && s.contains(&format!("[{VERSION}]"))
+                && s.contains("Foundation (November 30)")
+        },
         "the new changelog entries",
     );
-    assert!(screen.contains("Foundation (November 30)"), "{screen}");
     assert!(tui.quit().success());
     assert_eq!(settings(&s)["lastChangelogVersion"], VERSION);
 
@@ -214,10 +218,16 @@ async fn remapped_selector_keys_move_and_act() {
     }
     write(
         &s.agent_dir.path().join("keybindings.json"),
-        r#"{"tui.select.down": "ctrl+j", "app.session.rename": "alt+r"}"#,
+        r#"{"tui.select.down": "ctrl+j", "app.session.rename": "alt+r", "app.tools.expand": "ctrl+x"}"#,
     );
     let mut tui = Tui::start(&s, &[], 100, 30);
     tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
+    // The header's hints name the bound keys, as pi's keyHint does.
+    let screen = tui.wait_all(
+        |s| s.contains("Press ctrl+x to show full startup help"),
+        "the header's hint with the remapped key",
+    );
+    assert!(screen.contains("ctrl+x more"), "{screen}");
     tui.submit("/resume");
     tui.wait_screen(
         |s| s.contains("Tell me about alpha") && s.contains("Tell me about gamma"),

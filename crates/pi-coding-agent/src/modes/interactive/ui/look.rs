@@ -12,7 +12,7 @@ use pi_tui::theme::Theme;
 
 use super::Ui;
 use crate::config::Settings;
-use crate::modes::interactive::blocks::Notice;
+use crate::modes::interactive::blocks::{BlockKind, Notice};
 use crate::modes::interactive::theme_watch::WatchedTheme;
 use crate::themes::{ThemeCatalog, ThemeSources};
 
@@ -88,6 +88,14 @@ impl Ui {
     fn load_look(&mut self, settings: &Settings) -> Vec<String> {
         let loaded = crate::keybindings::load(&self.app.agent_dir);
         self.look.keys = Arc::clone(&loaded.bindings);
+        // The start-up header names the bound keys (pi's `keyHint`).
+        self.header.keys = Arc::clone(&loaded.bindings);
+        if let Some(block) = self.transcript.get_mut(0)
+            && matches!(block.kind, BlockKind::Notice(Notice::Header { .. }))
+        {
+            block.kind = BlockKind::Notice(self.header.block());
+            block.invalidate();
+        }
         self.editor.set_keybindings(loaded.bindings);
         let home = dirs::home_dir().unwrap_or_default();
         let sources = ThemeSources {
