@@ -17,6 +17,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod changelog;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod compaction;

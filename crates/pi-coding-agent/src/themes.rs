@@ -148,6 +148,12 @@ impl ThemeCatalog {
         }
     }
 
+    /// The file the theme `name` is read from (`None` for a built-in or
+    /// unknown theme).
+    pub fn path_of(&self, name: &str) -> Option<&Path> {
+        self.themes.get(name).and_then(Option::as_deref)
+    }
+
     /// Every theme name, sorted.
     pub fn names(&self) -> Vec<String> {
         self.themes.keys().cloned().collect()

@@ -30,7 +30,8 @@ fn header_and_user_message() {
         "header",
         both(
             || BlockKind::Notice(Notice::Header {
-                version: "0.1.0".into()
+                version: "0.1.0".into(),
+                keys: std::sync::Arc::new(pi_coding_agent::keybindings::defaults())
             }),
             &o
         )
@@ -43,7 +44,8 @@ fn header_and_user_message() {
         "header_expanded",
         both(
             || BlockKind::Notice(Notice::Header {
-                version: "0.1.0".into()
+                version: "0.1.0".into(),
+                keys: std::sync::Arc::new(pi_coding_agent::keybindings::defaults())
             }),
             &expanded
         )
@@ -443,6 +445,7 @@ fn narrow_terminals_never_overflow() {
         let kinds = vec![
             BlockKind::Notice(Notice::Header {
                 version: "0.1.0".into(),
+                keys: std::sync::Arc::new(pi_coding_agent::keybindings::defaults()),
             }),
             BlockKind::User(UserBlock::new("supercalifragilistic 漢字漢字漢字", true)),
             BlockKind::Assistant(AssistantBlock::settled(&assistant(

@@ -1,10 +1,14 @@
 //! A single-line text input with a `> ` prompt (pi-tui `Input`), used by the
 //! selectors for search queries, names and labels. It scrolls horizontally
-//! to keep the cursor visible; Enter and Esc are left to its owner.
+//! to keep the cursor visible; Enter and Esc are left to its owner. Its
+//! editing keys are pi's `tui.editor.*` bindings (remappable, as pi's `Input`
+//! reads them from the key bindings).
 
 use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::keybindings::Keybindings;
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::text::{truncate_to_width, visible_width};
@@ -17,6 +21,8 @@ pub struct Input {
     value: String,
     /// Byte offset of the cursor, on a grapheme boundary.
     cursor: usize,
+    /// The editing keys.
+    keys: Arc<Keybindings>,
 }
 
 impl Input {
@@ -26,7 +32,13 @@ impl Input {
             theme,
             value: String::new(),
             cursor: 0,
+            keys: Arc::new(Keybindings::default()),
         }
+    }
+
+    /// Reads the editing keys from `keys` (`tui.editor.*`).
+    pub fn set_keybindings(&mut self, keys: Arc<Keybindings>) {
+        self.keys = keys;
     }
 
     /// The text.
@@ -71,38 +83,46 @@ impl Input {
 
     /// Applies an editing key; false when the key means nothing here.
     pub fn handle_key(&mut self, key: &KeyEvent) -> bool {
+        let keys = Arc::clone(&self.keys);
+        let is = |id: &str| keys.matches(key, id);
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
-        match key.code {
-            KeyCode::Char('a') if ctrl => self.cursor = 0,
-            KeyCode::Char('e') if ctrl => self.cursor = self.value.len(),
-            KeyCode::Char('u') if ctrl => {
-                self.value.drain(..self.cursor);
-                self.cursor = 0;
-            }
-            KeyCode::Char('k') if ctrl => self.value.truncate(self.cursor),
-            KeyCode::Char('w') if ctrl => self.delete_to(self.word_start()),
-            KeyCode::Backspace if alt || ctrl => self.delete_to(self.word_start()),
-            KeyCode::Char('d') if alt => {
-                let end = self.word_end();
-                self.value.drain(self.cursor..end);
-            }
-            KeyCode::Char(c) if !ctrl && !c.is_control() => {
-                self.value.insert(self.cursor, c);
-                self.cursor += c.len_utf8();
-            }
-            KeyCode::Backspace => self.delete_to(self.prev_boundary()),
-            KeyCode::Delete => {
-                let end = self.next_boundary();
-                self.value.drain(self.cursor..end);
-            }
-            KeyCode::Left if alt || ctrl => self.cursor = self.word_start(),
-            KeyCode::Right if alt || ctrl => self.cursor = self.word_end(),
-            KeyCode::Left => self.cursor = self.prev_boundary(),
-            KeyCode::Right => self.cursor = self.next_boundary(),
-            KeyCode::Home => self.cursor = 0,
-            KeyCode::End => self.cursor = self.value.len(),
-            _ => return false,
+        if is("tui.editor.cursorLineStart") {
+            self.cursor = 0;
+        } else if is("tui.editor.cursorLineEnd") {
+            self.cursor = self.value.len();
+        } else if is("tui.editor.deleteToLineStart") {
+            self.value.drain(..self.cursor);
+            self.cursor = 0;
+        } else if is("tui.editor.deleteToLineEnd") {
+            self.value.truncate(self.cursor);
+        } else if is("tui.editor.deleteWordBackward") {
+            self.delete_to(self.word_start());
+        } else if is("tui.editor.deleteWordForward") {
+            let end = self.word_end();
+            self.value.drain(self.cursor..end);
+        } else if is("tui.editor.deleteCharBackward") {
+            self.delete_to(self.prev_boundary());
+        } else if is("tui.editor.deleteCharForward") {
+            let end = self.next_boundary();
+            self.value.drain(self.cursor..end);
+        } else if is("tui.editor.cursorWordLeft") {
+            self.cursor = self.word_start();
+        } else if is("tui.editor.cursorWordRight") {
+            self.cursor = self.word_end();
+        } else if is("tui.editor.cursorLeft") {
+            self.cursor = self.prev_boundary();
+        } else if is("tui.editor.cursorRight") {
+            self.cursor = self.next_boundary();
+        } else if let KeyCode::Char(c) = key.code
+            && !ctrl
+            && !alt
+            && !c.is_control()
+        {
+            self.value.insert(self.cursor, c);
+            self.cursor += c.len_utf8();
+        } else {
+            return false;
         }
         true
     }
@@ -185,6 +205,27 @@ mod tests {
         input.handle_key(&key(KeyCode::Char('k'), KeyModifiers::CONTROL));
         assert_eq!(input.value(), ">");
         assert!(!input.handle_key(&key(KeyCode::Enter, KeyModifiers::NONE)));
+    }
+
+    #[test]
+    fn editing_keys_follow_the_bindings() {
+        let mut user = std::collections::BTreeMap::new();
+        user.insert(
+            "tui.editor.cursorLineStart".to_owned(),
+            vec!["ctrl+b".to_owned()],
+        );
+        let keys =
+            crate::keybindings::Keybindings::new(crate::keybindings::TUI_BINDINGS.to_vec(), &user);
+        let mut input = typed("abc");
+        input.set_keybindings(Arc::new(keys));
+        // Home is no longer bound to the line start.
+        assert!(!input.handle_key(&key(KeyCode::Home, KeyModifiers::NONE)));
+        input.handle_key(&key(KeyCode::Char('b'), KeyModifiers::CONTROL));
+        input.handle_key(&key(KeyCode::Char('>'), KeyModifiers::NONE));
+        assert_eq!(input.value(), ">abc");
+        // Alt+D deletes the next word (pi's default), it is not typed.
+        input.handle_key(&key(KeyCode::Char('d'), KeyModifiers::ALT));
+        assert_eq!(input.value(), ">");
     }
 
     #[test]

@@ -90,7 +90,7 @@ impl App {
         self.discover_resources("startup").await;
     }
 
-    async fn discover_resources(&self, reason: &str) {
+    pub(super) async fn discover_resources(&self, reason: &str) {
         if !self.extensions.has_handlers("resources_discover") {
             return;
         }
@@ -153,7 +153,7 @@ impl App {
 
     /// Builds the system prompt again from its options (active tools,
     /// skills) and makes it the base prompt.
-    fn rebuild_system_prompt(&self) {
+    pub(super) fn rebuild_system_prompt(&self) {
         let prompt = crate::system_prompt::build_system_prompt(&lock(&self.prompt_options));
         *lock(&self.base_system_prompt) = prompt.clone();
         self.agent.set_system_prompt(prompt);

@@ -18,6 +18,7 @@ pub mod files;
 pub mod first_run;
 mod navigate;
 mod persist;
+mod reload;
 mod request_headers;
 mod retry;
 mod sessions;

@@ -33,7 +33,8 @@ pub(crate) fn config_command(argv: &[String]) -> Option<ExitCode> {
     let list = ResourceConfig::new(
         crate::modes::interactive::run::detect_theme(),
         manager.config_groups(),
-    );
+    )
+    .with_keys(crate::keybindings::load(&crate::session::agent_dir()).bindings);
     Some(match run(list, &manager) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

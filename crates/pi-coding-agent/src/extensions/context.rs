@@ -287,15 +287,13 @@ impl CommandContext {
             .map_err(|e| ExtensionError::new(e.to_string()))
     }
 
-    /// Reloads keybindings, themes and resources (as `/reload`).
+    /// Reloads as `/reload` reloads the app (pi's `session.reload()`):
+    /// `session_shutdown` and `session_start` (`reload`), the skills, prompt
+    /// templates, context files and system prompt read again, then
+    /// `resources_discover` (`reload`).
     pub async fn reload(&self) -> Result<(), ExtensionError> {
         let app = self.ctx.app()?;
-        app.extensions
-            .emit_resources_discover(super::ResourcesDiscoverEvent {
-                cwd: app.cwd.display().to_string(),
-                reason: "reload".to_owned(),
-            })
-            .await;
+        app.reload().await;
         Ok(())
     }
 }

@@ -272,21 +272,6 @@ impl Resources {
         (!self.append_system_prompt.is_empty()).then(|| self.append_system_prompt.join("\n\n"))
     }
 
-    /// The `/skill:name` commands the interactive `/` menu offers, as
-    /// (name without the slash, description): one per skill when `enabled`
-    /// (pi's `enableSkillCommands`, default on), none otherwise. Typing
-    /// `/skill:name` still expands either way, as in pi.
-    pub fn skill_commands(&self, enabled: bool) -> Vec<(String, String)> {
-        if !enabled {
-            return Vec::new();
-        }
-        self.skills
-            .skills
-            .iter()
-            .map(|s| (format!("skill:{}", s.name), s.description.clone()))
-            .collect()
-    }
-
     /// The slash commands that come from files, as rpc `get_commands` lists
     /// them: templates, then skills (`skill:name`).
     pub fn commands(&self) -> Vec<Value> {

@@ -81,6 +81,8 @@ pub enum Action {
     Share,
     /// `/hotkeys`.
     Hotkeys,
+    /// `/changelog`.
+    Changelog,
     /// `/reload`.
     Reload,
     /// A line for the chat in the error colour (a command's usage).

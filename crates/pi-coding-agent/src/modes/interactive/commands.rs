@@ -1,5 +1,5 @@
 //! The slash commands, read into [`Action`]s: `/quit`, `/session`,
-//! `/settings`, `/login`, `/logout`, `/hotkeys`, `/reload`, `/export [path]`, `/share`,
+//! `/settings`, `/login`, `/logout`, `/hotkeys`, `/changelog`, `/reload`, `/export [path]`, `/share`,
 //! `/copy`, `/new`, `/resume`, `/tree`, `/fork`, `/clone`, `/scoped-models`,
 //! `/import <file>`, `/name [name]`, `/model [search]` and
 //! `/compact [instructions]`. Anything else that starts with `/` goes to the
@@ -22,6 +22,7 @@ pub fn parse(text: &str) -> Option<Action> {
         "/login" => Action::OpenLogin,
         "/logout" => Action::OpenLogout,
         "/hotkeys" => Action::Hotkeys,
+        "/changelog" => Action::Changelog,
         "/reload" => Action::Reload,
         "/copy" => Action::Copy,
         "/new" => Action::NewSession,

@@ -13,35 +13,126 @@ use pi_tui::editor::{
 use super::files::file_suggestions;
 use crate::extensions::{AutocompleteProviders, CompletionFn};
 
-/// The slash commands with their descriptions.
-pub const COMMANDS: [(&str, &str); 20] = [
-    (
-        "clone",
-        "Duplicate the current session at the current position",
-    ),
-    ("compact", "Manually compact the session context"),
-    ("copy", "Copy last agent message to clipboard"),
+/// The slash commands with their descriptions, in pi's order.
+pub const COMMANDS: [(&str, &str); 21] = [
+    ("settings", "Open settings menu"),
+    ("model", "Select model (opens selector UI)"),
+    ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
     (
         "export",
         "Export session (HTML default, or specify path: .html/.jsonl)",
     ),
-    ("fork", "Create a new fork from a previous user message"),
-    ("hotkeys", "Show all keyboard shortcuts"),
     ("import", "Import and resume a session from a JSONL file"),
+    ("share", "Share session as a secret GitHub gist"),
+    ("copy", "Copy last agent message to clipboard"),
+    ("name", "Set session display name"),
+    ("session", "Show session info and stats"),
+    ("changelog", "Show changelog entries"),
+    ("hotkeys", "Show all keyboard shortcuts"),
+    ("fork", "Create a new fork from a previous user message"),
+    (
+        "clone",
+        "Duplicate the current session at the current position",
+    ),
+    ("tree", "Navigate session tree (switch branches)"),
     ("login", "Configure provider authentication"),
     ("logout", "Remove provider authentication"),
-    ("model", "Select model (opens selector UI)"),
-    ("name", "Set session display name"),
     ("new", "Start a new session"),
-    ("quit", "Quit pi"),
-    ("reload", "Reload keybindings and themes"),
+    ("compact", "Manually compact the session context"),
     ("resume", "Resume a different session"),
-    ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
-    ("session", "Show session info and stats"),
-    ("settings", "Open settings menu"),
-    ("share", "Share session as a secret GitHub gist"),
-    ("tree", "Navigate session tree (switch branches)"),
+    (
+        "reload",
+        "Reload keybindings, extensions, skills, prompts, and themes",
+    ),
+    ("quit", "Quit pi"),
 ];
+
+/// A prompt template or skill as the `/` menu offers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceCommand {
+    /// Its name without the slash (`review`, `skill:pdf`).
+    pub name: String,
+    /// Shown next to it (source tag, argument hint, description).
+    pub description: Option<String>,
+}
+
+/// The prompt templates and the skills (`None` for no skill commands) the
+/// `/` menu offers now.
+pub type ResourceCommandSource =
+    Arc<dyn Fn() -> (Vec<ResourceCommand>, Vec<ResourceCommand>) + Send + Sync>;
+
+/// pi's source tag of a resource in the `/` menu: `u`, `p` or `t` for its
+/// scope, with the package source for npm and git packages.
+pub fn source_tag(info: &crate::resources::discovery::SourceInfo) -> String {
+    let scope = match info.scope.as_str() {
+        "user" => "u",
+        "project" => "p",
+        _ => "t",
+    };
+    let source = info.source.trim();
+    if matches!(source, "auto" | "local" | "cli") {
+        return scope.to_owned();
+    }
+    if source.starts_with("npm:") {
+        return format!("{scope}:{source}");
+    }
+    match crate::packages::source::parse_git(source) {
+        Some(git) => {
+            let git_ref = git.git_ref.map(|r| format!("@{r}")).unwrap_or_default();
+            format!("{scope}:git:{}/{}{git_ref}", git.host, git.path)
+        }
+        None => scope.to_owned(),
+    }
+}
+
+/// `[tag] description` (`[tag]` alone for an empty description), as pi
+/// labels the templates and skills in the `/` menu.
+fn tagged(tag: &str, description: &str) -> String {
+    if description.is_empty() {
+        format!("[{tag}]")
+    } else {
+        format!("[{tag}] {description}")
+    }
+}
+
+/// The `/` menu's entries for the prompt templates and (when
+/// `skill_commands`) the skills of `resources`, described as pi describes
+/// them.
+pub fn resource_commands(
+    resources: &crate::resources::Resources,
+    skill_commands: bool,
+) -> (Vec<ResourceCommand>, Vec<ResourceCommand>) {
+    let templates = resources
+        .templates
+        .templates
+        .iter()
+        .map(|t| {
+            let description = tagged(&source_tag(&t.source_info), &t.description);
+            let description = match t.argument_hint.as_deref().filter(|h| !h.is_empty()) {
+                Some(hint) => format!("{hint} — {description}"),
+                None => description,
+            };
+            ResourceCommand {
+                name: t.name.clone(),
+                description: Some(description),
+            }
+        })
+        .collect();
+    let skills = if skill_commands {
+        resources
+            .skills
+            .skills
+            .iter()
+            .map(|s| ResourceCommand {
+                name: format!("skill:{}", s.name),
+                description: Some(tagged(&source_tag(&s.source_info), &s.description)),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    (templates, skills)
+}
 
 /// A command an extension registered, as the `/` menu offers it.
 #[derive(Clone)]
@@ -64,6 +155,8 @@ pub struct Completer {
     extension_commands: Arc<dyn Fn() -> Vec<ExtensionCommand> + Send + Sync>,
     /// The completions extensions added, asked first.
     providers: AutocompleteProviders,
+    /// The prompt templates and skills, read when asked (`/reload` changes them).
+    resource_commands: ResourceCommandSource,
 }
 
 impl Completer {
@@ -74,7 +167,14 @@ impl Completer {
             models: Vec::new(),
             extension_commands: Arc::new(Vec::new),
             providers: AutocompleteProviders::default(),
+            resource_commands: Arc::new(|| (Vec::new(), Vec::new())),
         }
+    }
+
+    /// Offers the prompt templates and skills `source` lists when asked.
+    pub fn with_resource_command_source(mut self, source: ResourceCommandSource) -> Self {
+        self.resource_commands = source;
+        self
     }
 
     /// Asks the extensions' `providers` first (pi's
@@ -108,30 +208,41 @@ impl Completer {
             .collect()
     }
 
-    /// The `/` menu for `query`: built-in commands, then the extensions'.
+    /// The `/` menu for `query`, in pi's order: built-in commands, prompt
+    /// templates, the extensions' commands, skills; filtered and ranked by
+    /// pi's fuzzy match (the list's order for an empty query).
     fn command_items(&self, query: &str) -> Vec<CompletionItem> {
         let extension_commands = self.extension_commands();
-        let commands = COMMANDS
+        let (templates, skills) = (self.resource_commands)();
+        let commands: Vec<(&str, Option<&str>)> = COMMANDS
             .iter()
             .map(|(name, description)| (*name, Some(*description)))
+            .chain(
+                templates
+                    .iter()
+                    .map(|c| (c.name.as_str(), c.description.as_deref())),
+            )
             .chain(
                 extension_commands
                     .iter()
                     .map(|c| (c.name.as_str(), c.description.as_deref())),
-            );
-        let mut items: Vec<(bool, CompletionItem)> = commands
-            .filter(|(name, _)| fuzzy(name, query))
-            .map(|(name, description)| {
-                let mut item = CompletionItem::new(format!("/{name}")).with_label(name);
-                if let Some(description) = description {
-                    item = item.with_description(description);
-                }
-                (!name.starts_with(query), item)
-            })
+            )
+            .chain(
+                skills
+                    .iter()
+                    .map(|c| (c.name.as_str(), c.description.as_deref())),
+            )
             .collect();
-        // Prefix matches first, each group in the list's order.
-        items.sort_by_key(|(later, _)| *later);
-        items.into_iter().map(|(_, item)| item).collect()
+        pi_tui::fuzzy::fuzzy_filter(commands, query, |(name, _)| (*name).to_owned())
+            .into_iter()
+            .map(|(name, description)| {
+                let item = CompletionItem::new(format!("/{name}")).with_label(name);
+                match description.filter(|d| !d.is_empty()) {
+                    Some(description) => item.with_description(description),
+                    None => item,
+                }
+            })
+            .collect()
     }
 
     /// An extension command's argument completions for `/name args`.
@@ -308,8 +419,17 @@ mod tests {
 
         let s = ask(&mut c, "/co", CompletionTrigger::Typing).unwrap();
         let values: Vec<&str> = s.items.iter().map(|i| i.value.as_str()).collect();
-        // Prefix matches first, then the other fuzzy matches (c…o).
-        assert_eq!(values, ["/compact", "/copy", "/clone", "/scoped-models"]);
+        // pi's fuzzy ranking (pi-tui's fuzzyFilter over pi's list gives this order).
+        assert_eq!(
+            values,
+            [
+                "/copy",
+                "/compact",
+                "/clone",
+                "/scoped-models",
+                "/changelog"
+            ]
+        );
         assert_eq!(s.prefix, "/co");
 
         let s = ask(&mut c, "/model claude", CompletionTrigger::Typing).unwrap();
@@ -347,5 +467,77 @@ mod tests {
         let s = ask(&mut c, "cat sr", CompletionTrigger::Tab).unwrap();
         assert_eq!(s.items[0].value, "src/");
         assert!(ask(&mut c, "plain words", CompletionTrigger::Typing).is_none());
+    }
+
+    #[test]
+    fn templates_and_skills_follow_pi_order() {
+        let command = |name: &str, description: &str| ResourceCommand {
+            name: name.to_owned(),
+            description: Some(description.to_owned()),
+        };
+        let mut c = Completer::new(std::env::temp_dir())
+            .with_extension_commands(vec![ExtensionCommand {
+                name: "deploy".into(),
+                description: None,
+                completions: None,
+            }])
+            .with_resource_command_source(Arc::new(move || {
+                (
+                    vec![command("review", "[p] Review the diff")],
+                    vec![
+                        command("skill:pdf-tools", "[u] PDFs"),
+                        command("skill:changes", "[u] Changes"),
+                    ],
+                )
+            }));
+        let values = |c: &mut Completer, text: &str| -> Vec<String> {
+            ask(c, text, CompletionTrigger::Typing)
+                .map(|s| s.items.into_iter().map(|i| i.value).collect())
+                .unwrap_or_default()
+        };
+        // What pi 0.73.1's fuzzyFilter gives over the same list (built-ins,
+        // templates, extension commands, skills).
+        let all = values(&mut c, "/");
+        let tail: Vec<&str> = all[all.len() - 5..].iter().map(String::as_str).collect();
+        assert_eq!(
+            tail,
+            [
+                "/quit",
+                "/review",
+                "/deploy",
+                "/skill:pdf-tools",
+                "/skill:changes"
+            ]
+        );
+        assert_eq!(all.len(), COMMANDS.len() + 4);
+        assert_eq!(
+            values(&mut c, "/re"),
+            ["/resume", "/reload", "/review", "/tree", "/share"]
+        );
+        assert_eq!(values(&mut c, "/ch"), ["/changelog", "/skill:changes"]);
+        let s = ask(&mut c, "/skill:pd", CompletionTrigger::Typing).unwrap();
+        assert_eq!(s.items[0].description.as_deref(), Some("[u] PDFs"));
+    }
+
+    #[test]
+    fn resource_commands_are_described_as_pi_does() {
+        use crate::resources::discovery::SourceInfo;
+        let info = |scope: &str, source: &str| SourceInfo {
+            path: "/x".into(),
+            source: source.into(),
+            scope: scope.into(),
+            origin: "top-level".into(),
+            base_dir: None,
+        };
+        assert_eq!(source_tag(&info("user", "auto")), "u");
+        assert_eq!(source_tag(&info("project", "local")), "p");
+        assert_eq!(source_tag(&info("temporary", "cli")), "t");
+        assert_eq!(source_tag(&info("user", "npm:pi-pack")), "u:npm:pi-pack");
+        assert_eq!(
+            source_tag(&info("project", "git:github.com/me/pack@v1")),
+            "p:git:github.com/me/pack@v1"
+        );
+        assert_eq!(tagged("u", ""), "[u]");
+        assert_eq!(tagged("u", "Does it"), "[u] Does it");
     }
 }

@@ -96,6 +96,10 @@ pub enum UiEvent {
     OAuth(OAuthUpdate),
     /// An extension asked something of the UI (`ctx.ui()`).
     Extension(ExtensionRequest),
+    /// `/reload`'s reload of the app has ended.
+    Reloaded,
+    /// The custom theme file in use changed on disk.
+    ThemeFileChanged(std::path::PathBuf),
     /// A session replacement (`/new`, `/resume`, `/fork`, `/clone`), which
     /// the extensions may cancel, has ended.
     Session(SessionDone),

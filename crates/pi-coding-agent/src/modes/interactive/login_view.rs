@@ -257,7 +257,7 @@ impl LoginView {
                         name: provider.name,
                         input: String::new(),
                     };
-                } else if key.code == KeyCode::Backspace {
+                } else if kb.matches(key, "tui.editor.deleteCharBackward") {
                     query.pop();
                     *selected = 0;
                 } else if let Some(c) = typed.filter(|c| !c.is_control()) {
@@ -277,7 +277,7 @@ impl LoginView {
                         key: input.trim().to_owned(),
                     };
                 }
-                if key.code == KeyCode::Backspace {
+                if kb.matches(key, "tui.editor.deleteCharBackward") {
                     input.pop();
                 } else if let Some(c) = typed.filter(|c| !c.is_control()) {
                     input.push(c);

@@ -46,6 +46,7 @@ pub mod selectors;
 mod session_info;
 mod settings_rows;
 mod settings_view;
+mod theme_watch;
 mod tmux;
 pub mod transcript;
 pub mod ui;

@@ -141,7 +141,7 @@ impl OAuthDialog {
             return false;
         }
         match key.code {
-            KeyCode::Backspace => {
+            _ if kb.matches(key, "tui.editor.deleteCharBackward") => {
                 self.input.pop();
             }
             KeyCode::Char(c)

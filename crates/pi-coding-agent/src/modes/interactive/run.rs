@@ -199,6 +199,11 @@ async fn run_inner(
     let mut ui = Ui::new(Arc::clone(&app), theme, tx.clone());
     ui.install_look(look);
     ui.attach_extensions();
+    ui.show_changelog_if_updated();
+    tokio::spawn(super::theme_watch::poll(
+        std::sync::Arc::clone(&ui.look.theme_file),
+        tx.clone(),
+    ));
     // As pi: with no usable model the UI still opens, saying how to log
     // in; a session model that could not be restored is named.
     if let Some(warning) = &app.model_fallback {

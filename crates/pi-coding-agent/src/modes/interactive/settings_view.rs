@@ -157,7 +157,7 @@ impl SettingsView {
             }
         } else if kb.matches(key, "tui.select.cancel") {
             return SettingsOutcome::Close;
-        } else if key.code == KeyCode::Backspace {
+        } else if kb.matches(key, "tui.editor.deleteCharBackward") {
             self.query.pop();
             self.selected = 0;
         } else if let KeyCode::Char(c) = key.code

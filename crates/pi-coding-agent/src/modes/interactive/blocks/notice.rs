@@ -32,10 +32,20 @@ pub enum Notice {
         /// The markdown body.
         body: Box<Md>,
     },
+    /// Markdown between rules, with an optional bold accent title (pi's
+    /// start-up "What's New" and its collapsed form).
+    Framed {
+        /// The title, followed by a blank line.
+        title: Option<String>,
+        /// The markdown body.
+        body: Box<Md>,
+    },
     /// The startup header.
     Header {
         /// The version shown after `pi`.
         version: String,
+        /// The key bindings its hints name.
+        keys: std::sync::Arc<pi_tui::keybindings::Keybindings>,
     },
     /// An extension's header (pi's `setHeader`); the built-in one when it
     /// fails.
@@ -57,27 +67,39 @@ pub struct ResourceSection {
 }
 
 /// The startup hints, expanded form.
-const EXPANDED_HINTS: [(&str, &str); 19] = [
-    ("escape", "to interrupt"),
-    ("ctrl+c", "to clear"),
-    ("ctrl+c twice", "to exit"),
-    ("ctrl+d", "to exit (empty)"),
-    ("ctrl+z", "to suspend"),
-    ("ctrl+k", "to delete to end"),
-    ("shift+tab", "to cycle thinking level"),
-    ("ctrl+p/shift+ctrl+p", "to cycle models"),
-    ("ctrl+l", "to select model"),
-    ("ctrl+o", "to expand tools"),
-    ("ctrl+t", "to expand thinking"),
-    ("ctrl+g", "for external editor"),
-    ("/", "for commands"),
-    ("!", "to run bash"),
-    ("!!", "to run bash (no context)"),
-    ("alt+enter", "to queue follow-up"),
-    ("alt+up", "to edit all queued messages"),
-    ("ctrl+v", "to paste image"),
-    ("drop files", "to attach"),
-];
+/// pi's expanded start-up hints: the keys bound to each action (`keyHint`),
+/// or pi's fixed texts (`rawKeyHint`).
+fn expanded_hints(k: &dyn Fn(&str) -> String) -> Vec<(String, &'static str)> {
+    let raw = |text: &str| text.to_owned();
+    vec![
+        (k("app.interrupt"), "to interrupt"),
+        (k("app.clear"), "to clear"),
+        (format!("{} twice", k("app.clear")), "to exit"),
+        (k("app.exit"), "to exit (empty)"),
+        (k("app.suspend"), "to suspend"),
+        (k("tui.editor.deleteToLineEnd"), "to delete to end"),
+        (k("app.thinking.cycle"), "to cycle thinking level"),
+        (
+            format!(
+                "{}/{}",
+                k("app.model.cycleForward"),
+                k("app.model.cycleBackward")
+            ),
+            "to cycle models",
+        ),
+        (k("app.model.select"), "to select model"),
+        (k("app.tools.expand"), "to expand tools"),
+        (k("app.thinking.toggle"), "to expand thinking"),
+        (k("app.editor.external"), "for external editor"),
+        (raw("/"), "for commands"),
+        (raw("!"), "to run bash"),
+        (raw("!!"), "to run bash (no context)"),
+        (k("app.message.followUp"), "to queue follow-up"),
+        (k("app.message.dequeue"), "to edit all queued messages"),
+        (k("app.clipboard.pasteImage"), "to paste image"),
+        (raw("drop files"), "to attach"),
+    ]
+}
 
 impl Notice {
     /// A panel with a markdown body.
@@ -134,6 +156,18 @@ impl Notice {
                 lines.push(String::new());
                 lines.push(rule(t, Token::Border, width));
             }
+            Self::Framed { title, body } => {
+                lines.push(rule(t, Token::Border, width));
+                if let Some(title) = title {
+                    lines.extend(padded(&t.bold(&t.fg(Token::Accent, title)), width, 1));
+                    lines.push(String::new());
+                }
+                lines.extend(body.render(t, width, 1, &ctx.code_indent));
+                if title.is_some() {
+                    lines.push(String::new());
+                }
+                lines.push(rule(t, Token::Border, width));
+            }
             Self::CustomHeader(header) => {
                 let theme: &pi_tui::theme::Theme = t;
                 match crate::extensions::run_hook(|| Ok(header(width, theme))) {
@@ -146,12 +180,15 @@ impl Notice {
                     None => {
                         let mut builtin = Self::Header {
                             version: crate::VERSION.to_owned(),
+                            keys: std::sync::Arc::new(crate::keybindings::defaults()),
                         };
                         lines = builtin.render(ctx, width);
                     }
                 }
             }
-            Self::Header { version } => {
+            Self::Header { version, keys } => {
+                // pi's `keyText`: the bound keys joined with `/`.
+                let k = |id: &str| keys.keys(id).join("/");
                 let hint = |key: &str, text: &str| {
                     format!(
                         "{}{}",
@@ -166,21 +203,27 @@ impl Notice {
                 );
                 lines.extend(padded(&logo, width, 1));
                 if ctx.expanded {
-                    for (key, text) in EXPANDED_HINTS {
-                        lines.extend(padded(&hint(key, text), width, 1));
+                    for (key, text) in expanded_hints(&k) {
+                        lines.extend(padded(&hint(&key, text), width, 1));
                     }
                 } else {
                     let compact = [
-                        hint("escape", "interrupt"),
-                        hint("ctrl+c/ctrl+d", "clear/exit"),
+                        hint(&k("app.interrupt"), "interrupt"),
+                        hint(
+                            &format!("{}/{}", k("app.clear"), k("app.exit")),
+                            "clear/exit",
+                        ),
                         hint("/", "commands"),
                         hint("!", "bash"),
-                        hint("ctrl+o", "more"),
+                        hint(&k("app.tools.expand"), "more"),
                     ]
                     .join(&t.fg(Token::Muted, " · "));
                     lines.extend(padded(&compact, width, 1));
-                    let more = "Press ctrl+o to show full startup help and loaded resources.";
-                    lines.extend(padded(&t.fg(Token::Dim, more), width, 1));
+                    let more = format!(
+                        "Press {} to show full startup help and loaded resources.",
+                        k("app.tools.expand")
+                    );
+                    lines.extend(padded(&t.fg(Token::Dim, &more), width, 1));
                 }
                 lines.push(String::new());
                 let onboarding = "Pi can explain its own features and look up its docs. Ask it how to use or extend Pi.";

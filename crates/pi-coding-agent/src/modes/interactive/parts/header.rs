@@ -9,6 +9,8 @@ use crate::modes::interactive::blocks::Notice;
 #[derive(Clone)]
 pub struct Header {
     version: String,
+    /// The key bindings the hints name.
+    pub keys: std::sync::Arc<pi_tui::keybindings::Keybindings>,
     /// An extension's header (pi's `setHeader`), drawn instead.
     pub custom: Option<crate::extensions::HeaderFn>,
     /// `quietStartup` without `--verbose`: no built-in header and no
@@ -20,6 +22,7 @@ impl Default for Header {
     fn default() -> Self {
         Self {
             version: crate::VERSION.to_owned(),
+            keys: std::sync::Arc::new(crate::keybindings::defaults()),
             custom: None,
             quiet: false,
         }
@@ -33,6 +36,7 @@ impl Header {
             Some(header) => Notice::CustomHeader(std::sync::Arc::clone(header)),
             None => Notice::Header {
                 version: self.version.clone(),
+                keys: std::sync::Arc::clone(&self.keys),
             },
         }
     }

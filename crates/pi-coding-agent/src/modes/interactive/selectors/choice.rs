@@ -3,17 +3,13 @@
 
 use std::sync::Arc;
 
-use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use pi_tui::crossterm::event::{KeyCode, KeyEvent};
 use pi_tui::input::Input;
+use pi_tui::keybindings::Keybindings;
 use pi_tui::theme::{Theme, Token};
 
-use super::{Action, Outcome, SlotComponent, border, fit, key_hint, padded};
+use super::{Action, Outcome, SlotComponent, border, default_keys, fit, id_hint, key_hint, padded};
 use crate::modes::interactive::action::{ChoiceKind, TextKind};
-
-fn is_cancel(key: &KeyEvent) -> bool {
-    key.code == KeyCode::Esc
-        || (key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c'))
-}
 
 /// A title and options; Enter picks, Esc cancels.
 #[derive(Debug)]
@@ -24,6 +20,7 @@ pub struct Choice {
     options: Vec<String>,
     selected: usize,
     kind: ChoiceKind,
+    keys: Arc<Keybindings>,
 }
 
 impl Choice {
@@ -36,7 +33,15 @@ impl Choice {
             options: options.iter().map(|o| (*o).to_owned()).collect(),
             selected: 0,
             kind,
+            keys: default_keys(),
         }
+    }
+
+    /// Reads keys with `keys` (`tui.select.*`; `j` / `k` stay pi's fixed
+    /// alternatives).
+    pub fn with_keys(mut self, keys: Arc<Keybindings>) -> Self {
+        self.keys = keys;
+        self
     }
 
     /// pi's `confirm(title, message)`: `Yes` / `No` under the title and message.
@@ -50,17 +55,15 @@ impl Choice {
 impl SlotComponent<Action> for Choice {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         let plain = key.modifiers.is_empty();
-        match key.code {
-            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Char('k') if plain => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') if plain || key.code == KeyCode::Down => {
-                self.selected = (self.selected + 1).min(self.options.len().saturating_sub(1));
-            }
-            KeyCode::Enter => {
-                return Outcome::Done(Action::Choice(self.kind.clone(), Some(self.selected)));
-            }
-            _ if is_cancel(key) => return Outcome::Done(Action::Choice(self.kind.clone(), None)),
-            _ => {}
+        let is = |id: &str| self.keys.matches(key, id);
+        if is("tui.select.up") || (plain && key.code == KeyCode::Char('k')) {
+            self.selected = self.selected.saturating_sub(1);
+        } else if is("tui.select.down") || (plain && key.code == KeyCode::Char('j')) {
+            self.selected = (self.selected + 1).min(self.options.len().saturating_sub(1));
+        } else if is("tui.select.confirm") {
+            return Outcome::Done(Action::Choice(self.kind.clone(), Some(self.selected)));
+        } else if is("tui.select.cancel") {
+            return Outcome::Done(Action::Choice(self.kind.clone(), None));
         }
         Outcome::Stay
     }
@@ -85,8 +88,8 @@ impl SlotComponent<Action> for Choice {
         let hint = format!(
             "{}  {}  {}",
             key_hint(t, "↑↓", "navigate"),
-            key_hint(t, "enter", "select"),
-            key_hint(t, "escape/ctrl+c", "cancel")
+            id_hint(t, &self.keys, "tui.select.confirm", "select"),
+            id_hint(t, &self.keys, "tui.select.cancel", "cancel")
         );
         lines.push(padded(&hint, width));
         lines.push(String::new());
@@ -102,6 +105,7 @@ pub struct TextPrompt {
     title: String,
     input: Input,
     kind: TextKind,
+    keys: Arc<Keybindings>,
 }
 
 impl TextPrompt {
@@ -112,19 +116,28 @@ impl TextPrompt {
             theme,
             title: title.to_owned(),
             kind,
+            keys: default_keys(),
         }
+    }
+
+    /// Reads keys with `keys` (`tui.select.confirm` / `cancel`, the
+    /// input's `tui.editor.*`).
+    pub fn with_keys(mut self, keys: Arc<Keybindings>) -> Self {
+        self.input.set_keybindings(Arc::clone(&keys));
+        self.keys = keys;
+        self
     }
 }
 
 impl SlotComponent<Action> for TextPrompt {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
-        if key.code == KeyCode::Enter {
+        if self.keys.matches(key, "tui.select.confirm") {
             return Outcome::Done(Action::Text(
                 self.kind.clone(),
                 Some(self.input.value().to_owned()),
             ));
         }
-        if is_cancel(key) {
+        if self.keys.matches(key, "tui.select.cancel") {
             return Outcome::Done(Action::Text(self.kind.clone(), None));
         }
         self.input.handle_key(key);
@@ -135,8 +148,8 @@ impl SlotComponent<Action> for TextPrompt {
         let t = &self.theme;
         let hint = format!(
             "{}  {}",
-            key_hint(t, "enter", "submit"),
-            key_hint(t, "escape/ctrl+c", "cancel")
+            id_hint(t, &self.keys, "tui.select.confirm", "submit"),
+            id_hint(t, &self.keys, "tui.select.cancel", "cancel")
         );
         let lines = vec![
             border(t, width),

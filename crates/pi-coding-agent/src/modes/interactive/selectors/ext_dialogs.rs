@@ -12,17 +12,19 @@ use std::time::{Duration, Instant};
 use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pi_tui::editor::{Editor, EditorAction};
 use pi_tui::input::Input;
+use pi_tui::keybindings::Keybindings;
 use pi_tui::theme::{Theme, Token};
 use tokio::sync::oneshot;
 
-use super::{Action, Outcome, SlotComponent, border, fit, key_hint, padded};
+use super::{Action, Outcome, SlotComponent, border, default_keys, fit, id_hint, key_hint, padded};
 
 /// Where a dialog's answer goes.
 pub type Reply = oneshot::Sender<Option<String>>;
 
-fn is_cancel(key: &KeyEvent) -> bool {
-    key.code == KeyCode::Esc
-        || (key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c'))
+/// A bare line feed (Ctrl+J in a terminal without key reports), which pi's
+/// select and input dialogs take as Enter besides `tui.select.confirm`.
+fn is_line_feed(key: &KeyEvent) -> bool {
+    key.code == KeyCode::Char('j') && key.modifiers == KeyModifiers::CONTROL
 }
 
 /// Sends `answer` (once) and closes.
@@ -85,6 +87,7 @@ pub struct ExtSelect {
     selected: usize,
     countdown: Option<Countdown>,
     reply: Option<Reply>,
+    keys: Arc<Keybindings>,
 }
 
 impl ExtSelect {
@@ -103,29 +106,33 @@ impl ExtSelect {
             selected: 0,
             countdown: Countdown::new(timeout),
             reply: Some(reply),
+            keys: default_keys(),
         }
+    }
+
+    /// Reads keys with `keys` (`tui.select.*`; `j` / `k` and a bare line
+    /// feed stay pi's fixed alternatives).
+    pub fn with_keys(mut self, keys: Arc<Keybindings>) -> Self {
+        self.keys = keys;
+        self
     }
 }
 
 impl SlotComponent<Action> for ExtSelect {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         let plain = key.modifiers.is_empty() || key.modifiers == KeyModifiers::SHIFT;
-        match key.code {
-            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Char('k') if plain => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down => {
-                self.selected = (self.selected + 1).min(self.options.len().saturating_sub(1));
+        let keys = Arc::clone(&self.keys);
+        let is = |id: &str| keys.matches(key, id);
+        if is("tui.select.up") || (plain && key.code == KeyCode::Char('k')) {
+            self.selected = self.selected.saturating_sub(1);
+        } else if is("tui.select.down") || (plain && key.code == KeyCode::Char('j')) {
+            self.selected = (self.selected + 1).min(self.options.len().saturating_sub(1));
+        } else if is("tui.select.confirm") || is_line_feed(key) {
+            if let Some(option) = self.options.get(self.selected).cloned() {
+                return answer(&mut self.reply, Some(option));
             }
-            KeyCode::Char('j') if plain => {
-                self.selected = (self.selected + 1).min(self.options.len().saturating_sub(1));
-            }
-            KeyCode::Enter => {
-                if let Some(option) = self.options.get(self.selected).cloned() {
-                    return answer(&mut self.reply, Some(option));
-                }
-            }
-            _ if is_cancel(key) => return answer(&mut self.reply, None),
-            _ => {}
+        } else if is("tui.select.cancel") {
+            return answer(&mut self.reply, None);
         }
         Outcome::Stay
     }
@@ -153,8 +160,8 @@ impl SlotComponent<Action> for ExtSelect {
         let hint = format!(
             "{}  {}  {}",
             key_hint(t, "↑↓", "navigate"),
-            key_hint(t, "enter", "select"),
-            key_hint(t, "escape/ctrl+c", "cancel")
+            id_hint(t, &self.keys, "tui.select.confirm", "select"),
+            id_hint(t, &self.keys, "tui.select.cancel", "cancel")
         );
         lines.push(padded(&hint, width));
         lines.push(String::new());
@@ -174,6 +181,7 @@ pub struct ExtInput {
     input: Input,
     countdown: Option<Countdown>,
     reply: Option<Reply>,
+    keys: Arc<Keybindings>,
 }
 
 impl ExtInput {
@@ -185,17 +193,26 @@ impl ExtInput {
             title: title.to_owned(),
             countdown: Countdown::new(timeout),
             reply: Some(reply),
+            keys: default_keys(),
         }
+    }
+
+    /// Reads keys with `keys` (`tui.select.confirm` / `cancel`, the
+    /// input's `tui.editor.*`).
+    pub fn with_keys(mut self, keys: Arc<Keybindings>) -> Self {
+        self.input.set_keybindings(Arc::clone(&keys));
+        self.keys = keys;
+        self
     }
 }
 
 impl SlotComponent<Action> for ExtInput {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
-        if key.code == KeyCode::Enter {
+        if self.keys.matches(key, "tui.select.confirm") || is_line_feed(key) {
             let value = self.input.value().to_owned();
             return answer(&mut self.reply, Some(value));
         }
-        if is_cancel(key) {
+        if self.keys.matches(key, "tui.select.cancel") {
             return answer(&mut self.reply, None);
         }
         self.input.handle_key(key);
@@ -213,8 +230,8 @@ impl SlotComponent<Action> for ExtInput {
         lines.push(String::new());
         let hint = format!(
             "{}  {}",
-            key_hint(t, "enter", "submit"),
-            key_hint(t, "escape/ctrl+c", "cancel")
+            id_hint(t, &self.keys, "tui.select.confirm", "submit"),
+            id_hint(t, &self.keys, "tui.select.cancel", "cancel")
         );
         lines.push(padded(&hint, width));
         lines.push(String::new());
@@ -234,6 +251,7 @@ pub struct ExtEditor {
     title: String,
     editor: Editor,
     reply: Option<Reply>,
+    keys: Arc<Keybindings>,
 }
 
 impl ExtEditor {
@@ -248,13 +266,22 @@ impl ExtEditor {
             title: title.to_owned(),
             editor,
             reply: Some(reply),
+            keys: default_keys(),
         }
+    }
+
+    /// Reads keys with `keys` (`tui.select.cancel`, the editor's
+    /// `tui.editor.*` and `tui.input.*`).
+    pub fn with_keys(mut self, keys: Arc<Keybindings>) -> Self {
+        self.editor.set_keybindings(Arc::clone(&keys));
+        self.keys = keys;
+        self
     }
 }
 
 impl SlotComponent<Action> for ExtEditor {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
-        if is_cancel(key) {
+        if self.keys.matches(key, "tui.select.cancel") {
             return answer(&mut self.reply, None);
         }
         match self.editor.handle_key(*key) {
@@ -276,9 +303,9 @@ impl SlotComponent<Action> for ExtEditor {
         lines.push(String::new());
         let hint = format!(
             "{}  {}  {}",
-            key_hint(t, "enter", "submit"),
-            key_hint(t, "shift+enter", "newline"),
-            key_hint(t, "escape/ctrl+c", "cancel")
+            id_hint(t, &self.keys, "tui.input.submit", "submit"),
+            id_hint(t, &self.keys, "tui.input.newLine", "newline"),
+            id_hint(t, &self.keys, "tui.select.cancel", "cancel")
         );
         lines.push(padded(&hint, width));
         lines.push(String::new());

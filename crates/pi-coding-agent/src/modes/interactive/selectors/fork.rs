@@ -3,11 +3,14 @@
 
 use std::sync::Arc;
 
-use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use pi_tui::crossterm::event::KeyEvent;
+use pi_tui::keybindings::Keybindings;
 use pi_tui::text::truncate_to_width;
 use pi_tui::theme::{Theme, Token};
 
-use super::{Action, Outcome, SlotComponent, border, fit, one_line, padded, window_start};
+use super::{
+    Action, Outcome, SlotComponent, border, default_keys, fit, one_line, padded, window_start,
+};
 
 /// Entries shown at once.
 const VISIBLE: usize = 10;
@@ -19,6 +22,7 @@ pub struct ForkSelector {
     /// (entry id, text) of each user message, oldest first.
     messages: Vec<(String, String)>,
     selected: usize,
+    keys: Arc<Keybindings>,
 }
 
 impl ForkSelector {
@@ -29,27 +33,31 @@ impl ForkSelector {
             theme,
             messages,
             selected,
+            keys: default_keys(),
         }
+    }
+
+    /// Reads keys with `keys` (`tui.select.*`).
+    pub fn with_keys(mut self, keys: Arc<Keybindings>) -> Self {
+        self.keys = keys;
+        self
     }
 }
 
 impl SlotComponent<Action> for ForkSelector {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         let len = self.messages.len();
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Up if len > 0 => {
-                self.selected = self.selected.checked_sub(1).unwrap_or(len - 1)
+        let is = |id: &str| self.keys.matches(key, id);
+        if is("tui.select.up") && len > 0 {
+            self.selected = self.selected.checked_sub(1).unwrap_or(len - 1);
+        } else if is("tui.select.down") && len > 0 {
+            self.selected = (self.selected + 1) % len;
+        } else if is("tui.select.confirm") {
+            if let Some((id, _)) = self.messages.get(self.selected) {
+                return Outcome::Done(Action::Fork(id.clone()));
             }
-            KeyCode::Down if len > 0 => self.selected = (self.selected + 1) % len,
-            KeyCode::Enter => {
-                if let Some((id, _)) = self.messages.get(self.selected) {
-                    return Outcome::Done(Action::Fork(id.clone()));
-                }
-            }
-            KeyCode::Esc => return Outcome::Cancel,
-            KeyCode::Char('c') if ctrl => return Outcome::Cancel,
-            _ => {}
+        } else if is("tui.select.cancel") {
+            return Outcome::Cancel;
         }
         Outcome::Stay
     }

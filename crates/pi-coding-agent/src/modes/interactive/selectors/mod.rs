@@ -18,6 +18,9 @@ pub mod tree;
 pub mod tree_items;
 pub mod tree_rows;
 
+use std::sync::Arc;
+
+use pi_tui::keybindings::Keybindings;
 use pi_tui::text::truncate_to_width;
 use pi_tui::theme::{Theme, Token};
 
@@ -26,6 +29,12 @@ pub use pi_tui::slot::SlotComponent;
 
 /// What a key did to a selector.
 pub type Outcome = pi_tui::slot::Outcome<Action>;
+
+/// The key bindings a selector uses until the UI gives it the effective
+/// ones (`keybindings.json`): pi's defaults.
+pub fn default_keys() -> Arc<Keybindings> {
+    Arc::new(crate::keybindings::defaults())
+}
 
 /// pi's `DynamicBorder`: a full-width rule in the border colour.
 pub fn border(theme: &Theme, width: usize) -> String {
@@ -39,6 +48,17 @@ pub fn key_hint(theme: &Theme, key: &str, description: &str) -> String {
         theme.fg(Token::Dim, key),
         theme.fg(Token::Muted, &format!(" {description}"))
     )
+}
+
+/// pi's `keyText`: the keys bound to `id`, joined with `/`
+/// (`escape/ctrl+c`), as `keybindings.json` spells them.
+pub fn key_text(keys: &Keybindings, id: &str) -> String {
+    keys.keys(id).join("/")
+}
+
+/// pi's `keyHint(id, description)`: [`key_hint`] with the keys bound to `id`.
+pub fn id_hint(theme: &Theme, keys: &Keybindings, id: &str, description: &str) -> String {
+    key_hint(theme, &key_text(keys, id), description)
 }
 
 /// `text` indented by one column (pi's `Text` with padding 1), cut to `width`.
@@ -85,6 +105,43 @@ mod tests {
     #[test]
     fn one_line_joins_whitespace() {
         assert_eq!(one_line(" a\n\tb  c\u{7}d "), "a b c d");
+    }
+
+    #[test]
+    fn a_dialog_takes_and_shows_its_remapped_keys() {
+        use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        let user = std::collections::BTreeMap::from([
+            ("tui.select.cancel".to_owned(), vec!["ctrl+g".to_owned()]),
+            ("tui.select.down".to_owned(), vec!["ctrl+j".to_owned()]),
+        ]);
+        let keys = Arc::new(crate::keybindings::build(&user));
+        assert_eq!(key_text(&keys, "tui.select.cancel"), "ctrl+g");
+        assert_eq!(
+            key_text(&default_keys(), "tui.select.cancel"),
+            "escape/ctrl+c"
+        );
+        let theme = Arc::new(Theme::dark(pi_tui::theme::ColorMode::NoColor));
+        let kind = super::super::action::ChoiceKind::Summarize("x".to_owned());
+        let mut choice = choice::Choice::new(theme, "Pick", &["a", "b", "c"], kind.clone())
+            .with_keys(Arc::clone(&keys));
+        let text = choice.render(80, 20).join("\n");
+        assert!(text.contains("ctrl+g cancel"), "{text}");
+        let press = |code, modifiers| KeyEvent::new(code, modifiers);
+        // Esc is no longer cancel; Down no longer moves; Ctrl+J does.
+        assert_eq!(
+            choice.handle_key(&press(KeyCode::Esc, KeyModifiers::NONE)),
+            Outcome::Stay
+        );
+        choice.handle_key(&press(KeyCode::Down, KeyModifiers::NONE));
+        choice.handle_key(&press(KeyCode::Char('j'), KeyModifiers::CONTROL));
+        assert_eq!(
+            choice.handle_key(&press(KeyCode::Enter, KeyModifiers::NONE)),
+            Outcome::Done(Action::Choice(kind.clone(), Some(1)))
+        );
+        assert_eq!(
+            choice.handle_key(&press(KeyCode::Char('g'), KeyModifiers::CONTROL)),
+            Outcome::Done(Action::Choice(kind, None))
+        );
     }
 }
 

@@ -5,12 +5,13 @@
 use std::sync::Arc;
 
 use pi_ai::Model;
-use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use pi_tui::crossterm::event::KeyEvent;
 use pi_tui::fuzzy::fuzzy_filter;
 use pi_tui::input::Input;
+use pi_tui::keybindings::Keybindings;
 use pi_tui::theme::{Theme, Token};
 
-use super::{Action, Outcome, SlotComponent, border, fit, key_hint, window_start};
+use super::{Action, Outcome, SlotComponent, border, default_keys, fit, id_hint, window_start};
 
 /// Rows shown at once.
 const VISIBLE: usize = 10;
@@ -33,6 +34,7 @@ pub struct ModelSelector {
     /// Indices into the active list, best match first.
     filtered: Vec<usize>,
     selected: usize,
+    keys: Arc<Keybindings>,
 }
 
 fn same(model: &Model, current: &(String, String)) -> bool {
@@ -69,6 +71,7 @@ impl ModelSelector {
             scope,
             filtered: Vec::new(),
             selected: 0,
+            keys: default_keys(),
         };
         if let Some(search) = search {
             selector.input.set_value(search);
@@ -163,28 +166,38 @@ impl ModelSelector {
     }
 }
 
+impl ModelSelector {
+    /// Reads keys with `keys` (`tui.select.*`, `tui.input.tab`).
+    pub fn with_keys(mut self, keys: Arc<Keybindings>) -> Self {
+        self.input.set_keybindings(Arc::clone(&keys));
+        self.keys = keys;
+        self
+    }
+}
+
 impl SlotComponent<Action> for ModelSelector {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let len = self.filtered.len();
-        match key.code {
-            KeyCode::Tab => self.toggle_scope(),
-            KeyCode::Up if len > 0 => {
-                self.selected = self.selected.checked_sub(1).unwrap_or(len - 1)
+        let keys = Arc::clone(&self.keys);
+        let is = |id: &str| keys.matches(key, id);
+        if is("tui.input.tab") {
+            self.toggle_scope();
+        } else if is("tui.select.up") {
+            if len > 0 {
+                self.selected = self.selected.checked_sub(1).unwrap_or(len - 1);
             }
-            KeyCode::Down if len > 0 => self.selected = (self.selected + 1) % len,
-            KeyCode::Enter => {
-                return self.selected().map_or(Outcome::Stay, |m| {
-                    Outcome::Done(Action::Model(Box::new(m.clone())))
-                });
+        } else if is("tui.select.down") {
+            if len > 0 {
+                self.selected = (self.selected + 1) % len;
             }
-            KeyCode::Esc => return Outcome::Cancel,
-            KeyCode::Char('c') if ctrl => return Outcome::Cancel,
-            _ => {
-                if self.input.handle_key(key) {
-                    self.filter();
-                }
-            }
+        } else if is("tui.select.confirm") {
+            return self.selected().map_or(Outcome::Stay, |m| {
+                Outcome::Done(Action::Model(Box::new(m.clone())))
+            });
+        } else if is("tui.select.cancel") {
+            return Outcome::Cancel;
+        } else if self.input.handle_key(key) {
+            self.filter();
         }
         Outcome::Stay
     }
@@ -201,7 +214,7 @@ impl SlotComponent<Action> for ModelSelector {
             lines.push(self.scope_line());
             lines.push(format!(
                 "{}{}",
-                key_hint(&t, "tab", "scope"),
+                id_hint(&t, &self.keys, "tui.input.tab", "scope"),
                 t.fg(Token::Muted, " (all/scoped)")
             ));
         }

@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pi_tui::input::Input;
+use pi_tui::keybindings::Keybindings;
 use pi_tui::text::{truncate_to_width, visible_width};
 use pi_tui::theme::{Theme, Token};
 
-use super::{border, key_hint, window_start};
+use super::{border, default_keys, key_hint, window_start};
 use crate::packages::config_items::{ConfigGroup, ConfigItem, kind_label};
 
 /// Rows of the list shown at once.
@@ -48,6 +49,7 @@ pub struct ResourceConfig {
     shown: Vec<Row>,
     selected: usize,
     input: Input,
+    keys: Arc<Keybindings>,
 }
 
 impl ResourceConfig {
@@ -80,9 +82,18 @@ impl ResourceConfig {
             shown: rows.clone(),
             rows,
             selected: 0,
+            keys: default_keys(),
         };
         list.select_first();
         list
+    }
+
+    /// Reads keys with `keys` (`tui.select.*`, the search's `tui.editor.*`;
+    /// Space and Ctrl+C stay pi's fixed keys).
+    pub fn with_keys(mut self, keys: Arc<Keybindings>) -> Self {
+        self.input.set_keybindings(Arc::clone(&keys));
+        self.keys = keys;
+        self
     }
 
     /// The item at `index`.
@@ -157,10 +168,14 @@ impl ResourceConfig {
     /// Handles a key.
     pub fn handle_key(&mut self, key: &KeyEvent) -> ConfigOutcome {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let keys = Arc::clone(&self.keys);
+        let is = |id: &str| keys.matches(key, id);
+        // pi's order: Ctrl+C (fixed) only when `tui.select.cancel` does not
+        // take it (its default does).
         match key.code {
-            KeyCode::Up => self.selected = self.step(self.selected, false),
-            KeyCode::Down => self.selected = self.step(self.selected, true),
-            KeyCode::PageUp => {
+            _ if is("tui.select.up") => self.selected = self.step(self.selected, false),
+            _ if is("tui.select.down") => self.selected = self.step(self.selected, true),
+            _ if is("tui.select.pageUp") => {
                 let mut target = self.selected.saturating_sub(VISIBLE);
                 while target < self.shown.len() && !matches!(self.shown[target], Row::Item(_)) {
                     target += 1;
@@ -169,7 +184,7 @@ impl ResourceConfig {
                     self.selected = target;
                 }
             }
-            KeyCode::PageDown => {
+            _ if is("tui.select.pageDown") => {
                 let last = self.shown.len().saturating_sub(1);
                 let mut target = (self.selected + VISIBLE).min(last);
                 while target > 0 && !matches!(self.shown.get(target), Some(Row::Item(_))) {
@@ -179,9 +194,9 @@ impl ResourceConfig {
                     self.selected = target;
                 }
             }
-            KeyCode::Esc => return ConfigOutcome::Close,
+            _ if is("tui.select.cancel") => return ConfigOutcome::Close,
             KeyCode::Char('c') if ctrl => return ConfigOutcome::Exit,
-            KeyCode::Char(' ') | KeyCode::Enter => {
+            _ if is("tui.select.confirm") || (key.code == KeyCode::Char(' ') && !ctrl) => {
                 if let Some(Row::Item(i)) = self.shown.get(self.selected) {
                     return ConfigOutcome::Toggle(*i, !self.items[*i].2.enabled);
                 }

@@ -9,9 +9,10 @@ use pi_ai::Model;
 use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pi_tui::fuzzy::fuzzy_filter;
 use pi_tui::input::Input;
+use pi_tui::keybindings::Keybindings;
 use pi_tui::theme::{Theme, Token};
 
-use super::{Action, Outcome, SlotComponent, border, fit, window_start};
+use super::{Action, Outcome, SlotComponent, border, default_keys, fit, window_start};
 
 /// Rows shown at once.
 const VISIBLE: usize = 8;
@@ -33,6 +34,7 @@ pub struct ScopedModels {
     dirty: bool,
     save: SaveScope,
     error: Option<String>,
+    keys: Arc<Keybindings>,
 }
 
 fn full_id(model: &Model) -> String {
@@ -59,9 +61,18 @@ impl ScopedModels {
             dirty: false,
             save,
             error: None,
+            keys: default_keys(),
         };
         selector.refresh();
         selector
+    }
+
+    /// Reads keys with `keys` (`tui.select.*`, `app.models.*`, the
+    /// search's `tui.editor.*`; Ctrl+C and Esc stay pi's fixed keys).
+    pub fn with_keys(mut self, keys: Arc<Keybindings>) -> Self {
+        self.input.set_keybindings(Arc::clone(&keys));
+        self.keys = keys;
+        self
     }
 
     fn is_enabled(&self, id: &str) -> bool {
@@ -199,24 +210,31 @@ impl ScopedModels {
 impl SlotComponent<Action> for ScopedModels {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
         let len = self.shown.len();
         let searching = !self.input.value().is_empty();
+        let keys = Arc::clone(&self.keys);
+        let is = |id: &str| keys.matches(key, id);
         match key.code {
-            KeyCode::Up if alt => self.reorder(true),
-            KeyCode::Down if alt => self.reorder(false),
-            KeyCode::Up if len > 0 => {
-                self.selected = self.selected.checked_sub(1).unwrap_or(len - 1)
+            _ if is("tui.select.up") => {
+                if len > 0 {
+                    self.selected = self.selected.checked_sub(1).unwrap_or(len - 1);
+                }
             }
-            KeyCode::Down if len > 0 => self.selected = (self.selected + 1) % len,
-            KeyCode::Enter => {
+            _ if is("tui.select.down") => {
+                if len > 0 {
+                    self.selected = (self.selected + 1) % len;
+                }
+            }
+            _ if is("app.models.reorderUp") => self.reorder(true),
+            _ if is("app.models.reorderDown") => self.reorder(false),
+            _ if is("tui.select.confirm") => {
                 if let Some(id) = self.shown.get(self.selected).cloned() {
                     self.toggle(&id);
                     self.dirty = true;
                     self.refresh();
                 }
             }
-            KeyCode::Char('a') if ctrl => {
+            _ if is("app.models.enableAll") => {
                 let targets = if searching {
                     self.shown.clone()
                 } else {
@@ -226,13 +244,13 @@ impl SlotComponent<Action> for ScopedModels {
                 self.dirty = true;
                 self.refresh();
             }
-            KeyCode::Char('x') if ctrl => {
+            _ if is("app.models.clearAll") => {
                 let targets = searching.then(|| self.shown.clone());
                 self.clear(targets.as_deref());
                 self.dirty = true;
                 self.refresh();
             }
-            KeyCode::Char('p') if ctrl => {
+            _ if is("app.models.toggleProvider") => {
                 if let Some(provider) = self
                     .shown
                     .get(self.selected)
@@ -254,13 +272,14 @@ impl SlotComponent<Action> for ScopedModels {
                     self.refresh();
                 }
             }
-            KeyCode::Char('s') if ctrl => {
+            _ if is("app.models.save") => {
                 let list = self.enabled.clone().unwrap_or_default();
                 match (self.save)(&list) {
                     Ok(()) => self.dirty = false,
                     Err(e) => self.error = Some(e),
                 }
             }
+            // pi's scoped-models selector has Ctrl+C and Esc fixed.
             KeyCode::Char('c') if ctrl => {
                 if !searching {
                     return Outcome::Cancel;

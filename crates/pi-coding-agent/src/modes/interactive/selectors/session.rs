@@ -9,13 +9,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use pi_tui::crossterm::event::KeyEvent;
 use pi_tui::input::Input;
+use pi_tui::keybindings::Keybindings;
 use pi_tui::text::{truncate_to_width, visible_width};
 use pi_tui::theme::{Theme, Token};
 
 use super::session_search::filter_sessions;
-use super::{Action, Outcome, SlotComponent, fit, key_hint, one_line, window_start};
+use super::{Action, Outcome, SlotComponent, default_keys, fit, id_hint, one_line, window_start};
 use crate::session::SessionInfo;
 
 /// Rows shown at once.
@@ -67,6 +68,7 @@ pub struct SessionPicker {
     status: Option<(bool, String)>,
     rename: Option<(PathBuf, Input)>,
     exit_on_cancel: bool,
+    keys: Arc<Keybindings>,
 }
 
 /// pi's session age: `now`, `5m`, `3h`, `2d`, `1w`, `4mo`, `1y`.
@@ -117,6 +119,7 @@ impl SessionPicker {
             status: None,
             rename: None,
             exit_on_cancel: false,
+            keys: default_keys(),
         };
         picker.refilter();
         picker
@@ -125,6 +128,14 @@ impl SessionPicker {
     /// Esc leaves pi (the picker of `pi -r`, shown at startup).
     pub fn exit_on_cancel(mut self) -> Self {
         self.exit_on_cancel = true;
+        self
+    }
+
+    /// Reads keys with `keys` (`tui.select.*`, `tui.input.tab`,
+    /// `app.session.*`, the search's `tui.editor.*`).
+    pub fn with_keys(mut self, keys: Arc<Keybindings>) -> Self {
+        self.input.set_keybindings(Arc::clone(&keys));
+        self.keys = keys;
         self
     }
 
@@ -227,9 +238,13 @@ impl SessionPicker {
         let Some((path, input)) = &mut self.rename else {
             return Outcome::Stay;
         };
-        match key.code {
-            KeyCode::Esc => self.rename = None,
-            KeyCode::Enter => {
+        let keys = Arc::clone(&self.keys);
+        if keys.matches(key, "tui.select.cancel") {
+            self.rename = None;
+            return Outcome::Stay;
+        }
+        if keys.matches(key, "tui.input.submit") {
+            {
                 let name = input.value().trim().to_owned();
                 let path = path.clone();
                 self.rename = None;
@@ -251,9 +266,8 @@ impl SessionPicker {
                     Err(e) => self.status = Some((true, e)),
                 }
             }
-            _ => {
-                input.handle_key(key);
-            }
+        } else {
+            input.handle_key(key);
         }
         Outcome::Stay
     }
@@ -268,6 +282,7 @@ impl SessionPicker {
 
     fn header(&self, width: usize) -> Vec<String> {
         let t = &self.theme;
+        let k = &self.keys;
         let title = if self.show_all {
             "Resume Session (All)"
         } else {
@@ -310,8 +325,8 @@ impl SessionPicker {
         let (hint1, hint2) = if self.confirming_delete.is_some() {
             let hint = format!(
                 "Delete session? {} · {}",
-                key_hint(t, "enter", "confirm"),
-                key_hint(t, "escape/ctrl+c", "cancel")
+                id_hint(t, k, "tui.select.confirm", "confirm"),
+                id_hint(t, k, "tui.select.cancel", "cancel")
             );
             (
                 t.fg(Token::Error, &truncate_to_width(&hint, width, "…")),
@@ -327,16 +342,16 @@ impl SessionPicker {
             let sep = t.fg(Token::Muted, " · ");
             let hint1 = format!(
                 "{}{sep}{}",
-                key_hint(t, "tab", "scope"),
+                id_hint(t, k, "tui.input.tab", "scope"),
                 t.fg(Token::Muted, "re:<pattern> regex · \"phrase\" exact")
             );
             let path = if self.show_path { "(on)" } else { "(off)" };
             let hint2 = [
-                key_hint(t, "ctrl+s", "sort"),
-                key_hint(t, "ctrl+n", "named"),
-                key_hint(t, "ctrl+d", "delete"),
-                key_hint(t, "ctrl+p", &format!("path {path}")),
-                key_hint(t, "ctrl+r", "rename"),
+                id_hint(t, k, "app.session.toggleSort", "sort"),
+                id_hint(t, k, "app.session.toggleNamedFilter", "named"),
+                id_hint(t, k, "app.session.delete", "delete"),
+                id_hint(t, k, "app.session.togglePath", &format!("path {path}")),
+                id_hint(t, k, "app.session.rename", "rename"),
             ]
             .join(&sep);
             (
@@ -501,10 +516,12 @@ impl SlotComponent<Action> for SessionPicker {
         if self.rename.is_some() {
             return self.rename_key(key);
         }
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let cancel = key.code == KeyCode::Esc || (ctrl && key.code == KeyCode::Char('c'));
+        let keys = Arc::clone(&self.keys);
+        let is = |id: &str| keys.matches(key, id);
+        let cancel = is("tui.select.cancel");
+        let confirm = is("tui.select.confirm");
         if let Some(path) = self.confirming_delete.clone() {
-            if key.code == KeyCode::Enter {
+            if confirm {
                 self.confirming_delete = None;
                 self.delete(&path);
             } else if cancel {
@@ -512,50 +529,53 @@ impl SlotComponent<Action> for SessionPicker {
             }
             return Outcome::Stay;
         }
-        if key.code != KeyCode::Enter && !cancel {
+        if !confirm && !cancel {
             self.status = None;
         }
         let len = self.rows.len();
-        match key.code {
-            KeyCode::Tab => self.toggle_scope(),
-            KeyCode::Char('s') if ctrl => {
-                self.sort = match self.sort {
-                    Sort::Threaded => Sort::Recent,
-                    Sort::Recent => Sort::Relevance,
-                    Sort::Relevance => Sort::Threaded,
-                };
-                self.refilter();
+        if is("tui.input.tab") {
+            self.toggle_scope();
+        } else if is("app.session.toggleSort") {
+            self.sort = match self.sort {
+                Sort::Threaded => Sort::Recent,
+                Sort::Recent => Sort::Relevance,
+                Sort::Relevance => Sort::Threaded,
+            };
+            self.refilter();
+        } else if is("app.session.toggleNamedFilter") {
+            self.named_only = !self.named_only;
+            self.refilter();
+        } else if is("app.session.togglePath") {
+            self.show_path = !self.show_path;
+        } else if is("app.session.delete") {
+            self.start_delete();
+        } else if is("app.session.rename") {
+            if let Some(session) = self.selected_session() {
+                let mut input = Input::new(Arc::clone(&self.theme));
+                input.set_keybindings(Arc::clone(&keys));
+                input.set_value(session.name.as_deref().unwrap_or_default());
+                self.rename = Some((session.path.clone(), input));
             }
-            KeyCode::Char('n') if ctrl => {
-                self.named_only = !self.named_only;
-                self.refilter();
+        } else if is("app.session.deleteNoninvasive") && self.input.value().is_empty() {
+            // As pi: a delete only while the search is empty; else the
+            // search input has the key.
+            self.start_delete();
+        } else if is("tui.select.up") {
+            self.selected = self.selected.saturating_sub(1);
+        } else if is("tui.select.down") {
+            self.selected = (self.selected + 1).min(len.saturating_sub(1));
+        } else if is("tui.select.pageUp") {
+            self.selected = self.selected.saturating_sub(VISIBLE);
+        } else if is("tui.select.pageDown") {
+            self.selected = (self.selected + VISIBLE).min(len.saturating_sub(1));
+        } else if confirm {
+            if let Some(session) = self.selected_session() {
+                return Outcome::Done(Action::Resume(session.path.clone()));
             }
-            KeyCode::Char('p') if ctrl => self.show_path = !self.show_path,
-            KeyCode::Char('d') if ctrl => self.start_delete(),
-            KeyCode::Char('r') if ctrl => {
-                if let Some(session) = self.selected_session() {
-                    let mut input = Input::new(Arc::clone(&self.theme));
-                    input.set_value(session.name.as_deref().unwrap_or_default());
-                    self.rename = Some((session.path.clone(), input));
-                }
-            }
-            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down => self.selected = (self.selected + 1).min(len.saturating_sub(1)),
-            KeyCode::PageUp => self.selected = self.selected.saturating_sub(VISIBLE),
-            KeyCode::PageDown => {
-                self.selected = (self.selected + VISIBLE).min(len.saturating_sub(1));
-            }
-            KeyCode::Enter => {
-                if let Some(session) = self.selected_session() {
-                    return Outcome::Done(Action::Resume(session.path.clone()));
-                }
-            }
-            _ if cancel => return self.cancel(),
-            _ => {
-                if self.input.handle_key(key) {
-                    self.refilter();
-                }
-            }
+        } else if cancel {
+            return self.cancel();
+        } else if self.input.handle_key(key) {
+            self.refilter();
         }
         Outcome::Stay
     }
@@ -571,8 +591,8 @@ impl SlotComponent<Action> for SessionPicker {
             lines.push(String::new());
             lines.push(format!(
                 " {}  {}",
-                key_hint(&t, "enter", "save"),
-                key_hint(&t, "escape", "cancel")
+                id_hint(&t, &self.keys, "tui.select.confirm", "save"),
+                id_hint(&t, &self.keys, "tui.select.cancel", "cancel")
             ));
         } else {
             lines.extend(self.header(width));

@@ -9,11 +9,12 @@ use std::sync::Arc;
 use chrono::{DateTime, Datelike, Local};
 use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pi_tui::input::Input;
+use pi_tui::keybindings::Keybindings;
 use pi_tui::text::truncate_to_width;
 use pi_tui::theme::{Theme, Token};
 
 use super::tree_rows::{Display, Filter, Item, Layout, View, display_order, layout};
-use super::{Action, Outcome, SlotComponent, border, fit, key_hint};
+use super::{Action, Outcome, SlotComponent, border, default_keys, fit, id_hint, key_text};
 
 /// Saves a label (`None` clears it).
 pub type Labeler = Box<dyn FnMut(&str, Option<&str>) -> Result<(), String>>;
@@ -36,6 +37,7 @@ pub struct TreeSelector {
     error: Option<String>,
     /// Terminal rows at the last render (the page size follows it).
     rows_seen: usize,
+    keys: Arc<Keybindings>,
 }
 
 impl TreeSelector {
@@ -77,6 +79,7 @@ impl TreeSelector {
             labeler,
             error: None,
             rows_seen: 24,
+            keys: default_keys(),
         };
         tree.relayout(wanted);
         tree
@@ -139,8 +142,9 @@ impl TreeSelector {
         let Some((item, input)) = &mut self.label_edit else {
             return;
         };
-        match key.code {
-            KeyCode::Enter => {
+        let keys = Arc::clone(&self.keys);
+        if keys.matches(key, "tui.select.confirm") {
+            {
                 let item = *item;
                 let value = input.value().trim().to_owned();
                 let label = Some(value).filter(|v| !v.is_empty());
@@ -156,10 +160,10 @@ impl TreeSelector {
                     Err(e) => self.error = Some(e),
                 }
             }
-            KeyCode::Esc => self.label_edit = None,
-            _ => {
-                input.handle_key(key);
-            }
+        } else if keys.matches(key, "tui.select.cancel") {
+            self.label_edit = None;
+        } else {
+            input.handle_key(key);
         }
     }
 
@@ -322,6 +326,15 @@ fn label_time(iso: &str) -> String {
     }
 }
 
+impl TreeSelector {
+    /// Reads keys with `keys` (`tui.select.*`, `app.tree.*`, the label's
+    /// and search's `tui.editor.*`).
+    pub fn with_keys(mut self, keys: Arc<Keybindings>) -> Self {
+        self.keys = keys;
+        self
+    }
+}
+
 impl SlotComponent<Action> for TreeSelector {
     fn handle_key(&mut self, key: &KeyEvent) -> Outcome {
         if self.label_edit.is_some() {
@@ -329,61 +342,73 @@ impl SlotComponent<Action> for TreeSelector {
             return Outcome::Stay;
         }
         self.error = None;
+        let keys = Arc::clone(&self.keys);
+        let is = |id: &str| keys.matches(key, id);
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
-        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         let len = self.layout.rows.len();
         let page = Self::visible_lines(self.last_rows());
-        match key.code {
-            KeyCode::Up if len > 0 => {
-                self.selected = self.selected.checked_sub(1).unwrap_or(len - 1)
+        // pi's order of checks (tree-selector's handleInput).
+        if is("tui.select.up") {
+            if len > 0 {
+                self.selected = self.selected.checked_sub(1).unwrap_or(len - 1);
             }
-            KeyCode::Down if len > 0 => self.selected = (self.selected + 1) % len,
-            KeyCode::Left if ctrl || alt => self.fold_or_branch(true),
-            KeyCode::Right if ctrl || alt => self.fold_or_branch(false),
-            KeyCode::Left | KeyCode::PageUp => self.selected = self.selected.saturating_sub(page),
-            KeyCode::Right | KeyCode::PageDown => {
-                self.selected = (self.selected + page).min(len.saturating_sub(1));
+        } else if is("tui.select.down") {
+            if len > 0 {
+                self.selected = (self.selected + 1) % len;
             }
-            KeyCode::Enter => {
-                if let Some(item) = self.selected_item() {
-                    return Outcome::Done(Action::TreeTarget(self.items[item].id.clone()));
-                }
+        } else if is("app.tree.foldOrUp") {
+            self.fold_or_branch(true);
+        } else if is("app.tree.unfoldOrDown") {
+            self.fold_or_branch(false);
+        } else if is("tui.editor.cursorLeft") || is("tui.select.pageUp") {
+            self.selected = self.selected.saturating_sub(page);
+        } else if is("tui.editor.cursorRight") || is("tui.select.pageDown") {
+            self.selected = (self.selected + page).min(len.saturating_sub(1));
+        } else if is("tui.select.confirm") {
+            if let Some(item) = self.selected_item() {
+                return Outcome::Done(Action::TreeTarget(self.items[item].id.clone()));
             }
-            KeyCode::Esc => {
-                if self.query.is_empty() {
-                    return Outcome::Cancel;
-                }
-                self.query.clear();
+        } else if is("tui.select.cancel") {
+            if self.query.is_empty() {
+                return Outcome::Cancel;
+            }
+            self.query.clear();
+            self.refilter();
+        } else if is("app.tree.filter.default") {
+            self.set_filter(Filter::Default, false);
+        } else if is("app.tree.filter.noTools") {
+            self.set_filter(Filter::NoTools, true);
+        } else if is("app.tree.filter.userOnly") {
+            self.set_filter(Filter::UserOnly, true);
+        } else if is("app.tree.filter.labeledOnly") {
+            self.set_filter(Filter::LabeledOnly, true);
+        } else if is("app.tree.filter.all") {
+            self.set_filter(Filter::All, true);
+        } else if is("app.tree.filter.cycleBackward") {
+            self.cycle_filter(true);
+        } else if is("app.tree.filter.cycleForward") {
+            self.cycle_filter(false);
+        } else if is("tui.editor.deleteCharBackward") {
+            if self.query.pop().is_some() {
                 self.refilter();
             }
-            KeyCode::Char('c') if ctrl => {
-                if self.query.is_empty() {
-                    return Outcome::Cancel;
-                }
-                self.query.clear();
-                self.refilter();
+        } else if is("app.tree.editLabel") {
+            if let Some(item) = self.selected_item() {
+                let mut input = Input::new(Arc::clone(&self.theme));
+                input.set_keybindings(Arc::clone(&keys));
+                input.set_value(self.items[item].label.as_deref().unwrap_or_default());
+                self.label_edit = Some((item, input));
             }
-            KeyCode::Char('d') if ctrl => self.set_filter(Filter::Default, false),
-            KeyCode::Char('t') if ctrl => self.set_filter(Filter::NoTools, true),
-            KeyCode::Char('u') if ctrl => self.set_filter(Filter::UserOnly, true),
-            KeyCode::Char('l') if ctrl => self.set_filter(Filter::LabeledOnly, true),
-            KeyCode::Char('a') if ctrl => self.set_filter(Filter::All, true),
-            KeyCode::Char('o' | 'O') if ctrl => self.cycle_filter(shift),
-            KeyCode::Backspace if self.query.pop().is_some() => self.refilter(),
-            KeyCode::Char('L') if !ctrl && !alt => {
-                if let Some(item) = self.selected_item() {
-                    let mut input = Input::new(Arc::clone(&self.theme));
-                    input.set_value(self.items[item].label.as_deref().unwrap_or_default());
-                    self.label_edit = Some((item, input));
-                }
-            }
-            KeyCode::Char('T') if !ctrl && !alt => self.label_times = !self.label_times,
-            KeyCode::Char(c) if !ctrl && !alt && !c.is_control() => {
-                self.query.push(c);
-                self.refilter();
-            }
-            _ => {}
+        } else if is("app.tree.toggleLabelTimestamp") {
+            self.label_times = !self.label_times;
+        } else if let KeyCode::Char(c) = key.code
+            && !ctrl
+            && !alt
+            && !c.is_control()
+        {
+            self.query.push(c);
+            self.refilter();
         }
         Outcome::Stay
     }
@@ -391,7 +416,24 @@ impl SlotComponent<Action> for TreeSelector {
     fn render(&mut self, width: usize, rows: usize) -> Vec<String> {
         self.rows_seen = rows;
         let t = Arc::clone(&self.theme);
-        let help = "  ↑/↓: move. ←/→: page. ^←/^→ or Alt+←/Alt+→: fold/branch. shift+l: label. ctrl+d/ctrl+t/ctrl+u/ctrl+l/ctrl+a: filters (ctrl+o/shift+ctrl+o cycle). shift+t: label time";
+        // pi's help line, with the keys bound now.
+        let k = |id: &str| key_text(&self.keys, id);
+        let filters = [
+            "app.tree.filter.default",
+            "app.tree.filter.noTools",
+            "app.tree.filter.userOnly",
+            "app.tree.filter.labeledOnly",
+            "app.tree.filter.all",
+        ]
+        .map(k)
+        .join("/");
+        let help = format!(
+            "  ↑/↓: move. ←/→: page. ^←/^→ or Alt+←/Alt+→: fold/branch. {}: label. {filters}: filters ({}/{} cycle). {}: label time",
+            k("app.tree.editLabel"),
+            k("app.tree.filter.cycleForward"),
+            k("app.tree.filter.cycleBackward"),
+            k("app.tree.toggleLabelTimestamp"),
+        );
         let search = if self.query.is_empty() {
             format!("  {}", t.fg(Token::Muted, "Type to search:"))
         } else {
@@ -405,7 +447,7 @@ impl SlotComponent<Action> for TreeSelector {
             String::new(),
             border(&t, width),
             format!(" {}", t.bold("  Session Tree")),
-            t.fg(Token::Muted, &truncate_to_width(help, width, "...")),
+            t.fg(Token::Muted, &truncate_to_width(&help, width, "...")),
             search,
             border(&t, width),
             String::new(),
@@ -418,8 +460,8 @@ impl SlotComponent<Action> for TreeSelector {
             lines.push(format!("  {}", input.render(width.saturating_sub(2))));
             lines.push(format!(
                 "  {}  {}",
-                key_hint(&t, "enter", "save"),
-                key_hint(&t, "escape", "cancel")
+                id_hint(&t, &self.keys, "tui.select.confirm", "save"),
+                id_hint(&t, &self.keys, "tui.select.cancel", "cancel")
             ));
         } else if self.layout.rows.is_empty() {
             lines.push(t.fg(Token::Muted, "  No entries found"));

@@ -99,6 +99,8 @@ impl Ui {
             UiEvent::OAuth(update) => self.oauth_update(&update),
             UiEvent::Extension(request) => self.extension_call(&request),
             UiEvent::Session(done) => self.session_done(done),
+            UiEvent::Reloaded => self.reloaded(),
+            UiEvent::ThemeFileChanged(path) => self.theme_file_changed(&path),
         }
     }
 

@@ -43,6 +43,7 @@ impl Ui {
                 self.transcript
                     .notice(Notice::panel("Keyboard Shortcuts", &table));
             }
+            Action::Changelog => self.show_changelog(),
             Action::Reload => self.reload(),
             Action::Error(text) => self.error(text),
             Action::OpenSessions { startup } => self.open_session_picker(startup),

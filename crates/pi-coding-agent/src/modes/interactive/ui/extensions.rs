@@ -419,19 +419,20 @@ impl Ui {
             reply,
         } = request;
         let theme = Arc::clone(&self.theme);
+        let keys = Arc::clone(&self.look.keys);
         let alive = Arc::new(());
         let handle = Arc::downgrade(&alive);
         let component: Box<dyn SlotComponent<Action>> = match kind {
             DialogKind::Select { title, options } => Box::new(Tracked {
-                inner: ExtSelect::new(theme, &title, options, timeout, reply),
+                inner: ExtSelect::new(theme, &title, options, timeout, reply).with_keys(keys),
                 _alive: alive,
             }),
             DialogKind::Input { title } => Box::new(Tracked {
-                inner: ExtInput::new(theme, &title, timeout, reply),
+                inner: ExtInput::new(theme, &title, timeout, reply).with_keys(keys),
                 _alive: alive,
             }),
             DialogKind::Editor { title, prefill } => Box::new(Tracked {
-                inner: ExtEditor::new(theme, &title, prefill.as_deref(), reply),
+                inner: ExtEditor::new(theme, &title, prefill.as_deref(), reply).with_keys(keys),
                 _alive: alive,
             }),
         };

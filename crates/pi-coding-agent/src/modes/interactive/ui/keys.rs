@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use pi_tui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
+use pi_tui::crossterm::event::{KeyEvent, KeyEventKind};
 use pi_tui::editor::EditorAction;
 use pi_tui::slot::Outcome;
 
@@ -28,7 +28,7 @@ impl Ui {
         }
         let effect = if let Some(outcome) = self.slot.handle_key(&key) {
             self.outcome(outcome)
-        } else if key.code == KeyCode::Esc
+        } else if self.look.keys.matches(&key, "app.interrupt")
             && let Some(cancel) = &self.work.summary_cancel
         {
             cancel.cancel();

@@ -13,9 +13,11 @@
 //! - `dispatch`: the one dispatcher of [`Action`]s, and what they do to
 //!   prompts (`prompts`), sessions (`sessions`), the selectors and
 //!   dialogs (`open`), what the session holds (`info`), the look
-//!   (`look`), settings (`settings`) and logins (`login`).
+//!   (`look`), settings (`settings`), logins (`login`) and the changelog
+//!   (`changelog`).
 
 mod app_events;
+mod changelog;
 mod dispatch;
 mod ext_parts;
 mod extensions;
@@ -46,7 +48,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::action::Action;
 use super::blocks::ext_render::ExtRenderers;
 use super::blocks::{Notice, RenderCtx};
-use super::complete::{Completer, ExtensionCommand};
+use super::complete::{Completer, ExtensionCommand, ResourceCommandSource, resource_commands};
 use super::events::UiEvent;
 use super::oauth_dialog::OAuthDialog;
 use super::parts::footer::FooterInfo;
@@ -164,8 +166,6 @@ pub(crate) struct View {
     pub drawn: terminal::DrawnLines,
     /// The Anthropic extra-usage warning was shown in this run.
     pub extra_usage_warned: Arc<AtomicBool>,
-    /// Skills are offered as `/skill:name` in the `/` menu (`enableSkillCommands`).
-    pub skill_commands: Arc<AtomicBool>,
     /// The indentation of markdown code blocks (`markdown.codeBlockIndent`).
     pub code_indent: String,
 }
@@ -196,14 +196,7 @@ impl Ui {
             .map(|m| format!("{}/{}", m.provider.as_str(), m.id))
             .collect();
         let runner = Arc::clone(&app.extensions);
-        // `enableSkillCommands`: the skills follow the extensions' commands
-        // in the `/` menu, as in pi; `/settings` flips the flag.
-        let skill_commands = Arc::new(AtomicBool::new(app.settings.enable_skill_commands()));
-        let (skills_app, skills_on) = (Arc::clone(&app), Arc::clone(&skill_commands));
         let commands: Arc<dyn Fn() -> Vec<ExtensionCommand> + Send + Sync> = Arc::new(move || {
-            let skills = skills_app
-                .resources()
-                .skill_commands(skills_on.load(Ordering::Relaxed));
             runner
                 .commands()
                 .iter()
@@ -212,29 +205,31 @@ impl Ui {
                     description: c.description.clone(),
                     completions: c.completions.clone(),
                 })
-                .chain(
-                    skills
-                        .into_iter()
-                        .map(|(name, description)| ExtensionCommand {
-                            name,
-                            description: Some(description).filter(|d| !d.is_empty()),
-                            completions: None,
-                        }),
-                )
                 .collect()
         });
         let ext = extensions::ExtensionState::default();
+        let look = look::Look::default();
+        look.skill_commands
+            .store(app.settings.enable_skill_commands(), Ordering::Relaxed);
+        let (resources_app, skill_commands) = (Arc::clone(&app), Arc::clone(&look.skill_commands));
+        let resource_source: ResourceCommandSource = Arc::new(move || {
+            resource_commands(
+                &resources_app.resources(),
+                skill_commands.load(Ordering::Relaxed),
+            )
+        });
         editor.set_autocomplete(Box::new(
             Completer::new(app.cwd.clone())
                 .with_models(models)
                 .with_extension_command_source(commands)
+                .with_resource_command_source(resource_source)
                 .with_providers(ext.mirror.autocomplete.clone()),
         ));
         let renderers = Arc::new(ExtRenderers::from_runner(&app.extensions));
         let mut ui = Self {
             app,
             theme,
-            look: look::Look::default(),
+            look,
             header: Header::default(),
             transcript: Transcript::with_renderers(renderers),
             queue: Queue::default(),
@@ -255,7 +250,6 @@ impl Ui {
             home: dirs::home_dir(),
             ext,
         };
-        ui.view.skill_commands = skill_commands;
         ui.view.code_indent = ui.app.settings.code_block_indent().to_owned();
         ui.header.quiet = ui.app.settings.quiet_startup();
         ui.show_header();

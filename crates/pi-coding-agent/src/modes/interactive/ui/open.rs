@@ -66,13 +66,10 @@ impl Ui {
             .map(|s| s.model.clone())
             .collect();
         let current = self.app.agent.model();
-        self.slot.show(Box::new(ModelSelector::new(
-            Arc::clone(&self.theme),
-            &current,
-            available,
-            scoped,
-            search,
-        )));
+        self.slot.show(Box::new(
+            ModelSelector::new(Arc::clone(&self.theme), &current, available, scoped, search)
+                .with_keys(Arc::clone(&self.look.keys)),
+        ));
     }
 
     /// Opens the session picker over this folder's sessions; with
@@ -95,7 +92,8 @@ impl Ui {
             Vec::new()
         });
         let store = Box::new(AppStore::new(Arc::clone(&self.app)));
-        let picker = SessionPicker::new(Arc::clone(&self.theme), sessions, current, store);
+        let picker = SessionPicker::new(Arc::clone(&self.theme), sessions, current, store)
+            .with_keys(Arc::clone(&self.look.keys));
         self.slot.show(Box::new(if startup {
             picker.exit_on_cancel()
         } else {
@@ -130,14 +128,17 @@ impl Ui {
         let labeler = Box::new(move |id: &str, label: Option<&str>| {
             app.set_entry_label(id, label).map_err(|e| e.to_string())
         });
-        self.slot.show(Box::new(TreeSelector::new(
-            Arc::clone(&self.theme),
-            items,
-            leaf.as_deref(),
-            selected,
-            filter,
-            labeler,
-        )));
+        self.slot.show(Box::new(
+            TreeSelector::new(
+                Arc::clone(&self.theme),
+                items,
+                leaf.as_deref(),
+                selected,
+                filter,
+                labeler,
+            )
+            .with_keys(Arc::clone(&self.look.keys)),
+        ));
     }
 
     pub(super) fn open_fork(&mut self) {
@@ -161,10 +162,10 @@ impl Ui {
             self.status_line("No messages to fork from");
             return;
         }
-        self.slot.show(Box::new(ForkSelector::new(
-            Arc::clone(&self.theme),
-            messages,
-        )));
+        self.slot.show(Box::new(
+            ForkSelector::new(Arc::clone(&self.theme), messages)
+                .with_keys(Arc::clone(&self.look.keys)),
+        ));
     }
 
     pub(super) fn open_scoped_models(&mut self) {
@@ -182,22 +183,23 @@ impl Ui {
                 .set(&[("enabledModels", Some(serde_json::json!(patterns)))])
                 .map_err(|e| e.to_string())
         });
-        self.slot.show(Box::new(ScopedModels::new(
-            Arc::clone(&self.theme),
-            available,
-            enabled,
-            save,
-        )));
+        self.slot.show(Box::new(
+            ScopedModels::new(Arc::clone(&self.theme), available, enabled, save)
+                .with_keys(Arc::clone(&self.look.keys)),
+        ));
     }
 
     /// `/import <file>`: asks before replacing the session.
     pub(super) fn confirm_import(&mut self, path: &Path) {
-        self.slot.show(Box::new(Choice::confirm(
-            Arc::clone(&self.theme),
-            "Import session",
-            &format!("Replace current session with {}?", path.display()),
-            ChoiceKind::Import(PathBuf::from(path)),
-        )));
+        self.slot.show(Box::new(
+            Choice::confirm(
+                Arc::clone(&self.theme),
+                "Import session",
+                &format!("Replace current session with {}?", path.display()),
+                ChoiceKind::Import(PathBuf::from(path)),
+            )
+            .with_keys(Arc::clone(&self.look.keys)),
+        ));
     }
 
     /// `/settings`.

@@ -148,12 +148,15 @@ impl Ui {
     }
 
     fn ask_summary(&mut self, target: String) {
-        self.slot.show(Box::new(Choice::new(
-            Arc::clone(&self.theme),
-            "Summarize branch?",
-            &["No summary", "Summarize", "Summarize with custom prompt"],
-            ChoiceKind::Summarize(target),
-        )));
+        self.slot.show(Box::new(
+            Choice::new(
+                Arc::clone(&self.theme),
+                "Summarize branch?",
+                &["No summary", "Summarize", "Summarize with custom prompt"],
+                ChoiceKind::Summarize(target),
+            )
+            .with_keys(Arc::clone(&self.look.keys)),
+        ));
     }
 
     /// An answer to a confirmation or choice.
@@ -163,11 +166,14 @@ impl Ui {
             (ChoiceKind::Summarize(target), Some(0)) => self.navigate(target, false, None),
             (ChoiceKind::Summarize(target), Some(1)) => self.navigate(target, true, None),
             (ChoiceKind::Summarize(target), Some(_)) => {
-                self.slot.show(Box::new(TextPrompt::new(
-                    Arc::clone(&self.theme),
-                    "Custom summarization instructions",
-                    TextKind::SummaryInstructions(target),
-                )));
+                self.slot.show(Box::new(
+                    TextPrompt::new(
+                        Arc::clone(&self.theme),
+                        "Custom summarization instructions",
+                        TextKind::SummaryInstructions(target),
+                    )
+                    .with_keys(Arc::clone(&self.look.keys)),
+                ));
             }
             (ChoiceKind::Import(path), Some(0)) => self.import(&path),
             (ChoiceKind::Import(_), _) => self.status_line("Import cancelled"),

@@ -49,8 +49,9 @@ impl Ui {
                 .editor
                 .set_autocomplete_max_visible(value.parse().unwrap_or(5)),
             "theme" => self.preview_theme(value),
+            // As pi: the `/` menu offers the skills again, or no longer.
             "skill-commands" => self
-                .view
+                .look
                 .skill_commands
                 .store(flag, std::sync::atomic::Ordering::Relaxed),
             "show-images" => {
