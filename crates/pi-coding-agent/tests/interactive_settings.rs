@@ -204,7 +204,7 @@ async fn clear_on_shrink_redraws_everything_when_the_menu_closes() {
         tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
         tui.send("/");
         tui.wait_screen(
-            |s| s.contains("Duplicate the current session"),
+            |s| s.contains("Open settings menu"),
             "the command menu",
         );
         assert!(
@@ -213,7 +213,7 @@ async fn clear_on_shrink_redraws_everything_when_the_menu_closes() {
         );
         tui.send("\x7f");
         tui.wait_screen(
-            |s| !s.contains("Duplicate the current session"),
+            |s| !s.contains("Open settings menu"),
             "the menu closed",
         );
         say_hi(&mut tui);
@@ -395,8 +395,9 @@ async fn editor_padding_and_autocomplete_rows_follow_the_settings() {
         tui.wait_screen(|s| !s.contains("hello"), "the empty editor");
         // The `/` menu, in the list's order: as many rows as the setting says.
         tui.send("/");
-        let screen = tui.wait_screen(|s| s.contains("Duplicate the current"), "the menu");
-        let shown = ["clone", "compact", "copy", "export", "fork", "hotkeys"]
+        let screen = tui.wait_screen(|s| s.contains("Open settings menu"), "the menu");
+        // pi's order: settings, model, scoped-models, export, import, share, ...
+        let shown = ["settings", "model", "scoped-models", "export", "import", "share"]
             .iter()
             .filter(|c| {
                 screen
@@ -408,7 +409,7 @@ async fn editor_padding_and_autocomplete_rows_follow_the_settings() {
         tui.send("\x1b");
         std::thread::sleep(Duration::from_millis(100));
         tui.send("\x03");
-        tui.wait_screen(|s| !s.contains("Duplicate the current"), "the menu closed");
+        tui.wait_screen(|s| !s.contains("Open settings menu"), "the menu closed");
         assert!(tui.quit().success());
     }
 }
