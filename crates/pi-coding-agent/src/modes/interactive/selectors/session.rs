@@ -2,7 +2,9 @@
 //! of them, threaded (forks under their parent), by recency or by search
 //! relevance; rename (Ctrl+R) and delete with confirmation (Ctrl+D).
 //! Rows come from the bounded summaries of `session::list` (head and tail
-//! of each file), never from whole transcripts.
+//! of each file), never from whole transcripts; a typed query searches the
+//! files themselves, on worker threads, and the matches are listed as
+//! they come ([`super::session_searcher`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,21 +16,33 @@ use pi_tui::input::Input;
 use pi_tui::text::{truncate_to_width, visible_width};
 use pi_tui::theme::{Theme, Token};
 
-use super::session_search::filter_sessions;
+use super::session_search::{Query, parse_query};
+use super::session_searcher::{SearchStatus, SessionSearch, Waker, rank, target};
 use super::{Action, Outcome, SlotComponent, fit, key_hint, one_line, window_start};
-use crate::session::SessionInfo;
+use crate::session::{SessionError, SessionInfo};
 
 /// Rows shown at once.
 const VISIBLE: usize = 10;
+
+/// Why a store could not rename or delete a session.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The session file could not be opened or written.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The file could not be removed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
 
 /// Where the picker gets more sessions and how it changes them.
 pub trait SessionStore {
     /// Every project's sessions, newest first.
     fn list_all(&self) -> Vec<SessionInfo>;
     /// Names a session.
-    fn rename(&self, path: &Path, name: &str) -> Result<(), String>;
+    fn rename(&self, path: &Path, name: &str) -> Result<(), StoreError>;
     /// Deletes a session file; true when it went to the trash.
-    fn delete(&self, path: &Path) -> Result<bool, String>;
+    fn delete(&self, path: &Path) -> Result<bool, StoreError>;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +81,14 @@ pub struct SessionPicker {
     status: Option<(bool, String)>,
     rename: Option<(PathBuf, Input)>,
     exit_on_cancel: bool,
+    /// The running (or finished) search of the typed query.
+    search: Option<SessionSearch>,
+    /// How far it is.
+    search_status: Option<SearchStatus>,
+    /// Its matches so far: session position -> score.
+    hits: HashMap<usize, f64>,
+    /// Tells the screen to draw when the search found more.
+    waker: Option<Waker>,
 }
 
 /// pi's session age: `now`, `5m`, `3h`, `2d`, `1w`, `4mo`, `1y`.
@@ -117,9 +139,34 @@ impl SessionPicker {
             status: None,
             rename: None,
             exit_on_cancel: false,
+            search: None,
+            search_status: None,
+            hits: HashMap::new(),
+            waker: None,
         };
         picker.refilter();
         picker
+    }
+
+    /// Calls `waker` (from another thread) when a running search has
+    /// found more, so the screen draws it.
+    pub fn with_waker(mut self, waker: Waker) -> Self {
+        self.waker = Some(waker);
+        self
+    }
+
+    /// Waits for the running search to end and lists its matches (tests,
+    /// benchmarks).
+    pub fn wait_for_search(&mut self) {
+        if let Some(search) = &self.search {
+            search.wait();
+        }
+        self.pull();
+    }
+
+    /// True while a search is running.
+    pub fn searching(&self) -> bool {
+        self.search_status.is_some_and(|s| !s.finished)
     }
 
     /// Esc leaves pi (the picker of `pi -r`, shown at startup).
@@ -142,8 +189,48 @@ impl SessionPicker {
         }
     }
 
+    /// Starts searching the sessions in scope for the typed query (the
+    /// older search, if any, is cancelled), then lists what is known.
+    fn research(&mut self) {
+        self.search = None;
+        self.search_status = None;
+        self.hits.clear();
+        let query = self.input.value();
+        if !query.trim().is_empty() {
+            let query = parse_query(query);
+            // An invalid regex lists nothing (pi).
+            if !matches!(query, Query::Regex(Err(_))) {
+                let targets = self.sessions().iter().map(target).collect();
+                self.search = Some(SessionSearch::start(targets, query, self.waker.clone()));
+                self.pull();
+            }
+        }
+        self.refilter();
+    }
+
+    /// Takes the search's new matches; true when the rows changed.
+    fn pull(&mut self) -> bool {
+        let Some(search) = &self.search else {
+            return false;
+        };
+        let mut found = Vec::new();
+        let status = search.take(&mut found);
+        let changed = !found.is_empty() || Some(status) != self.search_status;
+        self.search_status = Some(status);
+        if !found.is_empty() {
+            // The row under the cursor stays under it as matches come in.
+            let selected = self.rows.get(self.selected).map(|r| r.index);
+            self.hits.extend(found);
+            self.refilter();
+            if let Some(at) = selected.and_then(|i| self.rows.iter().position(|r| r.index == i)) {
+                self.selected = at;
+            }
+        }
+        changed
+    }
+
     fn refilter(&mut self) {
-        let query = self.input.value().to_owned();
+        let blank = self.input.value().trim().is_empty();
         let sessions = self.sessions();
         let candidates: Vec<usize> = (0..sessions.len())
             .filter(|&i| {
@@ -154,20 +241,25 @@ impl SessionPicker {
                         .is_some_and(|n| !n.trim().is_empty())
             })
             .collect();
-        self.rows = if self.sort == Sort::Threaded && query.trim().is_empty() {
+        let rows = if blank && self.sort == Sort::Threaded {
             threaded(sessions, &candidates)
         } else {
-            let refs: Vec<&SessionInfo> = candidates.iter().map(|&i| &sessions[i]).collect();
-            filter_sessions(&refs, &query, self.sort == Sort::Recent)
+            let order = if blank {
+                candidates
+            } else {
+                rank(sessions, candidates, &self.hits, self.sort == Sort::Recent)
+            };
+            order
                 .into_iter()
-                .map(|at| Row {
-                    index: candidates[at],
+                .map(|index| Row {
+                    index,
                     depth: 0,
                     is_last: true,
                     continues: Vec::new(),
                 })
                 .collect()
         };
+        self.rows = rows;
         self.selected = self.selected.min(self.rows.len().saturating_sub(1));
     }
 
@@ -187,7 +279,7 @@ impl SessionPicker {
             self.all = Some(self.store.list_all());
         }
         self.selected = 0;
-        self.refilter();
+        self.research();
     }
 
     fn start_delete(&mut self) {
@@ -217,7 +309,7 @@ impl SessionPicker {
                     "Session deleted"
                 };
                 self.status = Some((false, message.to_owned()));
-                self.refilter();
+                self.research();
             }
             Err(e) => self.status = Some((true, format!("Failed to delete session: {e}"))),
         }
@@ -246,9 +338,9 @@ impl SessionPicker {
                                 s.name = Some(name.clone());
                             }
                         }
-                        self.refilter();
+                        self.research();
                     }
-                    Err(e) => self.status = Some((true, e)),
+                    Err(e) => self.status = Some((true, e.to_string())),
                 }
             }
             _ => {
@@ -413,7 +505,15 @@ impl SessionPicker {
     fn list_lines(&self, width: usize) -> Vec<String> {
         let t = &self.theme;
         let mut lines = vec![self.input.render(width), String::new()];
+        let searching = self
+            .search_status
+            .filter(|s| !s.finished)
+            .map(|s| format!("  Searching {}/{} sessions…", s.done, s.total));
         if self.rows.is_empty() {
+            if let Some(searching) = searching {
+                lines.push(t.fg(Token::Muted, &truncate_to_width(&searching, width, "…")));
+                return lines;
+            }
             let message = match (self.named_only, self.show_all) {
                 (true, true) => "  No named sessions found. Press ctrl+n to show all.",
                 (true, false) => {
@@ -434,6 +534,9 @@ impl SessionPicker {
         if start > 0 || end < len {
             let info = format!("  ({}/{len})", self.selected + 1);
             lines.push(t.fg(Token::Muted, &truncate_to_width(&info, width, "")));
+        }
+        if let Some(searching) = searching {
+            lines.push(t.fg(Token::Muted, &truncate_to_width(&searching, width, "…")));
         }
         lines
     }
@@ -553,7 +656,7 @@ impl SlotComponent<Action> for SessionPicker {
             _ if cancel => return self.cancel(),
             _ => {
                 if self.input.handle_key(key) {
-                    self.refilter();
+                    self.research();
                 }
             }
         }
@@ -561,6 +664,7 @@ impl SlotComponent<Action> for SessionPicker {
     }
 
     fn render(&mut self, width: usize, _rows: usize) -> Vec<String> {
+        self.pull();
         let t = Arc::clone(&self.theme);
         let rule = t.fg(Token::Accent, &"─".repeat(width.max(1)));
         let mut lines = vec![String::new(), rule.clone(), String::new()];
@@ -589,9 +693,14 @@ impl SlotComponent<Action> for SessionPicker {
             Some((_, input)) => input.paste(text),
             None => {
                 self.input.paste(text);
-                self.refilter();
+                self.research();
             }
         }
+    }
+
+    fn poll(&mut self) -> Outcome {
+        self.pull();
+        Outcome::Stay
     }
 }
 

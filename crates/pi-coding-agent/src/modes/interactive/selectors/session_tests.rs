@@ -20,7 +20,7 @@ impl SessionStore for FakeStore {
     fn list_all(&self) -> Vec<SessionInfo> {
         self.1.clone()
     }
-    fn rename(&self, path: &Path, name: &str) -> Result<(), String> {
+    fn rename(&self, path: &Path, name: &str) -> Result<(), StoreError> {
         self.0
             .lock()
             .unwrap()
@@ -28,7 +28,7 @@ impl SessionStore for FakeStore {
             .push((path.to_path_buf(), name.to_owned()));
         Ok(())
     }
-    fn delete(&self, path: &Path) -> Result<bool, String> {
+    fn delete(&self, path: &Path) -> Result<bool, StoreError> {
         self.0.lock().unwrap().deleted.push(path.to_path_buf());
         Ok(false)
     }
@@ -95,6 +95,7 @@ fn typed(p: &mut SessionPicker, text: &str) {
     for c in text.chars() {
         p.handle_key(&key(KeyCode::Char(c)));
     }
+    p.wait_for_search();
 }
 
 fn screen(p: &mut SessionPicker, width: usize) -> String {
