@@ -82,18 +82,32 @@ async fn resume_search_finds_a_phrase_deep_in_an_assistant_message() {
     // A phrase across the escaped newline, a word with an escaped letter.
     tui.send("\"zebra crossing\" résumé");
     let screen = tui.wait_screen(
-        |s| s.contains("› Review the build") && !s.contains("Searching"),
+        |s| {
+            s.contains("> \"zebra crossing\" résumé")
+                && s.contains("› Review the build")
+                && !s.contains("Searching")
+        },
         "the match",
     );
     assert!(!screen.contains("Plan the garden"), "{screen}");
     assert!(!screen.contains("Fix the parser"), "{screen}");
     // Text no message holds lists nothing.
     tui.send(" \"zebra protocol\"");
-    tui.wait_screen(|s| !s.contains("Review the build"), "no match");
+    tui.wait_screen(
+        |s| {
+            s.contains("\"zebra protocol\"")
+                && !s.contains("Review the build")
+                && !s.contains("Searching")
+        },
+        "no match",
+    );
     for _ in 0.." \"zebra protocol\"".len() {
         tui.send("\x7f");
     }
-    tui.wait_screen(|s| s.contains("› Review the build"), "the match again");
+    tui.wait_screen(
+        |s| !s.contains("protocol") && s.contains("› Review the build"),
+        "the match again",
+    );
     tui.send("\r");
     tui.wait_all(
         |a| a.contains("zebra") && a.contains("Resumed session"),

@@ -151,7 +151,8 @@ impl FuzzyScan {
         if self.done() || c != self.query[self.at] {
             return;
         }
-        if i > 0 && self.last == Some(i - 1) {
+        // pi starts the last match at -1: a match at 0 is consecutive.
+        if self.last.map_or(i == 0, |l| l + 1 == i) {
             self.consecutive += 1.0;
             self.score -= self.consecutive * 5.0;
         } else {
