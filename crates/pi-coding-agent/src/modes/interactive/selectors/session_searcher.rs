@@ -239,3 +239,7 @@ impl Job {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "session_searcher_tests.rs"]
+mod tests;

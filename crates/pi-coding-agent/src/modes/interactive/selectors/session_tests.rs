@@ -229,3 +229,27 @@ fn escape_cancels_or_quits_at_startup() {
         Outcome::Done(Action::Quit)
     ));
 }
+
+#[test]
+fn a_running_search_says_how_far_it_is() {
+    let (mut p, _) = picker(sample());
+    typed(&mut p, "login");
+    assert!(!p.searching());
+    assert!(!screen(&mut p, 90).contains("Searching"));
+    // As drawn while the workers are still at it.
+    p.search = None;
+    p.search_status = Some(SearchStatus {
+        done: 1,
+        total: 4,
+        finished: false,
+    });
+    assert!(p.searching());
+    let shown = screen(&mut p, 90);
+    assert!(shown.contains("Searching 1/4 sessions…"), "{shown}");
+    assert!(shown.contains("fix the login bug"), "{shown}");
+    p.hits.clear();
+    p.refilter();
+    let shown = screen(&mut p, 90);
+    assert!(shown.contains("Searching 1/4 sessions…"), "{shown}");
+    assert!(!shown.contains("No sessions"), "{shown}");
+}
