@@ -13,6 +13,7 @@ pub mod model;
 pub mod resource_config;
 pub mod scoped;
 pub mod session;
+mod session_rows;
 pub mod session_scan;
 pub mod session_search;
 pub mod session_searcher;
