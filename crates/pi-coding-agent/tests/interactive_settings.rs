@@ -203,19 +203,13 @@ async fn clear_on_shrink_redraws_everything_when_the_menu_closes() {
         let mut tui = Tui::start(&s, &[], 80, 30);
         tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
         tui.send("/");
-        tui.wait_screen(
-            |s| s.contains("Open settings menu"),
-            "the command menu",
-        );
+        tui.wait_screen(|s| s.contains("Open settings menu"), "the command menu");
         assert!(
             !tui.raw_contains(CLEAR_ALL),
             "a redraw before the menu closed"
         );
         tui.send("\x7f");
-        tui.wait_screen(
-            |s| !s.contains("Open settings menu"),
-            "the menu closed",
-        );
+        tui.wait_screen(|s| !s.contains("Open settings menu"), "the menu closed");
         say_hi(&mut tui);
         assert_eq!(tui.raw_contains(CLEAR_ALL), redraws);
         // The chat is all there after the redraw, once.
@@ -397,14 +391,21 @@ async fn editor_padding_and_autocomplete_rows_follow_the_settings() {
         tui.send("/");
         let screen = tui.wait_screen(|s| s.contains("Open settings menu"), "the menu");
         // pi's order: settings, model, scoped-models, export, import, share, ...
-        let shown = ["settings", "model", "scoped-models", "export", "import", "share"]
-            .iter()
-            .filter(|c| {
-                screen
-                    .lines()
-                    .any(|l| l.trim_start_matches(['→', ' ']).starts_with(*c))
-            })
-            .count();
+        let shown = [
+            "settings",
+            "model",
+            "scoped-models",
+            "export",
+            "import",
+            "share",
+        ]
+        .iter()
+        .filter(|c| {
+            screen
+                .lines()
+                .any(|l| l.trim_start_matches(['→', ' ']).starts_with(*c))
+        })
+        .count();
         assert_eq!(shown, rows, "{screen}");
         tui.send("\x1b");
         std::thread::sleep(Duration::from_millis(100));

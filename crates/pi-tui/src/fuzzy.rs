@@ -55,7 +55,9 @@ fn match_chars(query: &[char], text: &[char]) -> Option<f64> {
         if c != query[at] {
             continue;
         }
-        if i > 0 && last == Some(i - 1) {
+        // As pi: before the first match the last match is at -1, so a
+        // match at 0 counts as consecutive.
+        if last.map_or(i == 0, |l| l + 1 == i) {
             consecutive += 1.0;
             score -= consecutive * 5.0;
         } else {

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::session::SessionStore;
+use super::session::{SessionStore, StoreError};
 use crate::app::App;
 use crate::session::{SessionInfo, SessionManager};
 
@@ -29,23 +29,19 @@ impl SessionStore for AppStore {
         })
     }
 
-    fn rename(&self, path: &Path, name: &str) -> Result<(), String> {
+    fn rename(&self, path: &Path, name: &str) -> Result<(), StoreError> {
         let mut session = self.app.session();
         if session.session_file() == Some(path) {
-            return session
-                .append_session_info(name)
-                .map(|_| ())
-                .map_err(|e| e.to_string());
+            session.append_session_info(name)?;
+            return Ok(());
         }
         drop(session);
-        let mut other = SessionManager::open(path, None).map_err(|e| e.to_string())?;
-        other
-            .append_session_info(name)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        let mut other = SessionManager::open(path, None)?;
+        other.append_session_info(name)?;
+        Ok(())
     }
 
-    fn delete(&self, path: &Path) -> Result<bool, String> {
+    fn delete(&self, path: &Path) -> Result<bool, StoreError> {
         let trashed = std::process::Command::new("trash")
             .arg("--")
             .arg(path)
@@ -56,8 +52,7 @@ impl SessionStore for AppStore {
         if trashed && !path.exists() {
             return Ok(true);
         }
-        std::fs::remove_file(path)
-            .map(|()| false)
-            .map_err(|e| e.to_string())
+        std::fs::remove_file(path)?;
+        Ok(false)
     }
 }

@@ -2,7 +2,9 @@
 //! of them, threaded (forks under their parent), by recency or by search
 //! relevance; rename (Ctrl+R) and delete with confirmation (Ctrl+D).
 //! Rows come from the bounded summaries of `session::list` (head and tail
-//! of each file), never from whole transcripts.
+//! of each file), never from whole transcripts; a typed query searches the
+//! files themselves, on worker threads, and the matches are listed as
+//! they come ([`super::session_searcher`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,21 +17,35 @@ use pi_tui::keybindings::Keybindings;
 use pi_tui::text::{truncate_to_width, visible_width};
 use pi_tui::theme::{Theme, Token};
 
-use super::session_search::filter_sessions;
+pub use super::session_rows::format_age;
+use super::session_rows::{Row, threaded};
+use super::session_search::{Query, parse_query};
+use super::session_searcher::{SearchStatus, SessionSearch, Waker, rank, target};
 use super::{Action, Outcome, SlotComponent, default_keys, fit, id_hint, one_line, window_start};
-use crate::session::SessionInfo;
+use crate::session::{SessionError, SessionInfo};
 
 /// Rows shown at once.
 const VISIBLE: usize = 10;
+
+/// Why a store could not rename or delete a session.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The session file could not be opened or written.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The file could not be removed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
 
 /// Where the picker gets more sessions and how it changes them.
 pub trait SessionStore {
     /// Every project's sessions, newest first.
     fn list_all(&self) -> Vec<SessionInfo>;
     /// Names a session.
-    fn rename(&self, path: &Path, name: &str) -> Result<(), String>;
+    fn rename(&self, path: &Path, name: &str) -> Result<(), StoreError>;
     /// Deletes a session file; true when it went to the trash.
-    fn delete(&self, path: &Path) -> Result<bool, String>;
+    fn delete(&self, path: &Path) -> Result<bool, StoreError>;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,15 +53,6 @@ enum Sort {
     Threaded,
     Recent,
     Relevance,
-}
-
-/// One visible row: a session and its tree prefix.
-#[derive(Debug, Clone)]
-struct Row {
-    index: usize,
-    depth: usize,
-    is_last: bool,
-    continues: Vec<bool>,
 }
 
 /// pi's `SessionSelectorComponent`.
@@ -69,27 +76,14 @@ pub struct SessionPicker {
     rename: Option<(PathBuf, Input)>,
     exit_on_cancel: bool,
     keys: Arc<Keybindings>,
-}
-
-/// pi's session age: `now`, `5m`, `3h`, `2d`, `1w`, `4mo`, `1y`.
-pub fn format_age(modified: DateTime<Utc>, now: DateTime<Utc>) -> String {
-    let ms = (now - modified).num_milliseconds();
-    let (mins, hours, days) = (ms / 60_000, ms / 3_600_000, ms / 86_400_000);
-    if mins < 1 {
-        "now".to_owned()
-    } else if mins < 60 {
-        format!("{mins}m")
-    } else if hours < 24 {
-        format!("{hours}h")
-    } else if days < 7 {
-        format!("{days}d")
-    } else if days < 30 {
-        format!("{}w", days / 7)
-    } else if days < 365 {
-        format!("{}mo", days / 30)
-    } else {
-        format!("{}y", days / 365)
-    }
+    /// The running (or finished) search of the typed query.
+    search: Option<SessionSearch>,
+    /// How far it is.
+    search_status: Option<SearchStatus>,
+    /// Its matches so far: session position -> score.
+    hits: HashMap<usize, f64>,
+    /// Tells the screen to draw when the search found more.
+    waker: Option<Waker>,
 }
 
 impl SessionPicker {
@@ -120,9 +114,34 @@ impl SessionPicker {
             rename: None,
             exit_on_cancel: false,
             keys: default_keys(),
+            search: None,
+            search_status: None,
+            hits: HashMap::new(),
+            waker: None,
         };
         picker.refilter();
         picker
+    }
+
+    /// Calls `waker` (from another thread) when a running search has
+    /// found more, so the screen draws it.
+    pub fn with_waker(mut self, waker: Waker) -> Self {
+        self.waker = Some(waker);
+        self
+    }
+
+    /// Waits for the running search to end and lists its matches (tests,
+    /// benchmarks).
+    pub fn wait_for_search(&mut self) {
+        if let Some(search) = &self.search {
+            search.wait();
+        }
+        self.pull();
+    }
+
+    /// True while a search is running.
+    pub fn searching(&self) -> bool {
+        self.search_status.is_some_and(|s| !s.finished)
     }
 
     /// Esc leaves pi (the picker of `pi -r`, shown at startup).
@@ -153,8 +172,48 @@ impl SessionPicker {
         }
     }
 
+    /// Starts searching the sessions in scope for the typed query (the
+    /// older search, if any, is cancelled), then lists what is known.
+    fn research(&mut self) {
+        self.search = None;
+        self.search_status = None;
+        self.hits.clear();
+        let query = self.input.value();
+        if !query.trim().is_empty() {
+            let query = parse_query(query);
+            // An invalid regex lists nothing (pi).
+            if !matches!(query, Query::Regex(Err(_))) {
+                let targets = self.sessions().iter().map(target).collect();
+                self.search = Some(SessionSearch::start(targets, query, self.waker.clone()));
+                self.pull();
+            }
+        }
+        self.refilter();
+    }
+
+    /// Takes the search's new matches; true when the rows changed.
+    fn pull(&mut self) -> bool {
+        let Some(search) = &self.search else {
+            return false;
+        };
+        let mut found = Vec::new();
+        let status = search.take(&mut found);
+        let changed = !found.is_empty() || Some(status) != self.search_status;
+        self.search_status = Some(status);
+        if !found.is_empty() {
+            // The row under the cursor stays under it as matches come in.
+            let selected = self.rows.get(self.selected).map(|r| r.index);
+            self.hits.extend(found);
+            self.refilter();
+            if let Some(at) = selected.and_then(|i| self.rows.iter().position(|r| r.index == i)) {
+                self.selected = at;
+            }
+        }
+        changed
+    }
+
     fn refilter(&mut self) {
-        let query = self.input.value().to_owned();
+        let blank = self.input.value().trim().is_empty();
         let sessions = self.sessions();
         let candidates: Vec<usize> = (0..sessions.len())
             .filter(|&i| {
@@ -165,20 +224,25 @@ impl SessionPicker {
                         .is_some_and(|n| !n.trim().is_empty())
             })
             .collect();
-        self.rows = if self.sort == Sort::Threaded && query.trim().is_empty() {
+        let rows = if blank && self.sort == Sort::Threaded {
             threaded(sessions, &candidates)
         } else {
-            let refs: Vec<&SessionInfo> = candidates.iter().map(|&i| &sessions[i]).collect();
-            filter_sessions(&refs, &query, self.sort == Sort::Recent)
+            let order = if blank {
+                candidates
+            } else {
+                rank(sessions, candidates, &self.hits, self.sort == Sort::Recent)
+            };
+            order
                 .into_iter()
-                .map(|at| Row {
-                    index: candidates[at],
+                .map(|index| Row {
+                    index,
                     depth: 0,
                     is_last: true,
                     continues: Vec::new(),
                 })
                 .collect()
         };
+        self.rows = rows;
         self.selected = self.selected.min(self.rows.len().saturating_sub(1));
     }
 
@@ -198,7 +262,7 @@ impl SessionPicker {
             self.all = Some(self.store.list_all());
         }
         self.selected = 0;
-        self.refilter();
+        self.research();
     }
 
     fn start_delete(&mut self) {
@@ -228,7 +292,7 @@ impl SessionPicker {
                     "Session deleted"
                 };
                 self.status = Some((false, message.to_owned()));
-                self.refilter();
+                self.research();
             }
             Err(e) => self.status = Some((true, format!("Failed to delete session: {e}"))),
         }
@@ -261,9 +325,9 @@ impl SessionPicker {
                                 s.name = Some(name.clone());
                             }
                         }
-                        self.refilter();
+                        self.research();
                     }
-                    Err(e) => self.status = Some((true, e)),
+                    Err(e) => self.status = Some((true, e.to_string())),
                 }
             }
         } else {
@@ -428,7 +492,15 @@ impl SessionPicker {
     fn list_lines(&self, width: usize) -> Vec<String> {
         let t = &self.theme;
         let mut lines = vec![self.input.render(width), String::new()];
+        let searching = self
+            .search_status
+            .filter(|s| !s.finished)
+            .map(|s| format!("  Searching {}/{} sessions…", s.done, s.total));
         if self.rows.is_empty() {
+            if let Some(searching) = searching {
+                lines.push(t.fg(Token::Muted, &truncate_to_width(&searching, width, "…")));
+                return lines;
+            }
             let message = match (self.named_only, self.show_all) {
                 (true, true) => "  No named sessions found. Press ctrl+n to show all.",
                 (true, false) => {
@@ -450,65 +522,11 @@ impl SessionPicker {
             let info = format!("  ({}/{len})", self.selected + 1);
             lines.push(t.fg(Token::Muted, &truncate_to_width(&info, width, "")));
         }
+        if let Some(searching) = searching {
+            lines.push(t.fg(Token::Muted, &truncate_to_width(&searching, width, "…")));
+        }
         lines
     }
-}
-
-/// Sessions as a tree by `parentSession` (forks under their parent), roots
-/// and children newest first, flattened with their tree prefixes.
-fn threaded(sessions: &[SessionInfo], candidates: &[usize]) -> Vec<Row> {
-    let by_path: HashMap<&Path, usize> = candidates
-        .iter()
-        .map(|&i| (sessions[i].path.as_path(), i))
-        .collect();
-    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut roots = Vec::new();
-    for &i in candidates {
-        let parent = sessions[i]
-            .parent_session_path
-            .as_deref()
-            .and_then(|p| by_path.get(Path::new(p)))
-            .filter(|&&p| p != i);
-        match parent {
-            Some(&p) => children.entry(p).or_default().push(i),
-            None => roots.push(i),
-        }
-    }
-    let newest_first = |list: &mut Vec<usize>| {
-        list.sort_by(|&a, &b| sessions[b].modified.cmp(&sessions[a].modified));
-    };
-    newest_first(&mut roots);
-    for list in children.values_mut() {
-        newest_first(list);
-    }
-    let mut rows = Vec::new();
-    let mut seen = vec![false; sessions.len()];
-    // (index, depth, is_last, continues), walked depth first without recursion.
-    let mut stack: Vec<(usize, usize, bool, Vec<bool>)> = roots
-        .iter()
-        .enumerate()
-        .rev()
-        .map(|(n, &i)| (i, 0, n + 1 == roots.len(), Vec::new()))
-        .collect();
-    while let Some((index, depth, is_last, continues)) = stack.pop() {
-        if std::mem::replace(&mut seen[index], true) {
-            continue;
-        }
-        if let Some(kids) = children.get(&index) {
-            let mut next = continues.clone();
-            next.push(depth > 0 && !is_last);
-            for (n, &kid) in kids.iter().enumerate().rev() {
-                stack.push((kid, depth + 1, n + 1 == kids.len(), next.clone()));
-            }
-        }
-        rows.push(Row {
-            index,
-            depth,
-            is_last,
-            continues,
-        });
-    }
-    rows
 }
 
 impl SlotComponent<Action> for SessionPicker {
@@ -575,12 +593,13 @@ impl SlotComponent<Action> for SessionPicker {
         } else if cancel {
             return self.cancel();
         } else if self.input.handle_key(key) {
-            self.refilter();
+            self.research();
         }
         Outcome::Stay
     }
 
     fn render(&mut self, width: usize, _rows: usize) -> Vec<String> {
+        self.pull();
         let t = Arc::clone(&self.theme);
         let rule = t.fg(Token::Accent, &"─".repeat(width.max(1)));
         let mut lines = vec![String::new(), rule.clone(), String::new()];
@@ -609,9 +628,14 @@ impl SlotComponent<Action> for SessionPicker {
             Some((_, input)) => input.paste(text),
             None => {
                 self.input.paste(text);
-                self.refilter();
+                self.research();
             }
         }
+    }
+
+    fn poll(&mut self) -> Outcome {
+        self.pull();
+        Outcome::Stay
     }
 }
 

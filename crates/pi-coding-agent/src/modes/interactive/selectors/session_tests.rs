@@ -20,7 +20,7 @@ impl SessionStore for FakeStore {
     fn list_all(&self) -> Vec<SessionInfo> {
         self.1.clone()
     }
-    fn rename(&self, path: &Path, name: &str) -> Result<(), String> {
+    fn rename(&self, path: &Path, name: &str) -> Result<(), StoreError> {
         self.0
             .lock()
             .unwrap()
@@ -28,7 +28,7 @@ impl SessionStore for FakeStore {
             .push((path.to_path_buf(), name.to_owned()));
         Ok(())
     }
-    fn delete(&self, path: &Path) -> Result<bool, String> {
+    fn delete(&self, path: &Path) -> Result<bool, StoreError> {
         self.0.lock().unwrap().deleted.push(path.to_path_buf());
         Ok(false)
     }
@@ -95,6 +95,7 @@ fn typed(p: &mut SessionPicker, text: &str) {
     for c in text.chars() {
         p.handle_key(&key(KeyCode::Char(c)));
     }
+    p.wait_for_search();
 }
 
 fn screen(p: &mut SessionPicker, width: usize) -> String {
@@ -227,4 +228,28 @@ fn escape_cancels_or_quits_at_startup() {
         p.handle_key(&key(KeyCode::Esc)),
         Outcome::Done(Action::Quit)
     ));
+}
+
+#[test]
+fn a_running_search_says_how_far_it_is() {
+    let (mut p, _) = picker(sample());
+    typed(&mut p, "login");
+    assert!(!p.searching());
+    assert!(!screen(&mut p, 90).contains("Searching"));
+    // As drawn while the workers are still at it.
+    p.search = None;
+    p.search_status = Some(SearchStatus {
+        done: 1,
+        total: 4,
+        finished: false,
+    });
+    assert!(p.searching());
+    let shown = screen(&mut p, 90);
+    assert!(shown.contains("Searching 1/4 sessions…"), "{shown}");
+    assert!(shown.contains("fix the login bug"), "{shown}");
+    p.hits.clear();
+    p.refilter();
+    let shown = screen(&mut p, 90);
+    assert!(shown.contains("Searching 1/4 sessions…"), "{shown}");
+    assert!(!shown.contains("No sessions"), "{shown}");
 }

@@ -11,6 +11,7 @@ use pi_ai::Message;
 
 use super::Ui;
 use crate::modes::interactive::action::ChoiceKind;
+use crate::modes::interactive::events::{ExtensionCall, ExtensionRequest, UiEvent};
 use crate::modes::interactive::login_view::{
     AuthKind, LoginDialog, LoginProvider, LoginView, login_providers, oauth_providers,
 };
@@ -92,8 +93,16 @@ impl Ui {
             Vec::new()
         });
         let store = Box::new(AppStore::new(Arc::clone(&self.app)));
+        // The search's worker threads ask for a frame when they found more.
+        let tx = self.tx.clone();
+        let waker = Arc::new(move || {
+            let _ = tx.send(UiEvent::Extension(ExtensionRequest::new(
+                ExtensionCall::Redraw,
+            )));
+        });
         let picker = SessionPicker::new(Arc::clone(&self.theme), sessions, current, store)
-            .with_keys(Arc::clone(&self.look.keys));
+            .with_keys(Arc::clone(&self.look.keys))
+            .with_waker(waker);
         self.slot.show(Box::new(if startup {
             picker.exit_on_cancel()
         } else {
