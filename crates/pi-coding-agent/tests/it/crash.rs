@@ -75,7 +75,7 @@ fn user_text(entry: &SessionEntry) -> String {
 fn run_and_kill(dir: &Path, min_bytes: u64) -> PathBuf {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
-            "crash_writer_child",
+            "crash::crash_writer_child",
             "--exact",
             "--nocapture",
             "--test-threads=1",

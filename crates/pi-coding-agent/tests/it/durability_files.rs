@@ -8,7 +8,7 @@
 //! in CI), else a file size limit on the child (`pi_test_support::full_disk`).
 //! `PI_EDIT_KILL_TRIALS` sets the number of kills (default 100).
 
-mod e2e_common;
+use crate::e2e_common;
 
 use std::path::Path;
 use std::process::Stdio;

@@ -11,7 +11,7 @@
 //!
 //! `PI_KILL_TRIALS` sets the number of kills (default 40).
 
-mod e2e_common;
+use crate::e2e_common;
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};

@@ -3,7 +3,7 @@
 //! file is deleted under a run, or two processes open one old (v1) file at
 //! once. `PI_V1_RACE_TRIALS` sets the number of races (default 100).
 
-mod e2e_common;
+use crate::e2e_common;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -3,7 +3,7 @@
 //! a symlink stays a symlink (its real file is replaced), a FIFO, a device
 //! or `/dev/stdout` is written to, never replaced by a regular file.
 
-mod e2e_common;
+use crate::e2e_common;
 
 use std::io::Read;
 use std::os::unix::fs::FileTypeExt;

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
+use crate::e2e_common;
 
 use e2e_common::{Scenario, comparable_body, jsonl, pi_bodies, text};
 use pretty_assertions::assert_eq;

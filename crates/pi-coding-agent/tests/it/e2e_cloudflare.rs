@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
+use crate::e2e_common;
 
 use e2e_common::{Scenario, capture_answer, comparable_body, fixtures};
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 //! first user message is on disk before the request, signals save the
 //! partial answer, a second writer of a session file is refused.
 
-mod e2e_common;
+use crate::e2e_common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;

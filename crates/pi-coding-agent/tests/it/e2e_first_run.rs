@@ -8,8 +8,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
-mod pty_common;
+use crate::e2e_common;
+use crate::pty_common;
 
 use e2e_common::{RpcProcess, Scenario, fixtures};
 use pi_test_support::mock_server::MockResponse;
@@ -165,22 +165,7 @@ async fn the_terminal_opens_without_a_key_and_login_selects_a_model() {
         |s| s.contains("No models available. Use /login"),
         "the first-run warning",
     );
-    tui.submit("/login");
-    tui.wait_screen(
-        |s| s.contains("Select authentication method:"),
-        "the method step",
-    );
-    tui.send("\x1b[B");
-    tui.wait_screen(|s| s.contains("→ Use an API key"), "API key selected");
-    tui.send("\r");
-    tui.wait_screen(
-        |s| s.contains("Select provider to configure:"),
-        "the provider list",
-    );
-    tui.send("groq");
-    tui.wait_screen(|s| s.contains("→ groq"), "groq selected");
-    tui.send("\r");
-    tui.wait_screen(|s| s.contains("Enter API key:"), "the key prompt");
+    tui.login_with_api_key("groq");
     tui.send("gsk-first-run\r");
     tui.wait_all(
         |s| s.contains("Saved API key for groq. Selected openai/gpt-oss-120b."),

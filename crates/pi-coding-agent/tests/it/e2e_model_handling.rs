@@ -7,8 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
-mod pty_common;
+use crate::e2e_common;
+use crate::pty_common;
 
 use std::time::Duration;
 

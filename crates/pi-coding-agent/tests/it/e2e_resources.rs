@@ -10,7 +10,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
+use crate::e2e_common;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
+use crate::e2e_common;
 
 use e2e_common::{Scenario, comparable_body, jsonl, recorded_responses, text};
 use pretty_assertions::assert_eq;

@@ -5,8 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
-mod rpc_fixture;
+use crate::rpc_fixture;
 
 async fn scenario(name: &str) {
     let captured = rpc_fixture::captured();

@@ -14,8 +14,7 @@
     clippy::print_stderr
 )]
 
-mod e2e_common;
-mod rpc_fixture;
+use crate::rpc_fixture;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn pis_rpc_client_drives_pi_rs_like_pi() {

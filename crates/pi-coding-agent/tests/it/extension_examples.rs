@@ -11,22 +11,22 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
-mod extension_common;
+use crate::e2e_common;
+use crate::extension_common;
 
-#[path = "../examples/extensions/custom_compaction.rs"]
+#[path = "../../examples/extensions/custom_compaction.rs"]
 mod custom_compaction;
-#[path = "../examples/extensions/inline_bash.rs"]
+#[path = "../../examples/extensions/inline_bash.rs"]
 mod inline_bash;
-#[path = "../examples/extensions/permission_gate.rs"]
+#[path = "../../examples/extensions/permission_gate.rs"]
 mod permission_gate;
-#[path = "../examples/extensions/pirate.rs"]
+#[path = "../../examples/extensions/pirate.rs"]
 mod pirate;
-#[path = "../examples/extensions/protected_paths.rs"]
+#[path = "../../examples/extensions/protected_paths.rs"]
 mod protected_paths;
-#[path = "../examples/extensions/prune_context.rs"]
+#[path = "../../examples/extensions/prune_context.rs"]
 mod prune_context;
-#[path = "../examples/extensions/todo.rs"]
+#[path = "../../examples/extensions/todo.rs"]
 mod todo;
 
 use e2e_common::Scenario;

@@ -6,8 +6,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
-mod extension_common;
+use crate::e2e_common;
+use crate::extension_common;
 
 use std::sync::Arc;
 

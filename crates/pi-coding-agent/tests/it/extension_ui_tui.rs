@@ -1,44 +1,27 @@
-//! The extension UI of the interactive mode end to end: this test program
-//! runs itself as `pi` with the `ui_demo` example's extension (when
-//! `PI_UI_DEMO_CHILD` is set, `main` is that `pi`) in a pseudo-terminal,
-//! and drives its dialogs, statuses, widgets, notifications, shortcut and
-//! session guard by keys, reading the screen (`vt100`). It has its own
-//! `main` (`harness = false`): the child must read pi's arguments.
+//! The extension UI of the interactive mode end to end: `pi` with the
+//! `ui_demo` example's extensions (the example's binary, `examples/ui_demo/`)
+//! in a pseudo-terminal, driven by keys through its dialogs, statuses,
+//! widgets, notifications, shortcut and session guard, reading the screen
+//! (`vt100`).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../examples/ui_demo/extension.rs"]
-mod demo;
-mod e2e_common;
-#[path = "../examples/ui_demo/parts.rs"]
-mod parts_demo;
-mod pty_common;
-#[path = "../examples/ui_demo/render.rs"]
-mod render_demo;
-
-use std::process::ExitCode;
+use crate::e2e_common;
+use crate::pty_common;
 
 use e2e_common::{Scenario, capture_answer, tool_call_answer};
-use pi_coding_agent::extensions::ExtensionSet;
 use pi_test_support::mock_server::MockResponse;
 use pty_common::Tui;
 use serde_json::json;
 
-const CHILD: &str = "PI_UI_DEMO_CHILD";
 const DOWN: &str = "\x1b[B";
 const UP: &str = "\x1b[A";
 const ESC: &str = "\x1b";
 const F5: &str = "\x1b[15~";
 
 fn start(s: &Scenario, rows: u16) -> Tui {
-    let program = std::env::current_exe().unwrap();
-    let tui = Tui::start_program(program.to_str().unwrap(), &[(CHILD, "1")], s, &[], 80, rows);
+    let program = crate::examples_common::example("ui_demo", true);
+    let tui = Tui::start_program(program.to_str().unwrap(), &[], s, &[], 80, rows);
     tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
     tui
 }
@@ -55,7 +38,9 @@ fn dialog(screen: &str) -> String {
         .join("\n")
 }
 
-fn select_picks_and_cancels(s: &Scenario) {
+#[tokio::test(flavor = "multi_thread")]
+async fn select_picks_and_cancels() {
+    let s = &Scenario::start(Vec::new()).await;
     let mut tui = start(s, 30);
     tui.send("/demo-sel");
     tui.wait_screen(
@@ -100,7 +85,9 @@ fn select_picks_and_cancels(s: &Scenario) {
     assert!(tui.quit().success());
 }
 
-fn timed_input_statuses_widgets_and_notifications(s: &Scenario) {
+#[tokio::test(flavor = "multi_thread")]
+async fn timed_input_statuses_widgets_and_notifications() {
+    let s = &Scenario::start(Vec::new()).await;
     let mut tui = start(s, 40);
     tui.submit("/demo-input");
     let screen = tui.wait_screen(|s| s.contains("Your name ("), "the timed input");
@@ -157,7 +144,9 @@ fn timed_input_statuses_widgets_and_notifications(s: &Scenario) {
     assert!(tui.quit().success());
 }
 
-fn a_guard_may_cancel_new(s: &Scenario) {
+#[tokio::test(flavor = "multi_thread")]
+async fn a_guard_may_cancel_new() {
+    let s = &Scenario::start(Vec::new()).await;
     let mut tui = start(s, 30);
     tui.submit("/demo-guard");
     tui.wait_screen(|s| s.contains("/new now asks first"), "the guard on");
@@ -203,7 +192,9 @@ fn tool_answers() -> Vec<MockResponse> {
     ]
 }
 
-fn tools_and_messages_drawn_by_the_extension(s: &Scenario) {
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_and_messages_drawn_by_the_extension() {
+    let s = &Scenario::start(tool_answers()).await;
     let mut tui = start(s, 50);
     tui.submit("Use the demo tools");
     let screen = tui.wait_screen(
@@ -232,7 +223,9 @@ fn tools_and_messages_drawn_by_the_extension(s: &Scenario) {
     assert!(tui.quit().success());
 }
 
-fn custom_components_take_keys_and_resolve(s: &Scenario) {
+#[tokio::test(flavor = "multi_thread")]
+async fn custom_components_take_keys_and_resolve() {
+    let s = &Scenario::start(Vec::new()).await;
     let mut tui = start(s, 30);
     tui.submit("/demo-counter");
     tui.wait_screen(
@@ -296,7 +289,9 @@ fn custom_components_take_keys_and_resolve(s: &Scenario) {
     assert!(tui.quit().success());
 }
 
-fn header_theme_completions_keys_and_editor(s: &Scenario) {
+#[tokio::test(flavor = "multi_thread")]
+async fn header_theme_completions_keys_and_editor() {
+    let s = &Scenario::start(Vec::new()).await;
     let mut tui = start(s, 30);
     tui.submit("/demo-header");
     tui.wait_screen(
@@ -359,74 +354,4 @@ fn header_theme_completions_keys_and_editor(s: &Scenario) {
         "the built-in editor restored by a prompt the extension's editor submitted",
     );
     assert!(tui.quit().success());
-}
-
-/// A test: it panics when it fails.
-type Test = fn(&Scenario);
-
-/// The answers a test's mock server gives, in order.
-type Answers = fn() -> Vec<MockResponse>;
-
-fn main() -> ExitCode {
-    if std::env::var_os(CHILD).is_some() {
-        let mut extensions = ExtensionSet::default();
-        extensions.push(demo::UiDemo::default());
-        extensions.push(render_demo::RenderDemo::default());
-        extensions.push(parts_demo::PartsDemo::default());
-        return pi_coding_agent::cli::run_main(extensions);
-    }
-    let none: Answers = Vec::new;
-    let tests: [(&str, Test, Answers); 6] = [
-        (
-            "header_theme_completions_keys_and_editor",
-            header_theme_completions_keys_and_editor,
-            none,
-        ),
-        ("select_picks_and_cancels", select_picks_and_cancels, none),
-        (
-            "timed_input_statuses_widgets_and_notifications",
-            timed_input_statuses_widgets_and_notifications,
-            none,
-        ),
-        ("a_guard_may_cancel_new", a_guard_may_cancel_new, none),
-        (
-            "tools_and_messages_drawn_by_the_extension",
-            tools_and_messages_drawn_by_the_extension,
-            tool_answers,
-        ),
-        (
-            "custom_components_take_keys_and_resolve",
-            custom_components_take_keys_and_resolve,
-            none,
-        ),
-    ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let mut failed = Vec::new();
-    for (name, test, responses) in tests {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        let outcome = runtime.block_on(async {
-            let s = Scenario::start(responses()).await;
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(&s)))
-        });
-        let verdict = if outcome.is_ok() { "ok" } else { "FAILED" };
-        println!("test {name} ... {verdict}");
-        if outcome.is_err() {
-            failed.push(name);
-        }
-    }
-    if failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        println!("failures: {failed:?}");
-        ExitCode::FAILURE
-    }
 }

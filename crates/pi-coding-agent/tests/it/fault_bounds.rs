@@ -2,11 +2,12 @@
 //! Bounded memory against a hostile provider, through the real binary: a
 //! huge error body is read and stored only in part, an endless stream ends
 //! at the response bound, and SIGINT ends an endless stream at once. Peak
-//! memory is the children's `getrusage` maximum (every child of this test
-//! binary is a `pi` run; the mock server streams its bodies, so this
-//! process stays small, and a child's size before its `exec` is small too).
+//! memory is the children's `getrusage` maximum, in the test binary run
+//! again for the one test (`e2e_common::alone`): every child of it is a
+//! `pi` run; the mock server streams its bodies, so that process stays
+//! small, and a child's size before its `exec` is small too.
 
-mod e2e_common;
+use crate::e2e_common;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -41,6 +42,12 @@ fn print_run(s: &Scenario) -> std::process::Command {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_huge_error_body_is_read_and_kept_only_in_part() {
+    if !e2e_common::alone(
+        module_path!(),
+        "a_huge_error_body_is_read_and_kept_only_in_part",
+    ) {
+        return;
+    }
     let s = Scenario::start(vec![MockResponse::Filler {
         status: 400,
         content_type: "text/html".into(),
@@ -69,6 +76,12 @@ async fn a_huge_error_body_is_read_and_kept_only_in_part() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_endless_stream_ends_at_the_response_bound() {
+    if !e2e_common::alone(
+        module_path!(),
+        "an_endless_stream_ends_at_the_response_bound",
+    ) {
+        return;
+    }
     let s = Scenario::start(vec![endless()]).await;
     let mut command = print_run(&s);
     let started = Instant::now();

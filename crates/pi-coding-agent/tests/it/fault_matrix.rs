@@ -6,7 +6,7 @@
 //! partial answer when one was streamed). Timeouts are set small with
 //! `--http-timeout`; the app's auto-retry is off so each case is one turn.
 
-mod e2e_common;
+use crate::e2e_common;
 
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod interactive_common;
+use crate::interactive_common;
 
 use std::time::Instant;
 

@@ -4,9 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod interactive_common;
+use crate::interactive_common;
 
-use std::io::Cursor;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -20,11 +19,8 @@ use interactive_common::*;
 
 /// A `w` x `h` PNG in base64.
 fn png(w: u32, h: u32) -> String {
-    let mut out = Cursor::new(Vec::new());
-    image::DynamicImage::new_rgb8(w, h)
-        .write_to(&mut out, image::ImageFormat::Png)
-        .unwrap();
-    base64::engine::general_purpose::STANDARD.encode(out.into_inner())
+    let png = crate::e2e_common::image(w, h, image::ImageFormat::Png);
+    base64::engine::general_purpose::STANDARD.encode(png)
 }
 
 fn read_card() -> BlockKind {

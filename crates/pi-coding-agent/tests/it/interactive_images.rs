@@ -7,23 +7,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
-mod pty_common;
-
-use std::io::Cursor;
+use crate::e2e_common;
+use crate::pty_common;
 
 use base64::Engine;
 use e2e_common::{Scenario, capture_answer, tool_call_answer};
 use pty_common::Tui;
-
-/// A 180 x 90 PNG.
-fn png() -> Vec<u8> {
-    let mut out = Cursor::new(Vec::new());
-    image::DynamicImage::new_rgb8(180, 90)
-        .write_to(&mut out, image::ImageFormat::Png)
-        .unwrap();
-    out.into_inner()
-}
 
 /// A scenario whose model reads `pic.png`, then answers.
 async fn reading_scenario() -> Scenario {
@@ -32,7 +21,11 @@ async fn reading_scenario() -> Scenario {
         capture_answer("A black picture."),
     ])
     .await;
-    std::fs::write(s.work.path().join("pic.png"), png()).unwrap();
+    std::fs::write(
+        s.work.path().join("pic.png"),
+        e2e_common::image(180, 90, image::ImageFormat::Png),
+    )
+    .unwrap();
     s
 }
 
@@ -238,11 +231,8 @@ async fn kitty_gets_other_formats_as_png() {
         capture_answer("A black picture."),
     ])
     .await;
-    let mut jpeg = Cursor::new(Vec::new());
-    image::DynamicImage::new_rgb8(180, 90)
-        .write_to(&mut jpeg, image::ImageFormat::Jpeg)
-        .unwrap();
-    std::fs::write(s.work.path().join("pic.jpg"), jpeg.into_inner()).unwrap();
+    let jpeg = e2e_common::image(180, 90, image::ImageFormat::Jpeg);
+    std::fs::write(s.work.path().join("pic.jpg"), jpeg).unwrap();
     let mut tui = Tui::start_program(
         env!("CARGO_BIN_EXE_pi"),
         &[("KITTY_WINDOW_ID", "1")],
@@ -268,7 +258,11 @@ async fn kitty_gets_other_formats_as_png() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_attached_image_is_drawn_below_the_user_message() {
     let s = Scenario::start(vec![capture_answer("Nice.")]).await;
-    std::fs::write(s.work.path().join("pic.png"), png()).unwrap();
+    std::fs::write(
+        s.work.path().join("pic.png"),
+        e2e_common::image(180, 90, image::ImageFormat::Png),
+    )
+    .unwrap();
     let mut tui = Tui::start_program(
         env!("CARGO_BIN_EXE_pi"),
         &[("KITTY_WINDOW_ID", "1")],
@@ -452,11 +446,8 @@ async fn an_image_taller_than_the_screen_is_drawn_narrower() {
         capture_answer("A tall picture."),
     ])
     .await;
-    let mut tall = Cursor::new(Vec::new());
-    image::DynamicImage::new_rgb8(40, 400)
-        .write_to(&mut tall, image::ImageFormat::Png)
-        .unwrap();
-    std::fs::write(s.work.path().join("tall.png"), tall.into_inner()).unwrap();
+    let tall = e2e_common::image(40, 400, image::ImageFormat::Png);
+    std::fs::write(s.work.path().join("tall.png"), tall).unwrap();
     let mut tui = Tui::start_program(
         env!("CARGO_BIN_EXE_pi"),
         &[("KITTY_WINDOW_ID", "1")],

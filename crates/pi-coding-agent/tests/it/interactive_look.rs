@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
-mod pty_common;
+use crate::e2e_common;
+use crate::pty_common;
 
 use e2e_common::Scenario;
 use pi_test_support::mock_server::MockResponse;
@@ -144,23 +144,7 @@ async fn login_stores_a_masked_key_and_logout_removes_it() {
     let s = Scenario::start(Vec::new()).await;
     let mut tui = Tui::start(&s, &[], 80, 40);
     tui.wait_screen(|s| s.contains("mock-gpt"), "the footer");
-    tui.submit("/login");
-    // With subscriptions offered, pi asks for the method first.
-    tui.wait_screen(
-        |s| s.contains("Select authentication method:"),
-        "the method step",
-    );
-    tui.send("\x1b[B");
-    tui.wait_screen(|s| s.contains("→ Use an API key"), "API key selected");
-    tui.send("\r");
-    tui.wait_screen(
-        |s| s.contains("Select provider to configure:"),
-        "the provider list",
-    );
-    tui.send("groq");
-    tui.wait_screen(|s| s.contains("→ groq"), "groq selected");
-    tui.send("\r");
-    tui.wait_screen(|s| s.contains("Enter API key:"), "the key prompt");
+    tui.login_with_api_key("groq");
     tui.send("gsk-secret-1");
     let screen = tui.wait_screen(|s| s.contains("************"), "the masked key");
     assert!(!screen.contains("gsk-secret-1"), "{screen}");

@@ -6,23 +6,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
-mod pty_common;
+use crate::e2e_common;
+use crate::pty_common;
 
-use std::io::Cursor;
 use std::path::Path;
 
 use e2e_common::{Scenario, capture_answer};
 use pty_common::Tui;
-
-/// A 180 x 90 PNG.
-fn png() -> Vec<u8> {
-    let mut out = Cursor::new(Vec::new());
-    image::DynamicImage::new_rgb8(180, 90)
-        .write_to(&mut out, image::ImageFormat::Png)
-        .unwrap();
-    out.into_inner()
-}
 
 /// Writes an executable `name` script into `dir`.
 fn stand_in(dir: &Path, name: &str, script: &str) {
@@ -113,7 +103,7 @@ async fn ctrl_v_pastes_the_clipboard_image_s_path_into_the_next_request() {
     ctrl_v_with(
         "wl-paste",
         script,
-        &png(),
+        &e2e_common::image(180, 90, image::ImageFormat::Png),
         ".png",
         &[("WAYLAND_DISPLAY", "wayland-0")],
     )
@@ -129,18 +119,8 @@ async fn ctrl_v_reads_the_x11_clipboard_with_xclip() {
             jpeg.display()
         )
     };
-    let mut jpeg = Cursor::new(Vec::new());
-    image::DynamicImage::new_rgb8(8, 8)
-        .write_to(&mut jpeg, image::ImageFormat::Jpeg)
-        .unwrap();
-    ctrl_v_with(
-        "xclip",
-        script,
-        &jpeg.into_inner(),
-        ".jpg",
-        &[("DISPLAY", ":0")],
-    )
-    .await;
+    let jpeg = e2e_common::image(8, 8, image::ImageFormat::Jpeg);
+    ctrl_v_with("xclip", script, &jpeg, ".jpg", &[("DISPLAY", ":0")]).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -4,36 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
-mod pty_common;
+use crate::e2e_common;
+use crate::pty_common;
 
 use std::time::Duration;
 
 use e2e_common::Scenario;
 use pi_test_support::mock_server::MockResponse;
-use pty_common::{Tui, slow, text_answer};
-
-/// The 200 items of the long answer, one markdown list item per delta.
-fn items(n: usize) -> Vec<String> {
-    (1..=n)
-        .map(|i| format!("- item {i:03} of the answer\n"))
-        .collect()
-}
-
-/// The rows of `all` that are items of the long answer, in order.
-fn item_rows(all: &str) -> Vec<String> {
-    all.lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("- item "))
-        .map(str::to_owned)
-        .collect()
-}
-
-fn expected_items(n: usize) -> Vec<String> {
-    (1..=n)
-        .map(|i| format!("- item {i:03} of the answer"))
-        .collect()
-}
+use pty_common::{Tui, expected_items, item_rows, items, slow, text_answer};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_long_answer_reaches_the_scrollback_while_it_streams_and_only_once() {

@@ -8,36 +8,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod e2e_common;
-mod pty_common;
-mod tmux_common;
+use crate::e2e_common;
+use crate::pty_common;
+use crate::tmux_common;
 
 use std::time::Duration;
 
 use e2e_common::Scenario;
 use pi_test_support::mock_server::MockResponse;
-use pty_common::{slow, text_answer};
+use pty_common::{expected_items, item_rows, items, slow, text_answer};
 use tmux_common::TmuxPi;
-
-fn items(n: usize) -> Vec<String> {
-    (1..=n)
-        .map(|i| format!("- item {i:03} of the answer\n"))
-        .collect()
-}
-
-fn item_rows(all: &str) -> Vec<String> {
-    all.lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("- item "))
-        .map(str::to_owned)
-        .collect()
-}
-
-fn expected_items(n: usize) -> Vec<String> {
-    (1..=n)
-        .map(|i| format!("- item {i:03} of the answer"))
-        .collect()
-}
 
 const TABLE: &str = "| Feature | State | Notes |\n|---|---|---|\n| Streaming | done | works with long lines that should wrap inside the cell at narrow widths |\n| Resize | done | reprints |\n\nThe end of the answer.";
 

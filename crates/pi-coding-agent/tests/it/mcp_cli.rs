@@ -5,9 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-mod e2e_common;
-mod extension_common;
-mod mcp_common;
+use crate::e2e_common;
+use crate::extension_common;
+use crate::mcp_common;
 
 use e2e_common::Scenario;
 use extension_common::{text_answer, tool_answer};

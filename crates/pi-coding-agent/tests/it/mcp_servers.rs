@@ -8,9 +8,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-mod e2e_common;
-mod extension_common;
-mod mcp_common;
+use crate::extension_common;
+use crate::mcp_common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

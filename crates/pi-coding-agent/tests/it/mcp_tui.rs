@@ -4,10 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-mod e2e_common;
-mod extension_common;
-mod mcp_common;
-mod pty_common;
+use crate::e2e_common;
+use crate::extension_common;
+use crate::mcp_common;
+use crate::pty_common;
 
 use std::time::{Duration, Instant};
 

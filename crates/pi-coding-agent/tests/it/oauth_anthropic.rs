@@ -3,7 +3,7 @@
 //! refresh, expiry margin, and a revoked refresh token.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod oauth_common;
+use crate::oauth_common;
 
 use oauth_common::{Scripted, auth_json, now_ms, param, query, redirect};
 use pi_coding_agent::auth::pkce::Pkce;

@@ -3,7 +3,7 @@
 //! account id from the token, refresh and revocation.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod oauth_common;
+use crate::oauth_common;
 
 use oauth_common::{Scripted, auth_json, form, jwt, now_ms, param, query, redirect};
 use pi_coding_agent::auth::pkce::Pkce;

@@ -4,7 +4,7 @@
 //! refresh and revocation.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod oauth_common;
+use crate::oauth_common;
 
 use std::time::Duration;
 

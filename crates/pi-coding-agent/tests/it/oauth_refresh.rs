@@ -3,7 +3,7 @@
 //! tasks, two processes — refreshing once under the auth.json lock.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod oauth_common;
+use crate::oauth_common;
 
 use std::path::Path;
 use std::time::Duration;
@@ -189,7 +189,7 @@ async fn two_processes_needing_a_refresh_refresh_once() {
         tokio::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "child_refresh",
+                "oauth_refresh::child_refresh",
                 "--ignored",
                 "--nocapture",
                 "--test-threads=1",

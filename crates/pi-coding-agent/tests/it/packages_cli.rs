@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod packages_common;
+use crate::packages_common;
 
 use packages_common::{Sandbox, commit, kit_manifest, write};
 use pretty_assertions::assert_eq;

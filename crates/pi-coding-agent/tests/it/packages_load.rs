@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod packages_common;
+use crate::packages_common;
 
 use packages_common::{Sandbox, write};
 use pretty_assertions::assert_eq;

@@ -3,6 +3,7 @@
 //! timeout and cancellation killing the whole process group, and tail
 //! truncation with the full output in a temp file.
 
+use crate::tools_common::text;
 use std::fs;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -43,10 +44,6 @@ fn recorder() -> (ToolUpdateFn, Arc<Mutex<Vec<Value>>>) {
             .push(serde_json::to_value(partial).unwrap());
     });
     (update, seen)
-}
-
-fn text(result: &AgentToolResult) -> &str {
-    result.content[0].as_text().unwrap()
 }
 
 /// Whether a process is gone (or a zombie waiting to be reaped).

@@ -1,8 +1,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! `edit` of a large file keeps memory to a small multiple of the file:
-//! the peak resident memory of this process (its own test binary, one test)
-//! is measured around each edit. `PI_EDIT_LARGE_MB` sets the file size
+//! the peak resident memory of this process (the test binary run again for
+//! this one test, `e2e_common::alone`) is measured around each edit. `PI_EDIT_LARGE_MB` sets the file size
 //! (default 50 MB); Linux only (the peak comes from `/proc/self/status`).
+
+use crate::e2e_common;
 
 use std::fs;
 use std::io::Write;
@@ -73,6 +75,12 @@ async fn measured_edit(dir: &Path, edits: Value) -> Measured {
 
 #[tokio::test]
 async fn editing_a_large_file_uses_a_few_times_its_size() {
+    if !e2e_common::alone(
+        module_path!(),
+        "editing_a_large_file_uses_a_few_times_its_size",
+    ) {
+        return;
+    }
     if peak_rss().is_none() || !reset_peak() {
         eprintln!("skipped: no /proc/self/status peak memory here");
         return;

@@ -3,24 +3,16 @@
 //! error texts, and results compared with what pi 0.73.1 recorded in
 //! `fixtures/pi-0.73.1/c-read-edit-*`.
 
+use crate::tools_common::{run, text};
 use base64::Engine as _;
 use std::fs;
 use std::path::Path;
 
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ignore_updates};
+use pi_agent_core::{AgentTool, ignore_updates};
 use pi_ai::{CancellationToken, UserBlock};
 use pi_coding_agent::tools::{EditTool, ReadTool, WriteTool};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-
-async fn run(tool: &dyn AgentTool, args: Value) -> Result<AgentToolResult, ToolError> {
-    tool.execute("call_1", args, CancellationToken::new(), ignore_updates())
-        .await
-}
-
-fn text(result: &AgentToolResult) -> &str {
-    result.content[0].as_text().unwrap()
-}
 
 /// `{content, details?}` of the named tool's result in a fixture session.
 fn fixture_result(tool: &str) -> Value {

@@ -2,23 +2,13 @@
 //! `grep`, `find` and `ls`: .gitignore handling, pi's output format,
 //! notices and details.
 
+use crate::tools_common::{run, text};
 use std::fs;
 use std::path::Path;
 
-use pi_agent_core::{AgentTool, AgentToolResult, ToolError, ignore_updates};
-use pi_ai::CancellationToken;
 use pi_coding_agent::tools::{FindTool, GrepTool, LsTool};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-
-async fn run(tool: &dyn AgentTool, args: Value) -> Result<AgentToolResult, ToolError> {
-    tool.execute("call_1", args, CancellationToken::new(), ignore_updates())
-        .await
-}
-
-fn text(result: &AgentToolResult) -> &str {
-    result.content[0].as_text().unwrap()
-}
 
 fn write(root: &Path, path: &str, content: &str) {
     let path = root.join(path);

@@ -6,7 +6,7 @@
 use pi_tui::renderer::InlineRenderer;
 use pretty_assertions::assert_eq;
 
-#[path = "../src/testing.rs"]
+#[path = "../../src/testing.rs"]
 mod testing;
 
 use testing::TestTerminal;

@@ -1,8 +1,6 @@
 //! Runs the real `pi` binary against a loopback mock provider that replays
 //! the SSE answers recorded in `fixtures/pi-0.73.1/<scenario>/responses.jsonl`.
 
-#![allow(dead_code)]
-
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -438,4 +436,44 @@ pub fn completion_chunk(content: &str) -> String {
         "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]
     });
     format!("data: {data}\n\n")
+}
+
+/// A black `width` x `height` image encoded as `format`.
+pub fn image(width: u32, height: u32, format: image::ImageFormat) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::new_rgb8(width, height)
+        .write_to(&mut out, format)
+        .unwrap();
+    out.into_inner()
+}
+
+/// Set in a run of this test binary for one test (its name).
+const ALONE: &str = "PI_TEST_ALONE";
+
+/// Whether this process runs test `name` of `module` (`module_path!()`)
+/// alone. A test whose measure is the whole process's (its peak memory,
+/// its children's `getrusage`) must not count what the tests running
+/// beside it in this binary use: when not alone, this runs the test binary
+/// again for that one test, checks that it passed, and returns false (the
+/// caller then returns).
+pub fn alone(module: &str, name: &str) -> bool {
+    let module = module.split_once("::").map_or(module, |(_, rest)| rest);
+    let test = format!("{module}::{name}");
+    if std::env::var_os(ALONE).is_some_and(|t| t == test.as_str()) {
+        return true;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([test.as_str(), "--exact", "--nocapture", "--test-threads=1"])
+        .env(ALONE, &test)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{test} in a process of its own: {}\n{stdout}\n{stderr}",
+        out.status
+    );
+    eprint!("{stderr}");
+    false
 }

@@ -3,8 +3,6 @@
 //! client speaks to `pi --mode rpc`), and the mock answers pi's extension
 //! captures (`fixtures/pi-0.73.1/extensions/`) were made with.
 
-#![allow(dead_code)]
-
 pub mod ts;
 
 use std::io::Write;

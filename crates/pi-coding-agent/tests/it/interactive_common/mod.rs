@@ -1,8 +1,6 @@
 //! Helpers shared by the interactive-mode component snapshot tests: themes,
 //! render options and builders of blocks.
 
-#![allow(dead_code)]
-
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -3,8 +3,6 @@
 //! in the agent dir's `mcp.json` (or the project's files), and the fault
 //! server (`examples/mcp_fault_server.rs`).
 
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -17,38 +15,9 @@ use serde_json::{Value, json};
 use crate::e2e_common::Scenario;
 use crate::extension_common::InProcessRpc;
 
-/// The fault server's binary: `cargo test` builds the examples; when a
-/// single test target runs, it is built here if missing or older than its
-/// source (a nested build in the test's environment rebuilds the library,
-/// so it is not run when not needed).
+/// The fault server's binary (it does not use the library).
 pub fn fault_server() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let debug = exe.parent().unwrap().parent().unwrap();
-    let path = debug.join("examples/mcp_fault_server");
-    static BUILT: std::sync::Once = std::sync::Once::new();
-    BUILT.call_once(|| {
-        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mcp_fault_server.rs");
-        if let (Some(built), Some(written)) = (modified(&path), modified(&source))
-            && built >= written
-        {
-            return;
-        }
-        let status = std::process::Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "pi-coding-agent",
-                "--example",
-                "mcp_fault_server",
-            ])
-            .status()
-            .unwrap();
-        assert!(status.success(), "building the fault server failed");
-    });
-    assert!(path.is_file(), "{} is missing", path.display());
-    path
+    crate::examples_common::example("mcp_fault_server", false)
 }
 
 /// The fault server's definition, logging to `log`.
@@ -61,7 +30,6 @@ pub fn fault_def(log: &Path) -> Value {
 pub struct Mcp {
     pub scenario: Scenario,
     pub rpc: InProcessRpc,
-    pub extension: McpExtension,
 }
 
 impl Mcp {
@@ -87,9 +55,8 @@ impl Mcp {
             .unwrap();
         }
         prepare(&scenario);
-        let extension = McpExtension::new();
         let mut set = ExtensionSet::default();
-        set.push(extension.clone());
+        set.push(McpExtension::new());
         let app = build_app(StartOptions {
             cwd: scenario.work.path().to_path_buf(),
             model: Some("mock-oai/mock-gpt".to_owned()),
@@ -102,11 +69,7 @@ impl Mcp {
         })
         .unwrap();
         let rpc = InProcessRpc::start(app);
-        Self {
-            scenario,
-            rpc,
-            extension,
-        }
+        Self { scenario, rpc }
     }
 
     /// The `get_mcp_servers` report.

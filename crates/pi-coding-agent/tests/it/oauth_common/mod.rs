@@ -1,6 +1,5 @@
 //! Helpers for the OAuth tests: scripted login callbacks, form bodies,
 //! fake JWTs, hitting the callback server like a browser.
-#![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::path::Path;

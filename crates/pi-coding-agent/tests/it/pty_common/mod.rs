@@ -275,6 +275,29 @@ impl Tui {
         }
     }
 
+    /// `/login`, then the API key method and `provider`'s entry, up to
+    /// the key prompt (with subscriptions offered, pi asks for the method
+    /// first).
+    pub fn login_with_api_key(&mut self, provider: &str) {
+        self.submit("/login");
+        self.wait_screen(
+            |s| s.contains("Select authentication method:"),
+            "the method step",
+        );
+        self.send("\x1b[B");
+        self.wait_screen(|s| s.contains("→ Use an API key"), "API key selected");
+        self.send("\r");
+        self.wait_screen(
+            |s| s.contains("Select provider to configure:"),
+            "the provider list",
+        );
+        self.send(provider);
+        let selected = format!("→ {provider}");
+        self.wait_screen(|s| s.contains(&selected), "the provider selected");
+        self.send("\r");
+        self.wait_screen(|s| s.contains("Enter API key:"), "the key prompt");
+    }
+
     pub fn wait_exit(&mut self) -> portable_pty::ExitStatus {
         let deadline = Instant::now() + TIMEOUT;
         loop {
@@ -300,4 +323,27 @@ impl Drop for Tui {
     fn drop(&mut self) {
         let _ = self.child.kill();
     }
+}
+
+/// The `n` items of a long answer, one markdown list item per delta.
+pub fn items(n: usize) -> Vec<String> {
+    (1..=n)
+        .map(|i| format!("- item {i:03} of the answer\n"))
+        .collect()
+}
+
+/// The rows of `all` that are items of the long answer, in order.
+pub fn item_rows(all: &str) -> Vec<String> {
+    all.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("- item "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The rows `item_rows` must find for `n` items.
+pub fn expected_items(n: usize) -> Vec<String> {
+    (1..=n)
+        .map(|i| format!("- item {i:03} of the answer"))
+        .collect()
 }

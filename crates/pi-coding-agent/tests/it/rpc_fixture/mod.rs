@@ -5,8 +5,6 @@
 //! comparison of a run with pi's (responses exact up to volatile values,
 //! events in pi's order).
 
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 use std::time::Duration;

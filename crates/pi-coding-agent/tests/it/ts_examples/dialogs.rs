@@ -4,13 +4,13 @@
 
 use serde_json::{Value, json};
 
+use super::setup;
 use crate::extension_common::text_answer;
 use crate::extension_common::tool_answer;
 use crate::extension_common::ts::{
     Neutral, Run, answers, assert_responses, check, check_with, command_answering, data, fork_ids,
     git_repo, start, stop, write,
 };
-use crate::setup;
 
 const UI: &str = "extension_ui_request";
 

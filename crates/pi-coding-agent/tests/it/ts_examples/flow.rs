@@ -4,12 +4,12 @@
 
 use serde_json::{Value, json};
 
+use super::setup;
 use crate::extension_common::ts::{
     Neutral, Run, assert_kinds, assert_requests, assert_responses, assert_sequence_of,
     assert_sessions, check, check_with, pi_lines, start, stop, wait_idle, write,
 };
 use crate::extension_common::{command, text_answer, text_answer_with_usage, tool_answer};
-use crate::setup;
 
 const UI: &str = "extension_ui_request";
 const TOOL_END: &str = "tool_execution_end";

@@ -9,10 +9,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../e2e_common/mod.rs"]
-mod e2e_common;
-#[path = "../extension_common/mod.rs"]
-mod extension_common;
+use crate::{e2e_common, extension_common};
 
 mod dialogs;
 mod flow;

@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use super::setup;
 use crate::extension_common::ts::{
     Neutral, Run, answers, assert_responses, check, check_with, start, stop, wait_idle,
     without_times, write,
@@ -12,7 +13,6 @@ use crate::extension_common::ts::{
 use crate::extension_common::{
     captures, command, request_bodies, system_prompt, text_answer, tool_answer,
 };
-use crate::setup;
 
 const UI: &str = "extension_ui_request";
 const TOOL_END: &str = "tool_execution_end";

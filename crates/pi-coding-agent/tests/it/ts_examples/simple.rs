@@ -2,9 +2,9 @@
 
 use serde_json::json;
 
+use super::setup;
 use crate::extension_common::ts::{Neutral, Run, check, check_with, start, stop};
 use crate::extension_common::{command, request_bodies, system_prompt, text_answer, tool_answer};
-use crate::setup;
 
 const UI: &str = "extension_ui_request";
 const TOOL_END: &str = "tool_execution_end";

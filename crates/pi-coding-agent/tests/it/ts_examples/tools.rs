@@ -4,11 +4,11 @@
 
 use serde_json::json;
 
+use super::setup;
 use crate::extension_common::ts::{
     Neutral, Run, assert_responses, check, check_with, fork_ids, git, git_repo, start, stop, write,
 };
 use crate::extension_common::{captures, command, text_answer, tool_answer};
-use crate::setup;
 
 const UI: &str = "extension_ui_request";
 const TOOL_END: &str = "tool_execution_end";
