@@ -90,6 +90,12 @@ impl Neutral {
         }
         if let Some(package) = pi_test_support::external::pi_package() {
             pairs.push((real(&package), NEUTRAL_PKG.to_owned()));
+            // As given too: `.tools` may be a link (a worktree's to the
+            // main checkout's), and pi-rs names the path it was given.
+            let given = package.display().to_string();
+            if given != real(&package) {
+                pairs.push((given, NEUTRAL_PKG.to_owned()));
+            }
         }
         // Longest first: the sessions dir is inside the agent dir.
         pairs.sort_by_key(|(ours, _)| std::cmp::Reverse(ours.len()));
