@@ -400,7 +400,7 @@ impl SseDecoder for OpenAiResponsesDecoder {
             return Ok(None);
         }
         match serde_json::from_str::<StreamEvent>(data) {
-            Ok(event) => Ok(self.apply(event, sink)?),
+            Ok(event) => self.apply(event, sink),
             Err(error) => Err(invalid_event_text(data, &error).into()),
         }
     }
