@@ -12,12 +12,13 @@ use pi_tui::input::Input;
 use pi_tui::theme::{Theme, Token};
 
 use super::{Action, Outcome, SlotComponent, border, fit, window_start};
+use crate::config::ConfigError;
 
 /// Rows shown at once.
 const VISIBLE: usize = 8;
 
 /// Saves the enabled models (`provider/id`, in order).
-pub type SaveScope = Box<dyn FnMut(&[String]) -> Result<(), String>>;
+pub type SaveScope = Box<dyn FnMut(&[String]) -> Result<(), ConfigError>>;
 
 /// pi's `ScopedModelsSelectorComponent`.
 pub struct ScopedModels {
@@ -258,7 +259,7 @@ impl SlotComponent<Action> for ScopedModels {
                 let list = self.enabled.clone().unwrap_or_default();
                 match (self.save)(&list) {
                     Ok(()) => self.dirty = false,
-                    Err(e) => self.error = Some(e),
+                    Err(e) => self.error = Some(e.to_string()),
                 }
             }
             KeyCode::Char('c') if ctrl => {

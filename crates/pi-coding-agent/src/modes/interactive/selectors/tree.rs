@@ -14,9 +14,10 @@ use pi_tui::theme::{Theme, Token};
 
 use super::tree_rows::{Display, Filter, Item, Layout, View, display_order, layout};
 use super::{Action, Outcome, SlotComponent, border, fit, key_hint};
+use crate::session::SessionError;
 
 /// Saves a label (`None` clears it).
-pub type Labeler = Box<dyn FnMut(&str, Option<&str>) -> Result<(), String>>;
+pub type Labeler = Box<dyn FnMut(&str, Option<&str>) -> Result<(), SessionError>>;
 
 /// pi's `TreeSelectorComponent`.
 pub struct TreeSelector {
@@ -153,7 +154,7 @@ impl TreeSelector {
                         self.items[item].label = label;
                         self.relayout(Some(item));
                     }
-                    Err(e) => self.error = Some(e),
+                    Err(e) => self.error = Some(e.to_string()),
                 }
             }
             KeyCode::Esc => self.label_edit = None,

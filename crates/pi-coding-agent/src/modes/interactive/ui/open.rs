@@ -132,9 +132,7 @@ impl Ui {
             .and_then(serde_json::Value::as_str)
             .map_or(Filter::Default, Filter::from_setting);
         let app = Arc::clone(&self.app);
-        let labeler = Box::new(move |id: &str, label: Option<&str>| {
-            app.set_entry_label(id, label).map_err(|e| e.to_string())
-        });
+        let labeler = Box::new(move |id: &str, label: Option<&str>| app.set_entry_label(id, label));
         self.slot.show(Box::new(TreeSelector::new(
             Arc::clone(&self.theme),
             items,
@@ -185,7 +183,6 @@ impl Ui {
             app.set_scoped_models(patterns);
             app.settings_writer
                 .set(&[("enabledModels", Some(serde_json::json!(patterns)))])
-                .map_err(|e| e.to_string())
         });
         self.slot.show(Box::new(ScopedModels::new(
             Arc::clone(&self.theme),
