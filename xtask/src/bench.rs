@@ -8,6 +8,7 @@
 //! against a loopback mock (`whole.rs`: a print run, `-c -p` resumes), and
 //! in release the export of a 100 MB session (`export_bench.rs`).
 
+use crate::error::TaskError;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -31,21 +32,27 @@ pub struct Row {
 const NOISE_FLOOR_SECONDS: f64 = 0.005;
 
 /// Parses the `perf` example's rows; malformed lines are errors.
-pub fn parse_rows(text: &str) -> Result<Vec<Row>, String> {
+pub fn parse_rows(text: &str) -> Result<Vec<Row>, TaskError> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|line| {
             let f: Vec<&str> = line.split('\t').collect();
             let [workload, size, n, seconds, rss] = f.as_slice() else {
-                return Err(format!("malformed perf row: {line:?}"));
+                return Err(TaskError::Invalid(format!("malformed perf row: {line:?}")));
             };
-            let num = |s: &str| s.parse::<f64>().map_err(|e| format!("{line:?}: {e}"));
+            let num = |s: &str| {
+                s.parse::<f64>()
+                    .map_err(|e| TaskError::Invalid(format!("{line:?}: {e}")))
+            };
             Ok(Row {
                 workload: (*workload).to_owned(),
                 size: (*size).to_owned(),
-                n: n.parse().map_err(|e| format!("{line:?}: {e}"))?,
+                n: n.parse()
+                    .map_err(|e| TaskError::Invalid(format!("{line:?}: {e}")))?,
                 seconds: num(seconds)?,
-                rss_kib: rss.parse().map_err(|e| format!("{line:?}: {e}"))?,
+                rss_kib: rss
+                    .parse()
+                    .map_err(|e| TaskError::Invalid(format!("{line:?}: {e}")))?,
             })
         })
         .collect()
@@ -119,17 +126,20 @@ fn target_dir() -> PathBuf {
 }
 
 /// Best of `reps` runs of `pi <arg>`.
-fn time_pi(pi: &PathBuf, arg: &str, reps: usize) -> Result<f64, String> {
+fn time_pi(pi: &PathBuf, arg: &str, reps: usize) -> Result<f64, TaskError> {
     let mut best = Duration::MAX;
     for _ in 0..reps {
         let start = Instant::now();
         let out = Command::new(pi)
             .arg(arg)
             .output()
-            .map_err(|e| format!("cannot run {}: {e}", pi.display()))?;
+            .map_err(TaskError::spawn(pi.display().to_string()))?;
         best = best.min(start.elapsed());
         if !out.status.success() {
-            return Err(format!("pi {arg} failed: {}", out.status));
+            return Err(TaskError::Failed(format!(
+                "pi {arg} failed: {}",
+                out.status
+            )));
         }
     }
     Ok(best.as_secs_f64())
@@ -143,7 +153,7 @@ fn time_pi(pi: &PathBuf, arg: &str, reps: usize) -> Result<f64, String> {
 /// `cargo install` makes (other symbol names, so the link order of
 /// `link-order.txt` would not apply to it). The dev profile measures only
 /// the complexity checks and builds both at once, as the tests already did.
-pub fn build(debug: bool) -> Result<(), String> {
+pub fn build(debug: bool) -> Result<(), TaskError> {
     let targets: &[&[&str]] = if debug {
         &[&["--bin", "pi", "--example", "perf"]]
     } else {
@@ -157,11 +167,9 @@ pub fn build(debug: bool) -> Result<(), String> {
         if !debug {
             build.arg("--release");
         }
-        let status = build
-            .status()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        let status = build.status().map_err(TaskError::spawn("cargo"))?;
         if !status.success() {
-            return Err("the build failed".to_owned());
+            return Err(TaskError::Failed("the build failed".to_owned()));
         }
     }
     Ok(())
@@ -173,7 +181,7 @@ pub fn build_dir(debug: bool) -> PathBuf {
 }
 
 /// Runs every workload; the table and the complexity failures.
-fn measure(quick: bool, debug: bool) -> Result<Vec<Row>, String> {
+fn measure(quick: bool, debug: bool) -> Result<Vec<Row>, TaskError> {
     build(debug)?;
     let release = build_dir(debug);
     let mut perf = Command::new(release.join("examples").join("perf"));
@@ -182,14 +190,15 @@ fn measure(quick: bool, debug: bool) -> Result<Vec<Row>, String> {
     }
     let out = perf
         .output()
-        .map_err(|e| format!("cannot run the perf example: {e}"))?;
+        .map_err(TaskError::spawn("the perf example"))?;
     if !out.status.success() {
-        return Err(format!(
+        return Err(TaskError::Failed(format!(
             "perf example failed: {}",
             String::from_utf8_lossy(&out.stderr)
-        ));
+        )));
     }
-    let text = String::from_utf8(out.stdout).map_err(|e| format!("perf output: {e}"))?;
+    let text = String::from_utf8(out.stdout)
+        .map_err(|e| TaskError::Invalid(format!("perf output: {e}")))?;
     let mut rows = Vec::new();
     let pi = release.join("pi");
     for arg in ["--version", "--help"] {

@@ -1,5 +1,6 @@
 //! The layering rules of DESIGN.md, checked against `cargo metadata`.
 
+use crate::error::TaskError;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 use std::process::Command;
@@ -125,79 +126,80 @@ impl fmt::Display for Violation {
     }
 }
 
-/// What an internal crate may depend on, with dependency `kind`
-/// (`normal`, `dev` or `build`).
-fn allowed(from: &str, to: &str, kind: &str) -> Result<(), String> {
+/// Why `from` may not depend on `to` with dependency `kind` (`normal`,
+/// `dev` or `build`); `None` when the edge is allowed.
+fn forbidden(from: &str, to: &str, kind: &str) -> Option<String> {
     let is_provider = |n: &str| n.starts_with(PROVIDER_PREFIX);
     if to == TEST_SUPPORT {
         return match from {
-            _ if kind != "dev" => Err(format!(
+            _ if kind != "dev" => Some(format!(
                 "{TEST_SUPPORT} is dev-only: it may appear only in [dev-dependencies]"
             )),
-            "pi-http" | "pi-coding-agent" => Ok(()),
-            p if is_provider(p) => Ok(()),
-            _ => Err(format!(
+            "pi-http" | "pi-coding-agent" => None,
+            p if is_provider(p) => None,
+            _ => Some(format!(
                 "only the tests of pi-http, pi-providers-* and pi-coding-agent use {TEST_SUPPORT}"
             )),
         };
     }
     match from {
-        "pi-ai" => Err("pi-ai may depend on no internal crate".to_owned()),
-        "pi-http" if to == "pi-ai" => Ok(()),
-        "pi-http" => Err("pi-http may depend on pi-ai only".to_owned()),
-        "pi-agent-core" if to == "pi-ai" => Ok(()),
-        "pi-agent-core" => Err("pi-agent-core may depend on pi-ai only".to_owned()),
-        "pi-tui" => Err("pi-tui may depend on no internal crate".to_owned()),
-        "pi-alloc" => Err("pi-alloc may depend on no internal crate".to_owned()),
-        TEST_SUPPORT if matches!(to, "pi-ai" | "pi-http") => Ok(()),
-        TEST_SUPPORT => Err(format!("{TEST_SUPPORT} may depend on pi-ai and pi-http only")),
+        "pi-ai" => Some("pi-ai may depend on no internal crate".to_owned()),
+        "pi-http" if to == "pi-ai" => None,
+        "pi-http" => Some("pi-http may depend on pi-ai only".to_owned()),
+        "pi-agent-core" if to == "pi-ai" => None,
+        "pi-agent-core" => Some("pi-agent-core may depend on pi-ai only".to_owned()),
+        "pi-tui" => Some("pi-tui may depend on no internal crate".to_owned()),
+        "pi-alloc" => Some("pi-alloc may depend on no internal crate".to_owned()),
+        TEST_SUPPORT if matches!(to, "pi-ai" | "pi-http") => None,
+        TEST_SUPPORT => Some(format!("{TEST_SUPPORT} may depend on pi-ai and pi-http only")),
         "pi-coding-agent"
             if matches!(
                 to,
                 "pi-agent-core" | "pi-ai" | "pi-http" | "pi-tui" | "pi-alloc"
             ) || is_provider(to) =>
         {
-            Ok(())
+            None
         }
-        "pi-coding-agent" => Err(
+        "pi-coding-agent" => Some(
             "pi-coding-agent may depend on pi-agent-core, pi-ai, pi-http, pi-tui, pi-alloc and pi-providers-* only"
                 .to_owned(),
         ),
         "xtask" => {
-            Err("xtask may depend on no internal crate (it reads cargo metadata)".to_owned())
+            Some("xtask may depend on no internal crate (it reads cargo metadata)".to_owned())
         }
-        p if is_provider(p) && SHARED_WIRE_EDGES.contains(&(p, to)) => Ok(()),
+        p if is_provider(p) && SHARED_WIRE_EDGES.contains(&(p, to)) => None,
         p if is_provider(p) && is_provider(to) => {
-            Err("no provider depends on another provider".to_owned())
+            Some("no provider depends on another provider".to_owned())
         }
-        p if is_provider(p) && matches!(to, "pi-ai" | "pi-http") => Ok(()),
-        p if is_provider(p) => Err(format!("{p} may depend on pi-ai and pi-http only")),
-        other => Err(format!(
+        p if is_provider(p) && matches!(to, "pi-ai" | "pi-http") => None,
+        p if is_provider(p) => Some(format!("{p} may depend on pi-ai and pi-http only")),
+        other => Some(format!(
             "{other} is not in the allowed-edges table of DESIGN.md"
         )),
     }
 }
 
 /// Runs `cargo metadata` for the current workspace and returns its JSON.
-pub fn run_cargo_metadata() -> Result<String, String> {
+pub fn run_cargo_metadata() -> Result<String, TaskError> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let out = Command::new(cargo)
         .args(["metadata", "--format-version", "1", "--locked"])
         .output()
-        .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
+        .map_err(TaskError::spawn("cargo metadata"))?;
     if !out.status.success() {
-        return Err(format!(
+        return Err(TaskError::Failed(format!(
             "cargo metadata failed: {}",
             String::from_utf8_lossy(&out.stderr)
-        ));
+        )));
     }
-    String::from_utf8(out.stdout).map_err(|e| format!("cargo metadata printed invalid UTF-8: {e}"))
+    String::from_utf8(out.stdout)
+        .map_err(|e| TaskError::Invalid(format!("cargo metadata printed invalid UTF-8: {e}")))
 }
 
 /// Parses a metadata document and returns every violation, in a stable order.
-pub fn check_document(document: &str) -> Result<Vec<Violation>, String> {
-    let metadata: Metadata =
-        serde_json::from_str(document).map_err(|e| format!("invalid cargo metadata: {e}"))?;
+pub fn check_document(document: &str) -> Result<Vec<Violation>, TaskError> {
+    let metadata: Metadata = serde_json::from_str(document)
+        .map_err(|e| TaskError::Invalid(format!("invalid cargo metadata: {e}")))?;
     Ok(check(&metadata))
 }
 
@@ -223,7 +225,7 @@ pub fn check(metadata: &Metadata) -> Vec<Violation> {
                 continue;
             }
             let kind = dep.kind.as_deref().unwrap_or("normal");
-            if let Err(reason) = allowed(&package.name, &dep.name, kind) {
+            if let Some(reason) = forbidden(&package.name, &dep.name, kind) {
                 violations.push(Violation::Edge {
                     from: package.name.clone(),
                     to: dep.name.clone(),

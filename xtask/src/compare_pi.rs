@@ -13,6 +13,7 @@
 //! link to `dist/cli.js`, or a `node_modules` next to that `bin`), then in
 //! `.tools/npm` (where `.ci/setup` installs the pinned copy).
 
+use crate::error::TaskError;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -138,13 +139,13 @@ fn compare(
     rs: &Pi,
     bin: &Path,
     (quick, large, only_extensions): (bool, bool, bool),
-) -> Result<Vec<Compared>, String> {
+) -> Result<Vec<Compared>, TaskError> {
     let perf = bin.join("examples").join("perf");
     // pi takes seconds per run on this machine: the best of 2 after a warm-up.
     let reps = 2;
     let mut rows = Vec::new();
     let scratch = Scratch::new("compare", Answers::recorded(&fixtures(), 0)?)?;
-    let both = |scratch: &Scratch, args: &[&str], reps: usize| -> Result<_, String> {
+    let both = |scratch: &Scratch, args: &[&str], reps: usize| -> Result<_, TaskError> {
         Ok((
             scratch.measure(pi, args, reps)?,
             scratch.measure(rs, args, reps)?,
@@ -247,7 +248,7 @@ fn extension_rows(
     scratch: &Scratch,
     print_dir: &str,
     reps: usize,
-) -> Result<Vec<Compared>, String> {
+) -> Result<Vec<Compared>, TaskError> {
     let mut rows = Vec::new();
     let Some(examples) = pi
         .prefix

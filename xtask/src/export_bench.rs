@@ -4,6 +4,7 @@
 //! the whole-command rows are ([`crate::whole::Scratch::measure`]). Issue 44's goal:
 //! within 3 s of wall time and under 100 MB of peak RSS on this machine.
 
+use crate::error::TaskError;
 use std::path::Path;
 
 use crate::loopback::Answers;
@@ -13,7 +14,7 @@ use crate::whole::{Pi, Scratch, fixtures};
 const ENTRIES_100_MB: usize = 132_000;
 
 /// The row: `pi --export` of the ~100 MB session (a quarter of it with `quick`).
-pub fn export_row(bin: &Path, quick: bool) -> Result<crate::bench::Row, String> {
+pub fn export_row(bin: &Path, quick: bool) -> Result<crate::bench::Row, TaskError> {
     let pi = Pi::binary(bin.join("pi"));
     let perf = bin.join("examples").join("perf");
     let scratch = Scratch::new("export", Answers::recorded(&fixtures(), 0)?)?;
@@ -24,11 +25,11 @@ pub fn export_row(bin: &Path, quick: bool) -> Result<crate::bench::Row, String> 
     };
     let (dir, bytes) = scratch.session_dir(&perf, entries, "standard")?;
     let session = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map_err(TaskError::file(&dir))?
         .filter_map(Result::ok)
         .map(|e| e.path())
         .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .ok_or("the generated session is missing")?;
+        .ok_or_else(|| TaskError::Failed("the generated session is missing".to_owned()))?;
     let out = scratch.root().join("export.html");
     let (session, out) = (session.to_string_lossy(), out.to_string_lossy());
     let m = scratch.measure(&pi, &["--export", &session, &out], 2)?;

@@ -22,6 +22,7 @@
 //! so a stale file costs memory, never correctness. `cargo xtask bench`
 //! prints how much of the file the built binary still matches.
 
+use crate::error::TaskError;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -125,18 +126,18 @@ pub fn order_file_names(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The function symbols of the binary at `binary`, from `nm`.
-fn binary_symbols(binary: &Path) -> Result<Vec<Symbol>, String> {
+fn binary_symbols(binary: &Path) -> Result<Vec<Symbol>, TaskError> {
     let out = Command::new("nm")
         .args(["--defined-only", "-S"])
         .arg(binary)
         .output()
-        .map_err(|e| format!("cannot run nm (binutils): {e}"))?;
+        .map_err(TaskError::spawn("nm (binutils)"))?;
     if !out.status.success() {
-        return Err(format!(
+        return Err(TaskError::Failed(format!(
             "nm {} failed: {}",
             binary.display(),
             String::from_utf8_lossy(&out.stderr)
-        ));
+        )));
     }
     Ok(parse_nm(&String::from_utf8_lossy(&out.stdout)))
 }
@@ -162,7 +163,7 @@ fn profile_run(
     pi: &Path,
     args: &[&str],
     into: &mut BTreeSet<u64>,
-) -> Result<(), String> {
+) -> Result<(), TaskError> {
     let out_file = scratch.root().join("callgrind.out");
     let status = scratch
         .command(Path::new("valgrind"))
@@ -178,19 +179,21 @@ fn profile_run(
         .args(args)
         .stdout(std::process::Stdio::null())
         .status()
-        .map_err(|e| format!("cannot run valgrind: {e}"))?;
+        .map_err(TaskError::spawn("valgrind"))?;
     if !status.success() {
-        return Err(format!("pi {} under callgrind: {status}", args.join(" ")));
+        return Err(TaskError::Failed(format!(
+            "pi {} under callgrind: {status}",
+            args.join(" ")
+        )));
     }
-    let profile =
-        std::fs::read_to_string(&out_file).map_err(|e| format!("{}: {e}", out_file.display()))?;
+    let profile = std::fs::read_to_string(&out_file).map_err(TaskError::file(&out_file))?;
     executed_addresses(&profile, &pi.to_string_lossy(), into);
     Ok(())
 }
 
 /// Profiles the workloads with the release binaries in `bin`; the order
 /// file's text.
-fn generate(bin: &Path) -> Result<String, String> {
+fn generate(bin: &Path) -> Result<String, TaskError> {
     let pi = bin.join("pi");
     let perf = bin.join("examples").join("perf");
     let scratch = Scratch::new("link-order", Answers::recorded(&fixtures(), 0)?)?;
@@ -237,9 +240,7 @@ pub fn command(args: &[String]) -> ExitCode {
     let path: PathBuf = crate::workspace_root().join(ORDER_FILE);
     let result =
         crate::bench::build(false).and_then(|()| generate(&crate::bench::build_dir(false)));
-    match result.and_then(|text| {
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
-    }) {
+    match result.and_then(|text| std::fs::write(&path, text).map_err(TaskError::file(&path))) {
         Ok(()) => {
             println!("link-order: wrote {}", path.display());
             ExitCode::SUCCESS

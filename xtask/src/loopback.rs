@@ -3,6 +3,7 @@
 //! and answers with a canned SSE body chosen by the request path, so it
 //! costs every client the same.
 
+use crate::error::TaskError;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::Path;
@@ -31,12 +32,12 @@ pub const WIRES: [(&str, &str, &str); 4] = [
 ];
 
 /// The SSE frames pi 0.73.1 was answered with in its `a-text-<suffix>` capture.
-fn recorded_frames(fixtures: &Path, suffix: &str) -> Result<Vec<String>, String> {
+fn recorded_frames(fixtures: &Path, suffix: &str) -> Result<Vec<String>, TaskError> {
     let path = fixtures.join(format!("a-text-{suffix}/responses.jsonl"));
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(TaskError::file(&path))?;
     let first = text.lines().next().unwrap_or_default();
-    let value: serde_json::Value =
-        serde_json::from_str(first).map_err(|e| format!("{}: {e}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(first)
+        .map_err(|e| TaskError::Invalid(format!("{}: {e}", path.display())))?;
     value["sse"]
         .as_array()
         .map(|frames| {
@@ -45,17 +46,17 @@ fn recorded_frames(fixtures: &Path, suffix: &str) -> Result<Vec<String>, String>
                 .filter_map(|f| f.as_str().map(str::to_owned))
                 .collect()
         })
-        .ok_or_else(|| format!("{}: no sse frames", path.display()))
+        .ok_or_else(|| TaskError::Invalid(format!("{}: no sse frames", path.display())))
 }
 
 /// The recorded answer of a wire, its middle text delta (the frame holding
 /// "a mock model") repeated until the body has at least `bytes` bytes.
-pub fn answer(fixtures: &Path, suffix: &str, bytes: usize) -> Result<String, String> {
+pub fn answer(fixtures: &Path, suffix: &str, bytes: usize) -> Result<String, TaskError> {
     let frames = recorded_frames(fixtures, suffix)?;
     let at = frames
         .iter()
         .position(|f| f.contains("a mock model"))
-        .ok_or_else(|| format!("a-text-{suffix}: no middle delta"))?;
+        .ok_or_else(|| TaskError::Invalid(format!("a-text-{suffix}: no middle delta")))?;
     let fixed: usize = frames.iter().map(String::len).sum();
     let repeat = bytes.saturating_sub(fixed).div_ceil(frames[at].len()) + 1;
     let mut body = String::with_capacity(fixed + repeat * frames[at].len());
@@ -69,7 +70,7 @@ pub fn answer(fixtures: &Path, suffix: &str, bytes: usize) -> Result<String, Str
 
 impl Answers {
     /// Every wire's recorded answer, grown to `bytes` bytes (0: as recorded).
-    pub fn recorded(fixtures: &Path, bytes: usize) -> Result<Self, String> {
+    pub fn recorded(fixtures: &Path, bytes: usize) -> Result<Self, TaskError> {
         Ok(Self {
             anthropic: answer(fixtures, "ant", bytes)?,
             completions: answer(fixtures, "oai", bytes)?,
@@ -98,11 +99,12 @@ pub struct Loopback {
 
 impl Loopback {
     /// Listens on 127.0.0.1 (a free port), one thread per connection.
-    pub fn start(answers: Answers) -> Result<Self, String> {
-        let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("mock server: {e}"))?;
+    pub fn start(answers: Answers) -> Result<Self, TaskError> {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .map_err(|e| TaskError::Failed(format!("mock server: {e}")))?;
         let port = listener
             .local_addr()
-            .map_err(|e| format!("mock server: {e}"))?
+            .map_err(|e| TaskError::Failed(format!("mock server: {e}")))?
             .port();
         let answers = Arc::new(answers);
         std::thread::spawn(move || {

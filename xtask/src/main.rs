@@ -17,6 +17,7 @@
 mod bench;
 mod check_deps;
 mod compare_pi;
+mod error;
 mod export_bench;
 mod fuzz_smoke;
 mod import_catalog;
@@ -25,6 +26,7 @@ mod loopback;
 mod ready;
 mod whole;
 
+use crate::error::TaskError;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -52,9 +54,9 @@ fn check_deps_command(args: &[String]) -> ExitCode {
     let document = match args {
         [] => check_deps::run_cargo_metadata(),
         [flag, path] if flag == "--metadata" => {
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+            std::fs::read_to_string(path).map_err(TaskError::file(std::path::Path::new(path)))
         }
-        _ => Err("usage: cargo xtask check-deps [--metadata FILE]".to_owned()),
+        _ => Err(TaskError::Usage("cargo xtask check-deps [--metadata FILE]")),
     };
     let document = match document {
         Ok(d) => d,

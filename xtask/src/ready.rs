@@ -3,6 +3,7 @@
 //! until its screen shows the editor's rule and the footer's model, the
 //! pane read every 5 ms. The same for pi-rs and for pi.
 
+use crate::error::TaskError;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -17,7 +18,7 @@ struct Tmux {
 }
 
 impl Tmux {
-    fn start() -> Result<Self, String> {
+    fn start() -> Result<Self, TaskError> {
         let tmux = Self {
             socket: format!("pi-ready-{}", std::process::id()),
         };
@@ -35,18 +36,18 @@ impl Tmux {
         Ok(tmux)
     }
 
-    fn run(&self, args: &[&str]) -> Result<String, String> {
+    fn run(&self, args: &[&str]) -> Result<String, TaskError> {
         let out = Command::new("tmux")
             .args(["-L", &self.socket, "-f", "/dev/null"])
             .args(args)
             .output()
-            .map_err(|e| format!("cannot run tmux: {e}"))?;
+            .map_err(TaskError::spawn("tmux"))?;
         if !out.status.success() {
-            return Err(format!(
+            return Err(TaskError::Failed(format!(
                 "tmux {}: {}",
                 args.join(" "),
                 String::from_utf8_lossy(&out.stderr).trim()
-            ));
+            )));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
@@ -99,7 +100,7 @@ pub fn editor_ready(
     args: &[&str],
     model: &str,
     reps: usize,
-) -> Result<f64, String> {
+) -> Result<f64, TaskError> {
     let tmux = Tmux::start()?;
     let line = shell_line(scratch, pi, args);
     let mut best = f64::INFINITY;
@@ -112,7 +113,9 @@ pub fn editor_ready(
                 break start.elapsed();
             }
             if start.elapsed() > TIMEOUT {
-                return Err(format!("no editor after {TIMEOUT:?}:\n{screen}"));
+                return Err(TaskError::Failed(format!(
+                    "no editor after {TIMEOUT:?}:\n{screen}"
+                )));
             }
             std::thread::sleep(Duration::from_millis(5));
         };

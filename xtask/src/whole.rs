@@ -5,6 +5,7 @@
 //! finished process (`getrusage(RUSAGE_CHILDREN)` in a fresh intermediate
 //! process, `xtask __measure`, so every figure is that run's own).
 
+use crate::error::TaskError;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
@@ -67,19 +68,19 @@ pub fn fixtures() -> PathBuf {
 
 impl Scratch {
     /// A fresh scratch directory and a mock answering with `answers`.
-    pub fn new(name: &str, answers: Answers) -> Result<Self, String> {
+    pub fn new(name: &str, answers: Answers) -> Result<Self, TaskError> {
         let root = std::env::temp_dir().join(format!("pi-{name}-{}", std::process::id()));
         let agent = root.join("agent");
         let work = root.join("work");
         for dir in [&agent, &work] {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(TaskError::file(dir))?;
         }
         let mock = Loopback::start(answers)?;
         let models = std::fs::read_to_string(fixtures().join("models.json"))
-            .map_err(|e| format!("models.json: {e}"))?
+            .map_err(|e| TaskError::Invalid(format!("models.json: {e}")))?
             .replace("http://127.0.0.1:18777", &mock.url());
         std::fs::write(agent.join("models.json"), models)
-            .map_err(|e| format!("models.json: {e}"))?;
+            .map_err(|e| TaskError::Invalid(format!("models.json: {e}")))?;
         Ok(Self { root, agent, work })
     }
 
@@ -92,9 +93,9 @@ impl Scratch {
         perf: &Path,
         entries: usize,
         shape: &str,
-    ) -> Result<(PathBuf, u64), String> {
+    ) -> Result<(PathBuf, u64), TaskError> {
         let dir = self.root.join(format!("sessions-{shape}-{entries}"));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(TaskError::file(&dir))?;
         let path = dir.join("2026-01-01T00-00-00-000Z_00000000-0000-7000-8000-000000000000.jsonl");
         let status = Command::new(perf)
             .arg("--write-session")
@@ -102,25 +103,28 @@ impl Scratch {
             .arg(entries.to_string())
             .arg(shape)
             .status()
-            .map_err(|e| format!("cannot run the perf example: {e}"))?;
+            .map_err(TaskError::spawn("the perf example"))?;
         if !status.success() {
-            return Err(format!("writing a {entries}-entry session failed"));
+            return Err(TaskError::Failed(format!(
+                "writing a {entries}-entry session failed"
+            )));
         }
-        let text = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = std::fs::read(&path).map_err(TaskError::file(&path))?;
         let split = text.iter().position(|&b| b == b'\n').unwrap_or(text.len());
-        let mut header: serde_json::Value =
-            serde_json::from_slice(&text[..split]).map_err(|e| format!("session header: {e}"))?;
+        let mut header: serde_json::Value = serde_json::from_slice(&text[..split])
+            .map_err(|e| TaskError::Invalid(format!("session header: {e}")))?;
         header["cwd"] = self.work.to_string_lossy().into_owned().into();
-        let mut out = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
+        let mut out = serde_json::to_vec(&header)
+            .map_err(|e| TaskError::Invalid(format!("session header: {e}")))?;
         out.extend_from_slice(&text[split..]);
-        std::fs::write(&path, &out).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, &out).map_err(TaskError::file(&path))?;
         Ok((dir, out.len() as u64))
     }
 
     /// A new empty session directory.
-    pub fn empty_dir(&self, name: &str) -> Result<PathBuf, String> {
+    pub fn empty_dir(&self, name: &str) -> Result<PathBuf, TaskError> {
         let dir = self.root.join(name);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(TaskError::file(&dir))?;
         Ok(dir)
     }
 
@@ -147,8 +151,8 @@ impl Scratch {
 
     /// Best wall and CPU time and largest peak RSS of `reps` runs of
     /// `pi ARGS` in the scratch workspace (after one unmeasured warm-up).
-    pub fn measure(&self, pi: &Pi, args: &[&str], reps: usize) -> Result<Measured, String> {
-        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    pub fn measure(&self, pi: &Pi, args: &[&str], reps: usize) -> Result<Measured, TaskError> {
+        let exe = std::env::current_exe().map_err(TaskError::spawn("xtask (its own path)"))?;
         let mut best = Measured {
             wall: f64::INFINITY,
             cpu: f64::INFINITY,
@@ -162,7 +166,7 @@ impl Scratch {
                 .args(&pi.prefix)
                 .args(args)
                 .output()
-                .map_err(|e| format!("cannot run {exe:?}: {e}"))?;
+                .map_err(TaskError::spawn(format!("{exe:?}")))?;
             let text = String::from_utf8_lossy(&out.stdout);
             let fields: Vec<&str> = text.trim().split('\t').collect();
             let parsed = match fields.as_slice() {
@@ -174,13 +178,13 @@ impl Scratch {
                 _ => None,
             };
             let Some((Some(wall), Some(rss_kib), Some(cpu))) = parsed else {
-                return Err(format!(
+                return Err(TaskError::Failed(format!(
                     "{} {} failed: {}{}",
                     pi.program.display(),
                     args.join(" "),
                     text.trim(),
                     String::from_utf8_lossy(&out.stderr)
-                ));
+                )));
             };
             if rep > 0 {
                 best = Measured {
@@ -238,7 +242,7 @@ pub fn measure_command(args: &[String]) -> ExitCode {
 
 /// The whole-command rows of `cargo xtask bench`: a print run and `-c -p`
 /// resumes, with the release (or dev) `pi` and `perf` example in `bin`.
-pub fn bench_rows(bin: &Path, quick: bool) -> Result<Vec<crate::bench::Row>, String> {
+pub fn bench_rows(bin: &Path, quick: bool) -> Result<Vec<crate::bench::Row>, TaskError> {
     let pi = Pi::binary(bin.join("pi"));
     let perf = bin.join("examples").join("perf");
     let scratch = Scratch::new("bench", Answers::recorded(&fixtures(), 0)?)?;

@@ -186,7 +186,7 @@ impl HttpClient {
             let hop = match redirect::next_hop(&url, &method, response.status(), response.headers())
             {
                 None => break response,
-                Some(Err(why)) => return Err(HttpError::Connection(why)),
+                Some(Err(why)) => return Err(HttpError::Connection(why.to_string())),
                 Some(Ok(hop)) => hop,
             };
             redirects += 1;

@@ -13,7 +13,7 @@ use pi_ai::{
     ErrorReason, EventSink, ResponseHook, StreamOptions,
 };
 
-use crate::framing::BodyFraming;
+use crate::framing::{BodyFraming, FramingError};
 use crate::{
     DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, ErrorClass, HttpClient, HttpError,
     HttpRequest, RetryPolicy, SseFrame, SseFrameRef, SseParser,
@@ -227,8 +227,8 @@ pub fn drive_framed<D: SseDecoder>(
         let checked = not_an_event_stream(response, first_byte_timeout, accepts).await;
         let response = match checked {
             Ok(response) => response,
-            Err(text) => {
-                return sink.error_with_class(ErrorClass::InvalidResponse, named(&provider, text));
+            Err(error) => {
+                return sink.error_with_class(ErrorClass::InvalidResponse, named(&provider, error));
             }
         };
         // As pi: the stream starts once the provider has accepted the request.
@@ -288,7 +288,7 @@ pub fn replay_body<D: SseDecoder>(
             }
             match framer.finish() {
                 Ok(()) => Body::Ended(seen, sink),
-                Err(text) => Body::Failed(sink, HttpError::Stream(text)),
+                Err(FramingError(text)) => Body::Failed(sink, HttpError::Stream(text)),
             }
         };
         end_body(body, &provider, &mut decoder);
@@ -444,10 +444,10 @@ impl Framer {
 
     /// The body ended: an error if the framing stopped inside a frame it
     /// cannot drop (SSE drops an unfinished event, as pi does).
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), FramingError> {
         match self {
             Self::Sse(_) => Ok(()),
-            Self::Own(framing) => framing.finish().map_err(|e| e.0),
+            Self::Own(framing) => framing.finish(),
         }
     }
 }
@@ -484,7 +484,7 @@ async fn decode_body<D: SseDecoder>(
             Ok(None) => {
                 return match framer.finish() {
                     Ok(()) => Body::Ended(seen, sink),
-                    Err(text) => Body::Failed(sink, HttpError::Stream(text)),
+                    Err(FramingError(text)) => Body::Failed(sink, HttpError::Stream(text)),
                 };
             }
             Ok(Some(Err(error))) => {
@@ -534,7 +534,7 @@ async fn not_an_event_stream(
     response: reqwest::Response,
     limit: Duration,
     accepts: impl Fn(&str) -> bool,
-) -> Result<reqwest::Response, String> {
+) -> Result<reqwest::Response, NotAnEventStream> {
     let content_type = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
@@ -554,9 +554,21 @@ async fn not_an_event_stream(
     } else {
         snippet
     };
-    Err(format!(
-        "Expected an event stream, but the server answered {status} with {content_type}: {shown}"
-    ))
+    Err(NotAnEventStream {
+        status,
+        content_type,
+        shown,
+    })
+}
+
+/// A success answer that is not an event stream: its status, content type
+/// and the start of its body.
+#[derive(Debug, thiserror::Error)]
+#[error("Expected an event stream, but the server answered {status} with {content_type}: {shown}")]
+struct NotAnEventStream {
+    status: u16,
+    content_type: String,
+    shown: String,
 }
 
 fn finish(sink: EventSink, end: StreamEnd) {

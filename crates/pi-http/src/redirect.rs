@@ -22,6 +22,11 @@ pub(crate) struct Hop {
     pub(crate) cross_origin: bool,
 }
 
+/// A redirect whose `Location` is no http(s) URL (the header's text).
+#[derive(Debug, thiserror::Error)]
+#[error("the server redirected to {0:?}, which is not an http(s) URL")]
+pub(crate) struct BadRedirect(String);
+
 /// The next hop of a response with `status` and `headers` to a request of
 /// `method` at `current`: `None` when it is no redirect to follow (not a
 /// 301, 302, 303, 307 or 308, or one without a `Location`), an error text
@@ -31,7 +36,7 @@ pub(crate) fn next_hop(
     method: &Method,
     status: StatusCode,
     headers: &HeaderMap,
-) -> Option<Result<Hop, String>> {
+) -> Option<Result<Hop, BadRedirect>> {
     let keeps_method = match status.as_u16() {
         307 | 308 => true,
         301 | 302 => *method != Method::POST,
@@ -46,9 +51,8 @@ pub(crate) fn next_hop(
     {
         Some(url) if matches!(url.scheme(), "http" | "https") => url,
         _ => {
-            return Some(Err(format!(
-                "the server redirected to {:?}, which is not an http(s) URL",
-                String::from_utf8_lossy(location.as_bytes())
+            return Some(Err(BadRedirect(
+                String::from_utf8_lossy(location.as_bytes()).into_owned(),
             )));
         }
     };
@@ -98,7 +102,7 @@ mod tests {
 
     use super::*;
 
-    fn hop(status: u16, location: &str, method: Method) -> Option<Result<Hop, String>> {
+    fn hop(status: u16, location: &str, method: Method) -> Option<Result<Hop, BadRedirect>> {
         let mut headers = HeaderMap::new();
         headers.insert(LOCATION, HeaderValue::from_str(location).unwrap());
         let current = Url::parse("https://api.example.com/v1/messages").unwrap();

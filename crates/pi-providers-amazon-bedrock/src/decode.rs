@@ -41,8 +41,16 @@ pub struct BedrockDecoder {
     model: Model,
     /// Open blocks: (Bedrock index, content index, kind).
     open: Vec<(Option<u64>, usize, Kind)>,
-    /// The mapped `messageStop` reason; `Err` for one pi does not know.
-    stop: Option<Result<DoneReason, String>>,
+    /// The `messageStop` reason, once it came.
+    stop: Option<Stop>,
+}
+
+/// A `messageStop` reason: mapped, or one pi does not know (the stream
+/// ends with [`UNKNOWN_ERROR`]).
+#[derive(Debug)]
+enum Stop {
+    Mapped(DoneReason),
+    Unknown,
 }
 
 /// pi's `mapStopReason`.
@@ -284,7 +292,7 @@ impl SseDecoder for BedrockDecoder {
             "messageStop" => {
                 let stop: MessageStop = parse(frame)?;
                 let reason = stop.stop_reason.unwrap_or_default();
-                self.stop = Some(map_stop_reason(&reason).ok_or(reason));
+                self.stop = Some(map_stop_reason(&reason).map_or(Stop::Unknown, Stop::Mapped));
             }
             "metadata" => self.usage(parse(frame)?, sink),
             event => {
@@ -308,8 +316,8 @@ impl SseDecoder for BedrockDecoder {
     fn end_of_stream(&mut self, _sink: &mut EventSink) -> StreamEnd {
         match &self.stop {
             None => StreamEnd::Error(named(self.model.provider.as_str(), NO_MESSAGE_STOP)),
-            Some(Ok(reason)) => StreamEnd::Done(*reason),
-            Some(Err(_)) => StreamEnd::Error(UNKNOWN_ERROR.to_owned()),
+            Some(Stop::Mapped(reason)) => StreamEnd::Done(*reason),
+            Some(Stop::Unknown) => StreamEnd::Error(UNKNOWN_ERROR.to_owned()),
         }
     }
 

@@ -85,7 +85,7 @@ impl AnthropicDecoder {
             .map_or_else(|| name.to_owned(), Clone::clone)
     }
 
-    fn apply(&mut self, event: StreamEvent<'_>, sink: &mut EventSink) -> Result<bool, String> {
+    fn apply(&mut self, event: StreamEvent<'_>, sink: &mut EventSink) -> Result<bool, DecodeError> {
         match event {
             StreamEvent::MessageStart { message } => {
                 let id = message.id.into_owned();
@@ -190,13 +190,13 @@ impl AnthropicDecoder {
 }
 
 /// pi's stop-reason map; an unknown reason fails the stream.
-fn map_stop_reason(reason: &str) -> Result<Stop, String> {
+fn map_stop_reason(reason: &str) -> Result<Stop, DecodeError> {
     Ok(match reason {
         "end_turn" | "pause_turn" | "stop_sequence" => Stop::Done(DoneReason::Stop),
         "max_tokens" => Stop::Done(DoneReason::Length),
         "tool_use" => Stop::Done(DoneReason::ToolUse),
         "refusal" | "sensitive" => Stop::Failed,
-        other => return Err(format!("Unhandled stop reason: {other}")),
+        other => return Err(format!("Unhandled stop reason: {other}").into()),
     })
 }
 

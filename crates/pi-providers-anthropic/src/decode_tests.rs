@@ -49,7 +49,9 @@ fn stop_reasons_follow_pi() {
     assert_eq!(map_stop_reason("sensitive"), Ok(Stop::Failed));
     assert_eq!(
         map_stop_reason("model_context_window_exceeded"),
-        Err("Unhandled stop reason: model_context_window_exceeded".to_owned())
+        Err(DecodeError::new(
+            "Unhandled stop reason: model_context_window_exceeded"
+        ))
     );
 }
 

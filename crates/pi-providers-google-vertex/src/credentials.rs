@@ -92,7 +92,7 @@ pub async fn find_credentials(env: &VertexEnv) -> Result<(PathBuf, Credentials),
             .await
             .map_err(|reason| VertexError::UnreadableEnvFile {
                 path: path.display().to_string(),
-                reason,
+                reason: reason.to_string(),
             })?;
         let credentials = parse_credentials(&path, &text)?;
         return Ok((path, credentials));
@@ -105,7 +105,7 @@ pub async fn find_credentials(env: &VertexEnv) -> Result<(PathBuf, Credentials),
             .await
             .map_err(|reason| VertexError::InvalidCredentials {
                 path: path.display().to_string(),
-                reason,
+                reason: reason.to_string(),
             })?;
         let credentials = parse_credentials(path, &text)?;
         return Ok((path.clone(), credentials));
@@ -130,15 +130,22 @@ pub fn well_known_file(env: &VertexEnv) -> Option<PathBuf> {
     Some(dir.join("application_default_credentials.json"))
 }
 
+/// Why a credentials file could not be read.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("It is not a regular file.")]
+    NotAFile,
+}
+
 /// The whole file, when it is a readable regular file.
-async fn read_file(path: &Path) -> Result<String, String> {
-    let meta = tokio::fs::metadata(path).await.map_err(|e| e.to_string())?;
+async fn read_file(path: &Path) -> Result<String, ReadError> {
+    let meta = tokio::fs::metadata(path).await?;
     if !meta.is_file() {
-        return Err("It is not a regular file.".to_owned());
+        return Err(ReadError::NotAFile);
     }
-    tokio::fs::read_to_string(path)
-        .await
-        .map_err(|e| e.to_string())
+    Ok(tokio::fs::read_to_string(path).await?)
 }
 
 /// The credentials in `text` (the contents of `path`).

@@ -213,12 +213,12 @@ impl GoogleDecoder {
     }
 
     /// Records a finish reason.
-    fn finish_reason(&mut self, reason: &str) -> Result<(), String> {
+    fn finish_reason(&mut self, reason: &str) -> Result<(), DecodeError> {
         self.outcome = match reason {
             "STOP" => Outcome::Stop,
             "MAX_TOKENS" => Outcome::Length,
             known if ERROR_FINISH_REASONS.contains(&known) => Outcome::Failed(known.to_owned()),
-            unknown => return Err(format!("Unhandled stop reason: {unknown}")),
+            unknown => return Err(format!("Unhandled stop reason: {unknown}").into()),
         };
         if self.has_tool_calls {
             self.outcome = Outcome::ToolUse;

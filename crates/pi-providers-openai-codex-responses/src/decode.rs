@@ -125,9 +125,7 @@ impl OpenAiCodexDecoder {
         {
             response.service_tier.clone_from(&self.service_tier);
         }
-        Ok(self
-            .inner
-            .apply(StreamEvent::Completed { response }, sink)?)
+        self.inner.apply(StreamEvent::Completed { response }, sink)
     }
 }
 
@@ -177,7 +175,7 @@ impl SseDecoder for OpenAiCodexDecoder {
                     _ => Ok(None),
                 }
             }
-            Ok(event) => Ok(self.inner.apply(event, sink)?),
+            Ok(event) => self.inner.apply(event, sink),
             Err(error) => self.unparsed(data, format!("Invalid Codex SSE event: {error}").into()),
         }
     }

@@ -123,7 +123,7 @@ impl OpenAiResponsesDecoder {
         &mut self,
         event: StreamEvent,
         sink: &mut EventSink,
-    ) -> Result<Option<StreamEnd>, String> {
+    ) -> Result<Option<StreamEnd>, DecodeError> {
         match event {
             StreamEvent::Created { response } => {
                 if let Some(id) = response.id {
@@ -188,21 +188,21 @@ impl OpenAiResponsesDecoder {
             StreamEvent::Completed { response } | StreamEvent::Incomplete { response } => {
                 return Ok(Some(self.finish(response, sink)));
             }
-            StreamEvent::Failed { response } => return Err(failure_text(&response)),
+            StreamEvent::Failed { response } => return Err(failure_text(&response).into()),
             StreamEvent::Error {
                 code,
                 message,
                 error,
             } => {
                 if let Some(error) = error.filter(is_truthy) {
-                    return Err(api_error_text(&error));
+                    return Err(api_error_text(&error).into());
                 }
                 let message = message.unwrap_or_else(|| "Unknown error".to_owned());
-                return Err(match code.filter(|c| !c.is_null()) {
+                return Err(DecodeError::new(match code.filter(|c| !c.is_null()) {
                     Some(Value::String(code)) => format!("Error Code {code}: {message}"),
                     Some(code) => format!("Error Code {code}: {message}"),
                     None => message,
-                });
+                }));
             }
             StreamEvent::Other => {}
         }
@@ -244,8 +244,9 @@ impl OpenAiResponsesDecoder {
 
     /// `response.output_item.done`: settles the open block from the
     /// complete item.
-    fn item_done(&mut self, item: &Value, sink: &mut EventSink) -> Result<(), String> {
-        let invalid = |e: serde_json::Error| format!("Invalid output item in stream: {e}");
+    fn item_done(&mut self, item: &Value, sink: &mut EventSink) -> Result<(), DecodeError> {
+        let invalid =
+            |e: serde_json::Error| DecodeError::new(format!("Invalid output item in stream: {e}"));
         match (item.get("type").and_then(Value::as_str), &self.current) {
             (Some("reasoning"), Current::Reasoning { index, .. }) => {
                 let index = *index;
@@ -399,7 +400,7 @@ impl SseDecoder for OpenAiResponsesDecoder {
             return Ok(None);
         }
         match serde_json::from_str::<StreamEvent>(data) {
-            Ok(event) => Ok(self.apply(event, sink)?),
+            Ok(event) => self.apply(event, sink),
             Err(error) => Err(invalid_event_text(data, &error).into()),
         }
     }

@@ -29,28 +29,68 @@ fn content_index(event: &AssistantMessageEvent) -> Option<usize> {
     }
 }
 
+/// The rule of the streaming contract a sequence broke.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContractBroken {
+    /// The sequence is empty.
+    #[error("no events")]
+    NoEvents,
+    /// The first event (of a request that was not refused) is not `start`.
+    #[error("the first event is {0}, not start")]
+    FirstNotStart(&'static str),
+    /// Not exactly one terminal event.
+    #[error("{0} terminal events, not one")]
+    Terminals(usize),
+    /// The last event is not the terminal one.
+    #[error("the last event is {0}, not terminal")]
+    LastNotTerminal(&'static str),
+    /// A block started out of content order or twice.
+    #[error("{kind} at {index}: blocks start once each, in content order (next is {next})")]
+    StartOutOfOrder {
+        /// The start event's kind.
+        kind: &'static str,
+        /// Its content index.
+        index: usize,
+        /// The content index the next block start must have.
+        next: usize,
+    },
+    /// A delta or end before the start of a block of its kind.
+    #[error("{kind} at {index} before the start of its block")]
+    BeforeStart {
+        /// The event's kind.
+        kind: &'static str,
+        /// Its content index.
+        index: usize,
+    },
+    /// The settled message does not hold exactly the started blocks.
+    #[error("the settled message holds {settled} blocks, {started} were started")]
+    Settled {
+        /// Blocks in the settled message.
+        settled: usize,
+        /// Blocks started by events.
+        started: usize,
+    },
+}
+
 /// Checks the contract: `start` first (unless the request was refused:
 /// then the lone `error` is the whole stream), exactly one terminal event
 /// and it is last, blocks started in content order and once each, every
 /// delta and end after the start of a block of its own kind, and the
 /// settled message holding exactly the blocks that were started.
-pub fn check_stream_contract(events: &[AssistantMessageEvent]) -> Result<(), String> {
+pub fn check_stream_contract(events: &[AssistantMessageEvent]) -> Result<(), ContractBroken> {
     let Some(last) = events.last() else {
-        return Err("no events".to_owned());
+        return Err(ContractBroken::NoEvents);
     };
     let refused = matches!(events, [AssistantMessageEvent::Error { .. }]);
     if !refused && !matches!(events[0], AssistantMessageEvent::Start { .. }) {
-        return Err(format!(
-            "the first event is {}, not start",
-            events[0].kind()
-        ));
+        return Err(ContractBroken::FirstNotStart(events[0].kind()));
     }
     let terminals = events.iter().filter(|e| e.is_terminal()).count();
     if terminals != 1 {
-        return Err(format!("{terminals} terminal events, not one"));
+        return Err(ContractBroken::Terminals(terminals));
     }
     if !last.is_terminal() {
-        return Err(format!("the last event is {}, not terminal", last.kind()));
+        return Err(ContractBroken::LastNotTerminal(last.kind()));
     }
     let mut started: Vec<&'static str> = Vec::new();
     for event in events {
@@ -61,22 +101,23 @@ pub fn check_stream_contract(events: &[AssistantMessageEvent]) -> Result<(), Str
         let family = family(kind);
         if kind.ends_with("_start") {
             if index != started.len() {
-                return Err(format!(
-                    "{kind} at {index}: blocks start once each, in content order (next is {})",
-                    started.len()
-                ));
+                return Err(ContractBroken::StartOutOfOrder {
+                    kind,
+                    index,
+                    next: started.len(),
+                });
             }
             started.push(family);
         } else if started.get(index) != Some(&family) {
-            return Err(format!("{kind} at {index} before the start of its block"));
+            return Err(ContractBroken::BeforeStart { kind, index });
         }
     }
     let settled = last.final_message().map_or(0, |m| m.content.len());
     if settled != started.len() {
-        return Err(format!(
-            "the settled message holds {settled} blocks, {} were started",
-            started.len()
-        ));
+        return Err(ContractBroken::Settled {
+            settled,
+            started: started.len(),
+        });
     }
     Ok(())
 }
@@ -140,11 +181,12 @@ mod tests {
         .await;
         assert_eq!(check_stream_contract(&started), Ok(()));
         let err = check_stream_contract(&started[1..]).unwrap_err();
-        assert!(err.contains("not start"), "{err}");
+        assert!(err.to_string().contains("not start"), "{err}");
         let err = check_stream_contract(&started[..1]).unwrap_err();
-        assert!(err.contains("0 terminal"), "{err}");
+        assert_eq!(err, ContractBroken::Terminals(0));
+        assert!(err.to_string().contains("0 terminal"), "{err}");
         let err = check_stream_contract(&[]).unwrap_err();
-        assert_eq!(err, "no events");
+        assert_eq!(err.to_string(), "no events");
     }
 
     #[tokio::test]
@@ -164,6 +206,6 @@ mod tests {
         let mut broken = good.clone();
         broken.remove(at);
         let err = check_stream_contract(&broken).unwrap_err();
-        assert!(err.contains("before the start"), "{err}");
+        assert!(err.to_string().contains("before the start"), "{err}");
     }
 }

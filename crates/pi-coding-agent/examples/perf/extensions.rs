@@ -5,7 +5,7 @@
 //!
 //! With no extension listening to `context`, `tool_call`, `tool_result`,
 //! `message_end` or a run event, the app installs no hook and no listener
-//! (`tests/extension_runner.rs` checks it), so its turn is the plain
+//! (`tests/it/extension_runner.rs` checks it), so its turn is the plain
 //! "agent per-turn overhead" row.
 
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! The demo extension of the `ui_demo` example (also run by the
-//! pseudo-terminal test `tests/extension_ui_tui.rs`): commands, a shortcut
+//! pseudo-terminal test `tests/it/extension_ui_tui.rs`): commands, a shortcut
 //! and a `session_before_switch` guard that use the terminal UI.
 //!
 //! - `/demo-select [default]`: pick one of three options (Esc cancels);

@@ -1,5 +1,5 @@
 //! The `ui_demo` example's third extension: the terminal-only parts of
-//! `ctx.ui()` (also run by `tests/extension_ui_tui.rs`).
+//! `ctx.ui()` (also run by `tests/it/extension_ui_tui.rs`).
 //!
 //! - `/demo-header [off]`: a header instead of `pi v…` (off: the built-in);
 //! - `/demo-theme <name>`: switches the theme (and says which is current);

@@ -1,5 +1,5 @@
 //! The `ui_demo` example's second extension (also run by
-//! `tests/extension_ui_tui.rs`): what an extension draws itself.
+//! `tests/it/extension_ui_tui.rs`): what an extension draws itself.
 //!
 //! - the tool `demo_render` (`{"item": ..}`) draws its call and result
 //!   with render hooks (Ctrl+O shows the result's items);

@@ -14,9 +14,7 @@ pub async fn share_file(input: &Path) -> Result<crate::export::share::Shared, Ap
     let input = input.to_path_buf();
     let shared = crate::export::share::share_with(move |page| {
         let options = crate::export::html::PageOptions::default();
-        crate::export::write_session_page(&input, page, &options)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        crate::export::write_session_page(&input, page, &options).map(|_| ())
     })
     .await?;
     Ok(shared)

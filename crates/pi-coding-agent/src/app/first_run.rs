@@ -8,6 +8,40 @@ use pi_ai::{Api, Model, ModelCost, Provider};
 use super::App;
 use crate::config::default_model_id;
 
+/// Why a login chose no model although none was chosen yet (pi's
+/// messages; `action` is what the status says was done).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoginModelError {
+    /// The provider has no default model.
+    #[error(
+        "{action}, but no default model is configured for provider \"{provider}\". Use /model to select a model."
+    )]
+    NoDefault {
+        /// What was done (`Saved API key for groq`).
+        action: String,
+        /// The provider logged in to.
+        provider: String,
+    },
+    /// No model of the provider is available.
+    #[error(
+        "{action}, but no models are available for that provider. Use /model to select a model."
+    )]
+    NoModels {
+        /// What was done.
+        action: String,
+    },
+    /// The provider's default model is not available.
+    #[error(
+        "{action}, but its default model \"{default_id}\" is not available. Use /model to select a model."
+    )]
+    DefaultUnavailable {
+        /// What was done.
+        action: String,
+        /// The default model's id.
+        default_id: String,
+    },
+}
+
 /// The name pi's placeholder model has (id, name, api and provider).
 const UNKNOWN: &str = "unknown";
 
@@ -81,19 +115,20 @@ impl App {
     /// done, e.g. `Saved API key for groq`): when no model was chosen yet,
     /// pi switches to the provider's default model. `Ok(Some(id))` names
     /// the model chosen, `Ok(None)` means nothing needed choosing, and the
-    /// error is the message to show (pi's wording).
+    /// error's text is the message to show (pi's wording).
     pub fn select_after_login(
         &self,
         provider: &str,
         action: &str,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, LoginModelError> {
         if !self.has_no_model() {
             return Ok(None);
         }
         let Some(default_id) = default_model_id(provider) else {
-            return Err(format!(
-                "{action}, but no default model is configured for provider \"{provider}\". Use /model to select a model."
-            ));
+            return Err(LoginModelError::NoDefault {
+                action: action.to_owned(),
+                provider: provider.to_owned(),
+            });
         };
         let chosen = {
             let registry = self.registry();
@@ -103,9 +138,9 @@ impl App {
                 .filter(|m| m.provider.as_str() == provider)
                 .collect();
             if of_provider.is_empty() {
-                return Err(format!(
-                    "{action}, but no models are available for that provider. Use /model to select a model."
-                ));
+                return Err(LoginModelError::NoModels {
+                    action: action.to_owned(),
+                });
             }
             of_provider
                 .into_iter()
@@ -113,9 +148,10 @@ impl App {
                 .cloned()
         };
         let Some(model) = chosen else {
-            return Err(format!(
-                "{action}, but its default model \"{default_id}\" is not available. Use /model to select a model."
-            ));
+            return Err(LoginModelError::DefaultUnavailable {
+                action: action.to_owned(),
+                default_id: default_id.to_owned(),
+            });
         };
         let id = model.id.clone();
         self.set_model(model);

@@ -299,12 +299,9 @@ impl App {
         self: &std::sync::Arc<Self>,
     ) -> Result<crate::export::share::Shared, AppError> {
         let app = std::sync::Arc::clone(self);
-        let shared = crate::export::share::share_with(move |page| {
-            app.export_html(Some(page))
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        })
-        .await?;
+        let shared =
+            crate::export::share::share_with(move |page| app.export_html(Some(page)).map(|_| ()))
+                .await?;
         Ok(shared)
     }
 

@@ -113,8 +113,8 @@ pub async fn create_gist(page: &Path, viewer_base: Option<&str>) -> Result<Share
 /// The whole share: [`check_gh`], then `write_page` writes the page into the given
 /// path (a fresh temporary folder's `session.html`, removed afterwards), then
 /// [`create_gist`]. The viewer comes from [`VIEWER_URL_ENV`].
-pub async fn share_with(
-    write_page: impl FnOnce(&Path) -> Result<(), String> + Send + 'static,
+pub async fn share_with<E: std::fmt::Display + Send + 'static>(
+    write_page: impl FnOnce(&Path) -> Result<(), E> + Send + 'static,
 ) -> Result<Shared, ShareError> {
     check_gh().await?;
     let dir = tempfile::Builder::new()
@@ -127,7 +127,7 @@ pub async fn share_with(
     tokio::task::spawn_blocking(move || write_page(&target))
         .await
         .map_err(|e| ShareError::Export(e.to_string()))?
-        .map_err(ShareError::Export)?;
+        .map_err(|e| ShareError::Export(e.to_string()))?;
     let viewer = std::env::var(VIEWER_URL_ENV).ok();
     create_gist(&page, viewer.as_deref()).await
 }

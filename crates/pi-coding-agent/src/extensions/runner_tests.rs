@@ -1,7 +1,7 @@
 //! The runner's semantics per event, without an app: handler order,
 //! pipelines, first-wins answers, fail-closed `tool_call`, and isolation
 //! of failing handlers. (What reaches the session and the provider is
-//! checked with a whole app in `tests/extension_runner.rs`.)
+//! checked with a whole app in `tests/it/extension_runner.rs`.)
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};

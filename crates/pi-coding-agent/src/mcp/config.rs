@@ -71,7 +71,7 @@ pub struct ServerDef {
     /// The definition as written (what an approval is for).
     pub raw: Value,
     /// How to reach it; `Err`: why the definition cannot be used.
-    pub transport: Result<Transport, String>,
+    pub transport: Result<Transport, DefError>,
     /// `"disabled": true` (or `"enabled": false`).
     pub disabled: bool,
     /// `includeTools`: only these tools (`None`: all).
@@ -83,6 +83,40 @@ pub struct ServerDef {
     /// `startupTimeout` (ms): how long the start (spawn, handshake, lists)
     /// may take.
     pub startup_timeout: Duration,
+}
+
+/// Why a server's definition cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DefError {
+    /// The definition is not a JSON object.
+    #[error("a server's definition must be an object")]
+    NotAnObject,
+    /// `"type": "sse"`, the old transport.
+    #[error("the HTTP+SSE transport (\"type\": \"sse\") is not supported; use streamable HTTP")]
+    SseTransport,
+    /// A `type` that names no transport.
+    #[error("unknown transport type \"{0}\"")]
+    UnknownType(String),
+    /// Neither `command` nor `url`.
+    #[error("needs \"command\" (stdio) or \"url\" (streamable HTTP)")]
+    NoCommandOrUrl,
+    /// An array (the field named) holds something else than strings.
+    #[error("{0} must hold strings")]
+    NotStrings(&'static str),
+    /// The field named is no array.
+    #[error("{0} must be an array of strings")]
+    NotAnArray(&'static str),
+    /// A value of the object named is no string (nor number or boolean).
+    #[error("{field}.{key} must be a string")]
+    NotAString {
+        /// The object (`env`, `headers`).
+        field: &'static str,
+        /// The key whose value is wrong.
+        key: String,
+    },
+    /// The field named is no object.
+    #[error("{0} must be an object of strings")]
+    NotAStringMap(&'static str),
 }
 
 /// A tool call's time limit when `timeout` is not set (Gemini CLI's).
@@ -189,7 +223,7 @@ impl McpConfig {
     }
 }
 
-fn strings(value: Option<&Value>, key: &str) -> Result<Vec<String>, String> {
+fn strings(value: Option<&Value>, key: &'static str) -> Result<Vec<String>, DefError> {
     match value {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items
@@ -197,14 +231,17 @@ fn strings(value: Option<&Value>, key: &str) -> Result<Vec<String>, String> {
             .map(|v| {
                 v.as_str()
                     .map(str::to_owned)
-                    .ok_or_else(|| format!("{key} must hold strings"))
+                    .ok_or(DefError::NotStrings(key))
             })
             .collect(),
-        Some(_) => Err(format!("{key} must be an array of strings")),
+        Some(_) => Err(DefError::NotAnArray(key)),
     }
 }
 
-fn string_map(value: Option<&Value>, key: &str) -> Result<Vec<(String, String)>, String> {
+fn string_map(
+    value: Option<&Value>,
+    field: &'static str,
+) -> Result<Vec<(String, String)>, DefError> {
     match value {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Object(map)) => map
@@ -213,10 +250,13 @@ fn string_map(value: Option<&Value>, key: &str) -> Result<Vec<(String, String)>,
                 Value::String(s) => Ok((k.clone(), s.clone())),
                 Value::Number(n) => Ok((k.clone(), n.to_string())),
                 Value::Bool(b) => Ok((k.clone(), b.to_string())),
-                _ => Err(format!("{key}.{k} must be a string")),
+                _ => Err(DefError::NotAString {
+                    field,
+                    key: k.clone(),
+                }),
             })
             .collect(),
-        Some(_) => Err(format!("{key} must be an object of strings")),
+        Some(_) => Err(DefError::NotAStringMap(field)),
     }
 }
 
@@ -227,15 +267,12 @@ fn millis(map: &Map<String, Value>, key: &str, default: Duration) -> Duration {
         .map_or(default, Duration::from_millis)
 }
 
-fn transport(map: &Map<String, Value>) -> Result<Transport, String> {
+fn transport(map: &Map<String, Value>) -> Result<Transport, DefError> {
     let kind = map.get("type").and_then(Value::as_str);
     let command = map.get("command").and_then(Value::as_str);
     let url = map.get("url").and_then(Value::as_str);
     match (kind, command, url) {
-        (Some("sse"), _, _) => Err(
-            "the HTTP+SSE transport (\"type\": \"sse\") is not supported; use streamable HTTP"
-                .to_owned(),
-        ),
+        (Some("sse"), _, _) => Err(DefError::SseTransport),
         (Some("stdio") | None, Some(command), _) => Ok(Transport::Stdio {
             command: command.to_owned(),
             args: strings(map.get("args"), "args")?,
@@ -249,9 +286,9 @@ fn transport(map: &Map<String, Value>) -> Result<Transport, String> {
             })
         }
         (Some(other), _, _) if !["stdio", "http", "streamable-http"].contains(&other) => {
-            Err(format!("unknown transport type \"{other}\""))
+            Err(DefError::UnknownType(other.to_owned()))
         }
-        _ => Err("needs \"command\" (stdio) or \"url\" (streamable HTTP)".to_owned()),
+        _ => Err(DefError::NoCommandOrUrl),
     }
 }
 
@@ -261,7 +298,7 @@ fn parse_server(name: &str, scope: Scope, file: &Path, raw: &Value) -> ServerDef
     let transport = if raw.is_object() {
         transport(map)
     } else {
-        Err("a server's definition must be an object".to_owned())
+        Err(DefError::NotAnObject)
     };
     let include_tools = match map.get("includeTools") {
         None | Some(Value::Null) => Ok(None),

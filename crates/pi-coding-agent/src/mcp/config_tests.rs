@@ -84,7 +84,7 @@ fn a_later_file_replaces_a_server_of_the_same_name_and_bad_entries_say_why() {
     );
     let errors: Vec<_> = config.servers[2..]
         .iter()
-        .map(|s| s.transport.clone().unwrap_err())
+        .map(|s| s.transport.clone().unwrap_err().to_string())
         .collect();
     assert_eq!(
         errors,

@@ -221,7 +221,7 @@ impl Server {
             .def
             .transport
             .as_ref()
-            .map_err(|e| ClientError::Request(e.clone()))?;
+            .map_err(|e| ClientError::Request(e.to_string()))?;
         let weak = Arc::downgrade(self);
         let notices = Arc::new(move |notice: ServerNotice| {
             if let Some(server) = weak.upgrade() {

@@ -32,7 +32,7 @@ fn a_small_image_is_sent_as_it_is() {
 
 #[test]
 fn a_large_image_fits_pis_limits_and_gets_pis_note() {
-    // (A 4000x3000 read is in tests/tools_files.rs; this one is cheaper.)
+    // (A 4000x3000 read is in tests/it/tools_files.rs; this one is cheaper.)
     let png = test_png(3000, 600);
     let limits = ResizeLimits::default();
     let out = resize_image(&png, "image/png", limits).unwrap();

@@ -15,7 +15,7 @@ use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
-use crate::app::{App, AppEvent, BashResult, SessionEvent, TreeNavigation};
+use crate::app::{App, AppError, AppEvent, BashResult, SessionEvent, TreeNavigation};
 use crate::auth::{LoginEvent, OAuthError, OAuthProvider};
 use crate::extensions::{
     AutocompleteProviders, EditorComponentFn, ExtensionComponent, ExtensionErrorReport, FooterFn,
@@ -91,7 +91,7 @@ pub enum UiEvent {
     /// A manual compaction ended (its cards come from the app events).
     CompactDone,
     /// `/share` ended: the links to show, or the error.
-    ShareDone(Result<String, String>),
+    ShareDone(Result<String, Arc<AppError>>),
     /// A `/login` subscription flow needs the dialog or has ended.
     OAuth(OAuthUpdate),
     /// An extension asked something of the UI (`ctx.ui()`).
@@ -107,16 +107,16 @@ pub enum UiEvent {
 
 /// How a session replacement went: `Ok(false)` / `Ok(None)` when an
 /// extension cancelled it, `Err` with the error to show.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum SessionDone {
     /// `/new`.
-    New(Result<bool, String>),
+    New(Result<bool, Arc<AppError>>),
     /// `/resume` of a session file.
-    Resume(Result<bool, String>),
+    Resume(Result<bool, Arc<AppError>>),
     /// `/fork`: the forked message's text.
-    Fork(Result<Option<String>, String>),
+    Fork(Result<Option<String>, Arc<AppError>>),
     /// `/clone`.
-    Clone(Result<bool, String>),
+    Clone(Result<bool, Arc<AppError>>),
 }
 
 /// What an extension asks of the terminal UI.

@@ -428,7 +428,7 @@ fn apply(
                 Ok(None) => {}
                 Err(message) => ui
                     .transcript
-                    .notice(super::blocks::Notice::Warning(message)),
+                    .notice(super::blocks::Notice::Warning(message.to_string())),
             }
         }
         Effect::Copy(text) => {
@@ -442,16 +442,27 @@ fn apply(
     Ok(())
 }
 
+/// Why Ctrl+G's external editor gave no text (the warning shown).
+#[derive(Debug, thiserror::Error)]
+enum ExternalEditError {
+    #[error("No editor configured. Set $VISUAL or $EDITOR environment variable.")]
+    NoEditor,
+    #[error("{0}")]
+    File(#[from] io::Error),
+    #[error("{program}: {error}")]
+    Spawn { program: String, error: io::Error },
+}
+
 /// Ctrl+G: edits `text` in `$VISUAL` / `$EDITOR` (a temp file
 /// `pi-editor-<ms>.pi.md`); the new text when the editor exits with 0.
-fn external_edit(text: &str) -> Result<Option<String>, String> {
+fn external_edit(text: &str) -> Result<Option<String>, ExternalEditError> {
     let command = std::env::var("VISUAL")
         .or_else(|_| std::env::var("EDITOR"))
         .ok()
         .filter(|c| !c.trim().is_empty())
-        .ok_or("No editor configured. Set $VISUAL or $EDITOR environment variable.")?;
+        .ok_or(ExternalEditError::NoEditor)?;
     let path = std::env::temp_dir().join(format!("pi-editor-{}.pi.md", pi_ai::now_ms()));
-    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    std::fs::write(&path, text)?;
     let mut parts = command.split_whitespace();
     let program = parts.next().unwrap_or_default();
     let status = std::process::Command::new(program)
@@ -461,9 +472,12 @@ fn external_edit(text: &str) -> Result<Option<String>, String> {
     let result = match status {
         Ok(s) if s.success() => std::fs::read_to_string(&path)
             .map(|t| Some(t.strip_suffix('\n').unwrap_or(&t).to_owned()))
-            .map_err(|e| e.to_string()),
+            .map_err(ExternalEditError::File),
         Ok(_) => Ok(None),
-        Err(e) => Err(format!("{program}: {e}")),
+        Err(error) => Err(ExternalEditError::Spawn {
+            program: program.to_owned(),
+            error,
+        }),
     };
     let _ = std::fs::remove_file(&path);
     result

@@ -13,12 +13,13 @@ use pi_tui::keybindings::Keybindings;
 use pi_tui::theme::{Theme, Token};
 
 use super::{Action, Outcome, SlotComponent, border, default_keys, fit, window_start};
+use crate::config::ConfigError;
 
 /// Rows shown at once.
 const VISIBLE: usize = 8;
 
 /// Saves the enabled models (`provider/id`, in order).
-pub type SaveScope = Box<dyn FnMut(&[String]) -> Result<(), String>>;
+pub type SaveScope = Box<dyn FnMut(&[String]) -> Result<(), ConfigError>>;
 
 /// pi's `ScopedModelsSelectorComponent`.
 pub struct ScopedModels {
@@ -276,7 +277,7 @@ impl SlotComponent<Action> for ScopedModels {
                 let list = self.enabled.clone().unwrap_or_default();
                 match (self.save)(&list) {
                     Ok(()) => self.dirty = false,
-                    Err(e) => self.error = Some(e),
+                    Err(e) => self.error = Some(e.to_string()),
                 }
             }
             // pi's scoped-models selector has Ctrl+C and Esc fixed.

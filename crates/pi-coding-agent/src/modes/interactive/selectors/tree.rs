@@ -15,9 +15,10 @@ use pi_tui::theme::{Theme, Token};
 
 use super::tree_rows::{Display, Filter, Item, Layout, View, display_order, layout};
 use super::{Action, Outcome, SlotComponent, border, default_keys, fit, id_hint, key_text};
+use crate::session::SessionError;
 
 /// Saves a label (`None` clears it).
-pub type Labeler = Box<dyn FnMut(&str, Option<&str>) -> Result<(), String>>;
+pub type Labeler = Box<dyn FnMut(&str, Option<&str>) -> Result<(), SessionError>>;
 
 /// pi's `TreeSelectorComponent`.
 pub struct TreeSelector {
@@ -157,7 +158,7 @@ impl TreeSelector {
                         self.items[item].label = label;
                         self.relayout(Some(item));
                     }
-                    Err(e) => self.error = Some(e),
+                    Err(e) => self.error = Some(e.to_string()),
                 }
             }
         } else if keys.matches(key, "tui.select.cancel") {

@@ -95,7 +95,7 @@ impl Ui {
                 self.refresh_footer();
             }
             UiEvent::ShareDone(Ok(links)) => self.status_line(&links),
-            UiEvent::ShareDone(Err(error)) => self.error(error),
+            UiEvent::ShareDone(Err(error)) => self.error(error.to_string()),
             UiEvent::OAuth(update) => self.oauth_update(&update),
             UiEvent::Extension(request) => self.extension_call(&request),
             UiEvent::Session(done) => self.session_done(done),

@@ -101,7 +101,7 @@ impl Ui {
                 .share()
                 .await
                 .map(|shared| shared.message())
-                .map_err(|e| e.to_string());
+                .map_err(std::sync::Arc::new);
             let _ = tx.send(super::super::events::UiEvent::ShareDone(done));
         });
     }

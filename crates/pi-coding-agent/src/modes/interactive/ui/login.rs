@@ -40,7 +40,7 @@ impl Ui {
             Ok(None) => self.status_line(&format!("{action}. Credentials saved to {path}")),
             Err(message) => {
                 self.status_line(&format!("{action}. Credentials saved to {path}"));
-                self.error(message);
+                self.error(message.to_string());
                 return;
             }
         }

@@ -134,9 +134,7 @@ impl Ui {
         // `treeFilterMode`, as set now (a change in `/settings` applies at once).
         let filter = Filter::from_setting(&self.setting_value("tree-filter-mode", "default"));
         let app = Arc::clone(&self.app);
-        let labeler = Box::new(move |id: &str, label: Option<&str>| {
-            app.set_entry_label(id, label).map_err(|e| e.to_string())
-        });
+        let labeler = Box::new(move |id: &str, label: Option<&str>| app.set_entry_label(id, label));
         self.slot.show(Box::new(
             TreeSelector::new(
                 Arc::clone(&self.theme),
@@ -190,7 +188,6 @@ impl Ui {
             app.set_scoped_models(patterns);
             app.settings_writer
                 .set(&[("enabledModels", Some(serde_json::json!(patterns)))])
-                .map_err(|e| e.to_string())
         });
         self.slot.show(Box::new(
             ScopedModels::new(Arc::clone(&self.theme), available, enabled, save)

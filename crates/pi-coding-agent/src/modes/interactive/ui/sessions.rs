@@ -38,7 +38,7 @@ impl Ui {
             SessionDone::New(
                 app.new_session_with_extensions(None)
                     .await
-                    .map_err(|e| e.to_string()),
+                    .map_err(Arc::new),
             )
         });
     }
@@ -51,7 +51,7 @@ impl Ui {
         }
         let app = Arc::clone(&self.app);
         self.replace_session(async move {
-            SessionDone::Clone(app.clone_with_extensions().await.map_err(|e| e.to_string()))
+            SessionDone::Clone(app.clone_with_extensions().await.map_err(Arc::new))
         });
     }
 
@@ -85,7 +85,7 @@ impl Ui {
             SessionDone::New(Err(e))
             | SessionDone::Clone(Err(e))
             | SessionDone::Resume(Err(e))
-            | SessionDone::Fork(Err(e)) => self.error(e),
+            | SessionDone::Fork(Err(e)) => self.error(e.to_string()),
         }
     }
 
@@ -107,7 +107,7 @@ impl Ui {
             SessionDone::Resume(
                 app.switch_session_with_extensions(&path)
                     .await
-                    .map_err(|e| e.to_string()),
+                    .map_err(Arc::new),
             )
         });
     }
@@ -117,11 +117,7 @@ impl Ui {
         let app = Arc::clone(&self.app);
         let id = id.to_owned();
         self.replace_session(async move {
-            SessionDone::Fork(
-                app.fork_with_extensions(&id)
-                    .await
-                    .map_err(|e| e.to_string()),
-            )
+            SessionDone::Fork(app.fork_with_extensions(&id).await.map_err(Arc::new))
         });
     }
 
