@@ -46,7 +46,7 @@ pub type ProgressFn = Arc<dyn Fn(f64, Option<f64>, Option<String>) + Send + Sync
 /// The client side of the protocol: answers nothing, hears notices.
 pub struct Handler {
     notices: Arc<dyn Fn(ServerNotice) + Send + Sync>,
-    progress: Mutex<HashMap<String, ProgressFn>>,
+    progress: super::progress::ProgressRouter,
 }
 
 impl rmcp::ClientHandler for Handler {
@@ -62,16 +62,10 @@ impl rmcp::ClientHandler for Handler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let key = token_key(&params.progress_token);
-        let listener = self
-            .progress
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .cloned();
-        if let Some(listener) = listener {
-            listener(params.progress, params.total, params.message);
-        }
+        self.progress.deliver(
+            token_key(&params.progress_token),
+            (params.progress, params.total, params.message),
+        );
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -252,7 +246,7 @@ pub async fn connect(
 ) -> Result<Started, ClientError> {
     let handler = Handler {
         notices,
-        progress: Mutex::new(HashMap::new()),
+        progress: super::progress::ProgressRouter::default(),
     };
     let stderr = Arc::new(StderrTail::default());
     let (service, child) = match transport {
@@ -415,11 +409,7 @@ impl Connection {
         // The SDK sets the call's progress token; progress is matched on it.
         let handler = self.service.service();
         let key = token_key(&handle.progress_token);
-        handler
-            .progress
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key.clone(), progress);
+        handler.progress.listen(key.clone(), progress);
         let _listening = ProgressGuard {
             handler,
             token: key,
@@ -497,10 +487,6 @@ struct ProgressGuard<'h> {
 
 impl Drop for ProgressGuard<'_> {
     fn drop(&mut self) {
-        self.handler
-            .progress
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.token);
+        self.handler.progress.stop(&self.token);
     }
 }

@@ -25,6 +25,7 @@ pub mod extension;
 pub mod http;
 pub mod manager;
 pub mod naming;
+pub mod progress;
 pub mod prompt;
 pub mod result;
 pub mod server;
