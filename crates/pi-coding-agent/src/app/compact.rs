@@ -289,7 +289,7 @@ impl App {
             None => {
                 let model = self.agent.model();
                 let mut summarizer = Summarizer::new(&model);
-                summarizer.api_key = self.api_key_for(&model);
+                summarizer.api_key = self.resolve_api_key(&model).await;
                 summarizer.cancel = cancel.clone();
                 compaction::compact(preparation, &summarizer, custom_instructions)
                     .await

@@ -490,6 +490,23 @@ impl App {
         });
     }
 
+    /// The key a model call made by the app itself (a compaction's or a
+    /// branch summary's) uses, resolved as the agent's calls resolve it:
+    /// through the agent's key resolver when it has one (an expired
+    /// subscription login is refreshed first, as pi's
+    /// `modelRegistry.getApiKey`), else [`App::api_key_for`].
+    pub async fn resolve_api_key(&self, model: &Model) -> Option<String> {
+        use pi_agent_core::GetApiKey as _;
+        let resolver = self.agent.update_settings(|s| s.get_api_key.clone());
+        match resolver {
+            Some(resolver) => match resolver.api_key(&model.provider).await {
+                Some(key) => Some(key),
+                None => self.api_key_for(model),
+            },
+            None => self.api_key_for(model),
+        }
+    }
+
     /// The API key for `model`'s provider: `--api-key`, auth.json, the
     /// environment, then models.json.
     pub fn api_key_for(&self, model: &Model) -> Option<String> {

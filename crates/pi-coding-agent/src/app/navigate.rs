@@ -164,7 +164,7 @@ impl App {
         } else {
             let model = self.agent.model();
             let mut summarizer = Summarizer::new(&model);
-            summarizer.api_key = self.api_key_for(&model);
+            summarizer.api_key = self.resolve_api_key(&model).await;
             summarizer.cancel = options.cancel.clone();
             let refs: Vec<&SessionEntry> = entries.iter().collect();
             let summary_options = BranchSummaryOptions {

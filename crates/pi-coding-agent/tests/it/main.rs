@@ -21,6 +21,7 @@ mod tmux_common;
 mod tools_common;
 
 // The tests, one module per former test program.
+mod app_model_keys;
 mod crash;
 mod durability_files;
 mod durability_kill;
