@@ -496,7 +496,6 @@ impl App {
     /// subscription login is refreshed first, as pi's
     /// `modelRegistry.getApiKey`), else [`App::api_key_for`].
     pub async fn resolve_api_key(&self, model: &Model) -> Option<String> {
-        use pi_agent_core::GetApiKey as _;
         let resolver = self.agent.update_settings(|s| s.get_api_key.clone());
         match resolver {
             Some(resolver) => match resolver.api_key(&model.provider).await {
