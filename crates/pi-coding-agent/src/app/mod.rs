@@ -23,6 +23,7 @@ mod request_headers;
 mod retry;
 mod sessions;
 mod setup;
+mod start_model;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -58,7 +58,7 @@ impl App {
         } else if resumed && has_level {
             ThinkingLevel::parse_setting(&context.thinking_level).unwrap_or(None)
         } else {
-            super::setup::default_thinking_level(&self.settings)
+            super::start_model::default_thinking_level(&self.settings)
         };
         let model = self.agent.model();
         let level = if model.reasoning { level } else { None };
