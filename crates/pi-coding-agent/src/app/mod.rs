@@ -498,11 +498,9 @@ impl App {
     /// `modelRegistry.getApiKey`), else [`App::api_key_for`].
     pub async fn resolve_api_key(&self, model: &Model) -> Option<String> {
         let resolver = self.agent.update_settings(|s| s.get_api_key.clone());
+        // The resolver falls back to the configured sources itself.
         match resolver {
-            Some(resolver) => match resolver.api_key(&model.provider).await {
-                Some(key) => Some(key),
-                None => self.api_key_for(model),
-            },
+            Some(resolver) => resolver.api_key(&model.provider).await,
             None => self.api_key_for(model),
         }
     }
