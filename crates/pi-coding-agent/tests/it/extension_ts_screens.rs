@@ -26,21 +26,34 @@ use pretty_assertions::assert_eq;
 
 /// The examples whose screens are compared (the scenarios of
 /// `ext_screens.py` with dialogs, selectors, components and messages; the
-/// others are in `extension_ts_tui.rs`).
-const EXAMPLES: [&str; 12] = [
-    "question",
-    "qna",
-    "preset",
-    "todo",
-    "tools",
-    "bookmark",
-    "plan-mode",
-    "timed-confirm",
-    "confirm-destructive",
-    "model-status",
-    "message-renderer",
-    "notify",
-];
+/// others are in `extension_ts_tui.rs`), each with the number of screens pi
+/// drew: one test each, so that the scenarios (about ten seconds of waiting
+/// on tmux each) run side by side.
+macro_rules! examples {
+    ($($test:ident: $name:literal, $screens:literal;)*) => {
+        $(
+            #[test]
+            fn $test() {
+                draws_pis_screens($name, $screens);
+            }
+        )*
+    };
+}
+
+examples! {
+    question_draws_pis_screens: "question", 3;
+    qna_draws_pis_screens: "qna", 1;
+    preset_draws_pis_screens: "preset", 3;
+    todo_draws_pis_screens: "todo", 3;
+    tools_draws_pis_screens: "tools", 3;
+    bookmark_draws_pis_screens: "bookmark", 2;
+    plan_mode_draws_pis_screens: "plan-mode", 3;
+    timed_confirm_draws_pis_screens: "timed-confirm", 4;
+    confirm_destructive_draws_pis_screens: "confirm-destructive", 5;
+    model_status_draws_pis_screens: "model-status", 3;
+    message_renderer_draws_pis_screens: "message-renderer", 1;
+    notify_draws_pis_screens: "notify", 1;
+}
 
 /// The screen's lines as compared: trailing blanks and rows dropped, pi's
 /// download notes and the version taken out, entry ids neutral.
@@ -97,8 +110,9 @@ fn screens(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-#[test]
-fn pis_ui_examples_draw_the_same_screens_in_pi_rs() {
+/// Runs pi's scenario `name` against pi-rs and compares every screen with
+/// pi's (`screens_drawn_by_pi`: how many pi drew).
+fn draws_pis_screens(name: &str, screens_drawn_by_pi: usize) {
     let (Some(package), Some(()), Some(())) = (
         external::pi_package(),
         external::tmux(),
@@ -112,36 +126,32 @@ fn pis_ui_examples_draw_the_same_screens_in_pi_rs() {
         .arg(e2e_common::fixtures().join("../capture/ext_screens.py"))
         .arg(package.join("dist/cli.js"))
         .arg(out.path())
-        .args(EXAMPLES)
+        .arg(name)
         .env("PI_RS_BIN", env!("CARGO_BIN_EXE_pi"))
         .env("PI_EXTENSION_HOST_DIR", &host)
         .status()
         .unwrap();
-    assert!(status.success(), "the tmux driver failed: {status}");
-    let mut compared = 0;
-    for name in EXAMPLES {
-        let pi_dir = e2e_common::fixtures()
-            .join("extensions/examples")
-            .join(name);
-        let pi_screens = screens(&pi_dir);
-        assert!(
-            !pi_screens.is_empty(),
-            "{name}: no screens captured from pi"
-        );
-        for pi_path in pi_screens {
-            let file = pi_path.file_name().unwrap();
-            let ours_path = out.path().join("examples").join(name).join(file);
-            let ours_text = std::fs::read_to_string(&ours_path)
-                .unwrap_or_else(|e| panic!("{name}: {file:?} not drawn by pi-rs: {e}"));
-            let mut ours = normalized(&ours_text);
-            let mut pi = normalized(&std::fs::read_to_string(&pi_path).unwrap());
-            let step = file.to_string_lossy();
-            if name == "model-status" && step != "screen-start.txt" {
-                without_printed(&mut ours, &mut pi, "[model_select] ");
-            }
-            assert_eq!(ours, pi, "{name}/{step}:\n{ours_text}");
-            compared += 1;
+    assert!(status.success(), "{name}: the tmux driver failed: {status}");
+    let pi_dir = e2e_common::fixtures()
+        .join("extensions/examples")
+        .join(name);
+    let pi_screens = screens(&pi_dir);
+    assert_eq!(
+        pi_screens.len(),
+        screens_drawn_by_pi,
+        "{name}: the screens captured from pi"
+    );
+    for pi_path in pi_screens {
+        let file = pi_path.file_name().unwrap();
+        let ours_path = out.path().join("examples").join(name).join(file);
+        let ours_text = std::fs::read_to_string(&ours_path)
+            .unwrap_or_else(|e| panic!("{name}: {file:?} not drawn by pi-rs: {e}"));
+        let mut ours = normalized(&ours_text);
+        let mut pi = normalized(&std::fs::read_to_string(&pi_path).unwrap());
+        let step = file.to_string_lossy();
+        if name == "model-status" && step != "screen-start.txt" {
+            without_printed(&mut ours, &mut pi, "[model_select] ");
         }
+        assert_eq!(ours, pi, "{name}/{step}:\n{ours_text}");
     }
-    assert_eq!(compared, 32);
 }

@@ -12,9 +12,12 @@ static CHECKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// The binary of example `name` (`examples/NAME.rs` or `examples/NAME/`),
 /// built first when it is missing or older than its sources or, when
-/// `uses_library`, than this test binary (the library changed since).
-/// A nested build in the test's environment may rebuild the library, so
-/// it runs only when needed, once per process and example.
+/// `uses_library`, than the newest build of the library (it changed since).
+/// A nested build selects one package, so its features differ from a
+/// workspace build's and it compiles the library and part of its
+/// dependencies again (about a minute): it runs only when needed, once per
+/// process and example. After `cargo test`, which links the examples after
+/// the library, none is needed.
 pub fn example(name: &str, uses_library: bool) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let debug = exe.parent().unwrap().parent().unwrap();
@@ -26,7 +29,7 @@ pub fn example(name: &str, uses_library: bool) -> PathBuf {
         let mut inputs = sources(&manifest.join("examples").join(name));
         inputs.extend(sources(&manifest.join(format!("examples/{name}.rs"))));
         if uses_library {
-            inputs.extend(modified(&exe));
+            inputs.extend(newest_library(&debug.join("deps")));
         }
         if built.is_none_or(|built| inputs.iter().any(|input| *input > built)) {
             let status = std::process::Command::new(env!("CARGO"))
@@ -46,6 +49,21 @@ pub fn example(name: &str, uses_library: bool) -> PathBuf {
     }
     assert!(path.is_file(), "{} is missing", path.display());
     path
+}
+
+/// When the package's library was last built (its newest `.rlib`, of any
+/// feature set).
+fn newest_library(deps: &Path) -> Option<SystemTime> {
+    std::fs::read_dir(deps)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("libpi_coding_agent-") && name.ends_with(".rlib")
+        })
+        .filter_map(|e| modified(&e.path()))
+        .max()
 }
 
 fn modified(path: &Path) -> Option<SystemTime> {
