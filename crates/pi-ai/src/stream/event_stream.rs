@@ -209,6 +209,22 @@ impl Stream for AssistantMessageEventStream {
                         this.final_message = Some(message.clone());
                         this.producer = None;
                     }
+                    // The producer saw the cancellation first (it fired
+                    // after the check above): its `aborted` error ends the
+                    // open blocks as a cancellation seen here would.
+                    if matches!(
+                        event,
+                        AssistantMessageEvent::Error {
+                            reason: ErrorReason::Aborted,
+                            ..
+                        }
+                    ) && this.end_blocks_on_abort.load(Ordering::Relaxed)
+                        && !this.open_blocks.is_empty()
+                    {
+                        this.end_open_blocks();
+                        this.queued.push_back(event);
+                        return Poll::Ready(this.queued.pop_front());
+                    }
                     this.track(&event);
                     return Poll::Ready(Some(event));
                 }

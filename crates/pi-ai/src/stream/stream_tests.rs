@@ -363,6 +363,39 @@ async fn an_aborted_stream_can_end_its_open_text_block_first() {
     assert_eq!(ends, ["word0 word1 "]);
 }
 
+/// The cancellation fires while the producer runs, after the stream
+/// checked the token: the producer sees it first and ends the call with its
+/// own `aborted` error (as the HTTP driver does). The open block is ended
+/// all the same.
+#[tokio::test]
+async fn an_abort_the_producer_sees_first_ends_the_open_block_too() {
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    let mut stream =
+        AssistantMessageEventStream::new(empty(), cancel.clone(), move |mut sink| async move {
+            sink.end_blocks_on_abort();
+            sink.start();
+            let i = sink.text_start();
+            sink.text_delta(i, "word0 ");
+            tokio::task::yield_now().await;
+            token.cancel();
+            sink.error(ErrorReason::Aborted, "Request was aborted");
+        });
+    let mut kinds = Vec::new();
+    let mut ends = Vec::new();
+    while let Some(event) = stream.next().await {
+        kinds.push(event.kind());
+        if let AssistantMessageEvent::TextEnd { content, .. } = &event {
+            ends.push(content.clone());
+        }
+    }
+    assert_eq!(
+        kinds,
+        ["start", "text_start", "text_delta", "text_end", "error"]
+    );
+    assert_eq!(ends, ["word0 "]);
+}
+
 #[tokio::test]
 async fn by_default_an_aborted_stream_leaves_its_blocks_open() {
     let (kinds, ends) = cancel_with_an_open_text_block(false).await;
