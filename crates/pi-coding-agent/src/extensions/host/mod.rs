@@ -112,6 +112,9 @@ pub(crate) struct Host {
     stopping: AtomicBool,
     /// A fingerprint of the theme last sent with a `render` request.
     theme_sent: AtomicU64,
+    /// The render hooks this host process has answered (`render::hook_key`):
+    /// a hook's first call gets a longer wait.
+    rendered: std::sync::Mutex<std::collections::HashSet<String>>,
     /// The transcript last sent with a `context` event.
     context_sent: tokio::sync::Mutex<context::SentContext>,
     /// Values components closed with (`component_done`), not yet taken.
@@ -167,6 +170,7 @@ async fn start_one(kind: HostKind, files: &[PathBuf], options: HostOptions) -> H
         restarts: AtomicU32::new(0),
         stopping: AtomicBool::new(false),
         theme_sent: AtomicU64::new(0),
+        rendered: std::sync::Mutex::new(std::collections::HashSet::new()),
         done: std::sync::Mutex::new(std::collections::HashMap::new()),
         listeners: std::sync::Mutex::new(std::collections::HashMap::new()),
         context_sent: tokio::sync::Mutex::new(context::SentContext::default()),
@@ -336,6 +340,10 @@ impl Host {
             .unwrap_or_else(PoisonError::into_inner) = Some(connection);
         self.mirror.lock().await.reset();
         self.theme_sent.store(0, Ordering::SeqCst);
+        self.rendered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
         Ok(loaded)
     }
 

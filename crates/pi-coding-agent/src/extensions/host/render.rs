@@ -16,6 +16,19 @@ use crate::extensions::RenderTheme;
 /// How long a frame waits for the host's lines.
 const RENDER_TIMEOUT: Duration = Duration::from_millis(250);
 
+/// How long a frame waits for a hook's first lines from a host process: the
+/// first call runs code Node has not compiled yet (and what it imports
+/// lazily), which on a loaded machine takes longer than a frame's wait; a
+/// tool result drawn then in pi-rs's default form would stay so.
+const FIRST_RENDER_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Which hook a `render` request calls: its extension, kind (`call`,
+/// `result`, `message`, ...) and name.
+fn hook_key(params: &Value) -> String {
+    let field = |name: &str| params.get(name).map(Value::to_string).unwrap_or_default();
+    format!("{}/{}/{}", field("ext"), field("kind"), field("name"))
+}
+
 /// The colour an SGR sequence sets, as the host's theme takes it:
 /// `"#rrggbb"` (truecolor), an xterm-256 index, or `""` (the default).
 fn colour(styled: &str) -> Value {
@@ -62,6 +75,13 @@ fn theme_state(theme: &dyn RenderTheme, name: Option<String>) -> Value {
 }
 
 impl Host {
+    /// The render hooks this host process has answered.
+    fn rendered_hooks(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.rendered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// The host's lines for `params` (a `render` request), or `None`: no
     /// answer in time, `null` (keep the default), or an error.
     pub(super) fn render(&self, params: Value, theme: &dyn RenderTheme) -> Option<Vec<String>> {
@@ -82,8 +102,17 @@ impl Host {
         if self.theme_sent.swap(print, Ordering::SeqCst) != print {
             connection.send_notify("state", json!({ "theme": state }));
         }
-        let answer = match connection.request_blocking("render", params, RENDER_TIMEOUT)? {
-            Ok(answer) => answer,
+        let key = hook_key(&params);
+        let timeout = if self.rendered_hooks().contains(&key) {
+            RENDER_TIMEOUT
+        } else {
+            FIRST_RENDER_TIMEOUT
+        };
+        let answer = match connection.request_blocking("render", params, timeout)? {
+            Ok(answer) => {
+                self.rendered_hooks().insert(key);
+                answer
+            }
             Err(error) => {
                 tracing::debug!("extension render failed: {error}");
                 return None;
