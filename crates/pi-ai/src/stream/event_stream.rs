@@ -136,13 +136,19 @@ impl AssistantMessageEventStream {
         }
     }
 
+    /// Queues the ends of the open blocks when the producer asked for them
+    /// on an abort ([`EventSink::end_blocks_on_abort`]).
+    fn end_blocks_if_asked(&mut self) {
+        if self.end_blocks_on_abort.load(Ordering::Relaxed) {
+            self.end_open_blocks();
+        }
+    }
+
     /// Ends the stream as cancelled: the ends of the open blocks if asked
     /// for, then the `aborted` error; returns the first of them.
     fn abort(&mut self) -> Option<AssistantMessageEvent> {
         tracing::debug!("stream cancelled");
-        if self.end_blocks_on_abort.load(Ordering::Relaxed) {
-            self.end_open_blocks();
-        }
+        self.end_blocks_if_asked();
         let error = self.terminate(ErrorReason::Aborted, ABORTED_MESSAGE.to_owned());
         self.queued.push_back(error);
         self.queued.pop_front()
@@ -212,18 +218,16 @@ impl Stream for AssistantMessageEventStream {
                     // The producer saw the cancellation first (it fired
                     // after the check above): its `aborted` error ends the
                     // open blocks as a cancellation seen here would.
-                    if matches!(
-                        event,
-                        AssistantMessageEvent::Error {
-                            reason: ErrorReason::Aborted,
-                            ..
-                        }
-                    ) && this.end_blocks_on_abort.load(Ordering::Relaxed)
-                        && !this.open_blocks.is_empty()
+                    if let AssistantMessageEvent::Error {
+                        reason: ErrorReason::Aborted,
+                        ..
+                    } = event
                     {
-                        this.end_open_blocks();
-                        this.queued.push_back(event);
-                        return Poll::Ready(this.queued.pop_front());
+                        this.end_blocks_if_asked();
+                        if !this.queued.is_empty() {
+                            this.queued.push_back(event);
+                            return Poll::Ready(this.queued.pop_front());
+                        }
                     }
                     this.track(&event);
                     return Poll::Ready(Some(event));
